@@ -1,0 +1,112 @@
+import GRDB
+import Logging
+
+import Glibc
+
+/// The tokenctl database: one SQLite file in WAL mode with a busy timeout, foreign keys on,
+/// and the named migrations applied on open.
+///
+/// Every failure surfaces as a ``StorageError`` with a stable code, except constraint
+/// violations, which reach the caller as GRDB `DatabaseError`s to be explained in its terms.
+public final class Store: Sendable {
+    /// The options the store was opened with.
+    public let options: StoreOptions
+    private let queue: DatabaseQueue
+
+    /// Opens (creating when missing, with mode 0600) the database and migrates it.
+    ///
+    /// - Throws: ``StorageError`` when the directory is missing, the file cannot be
+    ///   opened or is not a database, or another process holds it past the busy timeout.
+    public init(options: StoreOptions, logger: Logger = Logger(label: "tokenctl.storage")) throws {
+        self.options = options
+        let path = options.path
+        try Self.prepareFile(options)
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = true
+        configuration.journalMode = .wal
+        configuration.busyMode = .timeout(Double(options.busyTimeoutMilliseconds) / 1000)
+        configuration.label = "tokenctl"
+        do {
+            queue = try DatabaseQueue(path: path, configuration: configuration)
+            try Migrations.migrator.migrate(queue)
+        } catch let error as DatabaseError {
+            throw StorageError.classify(error, path: path, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
+                ?? .io(path: path, error.message ?? "\(error.resultCode)")
+        }
+        logger.debug("store.opened", metadata: ["path": "\(path)"])
+    }
+
+    /// Runs `body` in an IMMEDIATE transaction: the write lock is taken up front, so a
+    /// concurrent writer waits (up to the busy timeout) instead of failing on upgrade.
+    /// Throwing from `body` rolls the transaction back.
+    public func write<T>(_ body: (Database) throws -> T) throws -> T {
+        try translatingErrors {
+            try queue.writeWithoutTransaction { db in
+                var result: T?
+                try db.inTransaction(.immediate) {
+                    result = try body(db)
+                    return .commit
+                }
+                return result!
+            }
+        }
+    }
+
+    /// Runs `body` with read access to a consistent snapshot.
+    public func read<T>(_ body: (Database) throws -> T) throws -> T {
+        try translatingErrors { try queue.read(body) }
+    }
+
+    /// Checkpoints the write-ahead log and closes the file, so the next process starts fast.
+    public func close() throws {
+        try translatingErrors { try queue.close() }
+    }
+
+    private func translatingErrors<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DatabaseError {
+            if let storageError = StorageError.classify(error, path: options.path, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds) {
+                throw storageError
+            }
+            throw error
+        }
+    }
+
+    /// Creates the directory (default location only) and the file with mode 0600 before
+    /// SQLite opens it; SQLite gives the -wal and -shm files the same mode as the database.
+    private static func prepareFile(_ options: StoreOptions) throws {
+        let path = options.path
+        let directory = parentDirectory(of: path)
+        if options.createsDirectory {
+            try createDirectories(directory)
+        } else if !isDirectory(directory) {
+            throw StorageError.directoryMissing(directory)
+        }
+        let descriptor = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
+        if descriptor < 0 {
+            throw StorageError.io(path: path, String(cString: strerror(errno)))
+        }
+        _ = Glibc.close(descriptor)
+    }
+
+    private static func createDirectories(_ directory: String) throws {
+        if isDirectory(directory) { return }
+        let parent = parentDirectory(of: directory)
+        if parent != directory { try createDirectories(parent) }
+        if mkdir(directory, 0o700) != 0 && errno != EEXIST {
+            throw StorageError.io(path: directory, "cannot create the directory: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    private static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    static func parentDirectory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        if slash == path.startIndex { return "/" }
+        return String(path[..<slash])
+    }
+}

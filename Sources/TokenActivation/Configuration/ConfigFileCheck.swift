@@ -1,0 +1,53 @@
+import Foundation
+
+/// Checks a configuration file before its values are read: it must be a JSON object, and
+/// every key must be one tokenctl knows, so that a misspelt setting is an error instead
+/// of a silently ignored line.
+enum ConfigFileCheck {
+    static func validate(_ data: Data, path: String) throws {
+        let object: Any
+        do {
+            object = try JSONSerialization.jsonObject(with: data)
+        } catch {
+            let detail = ((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String) ?? "syntax error"
+            throw ConfigurationError.invalidJSON(path, detail)
+        }
+        guard let root = object as? [String: Any] else {
+            throw ConfigurationError.invalidJSON(path, "the top level must be an object")
+        }
+        for key in try leafKeys(root, prefix: "", file: path).sorted() where !ConfigKeys.all.contains(key) {
+            throw ConfigurationError.unknownKey(key, file: path, suggestion: suggestion(for: key))
+        }
+    }
+
+    /// Dotted paths of the non-object values (`{"tmp": {"timeout-ms": 1}}` → `tmp.timeout-ms`).
+    private static func leafKeys(_ object: [String: Any], prefix: String, file: String) throws -> [String] {
+        try object.flatMap { name, value -> [String] in
+            let path = prefix + name
+            guard let nested = value as? [String: Any] else { return [path] }
+            if ConfigKeys.all.contains(path) {
+                throw ConfigurationError.invalidValue(key: path, origin: .file(file), expected: "a value, not an object")
+            }
+            return nested.isEmpty ? [path] : try leafKeys(nested, prefix: path + ".", file: file)
+        }
+    }
+
+    /// The known key closest in spelling, when it is close enough to be a typo.
+    private static func suggestion(for key: String) -> String? {
+        let scored = ConfigKeys.all.map { ($0, editDistance(Array(key), Array($0))) }
+        guard let best = scored.min(by: { $0.1 < $1.1 || ($0.1 == $1.1 && $0.0 < $1.0) }), best.1 <= 3 else { return nil }
+        return best.0
+    }
+
+    private static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+        var previous = Array(0...b.count)
+        for (i, ca) in a.enumerated() {
+            var current = [i + 1]
+            for (j, cb) in b.enumerated() {
+                current.append(Swift.min(previous[j + 1] + 1, current[j] + 1, previous[j] + (ca == cb ? 0 : 1)))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+}

@@ -1,0 +1,33 @@
+/// Every key of the configuration file, as dotted paths of kebab-case names.
+enum ConfigKeys {
+    static let databasePath = "database.path"
+    static let databaseBusyTimeout = "database.busy-timeout-ms"
+    static let deeplinkFormats = "deeplinks.formats"
+    static let tmpBaseURL = "tmp.base-url"
+    static let tmpConnectTimeout = "tmp.connect-timeout-ms"
+    static let tmpTimeout = "tmp.timeout-ms"
+    static let tmpRetryAttempts = "tmp.retry.attempts"
+    static let tmpRetryBackoff = "tmp.retry.backoff-ms"
+    static let tmpBearerTokenFile = "tmp.auth.bearer-token-file"
+    static let tmpAPIKeyHeader = "tmp.auth.api-key-header"
+    static let tmpAPIKeyFile = "tmp.auth.api-key-file"
+    static let tmpCAFile = "tmp.tls.ca-file"
+    static let tmpClientCertFile = "tmp.tls.client-cert-file"
+    static let tmpClientKeyFile = "tmp.tls.client-key-file"
+    static let onboardingBaseURL = "onboarding.base-url"
+    static let onboardingInstanceID = "onboarding.instance-id"
+    static let onboardingRequireFinished = "onboarding.require-finished-user-activation"
+
+    static let all: Set<String> = [
+        databasePath, databaseBusyTimeout, deeplinkFormats,
+        tmpBaseURL, tmpConnectTimeout, tmpTimeout, tmpRetryAttempts, tmpRetryBackoff,
+        tmpBearerTokenFile, tmpAPIKeyHeader, tmpAPIKeyFile,
+        tmpCAFile, tmpClientCertFile, tmpClientKeyFile,
+        onboardingBaseURL, onboardingInstanceID, onboardingRequireFinished,
+    ]
+
+    /// `tmp.base-url` → `TOKENCTL_TMP_BASE_URL`.
+    static func environmentName(for key: String) -> String {
+        "TOKENCTL_" + key.uppercased().map { $0 == "." || $0 == "-" ? "_" : String($0) }.joined()
+    }
+}

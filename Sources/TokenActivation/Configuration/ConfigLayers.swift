@@ -1,0 +1,81 @@
+import Configuration
+
+/// The configuration sources below the flags, queried in precedence order: the
+/// `TOKENCTL_*` environment first, then the file. Each lookup returns the value and where
+/// it came from, and a value of the wrong type is an error naming its source and key
+/// (never silently replaced by a default).
+struct ConfigLayers {
+    var environment: any ConfigProvider
+    var file: (provider: any ConfigProvider, path: String)?
+
+    init(environment: [String: String]) {
+        self.environment = EnvironmentVariablesProvider(environmentVariables: environment)
+            .prefixKeys(with: ConfigKey(["tokenctl"]))
+    }
+
+    func string(_ key: String) throws -> (String, ConfigOrigin)? {
+        try lookup(key, .string, expected: "a string") { if case .string(let v) = $0 { v } else { nil } }
+    }
+
+    func stringArray(_ key: String) throws -> ([String], ConfigOrigin)? {
+        try lookup(key, .stringArray, expected: "a list of strings") { if case .stringArray(let v) = $0 { v } else { nil } }
+    }
+
+    func intArray(_ key: String) throws -> ([Int], ConfigOrigin)? {
+        try lookup(key, .intArray, expected: "a list of integers") { if case .intArray(let v) = $0 { v } else { nil } }
+    }
+
+    func bool(_ key: String) throws -> Bool? {
+        try lookup(key, .bool, expected: "true or false") { if case .bool(let v) = $0 { v } else { nil } }?.0
+    }
+
+    func int(_ key: String, min: Int) throws -> Int? {
+        guard let (value, origin) = try lookup(key, .int, expected: "an integer", { if case .int(let v) = $0 { v } else { nil } }) else {
+            return nil
+        }
+        guard value >= min else {
+            throw ConfigurationError.invalidValue(key: key, origin: origin, expected: "an integer of at least \(min)")
+        }
+        return value
+    }
+
+    /// A file path; relative paths in the configuration file are relative to the file.
+    func path(_ key: String) throws -> String? {
+        guard let (value, origin) = try string(key) else { return nil }
+        guard !value.isEmpty else { throw ConfigurationError.invalidValue(key: key, origin: origin, expected: "a file path") }
+        return value.resolvingPath(from: origin)
+    }
+
+    /// An http or https URL with a host.
+    func url(_ key: String) throws -> String? {
+        guard let (value, origin) = try string(key) else { return nil }
+        let lower = value.lowercased()
+        let rest = lower.hasPrefix("https://") ? lower.dropFirst(8) : lower.hasPrefix("http://") ? lower.dropFirst(7) : nil
+        guard let rest, let first = rest.first, first != "/", first != ":" else {
+            throw ConfigurationError.invalidValue(key: key, origin: origin, expected: "an http:// or https:// URL with a host")
+        }
+        return value
+    }
+
+    private func lookup<T>(
+        _ key: String, _ type: ConfigType, expected: String, _ extract: (ConfigContent) -> T?
+    ) throws -> (T, ConfigOrigin)? {
+        let absoluteKey = AbsoluteConfigKey(key.split(separator: ".").map(String.init))
+        var sources: [(any ConfigProvider, ConfigOrigin)] = [(environment, .environment)]
+        if let file { sources.append((file.provider, .file(file.path))) }
+        for (provider, origin) in sources {
+            let result: LookupResult
+            do {
+                result = try provider.value(forKey: absoluteKey, type: type)
+            } catch {
+                throw ConfigurationError.invalidValue(key: key, origin: origin, expected: expected)
+            }
+            guard let content = result.value?.content else { continue }
+            guard let value = extract(content) else {
+                throw ConfigurationError.invalidValue(key: key, origin: origin, expected: expected)
+            }
+            return (value, origin)
+        }
+        return nil
+    }
+}

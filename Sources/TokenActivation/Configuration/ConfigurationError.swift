@@ -1,0 +1,59 @@
+/// A configuration problem: a missing or malformed file, an unknown key, or a value of the
+/// wrong type or range. The message names the file (or environment variable) and the key.
+public struct ConfigurationError: CodedError, Equatable, CustomStringConvertible {
+    private enum Kind: String, Sendable {
+        case fileMissing = "config.fileMissing"
+        case unreadable = "config.unreadable"
+        case invalidJSON = "config.invalidJSON"
+        case unknownKey = "config.unknownKey"
+        case invalidValue = "config.invalidValue"
+    }
+
+    private let kind: Kind
+    public let message: String
+    public var code: String { kind.rawValue }
+    public var description: String { message }
+
+    private init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    static func fileMissing(_ path: String, namedBy origin: String) -> Self {
+        Self(.fileMissing, "configuration file \(path) (named by \(origin)) does not exist")
+    }
+
+    static func unreadable(_ path: String, _ reason: String) -> Self {
+        Self(.unreadable, "configuration file \(path) cannot be read: \(reason)")
+    }
+
+    static func invalidJSON(_ path: String, _ reason: String) -> Self {
+        Self(.invalidJSON, "configuration file \(path) is not valid JSON: \(reason)")
+    }
+
+    static func unknownKey(_ key: String, file path: String, suggestion: String?) -> Self {
+        let hint = suggestion.map { " (did you mean \($0)?)" } ?? ""
+        return Self(.unknownKey, "configuration file \(path): unknown key \(key)\(hint)")
+    }
+
+    static func invalidValue(key: String, origin: ConfigOrigin, expected: String) -> Self {
+        Self(.invalidValue, "\(origin.description(forKey: key)): expected \(expected)")
+    }
+}
+
+/// Where a configuration value came from, for messages and relative-path resolution.
+public enum ConfigOrigin: Sendable, Equatable {
+    case file(String)
+    case environment
+    case flag
+    case builtIn
+
+    func description(forKey key: String) -> String {
+        switch self {
+        case .file(let path): "configuration file \(path): key \(key)"
+        case .environment: "environment variable \(ConfigKeys.environmentName(for: key))"
+        case .flag: "option for \(key)"
+        case .builtIn: "built-in default for \(key)"
+        }
+    }
+}

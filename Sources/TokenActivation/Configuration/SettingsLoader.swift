@@ -1,0 +1,132 @@
+import Configuration
+import Foundation
+import SystemPackage
+
+/// Loads ``Settings`` from flags, `TOKENCTL_*` environment variables, a JSON
+/// configuration file and the built-in defaults, in that order of precedence.
+public struct SettingsLoader: Sendable {
+    /// Values given as command-line flags (highest precedence).
+    public struct Flags: Sendable, Equatable {
+        public var configFile: String?
+        public var databasePath: String?
+        public init(configFile: String? = nil, databasePath: String? = nil) {
+            self.configFile = configFile
+            self.databasePath = databasePath
+        }
+    }
+
+    private let environment: [String: String]
+
+    /// - Parameter environment: the process environment (injected for tests).
+    public init(environment: [String: String]) {
+        self.environment = environment
+    }
+
+    /// Resolves the configuration.
+    ///
+    /// The file is `--config`, else `$TOKENCTL_CONFIG`, else
+    /// `$XDG_CONFIG_HOME/tokenctl/config.json` (`~/.config/…`), else
+    /// `/etc/tokenctl/config.json`; none of them is fine (defaults apply), but a file
+    /// named by the flag or the variable must exist.
+    ///
+    /// - Throws: ``ConfigurationError`` naming the file or variable and the key.
+    public func load(flags: Flags = Flags()) async throws -> Settings {
+        let file = try locateFile(flags: flags)
+        var layers = ConfigLayers(environment: environment)
+        if let file {
+            let data = try Self.read(file)
+            try ConfigFileCheck.validate(data, path: file)
+            do {
+                layers.file = (try await FileProvider<JSONSnapshot>(filePath: FilePath(file)), file)
+            } catch {
+                throw ConfigurationError.invalidJSON(file, "\(error)")
+            }
+        }
+        return try resolve(layers, flags: flags, file: file)
+    }
+
+    private func resolve(_ layers: ConfigLayers, flags: Flags, file: String?) throws -> Settings {
+        var settings = Settings.builtIn(environment: environment)
+        settings.configFile = file
+
+        if let path = flags.databasePath {
+            settings.database.path = path
+            settings.database.isExplicit = true
+        } else if let (path, origin) = try layers.string(ConfigKeys.databasePath) {
+            settings.database.path = try nonEmpty(path, ConfigKeys.databasePath, origin).resolvingPath(from: origin)
+            settings.database.isExplicit = true
+        }
+        try layers.int(ConfigKeys.databaseBusyTimeout, min: 0).map { settings.database.busyTimeoutMilliseconds = $0 }
+        if let (formats, origin) = try layers.stringArray(ConfigKeys.deeplinkFormats) {
+            guard !formats.isEmpty, formats.allSatisfy({ !$0.isEmpty }) else {
+                throw ConfigurationError.invalidValue(key: ConfigKeys.deeplinkFormats, origin: origin, expected: "a non-empty list of launch URLs such as \"mybank://activate\"")
+            }
+            settings.deeplinkFormats = formats
+        }
+
+        try layers.url(ConfigKeys.tmpBaseURL).map { settings.tmp.baseURL = $0 }
+        try layers.int(ConfigKeys.tmpConnectTimeout, min: 1).map { settings.tmp.connectTimeoutMilliseconds = $0 }
+        try layers.int(ConfigKeys.tmpTimeout, min: 1).map { settings.tmp.timeoutMilliseconds = $0 }
+        try layers.int(ConfigKeys.tmpRetryAttempts, min: 1).map { settings.tmp.retry.attempts = $0 }
+        if let (backoff, origin) = try layers.intArray(ConfigKeys.tmpRetryBackoff) {
+            guard backoff.allSatisfy({ $0 >= 0 }) else {
+                throw ConfigurationError.invalidValue(key: ConfigKeys.tmpRetryBackoff, origin: origin, expected: "a list of non-negative milliseconds")
+            }
+            settings.tmp.retry.backoffMilliseconds = backoff
+        }
+        settings.tmp.authentication.bearerTokenFile = try layers.path(ConfigKeys.tmpBearerTokenFile)
+        settings.tmp.authentication.apiKeyHeader = try layers.string(ConfigKeys.tmpAPIKeyHeader).map { try nonEmpty($0.0, ConfigKeys.tmpAPIKeyHeader, $0.1) }
+        settings.tmp.authentication.apiKeyFile = try layers.path(ConfigKeys.tmpAPIKeyFile)
+        settings.tmp.tls.caFile = try layers.path(ConfigKeys.tmpCAFile)
+        settings.tmp.tls.clientCertificateFile = try layers.path(ConfigKeys.tmpClientCertFile)
+        settings.tmp.tls.clientKeyFile = try layers.path(ConfigKeys.tmpClientKeyFile)
+
+        try layers.url(ConfigKeys.onboardingBaseURL).map { settings.onboarding.baseURL = $0 }
+        if let (id, origin) = try layers.string(ConfigKeys.onboardingInstanceID) {
+            settings.onboarding.instanceID = try nonEmpty(id, ConfigKeys.onboardingInstanceID, origin)
+        }
+        try layers.bool(ConfigKeys.onboardingRequireFinished).map { settings.onboarding.requiresFinishedUserActivation = $0 }
+        return settings
+    }
+
+    private func locateFile(flags: Flags) throws -> String? {
+        if let path = flags.configFile {
+            guard FileManager.default.fileExists(atPath: path) else { throw ConfigurationError.fileMissing(path, namedBy: "--config") }
+            return path
+        }
+        if let path = environment["TOKENCTL_CONFIG"], !path.isEmpty {
+            guard FileManager.default.fileExists(atPath: path) else { throw ConfigurationError.fileMissing(path, namedBy: "TOKENCTL_CONFIG") }
+            return path
+        }
+        let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? (environment["HOME"] ?? "") + "/.config"
+        for candidate in [configHome + "/tokenctl/config.json", "/etc/tokenctl/config.json"]
+        where FileManager.default.fileExists(atPath: candidate) {
+            return candidate
+        }
+        return nil
+    }
+
+    private static func read(_ path: String) throws -> Data {
+        do {
+            return try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw ConfigurationError.unreadable(path, (error as NSError).localizedDescription)
+        }
+    }
+}
+
+private func nonEmpty(_ value: String, _ key: String, _ origin: ConfigOrigin) throws -> String {
+    guard !value.isEmpty else { throw ConfigurationError.invalidValue(key: key, origin: origin, expected: "a non-empty string") }
+    return value
+}
+
+extension String {
+    /// A relative path in a configuration file is relative to that file's directory;
+    /// one from the environment or a flag is relative to the working directory.
+    func resolvingPath(from origin: ConfigOrigin) -> String {
+        guard !hasPrefix("/"), case .file(let file) = origin else { return self }
+        let directory = (file as NSString).deletingLastPathComponent
+        return directory.isEmpty ? self : directory + "/" + self
+    }
+}

@@ -1,0 +1,81 @@
+import GRDB
+import Glibc
+import Storage
+
+/// Where an import reads from.
+public enum ImportInput: Sendable, Equatable {
+    case file(String)
+    case standardInput
+
+    var name: String {
+        switch self {
+        case .file(let path): path
+        case .standardInput: "standard input"
+        }
+    }
+}
+
+/// What an import did.
+public struct ImportSummary: Sendable, Equatable {
+    /// Rows read from the file.
+    public var rows: Int
+    /// Rows that created a new record.
+    public var inserted: Int
+    /// Rows that matched an existing record (updated, or already equal).
+    public var updated: Int { rows - inserted }
+}
+
+/// Reports import progress: bytes read so far and the input size when known.
+public typealias ImportProgress = (_ bytesRead: Int, _ totalBytes: Int?) -> Void
+
+/// Upserts pass records from a CSV or JSON Lines stream in one transaction: every row
+/// is validated and written, or — at the first bad row — nothing is.
+struct WalletImporter {
+    var input: ImportInput
+    var format: WalletFileFormat?
+    var progress: ImportProgress?
+
+    func run(on store: Store) throws -> ImportSummary {
+        let (descriptor, totalBytes) = try open()
+        defer { if case .file = input { _ = Glibc.close(descriptor) } }
+        var reader = ByteReader(descriptor: descriptor, name: input.name)
+        let format = try self.format ?? WalletFileFormat.inferred(fromPath: input.name) ?? Self.sniff(&reader)
+        var rows: any ImportRowSource = switch format {
+        case .csv: try CSVRowSource(reader: reader)
+        case .jsonl: JSONLinesRowSource(reader: reader)
+        }
+        return try store.write { db in
+            let before = try WalletRepository.count(db)
+            let upsert = try WalletRepository.makeUpsert(db)
+            var count = 0
+            while let (line, fields) = try rows.next() {
+                do {
+                    try WalletRepository.upsert(fields, with: upsert)
+                } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                    throw ImportError.conflict(line: line, fields)
+                }
+                count += 1
+                if count & 0x3FFF == 0 { progress?(rows.bytesConsumed, totalBytes) }
+            }
+            progress?(rows.bytesConsumed, totalBytes)
+            return ImportSummary(rows: count, inserted: try WalletRepository.count(db) - before)
+        }
+    }
+
+    private func open() throws(ImportError) -> (Int32, Int?) {
+        guard case .file(let path) = input else { return (STDIN_FILENO, nil) }
+        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .unreadable(path, String(cString: strerror(errno))) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) != S_IFDIR else {
+            _ = Glibc.close(descriptor)
+            throw .unreadable(path, "it is a directory")
+        }
+        return (descriptor, (info.st_mode & S_IFMT) == S_IFREG ? Int(info.st_size) : nil)
+    }
+
+    /// Without an extension or `--format`: JSON Lines if the first visible byte is `{`.
+    private static func sniff(_ reader: inout ByteReader) throws(ImportError) -> WalletFileFormat {
+        try reader.peek() == UInt8(ascii: "{") ? .jsonl : .csv
+    }
+}

@@ -1,0 +1,83 @@
+/// A JSON object with keys in insertion order, for output whose key order is documented.
+/// Values are strings, integers, booleans, null, or nested objects and arrays.
+public struct JSONObject: Sendable, Equatable {
+    public indirect enum Value: Sendable, Equatable {
+        case string(String)
+        case int(Int)
+        case bool(Bool)
+        case null
+        case object(JSONObject)
+        case array([Value])
+    }
+
+    private var members: [(String, Value)] = []
+
+    public init(_ members: KeyValuePairs<String, Value>) {
+        self.members = members.map { ($0.key, $0.value) }
+    }
+
+    public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
+        lhs.members.elementsEqual(rhs.members) { $0.0 == $1.0 && $0.1 == $1.1 }
+    }
+
+    /// Compact JSON text on one line.
+    public var text: String { Value.object(self).text }
+
+    fileprivate static func write(_ value: Value, to output: inout String) {
+        switch value {
+        case .string(let string): writeString(string, to: &output)
+        case .int(let int): output += String(int)
+        case .bool(let bool): output += bool ? "true" : "false"
+        case .null: output += "null"
+        case .array(let values):
+            output += "["
+            for (index, element) in values.enumerated() {
+                if index > 0 { output += "," }
+                write(element, to: &output)
+            }
+            output += "]"
+        case .object(let object):
+            output += "{"
+            for (index, (key, element)) in object.members.enumerated() {
+                if index > 0 { output += ", " }
+                writeString(key, to: &output)
+                output += ": "
+                write(element, to: &output)
+            }
+            output += "}"
+        }
+    }
+
+    /// RFC 8259 string escaping: quote, backslash and control characters.
+    private static func writeString(_ string: String, to output: inout String) {
+        output += "\""
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"": output += "\\\""
+            case "\\": output += "\\\\"
+            case "\n": output += "\\n"
+            case "\r": output += "\\r"
+            case "\t": output += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                let hex = String(scalar.value, radix: 16)
+                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: output.unicodeScalars.append(scalar)
+            }
+        }
+        output += "\""
+    }
+}
+
+extension JSONObject.Value {
+    /// Compact JSON text on one line.
+    public var text: String {
+        var output = ""
+        JSONObject.write(self, to: &output)
+        return output
+    }
+
+    /// A string, or null when absent.
+    public static func optional(_ string: String?) -> Self {
+        string.map(Self.string) ?? .null
+    }
+}

@@ -1,0 +1,109 @@
+import Logging
+import Storage
+
+/// Wallet pass record administration: the library side of `tokenctl wallet …`.
+///
+/// Each call opens the database, does one job in one transaction, and closes it again,
+/// so the write-ahead log is checkpointed before the process exits.
+public struct Wallet: Sendable {
+    private let settings: Settings
+    private let logger: Logger
+
+    public init(settings: Settings, logger: Logger = Logger(label: "tokenctl.wallet")) {
+        self.settings = settings
+        self.logger = logger
+    }
+
+    /// Adds one record.
+    /// - Throws: ``PassRecordError`` for a bad value, ``WalletError`` `duplicate` when the
+    ///   record exists or `conflict` when its (pass type, serial, device) names another
+    ///   device account id, ``StorageError``.
+    public func add(_ fields: PassRecordFields) throws -> PassRecord {
+        let record = try PassRecordValidation.validate(fields).newRecord
+        try withStore { store in
+            try store.write { db in try WalletRepository.insert(record, db) }
+        }
+        logger.info("wallet.added", metadata: ["serial": "\(Mask.identifier(record.serialNumber))"])
+        return record
+    }
+
+    /// The records with a serial number, optionally narrowed by pass type and device.
+    /// - Throws: ``WalletError`` `notFound` when none matches, ``StorageError``.
+    public func show(_ query: PassQuery) throws -> [PassRecord] {
+        let records = try withStore { store in
+            try store.read { db in try WalletRepository.records(matching: query, db) }
+        }
+        guard !records.isEmpty else { throw WalletError.notFound(query) }
+        return records
+    }
+
+    /// Streams all records (or those in one state) in serial order, without loading them all.
+    public func forEach(state: PassState? = nil, _ body: (PassRecord) throws -> Void) throws {
+        try withStore { store in
+            try store.read { db in try WalletRepository.forEach(state: state, db, body) }
+        }
+    }
+
+    /// Removes the one record that matches.
+    /// - Throws: ``WalletError`` `notFound`, or `ambiguous` when several match (name the
+    ///   device), ``StorageError``.
+    public func remove(_ query: PassQuery) throws -> PassRecord {
+        let record = try withStore { store in
+            try store.write { db -> PassRecord in
+                let matches = try WalletRepository.records(matching: query, db)
+                guard let record = matches.first else { throw WalletError.notFound(query) }
+                guard matches.count == 1 else { throw WalletError.ambiguous(query, matches: matches) }
+                try WalletRepository.delete(record, db)
+                return record
+            }
+        }
+        logger.info("wallet.removed", metadata: ["serial": "\(Mask.identifier(record.serialNumber))"])
+        return record
+    }
+
+    /// Upserts every row of a CSV or JSON Lines input in one transaction; at the first
+    /// bad row nothing is written.
+    ///
+    /// - Parameters:
+    ///   - format: the input format; inferred from the extension, else from the content.
+    ///   - progress: called now and then with the bytes read.
+    /// - Throws: ``ImportError`` naming the line and reason, ``StorageError``.
+    public func importRecords(from input: ImportInput, format: WalletFileFormat? = nil, progress: ImportProgress? = nil) throws -> ImportSummary {
+        let summary = try withStore { store in
+            try WalletImporter(input: input, format: format, progress: progress).run(on: store)
+        }
+        logger.info("wallet.imported", metadata: ["rows": "\(summary.rows)", "inserted": "\(summary.inserted)"])
+        return summary
+    }
+
+    /// Writes every record, whole, as CSV (with the import header) or JSON Lines.
+    /// - Parameter write: receives the output a line at a time, each ending in a newline.
+    public func export(format: WalletFileFormat, _ write: (String) throws -> Void) throws {
+        if format == .csv { try write(WalletExporter.header + "\n") }
+        try forEach { record in
+            switch format {
+            case .csv: try write(WalletExporter.csvLine(record) + "\n")
+            case .jsonl: try write(record.json(reveal: true).text + "\n")
+            }
+        }
+    }
+
+    private func withStore<T>(_ body: (Store) throws -> T) throws -> T {
+        let store = try Store(options: settings.storeOptions, logger: logger)
+        do {
+            let result = try body(store)
+            try store.close()
+            return result
+        } catch {
+            try? store.close()
+            throw error
+        }
+    }
+}
+
+extension Settings {
+    /// How the configured database is opened.
+    public var storeOptions: StoreOptions {
+        StoreOptions(path: database.path, createsDirectory: !database.isExplicit, busyTimeoutMilliseconds: database.busyTimeoutMilliseconds)
+    }
+}

@@ -1,0 +1,23 @@
+import Foundation
+
+/// Writes pass records as a backup that `wallet import` reads back: whole values, never
+/// masked. CSV has the import header; JSON Lines one object a line.
+enum WalletExporter {
+    static let header = PassRecordFields.Name.allCases.map(\.rawValue).joined(separator: ",")
+
+    static func csvLine(_ record: PassRecord) -> String {
+        let values: [String] = [
+            record.serialNumber, record.deviceAccountIdentifier, record.passTypeIdentifier,
+            record.state.rawValue, record.device ?? "", record.cardSuffix ?? "",
+        ]
+        return values.map(csvField).joined(separator: ",")
+    }
+
+    /// Quotes a value when it holds a comma, a double quote or a line break.
+    static func csvField(_ value: String) -> String {
+        let special: Set<UInt8> = [0x2C, 0x22, 0x0A, 0x0D]
+        let needsQuotes = value.utf8.contains(where: special.contains)
+        guard needsQuotes else { return value }
+        return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}

@@ -1,0 +1,94 @@
+import GRDB
+
+/// SQL access to the `pass_record` table. Callers provide the transaction.
+enum WalletRepository {
+    static let columns = "pass_type_identifier, serial_number, device_account_identifier, state, device_label, card_suffix"
+    static let order = "ORDER BY serial_number, pass_type_identifier, device_account_identifier"
+
+    /// Inserts a new record.
+    /// - Throws: ``WalletError`` `duplicate` or `conflict` when the record collides.
+    static func insert(_ record: PassRecord, _ db: Database) throws {
+        do {
+            try db.execute(
+                sql: "INSERT INTO pass_record (\(columns)) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [record.passTypeIdentifier, record.serialNumber, record.deviceAccountIdentifier,
+                            record.state.rawValue, record.device, record.cardSuffix]
+            )
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+            throw try exists(record, db) ? WalletError.duplicate(record) : WalletError.conflict(record)
+        }
+    }
+
+    static func exists(_ record: PassRecord, _ db: Database) throws -> Bool {
+        try Bool.fetchOne(
+            db,
+            sql: "SELECT 1 FROM pass_record WHERE serial_number = ? AND pass_type_identifier = ? AND device_account_identifier = ?",
+            arguments: [record.serialNumber, record.passTypeIdentifier, record.deviceAccountIdentifier]
+        ) ?? false
+    }
+
+    static func records(matching query: PassQuery, _ db: Database) throws -> [PassRecord] {
+        var sql = "SELECT \(columns) FROM pass_record WHERE serial_number = ?"
+        var arguments: StatementArguments = [query.serialNumber]
+        if let passType = query.passTypeIdentifier {
+            sql += " AND pass_type_identifier = ?"
+            arguments += [passType]
+        }
+        if let device = query.device {
+            sql += " AND device_label = ?"
+            arguments += [device]
+        }
+        return try Row.fetchAll(db, sql: sql + " " + order, arguments: arguments).map(record)
+    }
+
+    static func delete(_ record: PassRecord, _ db: Database) throws {
+        try db.execute(
+            sql: "DELETE FROM pass_record WHERE serial_number = ? AND pass_type_identifier = ? AND device_account_identifier = ?",
+            arguments: [record.serialNumber, record.passTypeIdentifier, record.deviceAccountIdentifier]
+        )
+    }
+
+    /// Streams records in a stable order without loading them all.
+    static func forEach(state: PassState?, _ db: Database, _ body: (PassRecord) throws -> Void) throws {
+        let cursor: RowCursor
+        if let state {
+            cursor = try Row.fetchCursor(db, sql: "SELECT \(columns) FROM pass_record WHERE state = ? \(order)", arguments: [state.rawValue])
+        } else {
+            cursor = try Row.fetchCursor(db, sql: "SELECT \(columns) FROM pass_record \(order)")
+        }
+        while let row = try cursor.next() {
+            try body(record(row))
+        }
+    }
+
+    static func count(_ db: Database) throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT count(*) FROM pass_record") ?? 0
+    }
+
+    /// Inserts or, when (pass type, serial, device account id) exists, updates the values
+    /// that were given; values not given keep what is stored.
+    static func makeUpsert(_ db: Database) throws -> Statement {
+        try db.makeStatement(sql: """
+            INSERT INTO pass_record (\(columns))
+            VALUES (:type, :serial, :account, ifnull(:state, 'requiresActivation'), :device, :suffix)
+            ON CONFLICT (serial_number, pass_type_identifier, device_account_identifier) DO UPDATE SET
+                state = ifnull(:state, state),
+                device_label = ifnull(:device, device_label),
+                card_suffix = ifnull(:suffix, card_suffix)
+            """)
+    }
+
+    static func upsert(_ fields: ValidatedPassFields, with statement: Statement) throws {
+        try statement.execute(arguments: [
+            "type": fields.passTypeIdentifier, "serial": fields.serialNumber, "account": fields.deviceAccountIdentifier,
+            "state": fields.state?.rawValue, "device": fields.device, "suffix": fields.cardSuffix,
+        ])
+    }
+
+    private static func record(_ row: Row) -> PassRecord {
+        PassRecord(
+            passTypeIdentifier: row[0], serialNumber: row[1], deviceAccountIdentifier: row[2],
+            state: PassState(rawValue: row[3]) ?? .requiresActivation, device: row[4], cardSuffix: row[5]
+        )
+    }
+}

@@ -1,0 +1,60 @@
+import ArgumentParser
+import Foundation
+import Logging
+import TokenActivation
+
+/// Options every command takes, before or after the subcommand.
+struct GlobalOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Configuration file (default: $TOKENCTL_CONFIG, then ~/.config/tokenctl/config.json, then /etc/tokenctl/config.json).", valueName: "path"))
+    var config: String?
+
+    @Option(name: .long, help: ArgumentHelp("SQLite database file (overrides database.path).", valueName: "path"))
+    var database: String?
+
+    @Option(name: .long, help: ArgumentHelp("Log level on standard error: trace, debug, info, notice, warning, error, critical (default: warning, or $TOKENCTL_LOG_LEVEL).", valueName: "level"))
+    var logLevel: String?
+
+    func validate() throws {
+        if let logLevel, Logger.Level(rawValue: logLevel) == nil {
+            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+        }
+    }
+
+    /// Sets up logging and resolves the configuration.
+    func settings() async throws -> Settings {
+        let environment = ProcessInfo.processInfo.environment
+        let name = logLevel ?? environment["TOKENCTL_LOG_LEVEL"] ?? "warning"
+        let level = Logger.Level(rawValue: name) ?? .warning
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        return try await SettingsLoader(environment: environment)
+            .load(flags: .init(configFile: config, databasePath: database))
+    }
+
+    static let namesTakingValue: Set<String> = ["--config", "--database", "--log-level"]
+
+    /// Moves global options found before the first subcommand to after it, where
+    /// ArgumentParser reads them (before a `--` terminator, if any).
+    static func movingLeadingOptions(_ arguments: [String]) -> [String] {
+        var moved: [String] = []
+        var rest = arguments[...]
+        while let first = rest.first {
+            let name = String(first.split(separator: "=", maxSplits: 1)[0])
+            guard namesTakingValue.contains(name) else { break }
+            rest = rest.dropFirst()
+            moved.append(first)
+            if !first.contains("="), let value = rest.first {
+                moved.append(value)
+                rest = rest.dropFirst()
+            }
+        }
+        guard !moved.isEmpty else { return arguments }
+        var result = Array(rest)
+        let terminator = result.firstIndex(of: "--") ?? result.endIndex
+        result.insert(contentsOf: moved, at: terminator)
+        return result
+    }
+}

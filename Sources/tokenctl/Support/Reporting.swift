@@ -1,0 +1,97 @@
+import ArgumentParser
+import Glibc
+import TokenActivation
+
+/// Runs a command body and turns a failure into the documented output and exit code:
+/// the human message on standard error and, with `--json`, `{"error": {…}}` on stdout.
+func reportingErrors(json: Bool, _ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch let error as any CodedError {
+        Output.flush()
+        if json {
+            Output.line(JSONObject(["error": .object(errorObject(error))]).text)
+            Output.flush()
+        }
+        Output.error("\(error.message) (\(error.code))")
+        throw ExitCode(ExitStatus.code(forError: error.code))
+    }
+}
+
+func errorObject(_ error: any CodedError) -> JSONObject {
+    JSONObject(["code": .string(error.code), "message": .string(error.message)])
+}
+
+/// Buffered standard output, and messages on standard error.
+enum Output {
+    private static let buffer = OutputBuffer(descriptor: STDOUT_FILENO)
+
+    static func line(_ text: String) {
+        buffer.append(text)
+        buffer.append("\n")
+    }
+
+    static func write(_ text: String) {
+        buffer.append(text)
+    }
+
+    static func flush() {
+        buffer.flush()
+    }
+
+    static func error(_ text: String) {
+        writeAll(STDERR_FILENO, "tokenctl: \(text)\n")
+    }
+
+    static var standardErrorIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
+}
+
+/// Writes every byte of `text` to a descriptor, retrying short writes.
+func writeAll(_ descriptor: Int32, _ text: String) {
+    var text = text
+    text.withUTF8 { bytes in
+        var offset = 0
+        while offset < bytes.count {
+            let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            offset += written
+        }
+    }
+}
+
+/// A 64 KiB write buffer over a file descriptor, flushed when full and at exit.
+final class OutputBuffer: @unchecked Sendable {
+    private let descriptor: Int32
+    private var pending: [UInt8] = []
+    private let capacity = 1 << 16
+
+    init(descriptor: Int32) {
+        self.descriptor = descriptor
+        pending.reserveCapacity(capacity)
+        atexit { Output.flush() }
+    }
+
+    func append(_ text: String) {
+        pending.append(contentsOf: text.utf8)
+        if pending.count >= capacity { flush() }
+    }
+
+    func flush() {
+        guard !pending.isEmpty else { return }
+        pending.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    break
+                }
+                offset += written
+            }
+        }
+        pending.removeAll(keepingCapacity: true)
+    }
+}

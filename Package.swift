@@ -47,8 +47,8 @@ let package = Package(
             dependencies: ["TokenActivation", "Storage"],
             path: "Benchmarks/WalletBenchmark"
         ),
-        .testTarget(name: "StorageTests", dependencies: ["Storage"]),
-        .testTarget(name: "TokenActivationTests", dependencies: ["TokenActivation", "Storage"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "TokenActivationTests", dependencies: ["TokenActivation", "Storage", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "tokenctlTests", dependencies: ["tokenctl"]),
     ]
 )

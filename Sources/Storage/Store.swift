@@ -23,12 +23,26 @@ public final class Store: Sendable {
         try Self.prepareFile(options)
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
-        configuration.journalMode = .wal
+        configuration.prepareDatabase { db in
+            // GRDB's own WAL setup writes to the database on every open after a clean
+            // close; switching only when needed keeps opening lock-free for readers.
+            if try String.fetchOne(db, sql: "PRAGMA journal_mode") != "wal" {
+                try db.execute(sql: "PRAGMA journal_mode = WAL")
+            }
+            // In WAL mode, NORMAL keeps every committed transaction across a process
+            // crash; only a power loss or OS crash can lose the latest commits.
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
         configuration.busyMode = .timeout(Double(options.busyTimeoutMilliseconds) / 1000)
         configuration.label = "tokenctl"
         do {
             queue = try DatabaseQueue(path: path, configuration: configuration)
-            try Migrations.migrator.migrate(queue)
+            // Check in a read first: migrating takes the write lock, and a reader should
+            // not wait for another process's long import when the schema is current.
+            let migrator = Migrations.migrator
+            if try !queue.read(migrator.hasCompletedMigrations) {
+                try migrator.migrate(queue)
+            }
         } catch let error as DatabaseError {
             throw StorageError.classify(error, path: path, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
                 ?? .io(path: path, error.message ?? "\(error.resultCode)")

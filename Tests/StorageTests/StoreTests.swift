@@ -1,0 +1,141 @@
+import Foundation
+import GRDB
+import Testing
+@testable import Storage
+
+@Suite struct StoreTests {
+    let directory = TemporaryDirectory()
+
+    @Test func createsTheFileWithOwnerOnlyPermissionsAndMigrates() throws {
+        let path = directory.file("wallet.sqlite")
+        let store = try Store(options: StoreOptions(path: path))
+
+        let (journal, foreignKeys, tables) = try store.read { db in
+            (try String.fetchOne(db, sql: "PRAGMA journal_mode"),
+             try Int.fetchOne(db, sql: "PRAGMA foreign_keys"),
+             try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"))
+        }
+        #expect(journal == "wal")
+        #expect(foreignKeys == 1)
+        #expect(tables == ["v1-pass-records"])
+        #expect(fileMode(path) == 0o600)
+        #expect(fileMode(path + "-wal") == 0o600)
+        #expect(fileMode(path + "-shm") == 0o600)
+        try store.close()
+    }
+
+    @Test func closingCheckpointsAndRemovesTheWriteAheadLog() throws {
+        let path = directory.file("wallet.sqlite")
+        let store = try Store(options: StoreOptions(path: path))
+        try store.write { db in
+            try db.execute(sql: "INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier) VALUES ('t', 's', 'd')")
+        }
+        try store.close()
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+
+        let reopened = try Store(options: StoreOptions(path: path))
+        #expect(try reopened.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM pass_record") } == 1)
+        try reopened.close()
+    }
+
+    @Test func anExplicitPathInAMissingDirectoryIsAnError() throws {
+        let path = directory.file("missing/wallet.sqlite")
+        let error = try #require(throws: StorageError.self) { try Store(options: StoreOptions(path: path)) }
+        #expect(error.code == "storage.directoryMissing")
+        #expect(error.message.contains(directory.file("missing")))
+        #expect(!FileManager.default.fileExists(atPath: directory.file("missing")))
+    }
+
+    @Test func theDefaultLocationCreatesItsDirectoriesOwnerOnly() throws {
+        let path = directory.file("data/tokenctl/wallet.sqlite")
+        let store = try Store(options: StoreOptions(path: path, createsDirectory: true))
+        try store.close()
+        #expect(fileMode(directory.file("data")) == 0o700)
+        #expect(fileMode(directory.file("data/tokenctl")) == 0o700)
+        #expect(fileMode(path) == 0o600)
+    }
+
+    @Test func aWriterWaitsForTheBusyTimeoutThenFailsAsBusy() throws {
+        let path = directory.file("wallet.sqlite")
+        try Store(options: StoreOptions(path: path)).close()
+        // Given another connection holding the write lock
+        var unsafe = Configuration()
+        unsafe.allowsUnsafeTransactions = true
+        let holder = try DatabaseQueue(path: path, configuration: unsafe)
+        try holder.writeWithoutTransaction { try $0.execute(sql: "BEGIN IMMEDIATE") }
+        defer { try? holder.writeWithoutTransaction { try $0.execute(sql: "ROLLBACK") } }
+
+        // When a store with a 200 ms busy timeout opens (reading works) and tries to write
+        let store = try Store(options: StoreOptions(path: path, busyTimeoutMilliseconds: 200))
+        #expect(try store.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM pass_record") } == 0)
+        let started = ContinuousClock.now
+        let error = try #require(throws: StorageError.self) {
+            try store.write { try $0.execute(sql: "DELETE FROM pass_record") }
+        }
+        // Then it waited, and the failure is the temporary `storage.busy`
+        #expect(ContinuousClock.now - started >= .milliseconds(150))
+        #expect(error.code == "storage.busy")
+        #expect(error.isTemporary)
+        try store.close()
+    }
+
+    @Test func aFileOfRandomBytesIsReportedAsCorrupt() throws {
+        let path = directory.file("wallet.sqlite")
+        var generator = SystemRandomNumberGenerator()
+        let garbage = Data((0..<8192).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        try garbage.write(to: URL(fileURLWithPath: path))
+
+        let error = try #require(throws: StorageError.self) { try Store(options: StoreOptions(path: path)) }
+        #expect(error.code == "storage.corrupt")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == garbage)
+    }
+
+    @Test func throwingInsideWriteRollsBack() throws {
+        struct Abort: Error {}
+        let store = try Store(options: StoreOptions(path: directory.file("wallet.sqlite")))
+        #expect(throws: Abort.self) {
+            try store.write { db in
+                try db.execute(sql: "INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier) VALUES ('t', 's', 'd')")
+                throw Abort()
+            }
+        }
+        #expect(try store.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM pass_record") } == 0)
+        try store.close()
+    }
+
+    @Test(arguments: [
+        ("same identity", "d1", "iPhone", "d1", "Watch"),
+        ("same device label, other id", "d1", "iPhone", "d2", "iPhone"),
+        ("both without label, other id", "d1", nil, "d2", nil),
+    ] as [(String, String, String?, String, String?)])
+    func theSchemaRejectsCollidingRecords(_ name: String, _ firstID: String, _ firstDevice: String?, _ secondID: String, _ secondDevice: String?) throws {
+        let store = try Store(options: StoreOptions(path: directory.file("wallet.sqlite")))
+        let insert = "INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier, device_label) VALUES ('t', 's', ?, ?)"
+        try store.write { try $0.execute(sql: insert, arguments: [firstID, firstDevice]) }
+        let error = try #require(throws: DatabaseError.self, "\(name)") {
+            try store.write { try $0.execute(sql: insert, arguments: [secondID, secondDevice]) }
+        }
+        #expect(error.resultCode == .SQLITE_CONSTRAINT)
+        try store.close()
+    }
+
+    @Test func aWatchAndAnIPhonePassMayShareASerial() throws {
+        let store = try Store(options: StoreOptions(path: directory.file("wallet.sqlite")))
+        let insert = "INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier, device_label) VALUES ('t', 's', ?, ?)"
+        try store.write { db in
+            try db.execute(sql: insert, arguments: ["d1", "iPhone"])
+            try db.execute(sql: insert, arguments: ["d2", "Watch"])
+        }
+        #expect(try store.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM pass_record WHERE serial_number = 's'") } == 2)
+        try store.close()
+    }
+
+    @Test func theStateColumnOnlyAcceptsKnownStates() throws {
+        let store = try Store(options: StoreOptions(path: directory.file("wallet.sqlite")))
+        let error = try #require(throws: DatabaseError.self) {
+            try store.write { try $0.execute(sql: "INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier, state) VALUES ('t', 's', 'd', 'bogus')") }
+        }
+        #expect(error.resultCode == .SQLITE_CONSTRAINT)
+        try store.close()
+    }
+}

@@ -6,6 +6,7 @@ struct ByteReader {
     private let descriptor: Int32
     private let name: String
     private var buffer: [UInt8]
+    private let chunkSize: Int
     private var position = 0
     private var end = 0
     private var finished = false
@@ -15,7 +16,9 @@ struct ByteReader {
     init(descriptor: Int32, name: String, chunkSize: Int = 1 << 16) {
         self.descriptor = descriptor
         self.name = name
-        self.buffer = [UInt8](repeating: 0, count: chunkSize)
+        self.chunkSize = chunkSize
+        // Room for a whole byte order mark even with tiny chunks.
+        self.buffer = [UInt8](repeating: 0, count: max(chunkSize, 4))
     }
 
     /// The next byte, or nil at the end of the input.
@@ -39,9 +42,12 @@ struct ByteReader {
     }
 
     /// Consumes `prefix` if the input starts with it (used for a byte order mark).
+    /// Call it before anything else is read.
     mutating func skip(prefix: [UInt8]) throws(ImportError) {
-        if position == end {
-            guard try refill() else { return }
+        precondition(bytesConsumed == 0 && prefix.count <= buffer.count)
+        while end - position < prefix.count, !finished {
+            let count = try readChunk(into: end, maximum: buffer.count - end)
+            if count == 0 { finished = true } else { end += count }
         }
         guard end - position >= prefix.count, Array(buffer[position..<position + prefix.count]) == prefix else { return }
         position += prefix.count
@@ -50,17 +56,20 @@ struct ByteReader {
 
     private mutating func refill() throws(ImportError) -> Bool {
         if finished { return false }
+        let count = try readChunk(into: 0, maximum: chunkSize)
+        if count == 0 {
+            finished = true
+            return false
+        }
+        position = 0
+        end = count
+        return true
+    }
+
+    private mutating func readChunk(into offset: Int, maximum: Int) throws(ImportError) -> Int {
         while true {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count > 0 {
-                position = 0
-                end = count
-                return true
-            }
-            if count == 0 {
-                finished = true
-                return false
-            }
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + offset, maximum) }
+            if count >= 0 { return count }
             if errno == EINTR { continue }
             throw .unreadable(name, String(cString: strerror(errno)))
         }

@@ -1,0 +1,143 @@
+import Foundation
+import Testing
+@testable import TokenActivation
+
+@Suite struct SettingsLoaderTests {
+    let directory = TemporaryDirectory()
+    var home: [String: String] { ["HOME": directory.path] }
+
+    func write(_ json: String, to name: String = "config.json") -> String {
+        let path = directory.file(name)
+        FileManager.default.createFile(atPath: path, contents: Data(json.utf8))
+        return path
+    }
+
+    func load(_ environment: [String: String] = [:], flags: SettingsLoader.Flags = .init()) async throws -> Settings {
+        try await SettingsLoader(environment: home.merging(environment) { $1 }).load(flags: flags)
+    }
+
+    @Test func theBuiltInDefaultsEqualTheShippedDefaultFile() async throws {
+        let builtIn = try await load()
+        var fromFile = try await load(flags: .init(configFile: repositoryRoot + "/Config/tokenctl.json"))
+        fromFile.configFile = nil
+        #expect(fromFile == builtIn)
+        #expect(builtIn.database.path == directory.path + "/.local/share/tokenctl/tokenctl.sqlite")
+        #expect(!builtIn.database.isExplicit)
+        #expect(builtIn.deeplinkFormats == ["mybank://activate"])
+        #expect(builtIn.tmp.baseURL == "http://127.0.0.1:8787")
+        #expect(builtIn.database.busyTimeoutMilliseconds == 30_000)
+    }
+
+    @Test func theProductionExampleLoadsAndSetsEveryKey() async throws {
+        let settings = try await load(flags: .init(configFile: repositoryRoot + "/Config/production.example.json"))
+        #expect(settings.database.path == "/var/lib/tokenctl/tokenctl.sqlite")
+        #expect(settings.tmp.baseURL == "https://tmp.example.com")
+        #expect(settings.tmp.authentication.bearerTokenFile == "/etc/tokenctl/tmp.token")
+        #expect(settings.tmp.tls.clientKeyFile == "/etc/tokenctl/client.key")
+        #expect(settings.onboarding.requiresFinishedUserActivation)
+    }
+
+    @Test func theDefaultDatabaseFollowsXDGDataHome() async throws {
+        let settings = try await load(["XDG_DATA_HOME": "/srv/data"])
+        #expect(settings.database.path == "/srv/data/tokenctl/tokenctl.sqlite")
+    }
+
+    @Test func precedenceIsFlagThenEnvironmentThenFileThenDefault() async throws {
+        let file = write(#"{"database": {"path": "from-file.sqlite", "busy-timeout-ms": 5}, "tmp": {"timeout-ms": 7, "connect-timeout-ms": 8}}"#)
+        let environment = ["TOKENCTL_DATABASE_PATH": "/env/db.sqlite", "TOKENCTL_TMP_TIMEOUT_MS": "9"]
+
+        let fileOnly = try await load(flags: .init(configFile: file))
+        #expect(fileOnly.database.path == directory.file("from-file.sqlite"))  // relative to the file
+        #expect(fileOnly.database.isExplicit)
+        #expect(fileOnly.tmp.timeoutMilliseconds == 7)
+
+        let withEnvironment = try await load(environment, flags: .init(configFile: file))
+        #expect(withEnvironment.database.path == "/env/db.sqlite")
+        #expect(withEnvironment.tmp.timeoutMilliseconds == 9)
+        #expect(withEnvironment.tmp.connectTimeoutMilliseconds == 8)
+        #expect(withEnvironment.database.busyTimeoutMilliseconds == 5)
+
+        let withFlag = try await load(environment, flags: .init(configFile: file, databasePath: "flag.sqlite"))
+        #expect(withFlag.database.path == "flag.sqlite")
+    }
+
+    @Test func theFileIsFoundThroughTheVariableThenXDGConfigHome() async throws {
+        let viaVariable = write(#"{"onboarding": {"instance-id": "via-variable"}}"#, to: "a.json")
+        #expect(try await load(["TOKENCTL_CONFIG": viaVariable]).onboarding.instanceID == "via-variable")
+
+        try FileManager.default.createDirectory(atPath: directory.file("xdg/tokenctl"), withIntermediateDirectories: true)
+        _ = write(#"{"onboarding": {"instance-id": "via-xdg"}}"#, to: "xdg/tokenctl/config.json")
+        #expect(try await load(["XDG_CONFIG_HOME": directory.file("xdg")]).onboarding.instanceID == "via-xdg")
+
+        try FileManager.default.createDirectory(atPath: directory.file(".config/tokenctl"), withIntermediateDirectories: true)
+        _ = write(#"{"onboarding": {"instance-id": "via-home"}}"#, to: ".config/tokenctl/config.json")
+        #expect(try await load().onboarding.instanceID == "via-home")
+    }
+
+    @Test func environmentListsAreCommaSeparated() async throws {
+        let settings = try await load(["TOKENCTL_DEEPLINKS_FORMATS": "mybank://activate,otherbank://go", "TOKENCTL_TMP_RETRY_BACKOFF_MS": "50,60,70"])
+        #expect(settings.deeplinkFormats == ["mybank://activate", "otherbank://go"])
+        #expect(settings.tmp.retry.backoffMilliseconds == [50, 60, 70])
+    }
+
+    @Test(arguments: [
+        (#"{"tmp": {"timeout-ms": "fast"}}"#, "key tmp.timeout-ms: expected an integer"),
+        (#"{"tmp": {"timeout-ms": 0}}"#, "key tmp.timeout-ms: expected an integer of at least 1"),
+        (#"{"tmp": {"timeout-ms": 1.5}}"#, "key tmp.timeout-ms: expected an integer"),
+        (#"{"deeplinks": {"formats": "mybank://activate"}}"#, "key deeplinks.formats: expected a list of strings"),
+        (#"{"deeplinks": {"formats": []}}"#, "key deeplinks.formats: expected a non-empty list"),
+        (#"{"onboarding": {"require-finished-user-activation": "yes"}}"#, "key onboarding.require-finished-user-activation: expected true or false"),
+        (#"{"tmp": {"base-url": "ftp://x"}}"#, "key tmp.base-url: expected an http:// or https:// URL"),
+        (#"{"database": {"path": {"nested": 1}}}"#, "key database.path: expected a value, not an object"),
+        (#"{"database": {"path": ""}}"#, "key database.path: expected a non-empty string"),
+    ])
+    func aValueOfTheWrongTypeNamesTheFileAndKey(json: String, message: String) async throws {
+        let file = write(json)
+        let error = try await #require(throws: ConfigurationError.self) { try await load(flags: .init(configFile: file)) }
+        #expect(error.code == "config.invalidValue")
+        #expect(error.message.contains("configuration file \(file): \(message)"), "\(error.message)")
+    }
+
+    @Test func aWrongTypeInTheEnvironmentNamesTheVariable() async throws {
+        let error = try await #require(throws: ConfigurationError.self) { try await load(["TOKENCTL_TMP_RETRY_ATTEMPTS": "many"]) }
+        #expect(error.message == "environment variable TOKENCTL_TMP_RETRY_ATTEMPTS: expected an integer")
+    }
+
+    @Test func aMissingFileNamedByTheFlagOrVariableIsAnError() async throws {
+        let missing = directory.file("nope.json")
+        let byFlag = try await #require(throws: ConfigurationError.self) { try await load(flags: .init(configFile: missing)) }
+        #expect(byFlag.code == "config.fileMissing")
+        #expect(byFlag.message.contains(missing))
+        let byVariable = try await #require(throws: ConfigurationError.self) { try await load(["TOKENCTL_CONFIG": missing]) }
+        #expect(byVariable.message.contains("TOKENCTL_CONFIG"))
+    }
+
+    @Test(arguments: ["{\"tmp\": ", "[1, 2]", "not json", ""])
+    func unreadableJSONNamesTheFile(text: String) async throws {
+        let file = write(text)
+        let error = try await #require(throws: ConfigurationError.self) { try await load(flags: .init(configFile: file)) }
+        #expect(error.code == "config.invalidJSON")
+        #expect(error.message.hasPrefix("configuration file \(file) is not valid JSON"))
+    }
+
+    @Test func anUnknownKeyIsAnErrorWithASuggestion() async throws {
+        let file = write(#"{"onboarding": {"require-finished-user-activaton": true}}"#)
+        let error = try await #require(throws: ConfigurationError.self) { try await load(flags: .init(configFile: file)) }
+        #expect(error.code == "config.unknownKey")
+        #expect(error.message == "configuration file \(file): unknown key onboarding.require-finished-user-activaton (did you mean onboarding.require-finished-user-activation?)")
+    }
+
+    @Test func nullMeansNotSet() async throws {
+        let file = write(#"{"tmp": {"auth": {"bearer-token-file": null}, "timeout-ms": null}}"#)
+        let settings = try await load(flags: .init(configFile: file))
+        #expect(settings.tmp.authentication.bearerTokenFile == nil)
+        #expect(settings.tmp.timeoutMilliseconds == 15_000)
+    }
+
+    @Test func relativeSecretPathsAreRelativeToTheFile() async throws {
+        let file = write(#"{"tmp": {"auth": {"bearer-token-file": "secrets/tmp.token"}, "tls": {"ca-file": "/abs/ca.pem"}}}"#)
+        let settings = try await load(flags: .init(configFile: file))
+        #expect(settings.tmp.authentication.bearerTokenFile == directory.file("secrets/tmp.token"))
+        #expect(settings.tmp.tls.caFile == "/abs/ca.pem")
+    }
+}

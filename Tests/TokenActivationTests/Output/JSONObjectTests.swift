@@ -1,0 +1,22 @@
+import Foundation
+import Testing
+import TokenActivation
+
+@Suite struct JSONObjectTests {
+    @Test func keepsKeyOrderAndEscapesPerRFC8259() throws {
+        let object = JSONObject([
+            "z": .string("quote \" backslash \\ newline \n tab \t bell \u{07} del \u{7F} é"),
+            "a": .int(-3), "m": .bool(true), "n": .null,
+            "list": .array([.int(1), .object(JSONObject(["k": .string("v")]))]),
+        ])
+        let text = object.text
+        #expect(text.hasPrefix("{\"z\": "))
+        #expect(text.contains("\\u0007") && text.contains("\\u007f") && text.contains("\\n") && text.contains("\\t"))
+        // What we print, a JSON parser reads back unchanged.
+        let parsed = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        #expect(parsed["z"] as? String == "quote \" backslash \\ newline \n tab \t bell \u{07} del \u{7F} é")
+        #expect(parsed["a"] as? Int == -3)
+        #expect(parsed["n"] is NSNull)
+        #expect(Array(parsed.keys).count == 5)
+    }
+}

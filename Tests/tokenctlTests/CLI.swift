@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+
+/// What one run of the `tokenctl` binary did.
+struct CLIResult {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+
+    /// stdout parsed as JSON.
+    func json() throws -> Any {
+        try JSONSerialization.jsonObject(with: Data(stdout.utf8))
+    }
+
+    func jsonObject() throws -> [String: Any] {
+        try #require(try json() as? [String: Any], "stdout: \(stdout)")
+    }
+}
+
+/// Runs the built `tokenctl` binary (next to the test bundle) in a clean environment:
+/// HOME is the test's directory, so no user configuration or database leaks in.
+struct CLI {
+    static let binary: String = {
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        return executable.deletingLastPathComponent().appendingPathComponent("tokenctl").path
+    }()
+
+    let directory: TemporaryDirectory
+    var environment: [String: String]
+
+    init(directory: TemporaryDirectory = TemporaryDirectory()) {
+        self.directory = directory
+        environment = [
+            "HOME": directory.path,
+            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+            "TOKENCTL_DATABASE_PATH": directory.file("tokenctl.sqlite"),
+        ]
+    }
+
+    var databasePath: String { environment["TOKENCTL_DATABASE_PATH"]! }
+
+    @discardableResult
+    func run(_ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:]) throws -> CLIResult {
+        let process = try start(arguments, stdin: stdin, environment: extra)
+        return try process.finish()
+    }
+
+    @discardableResult
+    func run(_ arguments: String..., stdin: String? = nil) throws -> CLIResult {
+        try run(arguments, stdin: stdin)
+    }
+
+    func start(_ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:]) throws -> RunningCLI {
+        let id = UUID().uuidString
+        let outPath = directory.file("\(id).out"), errPath = directory.file("\(id).err")
+        FileManager.default.createFile(atPath: outPath, contents: nil)
+        FileManager.default.createFile(atPath: errPath, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.arguments = arguments
+        process.environment = environment.merging(extra) { $1 }
+        process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+        let input = Pipe()
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try input.fileHandleForWriting.close()
+        return RunningCLI(process: process, outPath: outPath, errPath: errPath)
+    }
+
+    /// Writes a file in the test directory and returns its path.
+    func write(_ name: String, _ contents: String) -> String {
+        write(name, Data(contents.utf8))
+    }
+
+    func write(_ name: String, _ contents: Data) -> String {
+        let path = directory.file(name)
+        FileManager.default.createFile(atPath: path, contents: contents)
+        return path
+    }
+}
+
+struct RunningCLI {
+    let process: Process
+    let outPath: String
+    let errPath: String
+
+    func finish() throws -> CLIResult {
+        process.waitUntilExit()
+        return CLIResult(
+            status: process.terminationStatus,
+            stdout: try String(contentsOfFile: outPath, encoding: .utf8),
+            stderr: try String(contentsOfFile: errPath, encoding: .utf8)
+        )
+    }
+}

@@ -12,7 +12,8 @@ final class ProgressBar {
 
     func update(done: Int, total: Int?) {
         let now = Self.monotonicMilliseconds()
-        guard now - lastDraw >= 100 || !drawn else { return }
+        let finished = total.map { done >= $0 } ?? false
+        guard now - lastDraw >= 100 || !drawn || finished else { return }
         lastDraw = now
         drawn = true
         var text = "\r\(label) "

@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+
+@Suite struct ConfigurationAndDatabaseTests {
+    let cli = CLI()
+
+    @Test func aMissingConfigFileExits78NamingIt() throws {
+        let result = try cli.run("wallet", "list", "--config", cli.directory.file("absent.json"), "--json")
+        #expect(result.status == 78)
+        let error = try #require(try result.jsonObject()["error"] as? [String: Any])
+        #expect(error["code"] as? String == "config.fileMissing")
+        #expect((error["message"] as? String)?.contains("absent.json") == true)
+    }
+
+    @Test func unreadableJSONExits78NamingTheFile() throws {
+        let config = cli.write("broken.json", "{\"database\": ")
+        let result = try cli.run("wallet", "list", "--config", config)
+        #expect(result.status == 78)
+        #expect(result.stderr.contains("configuration file \(config) is not valid JSON"))
+    }
+
+    @Test func aWrongTypeExits78NamingTheFileAndKey() throws {
+        let config = cli.write("typed.json", #"{"database": {"busy-timeout-ms": "long"}}"#)
+        let result = try cli.run("wallet", "list", "--config", config)
+        #expect(result.status == 78)
+        #expect(result.stderr.contains("configuration file \(config): key database.busy-timeout-ms: expected an integer"))
+        let fromEnvironment = try cli.run(["wallet", "list"], environment: ["TOKENCTL_DATABASE_BUSY_TIMEOUT_MS": "soon"])
+        #expect(fromEnvironment.status == 78)
+        #expect(fromEnvironment.stderr.contains("TOKENCTL_DATABASE_BUSY_TIMEOUT_MS"))
+    }
+
+    @Test func anExplicitPathInAMissingDirectoryExits74() throws {
+        let result = try cli.run(["wallet", "list", "--json"], environment: ["TOKENCTL_DATABASE_PATH": cli.directory.file("no/such/dir/db.sqlite")])
+        #expect(result.status == 74)
+        #expect((try result.jsonObject()["error"] as? [String: Any])?["code"] as? String == "storage.directoryMissing")
+        #expect(!FileManager.default.fileExists(atPath: cli.directory.file("no")))
+    }
+
+    @Test func theDefaultDatabaseIsCreatedUnderXDGDataHomeOwnerOnly() throws {
+        var defaults = cli
+        defaults.environment["TOKENCTL_DATABASE_PATH"] = nil
+        defaults.environment["XDG_DATA_HOME"] = cli.directory.file("data")
+        #expect(try defaults.run("wallet", "add", "--serial", "SN1", "--device-account-id", "DAPL1").status == 0)
+        #expect(fileMode(cli.directory.file("data/tokenctl")) == 0o700)
+        #expect(fileMode(cli.directory.file("data/tokenctl/tokenctl.sqlite")) == 0o600)
+        // closed cleanly: the write-ahead log was checkpointed away
+        #expect(!FileManager.default.fileExists(atPath: cli.directory.file("data/tokenctl/tokenctl.sqlite-wal")))
+    }
+
+    @Test func aCorruptDatabaseExits74AndIsLeftAlone() throws {
+        let garbage = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 7919 &+ 13) })
+        let path = cli.write("tokenctl.sqlite", garbage)
+        let result = try cli.run("wallet", "list", "--json")
+        #expect(result.status == 74)
+        #expect((try result.jsonObject()["error"] as? [String: Any])?["code"] as? String == "storage.corrupt")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == garbage)
+    }
+
+    @Test func aDatabaseHeldPastTheBusyTimeoutExits75() throws {
+        try cli.run("wallet", "list")
+        // Another process holds the write lock for two seconds.
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        holder.arguments = ["python3", "-c", """
+            import sqlite3, sys, time
+            db = sqlite3.connect(sys.argv[1], isolation_level=None)
+            db.execute("BEGIN IMMEDIATE")
+            print("locked", flush=True)
+            time.sleep(2)
+            db.execute("ROLLBACK")
+            """, cli.databasePath]
+        let ready = Pipe()
+        holder.standardOutput = ready
+        try holder.run()
+        _ = ready.fileHandleForReading.availableData  // wait for "locked"
+
+        let result = try cli.run(["wallet", "add", "--serial", "SN1", "--device-account-id", "DAPL1", "--json"],
+                                 environment: ["TOKENCTL_DATABASE_BUSY_TIMEOUT_MS": "200"])
+        holder.waitUntilExit()
+        #expect(result.status == 75)
+        #expect((try result.jsonObject()["error"] as? [String: Any])?["code"] as? String == "storage.busy")
+        #expect(try cli.run("wallet", "list", "--json").stdout == "[]\n")
+    }
+}

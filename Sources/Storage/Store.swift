@@ -71,6 +71,12 @@ public final class Store: Sendable {
         try translatingErrors { try queue.read(body) }
     }
 
+    /// Runs `body` outside an explicit transaction: each statement reads its own snapshot.
+    /// Cheaper than ``read(_:)`` for a single query, such as a lookup by key.
+    public func readStatement<T>(_ body: (Database) throws -> T) throws -> T {
+        try translatingErrors { try queue.inDatabase(body) }
+    }
+
     /// Checkpoints the write-ahead log and closes the file, so the next process starts fast.
     public func close() throws {
         try translatingErrors { try queue.close() }

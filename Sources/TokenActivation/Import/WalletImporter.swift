@@ -21,8 +21,10 @@ public struct ImportSummary: Sendable, Equatable {
     public var rows: Int
     /// Rows that created a new record.
     public var inserted: Int
-    /// Rows that matched an existing record (updated, or already equal).
-    public var updated: Int { rows - inserted }
+    /// Rows that changed an existing record.
+    public var updated: Int
+    /// Rows equal to what was stored (a row repeated in the file counts each time).
+    public var unchanged: Int { rows - inserted - updated }
 }
 
 /// Reports import progress: bytes read so far and the input size when known.
@@ -45,12 +47,14 @@ struct WalletImporter {
         case .jsonl: JSONLinesRowSource(reader: reader)
         }
         return try store.write { db in
+            try db.execute(sql: "PRAGMA cache_size = -32768")
             let before = try WalletRepository.count(db)
             let upsert = try WalletRepository.makeUpsert(db)
             var count = 0
+            var written = 0
             while let (line, fields) = try rows.next() {
                 do {
-                    try WalletRepository.upsert(fields, with: upsert)
+                    if try WalletRepository.upsert(fields, with: upsert, db) { written += 1 }
                 } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                     throw ImportError.conflict(line: line, fields)
                 }
@@ -58,7 +62,8 @@ struct WalletImporter {
                 if count & 0x3FFF == 0 { progress?(rows.bytesConsumed, totalBytes) }
             }
             progress?(rows.bytesConsumed, totalBytes)
-            return ImportSummary(rows: count, inserted: try WalletRepository.count(db) - before)
+            let inserted = try WalletRepository.count(db) - before
+            return ImportSummary(rows: count, inserted: inserted, updated: written - inserted)
         }
     }
 

@@ -6,8 +6,8 @@ import Storage
 /// Each call opens the database, does one job in one transaction, and closes it again,
 /// so the write-ahead log is checkpointed before the process exits.
 public struct Wallet: Sendable {
-    private let settings: Settings
-    private let logger: Logger
+    let settings: Settings
+    let logger: Logger
 
     public init(settings: Settings, logger: Logger = Logger(label: "tokenctl.wallet")) {
         self.settings = settings
@@ -31,7 +31,7 @@ public struct Wallet: Sendable {
     /// - Throws: ``WalletError`` `notFound` when none matches, ``StorageError``.
     public func show(_ query: PassQuery) throws -> [PassRecord] {
         let records = try withStore { store in
-            try store.read { db in try WalletRepository.records(matching: query, db) }
+            try store.readStatement { db in try WalletRepository.records(matching: query, db) }
         }
         guard !records.isEmpty else { throw WalletError.notFound(query) }
         return records

@@ -38,7 +38,8 @@ enum WalletRepository {
             sql += " AND device_label = ?"
             arguments += [device]
         }
-        return try Row.fetchAll(db, sql: sql + " " + order, arguments: arguments).map(record)
+        let statement = try db.cachedStatement(sql: sql + " " + order)
+        return try Row.fetchAll(statement, arguments: arguments).map(record)
     }
 
     static func delete(_ record: PassRecord, _ db: Database) throws {
@@ -70,19 +71,26 @@ enum WalletRepository {
     static func makeUpsert(_ db: Database) throws -> Statement {
         try db.makeStatement(sql: """
             INSERT INTO pass_record (\(columns))
-            VALUES (:type, :serial, :account, ifnull(:state, 'requiresActivation'), :device, :suffix)
+            VALUES (?1, ?2, ?3, ifnull(?4, 'requiresActivation'), ?5, ?6)
             ON CONFLICT (serial_number, pass_type_identifier, device_account_identifier) DO UPDATE SET
-                state = ifnull(:state, state),
-                device_label = ifnull(:device, device_label),
-                card_suffix = ifnull(:suffix, card_suffix)
+                state = ifnull(?4, state),
+                device_label = ifnull(?5, device_label),
+                card_suffix = ifnull(?6, card_suffix)
+            -- Rewriting an unchanged row costs as much as a change: skip it.
+            WHERE state IS NOT ifnull(?4, state)
+               OR device_label IS NOT ifnull(?5, device_label)
+               OR card_suffix IS NOT ifnull(?6, card_suffix)
             """)
     }
 
-    static func upsert(_ fields: ValidatedPassFields, with statement: Statement) throws {
+    /// - Returns: whether a row was inserted or changed (false when it was already equal).
+    static func upsert(_ fields: ValidatedPassFields, with statement: Statement, _ db: Database) throws -> Bool {
+        // Positional arguments: binding by name costs a dictionary per row.
         try statement.execute(arguments: [
-            "type": fields.passTypeIdentifier, "serial": fields.serialNumber, "account": fields.deviceAccountIdentifier,
-            "state": fields.state?.rawValue, "device": fields.device, "suffix": fields.cardSuffix,
+            fields.passTypeIdentifier, fields.serialNumber, fields.deviceAccountIdentifier,
+            fields.state?.rawValue, fields.device, fields.cardSuffix,
         ])
+        return db.changesCount > 0
     }
 
     private static func record(_ row: Row) -> PassRecord {

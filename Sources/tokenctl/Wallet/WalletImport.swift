@@ -40,9 +40,12 @@ struct WalletImport: AsyncParsableCommand {
             }
             bar?.clear()
             if json {
-                Output.line(JSONObject(["rows": .int(summary.rows), "inserted": .int(summary.inserted), "updated": .int(summary.updated)]).text)
+                Output.line(JSONObject([
+                    "rows": .int(summary.rows), "inserted": .int(summary.inserted),
+                    "updated": .int(summary.updated), "unchanged": .int(summary.unchanged),
+                ]).text)
             } else {
-                Output.line("imported \(summary.rows) row\(summary.rows == 1 ? "" : "s"): \(summary.inserted) new, \(summary.updated) already present (updated)")
+                Output.line("imported \(summary.rows) row\(summary.rows == 1 ? "" : "s"): \(summary.inserted) new, \(summary.updated) updated, \(summary.unchanged) unchanged")
             }
         }
     }

@@ -75,7 +75,7 @@ import Testing
             SN1,DAPL1,9999
             SN3,DAPL3,
             """)
-        #expect(summary == ImportSummary(rows: 2, inserted: 1))
+        #expect(summary == ImportSummary(rows: 2, inserted: 1, updated: 1))
         #expect(try all() == [
             PassRecord(serialNumber: "SN1", deviceAccountIdentifier: "DAPL1", state: .activated, device: "iPhone", cardSuffix: "9999"),
             PassRecord(serialNumber: "SN2", deviceAccountIdentifier: "DAPL2", device: "Watch"),

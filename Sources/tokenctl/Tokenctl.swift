@@ -15,8 +15,23 @@ struct Tokenctl: AsyncParsableCommand {
         subcommands: [WalletCommand.self]
     )
 
-    /// Lets global options come before the subcommand (`tokenctl --config C wallet list`).
+    /// Lets global options come before the subcommand (`tokenctl --config C wallet list`),
+    /// and reports usage errors as JSON too when `--json` was asked for.
     static func main() async {
-        await main(GlobalOptions.movingLeadingOptions(Array(CommandLine.arguments.dropFirst())))
+        let arguments = GlobalOptions.movingLeadingOptions(Array(CommandLine.arguments.dropFirst()))
+        do {
+            var command = try parseAsRoot(arguments)
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            // An ExitCode was already reported by the command itself.
+            if !(error is ExitCode), exitCode(for: error) == .validationFailure, arguments.contains("--json") {
+                reportUsageError(message(for: error))
+            }
+            exit(withError: error)
+        }
     }
 }

@@ -32,6 +32,6 @@ let repositoryRoot: String = {
 func descriptor(reading bytes: [UInt8]) -> Int32 {
     let directory = TemporaryDirectory()
     let path = directory.file("input")
-    FileManager.default.createFile(atPath: path, contents: Data(bytes))
+    _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
     return open(path, O_RDONLY)
 }

@@ -53,8 +53,8 @@ struct CLI {
     func start(_ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:]) throws -> RunningCLI {
         let id = UUID().uuidString
         let outPath = directory.file("\(id).out"), errPath = directory.file("\(id).err")
-        FileManager.default.createFile(atPath: outPath, contents: nil)
-        FileManager.default.createFile(atPath: errPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.binary)
         process.arguments = arguments
@@ -77,7 +77,7 @@ struct CLI {
 
     func write(_ name: String, _ contents: Data) -> String {
         let path = directory.file(name)
-        FileManager.default.createFile(atPath: path, contents: contents)
+        _ = FileManager.default.createFile(atPath: path, contents: contents)
         return path
     }
 }

@@ -100,6 +100,12 @@ import Testing
         #expect(try cli.run("wallet", "frobnicate").status == 64)
         #expect(try cli.run("wallet", "list", "--state", "nope").status == 64)
         #expect(try cli.run("wallet", "list", "--log-level", "loud").status == 64)
+        let json = try cli.run("wallet", "show", "--json")
+        #expect(json.status == 64)
+        let error = try #require(try json.jsonObject()["error"] as? [String: Any])
+        #expect(error["code"] as? String == "usage.invalid")
+        #expect((error["message"] as? String)?.contains("serial") == true)
+        #expect(json.stderr.contains("Usage"))
     }
 
     @Test func helpExplainsTheCommands() throws {

@@ -18,6 +18,7 @@ public struct Wallet: Sendable {
     /// - Throws: ``PassRecordError`` for a bad value, ``WalletError`` `duplicate` when the
     ///   record exists or `conflict` when its (pass type, serial, device) names another
     ///   device account id, ``StorageError``.
+    @discardableResult
     public func add(_ fields: PassRecordFields) throws -> PassRecord {
         let record = try PassRecordValidation.validate(fields).newRecord
         try withStore { store in

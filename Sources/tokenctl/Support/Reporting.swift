@@ -18,6 +18,13 @@ func reportingErrors(json: Bool, _ body: () async throws -> Void) async throws {
     }
 }
 
+/// The `--json` form of an argument error (ArgumentParser prints the human form).
+func reportUsageError(_ message: String) {
+    let error = JSONObject(["code": .string("usage.invalid"), "message": .string(message)])
+    Output.line(JSONObject(["error": .object(error)]).text)
+    Output.flush()
+}
+
 func errorObject(_ error: any CodedError) -> JSONObject {
     JSONObject(["code": .string(error.code), "message": .string(error.message)])
 }

@@ -8,7 +8,7 @@ import Testing
 
     func write(_ json: String, to name: String = "config.json") -> String {
         let path = directory.file(name)
-        FileManager.default.createFile(atPath: path, contents: Data(json.utf8))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(json.utf8))
         return path
     }
 

@@ -24,7 +24,7 @@ import Testing
     @discardableResult
     func importText(_ text: String, format: WalletFileFormat? = nil, name: String = "passes.csv") throws -> ImportSummary {
         let path = directory.file(name)
-        FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
         return try wallet.importRecords(from: .file(path), format: format)
     }
 
@@ -105,7 +105,7 @@ import Testing
 
     @Test func invalidUTF8RejectsTheWholeFile() throws {
         let path = directory.file("bad.csv")
-        FileManager.default.createFile(atPath: path, contents: Data("serialNumber,deviceAccountIdentifier\nSN1,DAPL1\n".utf8) + Data([0x53, 0xC3, 0x28, 0x2C, 0x44, 0x0A]))
+        _ = FileManager.default.createFile(atPath: path, contents: Data("serialNumber,deviceAccountIdentifier\nSN1,DAPL1\n".utf8) + Data([0x53, 0xC3, 0x28, 0x2C, 0x44, 0x0A]))
         let error = try #require(throws: ImportError.self) { try wallet.importRecords(from: .file(path)) }
         #expect(error.line == 3)
         #expect(error.message.hasSuffix("invalid UTF-8"))
@@ -158,7 +158,7 @@ import Testing
         settings.database.isExplicit = true
         let restored = Wallet(settings: settings)
         let path = directory.file("backup")
-        FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
         _ = try restored.importRecords(from: .file(path), format: format)
         var records: [PassRecord] = []
         try restored.forEach { records.append($0) }

@@ -47,8 +47,9 @@ let package = Package(
             dependencies: ["TokenActivation", "Storage"],
             path: "Benchmarks/WalletBenchmark"
         ),
-        .testTarget(name: "StorageTests", dependencies: ["Storage", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "TokenActivationTests", dependencies: ["TokenActivation", "Storage", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "tokenctlTests", dependencies: ["tokenctl"]),
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "TokenActivationTests", dependencies: ["TokenActivation", "Storage", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "tokenctlTests", dependencies: ["tokenctl", "TestSupport"]),
     ]
 )

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import TestSupport
 import Testing
 @testable import Storage
 

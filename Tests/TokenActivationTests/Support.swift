@@ -1,25 +1,5 @@
 import Foundation
-
-/// A fresh directory under the system temporary directory, removed when released.
-final class TemporaryDirectory {
-    let path: String
-
-    init() {
-        let template = NSTemporaryDirectory() + "tokenctl-test-XXXXXX"
-        var bytes = Array(template.utf8CString)
-        path = bytes.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
-    }
-
-    func file(_ name: String) -> String { path + "/" + name }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-}
-
-func fileMode(_ path: String) -> Int? {
-    var info = stat()
-    guard stat(path, &info) == 0 else { return nil }
-    return Int(info.st_mode & 0o777)
-}
+@_exported import TestSupport
 
 /// The repository root, for files such as `Config/tokenctl.json`.
 let repositoryRoot: String = {

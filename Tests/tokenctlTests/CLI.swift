@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// What one run of the `tokenctl` binary did.

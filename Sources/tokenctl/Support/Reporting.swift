@@ -56,16 +56,18 @@ enum Output {
 /// Writes every byte of `text` to a descriptor, retrying short writes.
 func writeAll(_ descriptor: Int32, _ text: String) {
     var text = text
-    text.withUTF8 { bytes in
-        var offset = 0
-        while offset < bytes.count {
-            let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            offset += written
+    text.withUTF8 { writeAll(descriptor, UnsafeRawBufferPointer($0)) }
+}
+
+func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) {
+    var offset = 0
+    while offset < bytes.count {
+        let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+        if written < 0 {
+            if errno == EINTR { continue }
+            return
         }
+        offset += written
     }
 }
 
@@ -88,17 +90,7 @@ final class OutputBuffer: @unchecked Sendable {
 
     func flush() {
         guard !pending.isEmpty else { return }
-        pending.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    break
-                }
-                offset += written
-            }
-        }
+        pending.withUnsafeBytes { writeAll(descriptor, $0) }
         pending.removeAll(keepingCapacity: true)
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import TokenActivation
 
 struct WalletCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -23,6 +24,10 @@ struct PassSelection: ParsableArguments {
 
     @Option(name: .customLong("pass-type-id"), help: ArgumentHelp("Only passes of this pass type.", valueName: "id"))
     var passType: String?
+
+    var query: PassQuery {
+        PassQuery(serialNumber: serial, passTypeIdentifier: passType, device: device)
+    }
 }
 
 /// `--json` and `--reveal`.

@@ -15,9 +15,7 @@ struct WalletRemove: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(json: output.json) {
             let settings = try await global.settings()
-            let record = try Wallet(settings: settings).remove(PassQuery(
-                serialNumber: selection.serial, passTypeIdentifier: selection.passType, device: selection.device
-            ))
+            let record = try Wallet(settings: settings).remove(selection.query)
             if output.json {
                 Output.line(JSONObject(["removed": .object(record.json(reveal: output.reveal))]).text)
             } else {

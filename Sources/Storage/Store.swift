@@ -37,17 +37,34 @@ public final class Store: Sendable {
         configuration.label = "tokenctl"
         do {
             queue = try DatabaseQueue(path: path, configuration: configuration)
-            // Check in a read first: migrating takes the write lock, and a reader should
-            // not wait for another process's long import when the schema is current.
-            let migrator = Migrations.migrator
-            if try !queue.read(migrator.hasCompletedMigrations) {
-                try migrator.migrate(queue)
-            }
+            try Self.migrate(queue)
         } catch let error as DatabaseError {
             throw StorageError.classify(error, path: path, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
                 ?? .io(path: path, error.message ?? "\(error.resultCode)")
         }
         logger.debug("store.opened", metadata: ["path": "\(path)"])
+    }
+
+    /// Applies missing migrations. Checking in a read first keeps opening lock-free for
+    /// readers while another process runs a long import. GRDB decides what to apply
+    /// before it takes the lock, so processes creating the same new file at the same
+    /// moment can collide ("already exists", "no such table"): look again, a few times.
+    private static func migrate(_ queue: DatabaseQueue) throws {
+        let migrator = Migrations.migrator
+        var attempt = 0
+        while true {
+            do {
+                let complete = try queue.read { db in
+                    db.clearSchemaCache()
+                    return try migrator.hasCompletedMigrations(db)
+                }
+                if !complete { try migrator.migrate(queue) }
+                return
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_ERROR && attempt < 5 {
+                attempt += 1
+                usleep(20_000)
+            }
+        }
     }
 
     /// Runs `body` in an IMMEDIATE transaction: the write lock is taken up front, so a

@@ -108,6 +108,20 @@ import Testing
         #expect(screen.contains("imported 100000 rows"))
     }
 
+    @Test func processesCreatingTheSameNewDatabaseAtOnceAllSucceed() throws {
+        for round in 0..<5 {
+            var fresh = cli
+            fresh.environment["TOKENCTL_DATABASE_PATH"] = cli.directory.file("fresh-\(round).sqlite")
+            let running = try (0..<4).map { index in
+                try fresh.start(["wallet", "add", "--serial", "SN\(index)", "--device-account-id", "DAPL\(index)"])
+            }
+            for result in try running.map({ try $0.finish() }) {
+                #expect(result.status == 0, "round \(round): \(result.stderr)")
+            }
+            #expect(try #require(try fresh.run("wallet", "list", "--json").json() as? [Any]).count == 4)
+        }
+    }
+
     @Test func twoProcessesImportingIntoOneFileBothSucceed() throws {
         try cli.run("wallet", "list")  // create the database
         let first = try cli.start(["wallet", "import", cli.write("a.csv", rows(50_000, prefix: "A"))])

@@ -22,8 +22,11 @@ echo "input: $(du -h "$work/passes.csv" | cut -f1)"
 echo
 echo "== wallet import of $records records (CSV, fresh database)"
 /usr/bin/time -f "wall %e s, peak RSS %M KiB" "$bin/tokenctl" wallet import "$work/passes.csv"
-echo "== wallet import again (every row an update)"
+echo "== the same file again (every row unchanged)"
 /usr/bin/time -f "wall %e s, peak RSS %M KiB" "$bin/tokenctl" wallet import "$work/passes.csv"
+echo "== every row changed (state and card suffix)"
+sed -e 's/,requiresActivation,iPhone,\([0-9]*\)$/,suspended,iPhone,9\1/' "$work/passes.csv" > "$work/changed.csv"
+/usr/bin/time -f "wall %e s, peak RSS %M KiB" "$bin/tokenctl" wallet import "$work/changed.csv"
 
 echo
 echo "== lookups by serial (open database, random serials)"
@@ -31,4 +34,6 @@ echo "== lookups by serial (open database, random serials)"
 
 echo
 echo "== tokenctl wallet show (cold process, $records records in the wallet)"
-hyperfine -N --warmup 5 --runs 50 "$bin/tokenctl wallet show SN$((records / 2))" 2>&1 | grep -E "Time|Range"
+hyperfine -N --warmup 5 --runs 100 "$bin/tokenctl wallet show SN$((records / 2))" 2>&1 | grep -E "Time|Range"
+echo "== for scale: sqlite3 CLI, same lookup (cold process)"
+hyperfine -N --warmup 5 --runs 100 "sqlite3 $TOKENCTL_DATABASE_PATH \"SELECT * FROM pass_record WHERE serial_number = 'SN$((records / 2))'\"" 2>&1 | grep -E "Time|Range"

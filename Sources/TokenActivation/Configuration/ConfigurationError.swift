@@ -45,15 +45,11 @@ public struct ConfigurationError: CodedError, Equatable, CustomStringConvertible
 public enum ConfigOrigin: Sendable, Equatable {
     case file(String)
     case environment
-    case flag
-    case builtIn
 
     func description(forKey key: String) -> String {
         switch self {
         case .file(let path): "configuration file \(path): key \(key)"
         case .environment: "environment variable \(ConfigKeys.environmentName(for: key))"
-        case .flag: "option for \(key)"
-        case .builtIn: "built-in default for \(key)"
         }
     }
 }

@@ -1,5 +1,5 @@
 /// The activation state of a wallet pass.
-public enum PassState: String, Sendable, CaseIterable, Codable {
+public enum PassState: String, Sendable, CaseIterable {
     /// Waiting for its token to be activated (the default for new records).
     case requiresActivation
     /// An activation request is in flight.

@@ -13,10 +13,11 @@ enum WalletExporter {
         return values.map(csvField).joined(separator: ",")
     }
 
+    private static let quotedBytes: Set<UInt8> = [0x2C, 0x22, 0x0A, 0x0D]
+
     /// Quotes a value when it holds a comma, a double quote or a line break.
     static func csvField(_ value: String) -> String {
-        let special: Set<UInt8> = [0x2C, 0x22, 0x0A, 0x0D]
-        let needsQuotes = value.utf8.contains(where: special.contains)
+        let needsQuotes = value.utf8.contains(where: quotedBytes.contains)
         guard needsQuotes else { return value }
         return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }

@@ -2,8 +2,11 @@
 import PackageDescription
 
 // Layers, from the bottom up (dependencies point one way):
+//   CCurl            libcurl as a system library, typed wrappers for its variadic calls
+//   HTTPTransport    the HTTPTransport protocol and CurlTransport (libcurl)
 //   Storage          the SQLite database: GRDB setup, migrations, WAL and busy settings
-//   TokenActivation  configuration, wallet pass records, and (later) the activation pipeline
+//   TokenActivation  configuration, wallet, deeplink parser, TMP client, audit, activation service
+//   Sandbox          loopback TMP simulator (server side only: shares no code with the client)
 //   tokenctl         the command-line shell: parses arguments, calls one library function, prints
 let package = Package(
     name: "tokenctl",
@@ -16,8 +19,16 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .target(name: "HTTPTransport", dependencies: ["CCurl"]),
         .target(
             name: "Storage",
             dependencies: [
@@ -29,15 +40,27 @@ let package = Package(
             name: "TokenActivation",
             dependencies: [
                 "Storage",
+                "HTTPTransport",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Configuration", package: "swift-configuration"),
+            ]
+        ),
+        .target(
+            name: "Sandbox",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         .executableTarget(
             name: "tokenctl",
             dependencies: [
                 "TokenActivation",
+                "Sandbox",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -50,6 +73,8 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "TokenActivationTests", dependencies: ["TokenActivation", "Storage", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "tokenctlTests", dependencies: ["tokenctl", "TestSupport"]),
+        .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport", "Sandbox", "TestSupport"]),
+        .testTarget(name: "SandboxTests", dependencies: ["Sandbox", "TestSupport"]),
+        .testTarget(name: "tokenctlTests", dependencies: ["tokenctl", "Sandbox", "TestSupport"]),
     ]
 )

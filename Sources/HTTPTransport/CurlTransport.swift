@@ -1,0 +1,152 @@
+import CCurl
+import Dispatch
+import Synchronization
+
+/// ``HTTPTransport`` on libcurl's easy interface. One easy handle is kept for the life of
+/// the transport, so its connection stays open between requests (keep-alive); requests
+/// are serialised on it. Redirects are never followed.
+public final class CurlTransport: HTTPTransport {
+    private let options: CurlTransportOptions
+    private let handle: Mutex<EasyHandle>
+
+    /// - Throws: ``TransportError`` when libcurl cannot be initialised.
+    public init(options: CurlTransportOptions) throws(TransportError) {
+        self.options = options
+        guard let easy = EasyHandle() else {
+            throw TransportError(.other, wasSent: false, detail: "libcurl could not be initialised")
+        }
+        handle = Mutex(easy)
+    }
+
+    public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+        let options = self.options
+        let result: Result<HTTPResponse, TransportError> = await withCheckedContinuation { continuation in
+            // libcurl blocks: keep it off the cooperative thread pool.
+            DispatchQueue.global().async {
+                let result = self.handle.withLock { easy in
+                    Result { () throws(TransportError) in try easy.perform(request, options: options) }
+                }
+                continuation.resume(returning: result)
+            }
+        }
+        return try result.get()
+    }
+}
+
+/// Owns a `CURL*` and the buffers of the request in progress.
+final class EasyHandle: @unchecked Sendable {
+    private let curl: UnsafeMutableRawPointer
+    private var responseBody: [UInt8] = []
+    private var responseLimit = 0
+    private var overflowed = false
+
+    private static let globalInit: Void = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
+
+    init?() {
+        _ = Self.globalInit
+        guard let curl = curl_easy_init() else { return nil }
+        self.curl = curl
+    }
+
+    deinit { curl_easy_cleanup(curl) }
+
+    func perform(_ request: HTTPRequest, options: CurlTransportOptions) throws(TransportError) -> HTTPResponse {
+        curl_easy_reset(curl)  // keeps live connections and caches, drops every option
+        responseBody.removeAll(keepingCapacity: true)
+        responseLimit = options.maximumResponseBytes
+        overflowed = false
+
+        var headers: UnsafeMutablePointer<curl_slist>?
+        defer { curl_slist_free_all(headers) }
+        for (name, value) in request.headers {
+            headers = curl_slist_append(headers, "\(name): \(value)")
+        }
+        // Without this, libcurl adds "Expect: 100-continue" to larger POST bodies.
+        headers = curl_slist_append(headers, "Expect:")
+
+        var body = request.body
+        let code = body.withUnsafeMutableBytes { bodyBytes -> CURLcode in
+            set(CURLOPT_URL, request.url)
+            set(CURLOPT_CUSTOMREQUEST, request.method)
+            if request.method == "POST" {
+                set(CURLOPT_POST, 1)
+                tokenctl_curl_setopt_pointer(curl, CURLOPT_POSTFIELDS, bodyBytes.baseAddress)
+                tokenctl_curl_setopt_off_t(curl, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bodyBytes.count))
+            }
+            tokenctl_curl_setopt_slist(curl, CURLOPT_HTTPHEADER, headers)
+            set(CURLOPT_PROTOCOLS_STR, "http,https")
+            set(CURLOPT_FOLLOWLOCATION, 0)
+            set(CURLOPT_NOSIGNAL, 1)
+            set(CURLOPT_SSL_VERIFYPEER, 1)
+            set(CURLOPT_SSL_VERIFYHOST, 2)
+            set(CURLOPT_CONNECTTIMEOUT_MS, options.connectTimeoutMilliseconds)
+            set(CURLOPT_TIMEOUT_MS, options.timeoutMilliseconds)
+            set(CURLOPT_TCP_KEEPALIVE, 1)
+            if let caFile = options.caFile { set(CURLOPT_CAINFO, caFile) }
+            if let certificate = options.clientCertificateFile { set(CURLOPT_SSLCERT, certificate) }
+            if let key = options.clientKeyFile { set(CURLOPT_SSLKEY, key) }
+            tokenctl_curl_setopt_write_function(curl, CURLOPT_WRITEFUNCTION, receiveBody)
+            tokenctl_curl_setopt_pointer(curl, CURLOPT_WRITEDATA, Unmanaged.passUnretained(self).toOpaque())
+
+            return curl_easy_perform(curl)
+        }
+        guard code == CURLE_OK else { throw classify(code) }
+        var status = 0
+        tokenctl_curl_getinfo_long(curl, CURLINFO_RESPONSE_CODE, &status)
+        return HTTPResponse(status: status, body: responseBody)
+    }
+
+    /// Tells "never reached the server" from "sent, no answer": bytes of the request left
+    /// this process when libcurl reports a non-zero request size.
+    private func classify(_ code: CURLcode) -> TransportError {
+        var requestSize = 0
+        tokenctl_curl_getinfo_long(curl, CURLINFO_REQUEST_SIZE, &requestSize)
+        let sent = requestSize > 0
+        let detail = String(cString: curl_easy_strerror(code))
+        let kind: TransportError.Kind = switch code {
+        case CURLE_COULDNT_CONNECT: sent ? .connectionLost : .connectionRefused
+        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY: .dnsFailure
+        case CURLE_OPERATION_TIMEDOUT: sent ? .timeout : .connectTimeout
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM,
+             CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CIPHER, CURLE_SSL_ENGINE_NOTFOUND,
+             CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_CRL_BADFILE, CURLE_SSL_ISSUER_ERROR,
+             CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS, CURLE_USE_SSL_FAILED:
+            .tls
+        case CURLE_WRITE_ERROR where overflowed: .responseTooLarge
+        case CURLE_GOT_NOTHING, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_PARTIAL_FILE: .connectionLost
+        default: .other
+        }
+        let wasSent: Bool = switch kind {
+        // These fail before the request is written (TLS: during the handshake).
+        case .connectionRefused, .dnsFailure, .connectTimeout, .tls: false
+        case .responseTooLarge: true
+        case .timeout, .connectionLost, .other: sent
+        }
+        return TransportError(kind, wasSent: wasSent, detail: detail)
+    }
+
+    fileprivate func append(_ data: UnsafeRawBufferPointer) -> Bool {
+        guard responseBody.count + data.count <= responseLimit else {
+            overflowed = true
+            return false
+        }
+        responseBody.append(contentsOf: data)
+        return true
+    }
+
+    private func set(_ option: CURLoption, _ value: Int) {
+        tokenctl_curl_setopt_long(curl, option, value)
+    }
+
+    private func set(_ option: CURLoption, _ value: String) {
+        // libcurl copies string options (since 7.17), so a temporary C string is fine.
+        tokenctl_curl_setopt_string(curl, option, value)
+    }
+}
+
+private func receiveBody(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?) -> Int {
+    guard let data, let context else { return 0 }
+    let handle = Unmanaged<EasyHandle>.fromOpaque(context).takeUnretainedValue()
+    let bytes = UnsafeRawBufferPointer(start: data, count: size * count)
+    return handle.append(bytes) ? size * count : 0
+}

@@ -1,0 +1,42 @@
+/// Why an exchange failed, classified by what the server may have seen.
+public struct TransportError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: String, Sendable {
+        /// Nothing was sent: the connection was refused.
+        case connectionRefused = "tmp.connectionRefused"
+        /// Nothing was sent: the host name did not resolve.
+        case dnsFailure = "tmp.dnsFailure"
+        /// Nothing was sent: no connection within the connect timeout.
+        case connectTimeout = "tmp.connectTimeout"
+        /// Nothing was sent: the TLS handshake or certificate check failed.
+        case tls = "tmp.tls"
+        /// The request was sent and no complete answer came within the timeout.
+        case timeout = "tmp.timeout"
+        /// The request was sent and the connection broke before a complete answer.
+        case connectionLost = "tmp.connectionLost"
+        /// The answer exceeded the response size cap.
+        case responseTooLarge = "tmp.responseTooLarge"
+        /// Any other failure of the HTTP library.
+        case other = "tmp.transport"
+    }
+
+    public let kind: Kind
+    /// True when request bytes left this process: the attempt is final and must not be
+    /// sent again by anyone but the user.
+    public let wasSent: Bool
+    /// What the HTTP library said, for logs and messages (never contains request data).
+    public let detail: String
+
+    public init(_ kind: Kind, wasSent: Bool, detail: String) {
+        self.kind = kind
+        self.wasSent = wasSent
+        self.detail = detail
+    }
+
+    /// The stable error code.
+    public var code: String { kind.rawValue }
+
+    /// Only failures that provably never reached the server, and that may pass, are retried.
+    public var isRetryable: Bool { !wasSent && (kind == .connectionRefused || kind == .dnsFailure) }
+
+    public var description: String { "\(code): \(detail)" }
+}

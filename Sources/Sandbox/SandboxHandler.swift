@@ -1,0 +1,98 @@
+import NIOCore
+import NIOHTTP1
+
+/// Collects one request (head, body, end), records it, and answers it.
+final class SandboxHandler: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let recorder: Recorder
+    private let slowDelay: Duration
+    private let log: (@Sendable (String) -> Void)?
+    private var head: HTTPRequestHead?
+    private var body: [UInt8] = []
+    private static let maximumBody = 1 << 20
+
+    init(recorder: Recorder, slowDelay: Duration, log: (@Sendable (String) -> Void)?) {
+        self.recorder = recorder
+        self.slowDelay = slowDelay
+        self.log = log
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            self.head = head
+            body.removeAll(keepingCapacity: true)
+        case .body(var buffer):
+            if body.count + buffer.readableBytes <= Self.maximumBody {
+                body.append(contentsOf: buffer.readBytes(length: buffer.readableBytes) ?? [])
+            }
+        case .end:
+            guard let head else { return }
+            self.head = nil
+            let path = String(head.uri.split(separator: "?", maxSplits: 1).first ?? "")
+            let request = RecordedRequest(
+                method: head.method.rawValue, path: path,
+                headers: head.headers.map { ($0.name, $0.value) }, body: body
+            )
+            let count = recorder.requests.withLockedValue { requests in
+                requests.append(request)
+                return requests.filter(\.isActivation).count
+            }
+            let reply = route(request, activationCount: count)
+            log?("\(request.method) \(path) \(describe(reply))")
+            answer(reply, keepAlive: head.isKeepAlive, context: context)
+        }
+    }
+
+    private func route(_ request: RecordedRequest, activationCount: Int) -> SandboxReply {
+        if request.isActivation {
+            return TMPBehaviour.reply(toActivation: request.body, slowDelay: slowDelay)
+        }
+        if request.method == "GET" && request.path == "/_sandbox/stats" {
+            return .respond(status: 200, headers: [("Content-Type", "application/json")], body: #"{"activationRequests": \#(activationCount)}"#)
+        }
+        return .respond(status: 404, headers: [("Content-Type", "application/json")], body: #"{"errorCode": "NOT_FOUND"}"#)
+    }
+
+    private func answer(_ reply: SandboxReply, keepAlive: Bool, context: ChannelHandlerContext) {
+        switch reply {
+        case .drop:
+            context.close(promise: nil)
+        case .respond(let status, let headers, let body):
+            write(status: status, headers: headers, body: body, keepAlive: keepAlive, context: context)
+        case .respondLater(let delay, let status, let body):
+            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            context.eventLoop.scheduleTask(in: .nanoseconds(Int64(delay.components.seconds) * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000)) {
+                let (handler, context) = loopBound.value
+                guard context.channel.isActive else { return }
+                handler.write(status: status, headers: [("Content-Type", "application/json")], body: body, keepAlive: keepAlive, context: context)
+            }
+        }
+    }
+
+    private func write(status: Int, headers: [(String, String)], body: String, keepAlive: Bool, context: ChannelHandlerContext) {
+        var responseHeaders = HTTPHeaders(headers)
+        responseHeaders.add(name: "Content-Length", value: String(body.utf8.count))
+        responseHeaders.add(name: "Connection", value: keepAlive ? "keep-alive" : "close")
+        let head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: status), headers: responseHeaders)
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        var buffer = context.channel.allocator.buffer(capacity: body.utf8.count)
+        buffer.writeString(body)
+        context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+        let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+        if !keepAlive {
+            let channel = context.channel
+            done.whenComplete { _ in channel.close(promise: nil) }
+        }
+    }
+
+    private func describe(_ reply: SandboxReply) -> String {
+        switch reply {
+        case .drop: "dropped"
+        case .respond(let status, _, _): String(status)
+        case .respondLater(_, let status, _): "\(status) (slow)"
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// A request the sandbox received, as it arrived on the wire.
+public struct RecordedRequest: Sendable {
+    public var method: String
+    public var path: String
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+
+    /// The first value of a header, by case-insensitive name.
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+}
+
+/// A loopback TMP simulator. It speaks HTTP/1.1 with keep-alive, answers
+/// `POST …/issuer/push-provisioning/tokens/activations` per ``TMPMarker``, counts what it
+/// received (`GET /_sandbox/stats` reports the count), and answers 404 to anything else.
+public final class TMPSandbox: Sendable {
+    /// The port it listens on (useful when started on port 0).
+    public let port: Int
+    private let channel: any Channel
+    private let group: MultiThreadedEventLoopGroup
+    private let recorder: Recorder
+
+    /// `http://127.0.0.1:PORT`.
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// Activation requests received so far.
+    public var activationRequestCount: Int { recorder.requests.withLockedValue { $0.filter(\.isActivation).count } }
+
+    /// TCP connections accepted so far.
+    public var connectionCount: Int { recorder.connections.withLockedValue { $0 } }
+
+    /// Every request received so far, in arrival order.
+    public var requests: [RecordedRequest] { recorder.requests.withLockedValue { $0 } }
+
+    /// Starts listening on 127.0.0.1.
+    /// - Parameters:
+    ///   - port: 0 picks a free port.
+    ///   - slowDelay: how long ``TMPMarker/slow`` waits before answering.
+    ///   - log: receives one line per request (method, path, marker), never a body.
+    public static func start(port: Int = 8787, slowDelay: Duration = .seconds(5), log: (@Sendable (String) -> Void)? = nil) async throws -> TMPSandbox {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let recorder = Recorder()
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                recorder.connections.withLockedValue { $0 += 1 }
+                return channel.pipeline.configureHTTPServerPipeline(withErrorHandling: true).flatMap {
+                    channel.pipeline.addHandler(SandboxHandler(recorder: recorder, slowDelay: slowDelay, log: log))
+                }
+            }
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+        do {
+            let channel = try await bootstrap.bind(host: "127.0.0.1", port: port).get()
+            return TMPSandbox(port: channel.localAddress?.port ?? port, channel: channel, group: group, recorder: recorder)
+        } catch {
+            try? await group.shutdownGracefully()
+            throw error
+        }
+    }
+
+    private init(port: Int, channel: any Channel, group: MultiThreadedEventLoopGroup, recorder: Recorder) {
+        self.port = port
+        self.channel = channel
+        self.group = group
+        self.recorder = recorder
+    }
+
+    /// Runs until the listening channel closes.
+    public func waitUntilClosed() async throws {
+        try await channel.closeFuture.get()
+    }
+
+    /// Stops listening and closes every connection.
+    public func shutdown() async throws {
+        try? await channel.close()
+        try await group.shutdownGracefully()
+    }
+}
+
+final class Recorder: Sendable {
+    let requests = NIOLockedValueBox<[RecordedRequest]>([])
+    let connections = NIOLockedValueBox(0)
+}
+
+extension RecordedRequest {
+    var isActivation: Bool { method == "POST" && path.hasSuffix(TMPBehaviour.activationPath) }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import Sandbox
+import Testing
+
+/// The sandbox's wire behaviour, checked with a plain socket client (no client code).
+@Suite struct TMPSandboxTests {
+    /// One raw HTTP/1.1 exchange, `Connection: close`.
+    func exchange(_ port: Int, _ raw: String) throws -> String {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        try #require(connected == 0)
+        _ = raw.withCString { send(fd, $0, strlen($0), 0) }
+        var answer = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            answer += buffer[0..<count]
+        }
+        return String(decoding: answer, as: UTF8.self)
+    }
+
+    func post(_ port: Int, _ body: String) throws -> String {
+        try exchange(port, "POST /issuer/push-provisioning/tokens/activations HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+    }
+
+    @Test(arguments: [
+        ("DAPL00001234", "200 OK", #""issuerMobileAppAuthResponse": "APPROVED""#),
+        ("SBXDECLINED1", "200 OK", #""DECLINED""#),
+        ("SBXFAILED1", "200 OK", #""FAILED""#),
+        ("SBXERROR5001", "500 Internal Server Error", "INTERNAL_ERROR"),
+        ("SBXUNKNOWN1", "200 OK", #""PENDING""#),
+        ("SBXLOWERCASE1", "200 OK", #""approved""#),
+        ("SBXNOTFOUND1", "404 Not Found", "NOT_FOUND"),
+        ("SBXREDIRECT1", "302 Found", "Location: "),
+    ])
+    func answersByMarker(reference: String, status: String, fragment: String) async throws {
+        let sandbox = try await TMPSandbox.start(port: 0)
+        defer { Task { try await sandbox.shutdown() } }
+        let answer = try post(sandbox.port, #"{"tokenUniqueReference": "\#(reference)"}"#)
+        #expect(answer.hasPrefix("HTTP/1.1 \(status)"), "\(answer)")
+        #expect(answer.contains(fragment), "\(answer)")
+        #expect(sandbox.activationRequestCount == 1)
+    }
+
+    @Test func approvedAnswersCarryTheLastFourDigits() async throws {
+        let sandbox = try await TMPSandbox.start(port: 0)
+        defer { Task { try await sandbox.shutdown() } }
+        #expect(try post(sandbox.port, #"{"tokenUniqueReference": "DAPL00004321"}"#).contains(#""cardLast4Digits": "4321""#))
+        #expect(!(try post(sandbox.port, #"{"tokenUniqueReference": "DAPLABCDEFGH"}"#).contains("cardLast4Digits")))
+    }
+
+    @Test func droppedAndMalformedAnswers() async throws {
+        let sandbox = try await TMPSandbox.start(port: 0)
+        defer { Task { try await sandbox.shutdown() } }
+        #expect(try post(sandbox.port, #"{"tokenUniqueReference": "SBXDROP1"}"#).isEmpty)
+        let malformed = try post(sandbox.port, #"{"tokenUniqueReference": "SBXMALFORMED1"}"#)
+        #expect(malformed.hasSuffix(#"{"issuerMobileAppAuthResponse": "APPR"#))
+        #expect(try post(sandbox.port, "not json").hasPrefix("HTTP/1.1 400"))
+        #expect(sandbox.activationRequestCount == 3)
+    }
+
+    @Test func statsReportTheCountAndOtherPathsAre404() async throws {
+        let sandbox = try await TMPSandbox.start(port: 0)
+        defer { Task { try await sandbox.shutdown() } }
+        _ = try post(sandbox.port, #"{"tokenUniqueReference": "DAPL1"}"#)
+        let stats = try exchange(sandbox.port, "GET /_sandbox/stats HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        #expect(stats.hasSuffix(#"{"activationRequests": 1}"#))
+        #expect(try exchange(sandbox.port, "GET /other HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").hasPrefix("HTTP/1.1 404"))
+    }
+}

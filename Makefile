@@ -3,12 +3,16 @@
 #   make test    the whole test suite (installs missing system packages first)
 #   make demo    a walkthrough on a temporary database
 #   make bench   wallet figures: import of 1,000,000 records, lookups, cold `wallet show`
+#   make fuzz    libFuzzer on the deeplink parser for FUZZ_SECONDS (make test runs 10 s)
 
 SWIFT ?= swift
 APT_PACKAGES := libcurl4-openssl-dev libsqlite3-dev pkg-config
 BENCH_RECORDS ?= 1000000
+FUZZ_SECONDS ?= 60
+# The parser is plain Swift, so the fuzzer compiles its files directly.
+FUZZ_DEEPLINK_SOURCES := $(filter-out %+CodedError.swift,$(wildcard Sources/TokenActivation/Deeplink/*.swift))
 
-.PHONY: deps build test demo bench clean
+.PHONY: deps build test demo bench fuzz clean
 
 deps:
 	@if command -v pkg-config >/dev/null 2>&1 && pkg-config --exists libcurl sqlite3; then :; else \
@@ -28,6 +32,18 @@ build: deps
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=10
+
+.build/fuzz/deeplink: $(FUZZ_DEEPLINK_SOURCES) Fuzz/DeeplinkFuzzer.swift
+	@mkdir -p .build/fuzz
+	swiftc -sanitize=fuzzer,address -parse-as-library -O $^ -o $@ 2> .build/fuzz/build.log || { cat .build/fuzz/build.log; exit 1; }
+
+# New inputs go to .build/fuzz/corpus-deeplink; the seeds in Fuzz/corpus stay as committed.
+fuzz: .build/fuzz/deeplink
+	@mkdir -p .build/fuzz/corpus-deeplink
+	@.build/fuzz/deeplink -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 .build/fuzz/corpus-deeplink Fuzz/corpus/deeplink > .build/fuzz/deeplink.log 2>&1 \
+	  || { tail -40 .build/fuzz/deeplink.log; echo "fuzz: the deeplink parser failed; the input is in the log above" >&2; exit 1; }
+	@echo "fuzz deeplink: $$(grep -E '^Done' .build/fuzz/deeplink.log), corpus $$(ls .build/fuzz/corpus-deeplink | wc -l) inputs, no failure"
 
 demo: build
 	@Deeplinks/demo.sh .build/release/tokenctl

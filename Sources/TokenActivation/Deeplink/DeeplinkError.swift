@@ -1,0 +1,21 @@
+/// Why a deeplink was rejected. Messages name the rule that failed and never repeat the
+/// deeplink: it arrives from anyone who can open a URL on the machine.
+public struct DeeplinkError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Reason: String, Sendable, CaseIterable {
+        case tooLong, invalidCharacter, fragment, malformed, formatMismatch, invalidPercentEncoding
+        case duplicateParameter, missingSerialNumber, emptySerialNumber, invalidUTF8, controlCharacter
+        case serialTooLong, invalidPassType, invalidAction
+    }
+
+    public let reason: Reason
+    public let message: String
+
+    init(_ reason: Reason, _ message: String) {
+        self.reason = reason
+        self.message = message
+    }
+
+    /// `deeplink.<reason>`.
+    public var code: String { "deeplink." + reason.rawValue }
+    public var description: String { message }
+}

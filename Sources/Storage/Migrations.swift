@@ -25,6 +25,49 @@ enum Migrations {
                     ON pass_record (serial_number, pass_type_identifier, ifnull(device_label, ''));
                 """)
         }
+        migrator.registerMigration("v2-activation-audit") { db in
+            // The audit: two append-only rows per activation attempt, "started" (written
+            // and committed before the request leaves) and "finished". Each row carries a
+            // SHA-256 over its content and the previous row's hash; triggers forbid
+            // changing or deleting rows, `tokenctl audit verify` checks the chain.
+            try db.execute(sql: """
+                CREATE TABLE metadata (
+                    key TEXT PRIMARY KEY NOT NULL,
+                    value BLOB NOT NULL
+                ) WITHOUT ROWID;
+                -- The key of the deeplink hash: random, made with the database.
+                INSERT INTO metadata (key, value) VALUES ('deeplink-hash-key', randomblob(32));
+
+                CREATE TABLE audit_row (
+                    seq INTEGER PRIMARY KEY,
+                    attempt_id INTEGER NOT NULL,
+                    event TEXT NOT NULL CHECK (event IN ('started', 'finished')),
+                    at TEXT NOT NULL,
+                    request_id TEXT NOT NULL,
+                    serial_number TEXT NOT NULL,
+                    pass_type_identifier TEXT,
+                    token_unique_reference TEXT,
+                    device_label TEXT,
+                    deeplink_hash TEXT NOT NULL,
+                    owner_pid INTEGER,
+                    owner_start TEXT,
+                    outcome TEXT,
+                    error_code TEXT,
+                    http_status INTEGER,
+                    card_last4 TEXT,
+                    comment TEXT,
+                    latency_ms INTEGER,
+                    previous_hash TEXT NOT NULL,
+                    hash TEXT NOT NULL,
+                    UNIQUE (attempt_id, event)
+                );
+                CREATE INDEX audit_row_serial ON audit_row (serial_number);
+                CREATE TRIGGER audit_row_append_only_update BEFORE UPDATE ON audit_row
+                    BEGIN SELECT RAISE(ABORT, 'the activation audit is append-only'); END;
+                CREATE TRIGGER audit_row_append_only_delete BEFORE DELETE ON audit_row
+                    BEGIN SELECT RAISE(ABORT, 'the activation audit is append-only'); END;
+                """)
+        }
         return migrator
     }
 }

@@ -35,13 +35,23 @@ public final class Store: Sendable {
         }
         configuration.busyMode = .timeout(Double(options.busyTimeoutMilliseconds) / 1000)
         configuration.label = "tokenctl"
-        do {
-            queue = try DatabaseQueue(path: path, configuration: configuration)
-            try Self.migrate(queue)
-        } catch let error as DatabaseError {
-            throw StorageError.classify(error, path: path, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
-                ?? .io(path: path, error.message ?? "\(error.resultCode)")
+        let deadline = ContinuousClock.now + .milliseconds(options.busyTimeoutMilliseconds)
+        var opened: DatabaseQueue?
+        while opened == nil {
+            do {
+                let queue = try DatabaseQueue(path: path, configuration: configuration)
+                try Self.migrate(queue)
+                opened = queue
+            } catch let error as DatabaseError where Self.isEarlyBusy(error, deadline: deadline) {
+                // SQLite answers BUSY without waiting while another process is turning a
+                // new file into WAL mode; wait out the busy timeout here instead.
+                Self.pause()
+            } catch let error as DatabaseError {
+                throw StorageError.classify(error, path: path, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
+                    ?? .io(path: path, error.message ?? "\(error.resultCode)")
+            }
         }
+        queue = opened!
         logger.debug("store.opened", metadata: ["path": "\(path)"])
     }
 
@@ -71,16 +81,35 @@ public final class Store: Sendable {
     /// concurrent writer waits (up to the busy timeout) instead of failing on upgrade.
     /// Throwing from `body` rolls the transaction back.
     public func write<T>(_ body: (Database) throws -> T) throws -> T {
-        try translatingErrors {
-            try queue.writeWithoutTransaction { db in
-                var result: T?
-                try db.inTransaction(.immediate) {
-                    result = try body(db)
-                    return .commit
+        let deadline = ContinuousClock.now + .milliseconds(options.busyTimeoutMilliseconds)
+        while true {
+            var started = false
+            do {
+                return try translatingErrors {
+                    try queue.writeWithoutTransaction { db in
+                        var result: T?
+                        try db.inTransaction(.immediate) {
+                            started = true
+                            result = try body(db)
+                            return .commit
+                        }
+                        return result!
+                    }
                 }
-                return result!
+            } catch let error as StorageError where error.isTemporary && !started && ContinuousClock.now < deadline {
+                // BUSY before the lock was ours (SQLite can answer it without waiting):
+                // nothing ran yet, so trying again until the busy timeout is safe.
+                Self.pause()
             }
         }
+    }
+
+    private static func isEarlyBusy(_ error: DatabaseError, deadline: ContinuousClock.Instant) -> Bool {
+        (error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED) && ContinuousClock.now < deadline
+    }
+
+    private static func pause() {
+        usleep(UInt32.random(in: 5_000...25_000))
     }
 
     /// Runs `body` with read access to a consistent snapshot.

@@ -8,11 +8,13 @@ struct Tokenctl: AsyncParsableCommand {
         discussion: """
             Global options (--config, --database, --log-level) work before or after the subcommand.
 
-            Exit codes: 0 ok, 64 usage error, 65 rejected input (import file, duplicate record), \
-            66 no matching pass record, 74 database I/O error, 75 database busy, 78 configuration error.
+            Exit codes: 0 ok (APPROVED or already activated), 2 DECLINED, 3 FAILED, 64 usage error, \
+            65 rejected input (deeplink, import file, broken audit chain), 66 no matching pass record, \
+            69 TMP unreachable, 74 database I/O error, 75 in progress or database busy, \
+            76 TMP protocol error, 77 user activation required, 78 configuration error.
             """,
         version: "0.1.0",
-        subcommands: [WalletCommand.self]
+        subcommands: [ActivateCommand.self, WalletCommand.self, AuditCommand.self, SandboxCommand.self, DemoCommand.self]
     )
 
     /// Lets global options come before the subcommand (`tokenctl --config C wallet list`),

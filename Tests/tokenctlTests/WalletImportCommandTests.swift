@@ -117,6 +117,7 @@ import Testing
             }
             for result in try running.map({ try $0.finish() }) {
                 #expect(result.status == 0, "round \(round): \(result.stderr)")
+                #expect(result.stderr.isEmpty)
             }
             #expect(try #require(try fresh.run("wallet", "list", "--json").json() as? [Any]).count == 4)
         }

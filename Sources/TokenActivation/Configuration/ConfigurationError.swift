@@ -7,6 +7,9 @@ public struct ConfigurationError: CodedError, Equatable, CustomStringConvertible
         case invalidJSON = "config.invalidJSON"
         case unknownKey = "config.unknownKey"
         case invalidValue = "config.invalidValue"
+        case secretMissing = "config.secretMissing"
+        case secretPermissions = "config.secretPermissions"
+        case insecureURL = "config.insecureURL"
     }
 
     private let kind: Kind
@@ -34,6 +37,18 @@ public struct ConfigurationError: CodedError, Equatable, CustomStringConvertible
     static func unknownKey(_ key: String, file path: String, suggestion: String?) -> Self {
         let hint = suggestion.map { " (did you mean \($0)?)" } ?? ""
         return Self(.unknownKey, "configuration file \(path): unknown key \(key)\(hint)")
+    }
+
+    static func secretMissing(_ detail: String) -> Self {
+        Self(.secretMissing, detail)
+    }
+
+    static func secretPermissions(_ path: String) -> Self {
+        Self(.secretPermissions, "the secret file \(path) is readable by group or others; make it private with: chmod 600 \(path)")
+    }
+
+    static func insecureURL(_ url: String) -> Self {
+        Self(.insecureURL, "tmp.base-url \(url) uses plain http to a host that is not loopback; use https")
     }
 
     static func invalidValue(key: String, origin: ConfigOrigin, expected: String) -> Self {

@@ -16,6 +16,11 @@ public struct JSONObject: Sendable, Equatable {
         self.members = members.map { ($0.key, $0.value) }
     }
 
+    /// Adds a member at the end.
+    public mutating func append(_ key: String, _ value: Value) {
+        members.append((key, value))
+    }
+
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
         lhs.members.elementsEqual(rhs.members) { $0.0 == $1.0 && $0.1 == $1.1 }
     }

@@ -10,13 +10,16 @@ enum WalletExporter {
             record.serialNumber, record.deviceAccountIdentifier, record.passTypeIdentifier,
             record.state.rawValue, record.device ?? "", record.cardSuffix ?? "",
         ]
-        return values.map(csvField).joined(separator: ",")
+        return values.map(CSV.field).joined(separator: ",")
     }
+}
 
+/// RFC 4180 output.
+public enum CSV {
     private static let quotedBytes: Set<UInt8> = [0x2C, 0x22, 0x0A, 0x0D]
 
     /// Quotes a value when it holds a comma, a double quote or a line break.
-    static func csvField(_ value: String) -> String {
+    public static func field(_ value: String) -> String {
         let needsQuotes = value.utf8.contains(where: quotedBytes.contains)
         guard needsQuotes else { return value }
         return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""

@@ -42,6 +42,13 @@ enum WalletRepository {
         return try Row.fetchAll(statement, arguments: arguments).map(record)
     }
 
+    static func setState(_ state: PassState, of record: PassRecord, _ db: Database) throws {
+        try db.execute(
+            sql: "UPDATE pass_record SET state = ? WHERE serial_number = ? AND pass_type_identifier = ? AND device_account_identifier = ?",
+            arguments: [state.rawValue, record.serialNumber, record.passTypeIdentifier, record.deviceAccountIdentifier]
+        )
+    }
+
     static func delete(_ record: PassRecord, _ db: Database) throws {
         try db.execute(
             sql: "DELETE FROM pass_record WHERE serial_number = ? AND pass_type_identifier = ? AND device_account_identifier = ?",

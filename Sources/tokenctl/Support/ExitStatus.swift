@@ -1,8 +1,24 @@
-/// The one place where error codes become process exit codes (DESIGN.md §2).
+import TokenActivation
+
+/// The one place where outcomes and error codes become process exit codes (DESIGN.md §2).
 enum ExitStatus {
+    static func code(for result: ActivationResult) -> Int32 {
+        switch result.outcome {
+        case .approved, .alreadyActivated: 0
+        case .declined: 2
+        case .failed: 3
+        case .unknown, .error: result.error.map { code(forError: $0.code) } ?? 70
+        }
+    }
+
     static func code(forError code: String) -> Int32 {
         switch code {
-        case "storage.busy": 75
+        case "tmp.redirect", "tmp.unexpectedStatus", "tmp.invalidBody", "tmp.unknownStatus": 76
+        case _ where code.hasPrefix("tmp."), "onboarding.unreachable": 69
+        case "activation.inProgress", "storage.busy": 75
+        case "user.activationRequired": 77
+        case _ where code.hasPrefix("deeplink."): 65
+        case "wallet.notActivatable": 66
         case _ where code.hasPrefix("storage."): 74
         case _ where code.hasPrefix("config."): 78
         case "wallet.notFound", "wallet.ambiguous": 66

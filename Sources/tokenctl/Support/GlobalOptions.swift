@@ -22,16 +22,20 @@ struct GlobalOptions: ParsableArguments {
 
     /// Sets up logging and resolves the configuration.
     func settings() async throws -> Settings {
-        let environment = ProcessInfo.processInfo.environment
-        let name = logLevel ?? environment["TOKENCTL_LOG_LEVEL"] ?? "warning"
+        Self.bootstrapLogging(level: logLevel)
+        return try await SettingsLoader(environment: ProcessInfo.processInfo.environment)
+            .load(flags: .init(configFile: config, databasePath: database))
+    }
+
+    /// Logs go to standard error at `level`, else `$TOKENCTL_LOG_LEVEL`, else warning.
+    static func bootstrapLogging(level name: String? = nil) {
+        let name = name ?? ProcessInfo.processInfo.environment["TOKENCTL_LOG_LEVEL"] ?? "warning"
         let level = Logger.Level(rawValue: name) ?? .warning
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
             return handler
         }
-        return try await SettingsLoader(environment: environment)
-            .load(flags: .init(configFile: config, databasePath: database))
     }
 
     static let namesTakingValue: Set<String> = ["--config", "--database", "--log-level"]

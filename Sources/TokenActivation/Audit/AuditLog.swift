@@ -1,0 +1,81 @@
+import Foundation
+import Crypto
+import GRDB
+
+/// SQL access to the activation audit. Callers provide the transaction; appending
+/// inside the caller's transaction keeps the chain consistent across processes.
+enum AuditLog {
+    static func nextAttemptID(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT ifnull(max(attempt_id), 0) + 1 FROM audit_row") ?? 1
+    }
+
+    /// Appends a row, chained to the last one.
+    static func append(_ row: AuditRow, _ db: Database) throws {
+        let previous = try String.fetchOne(db, sql: "SELECT hash FROM audit_row ORDER BY seq DESC LIMIT 1") ?? AuditRow.genesisHash
+        try db.execute(sql: """
+            INSERT INTO audit_row (attempt_id, event, at, request_id, serial_number, pass_type_identifier,
+                token_unique_reference, device_label, deeplink_hash, owner_pid, owner_start, outcome, error_code,
+                http_status, card_last4, comment, latency_ms, previous_hash, hash)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [
+                row.attemptID, row.event.rawValue, row.at.iso8601, row.requestID, row.serialNumber,
+                row.passTypeIdentifier, row.tokenUniqueReference, row.device, row.deeplinkHash,
+                row.ownerPID.map { Int($0) }, row.ownerStart, row.outcome, row.errorCode, row.httpStatus,
+                row.cardLast4Digits, row.comment, row.latencyMilliseconds, previous, row.hash(previous: previous),
+            ])
+    }
+
+    /// HMAC-SHA256 (hex) of a deeplink with the database's random key: the audit can tell
+    /// two attempts came from the same deeplink without storing it.
+    static func deeplinkHash(_ deeplink: String, _ db: Database) throws -> String {
+        guard let key = try Data.fetchOne(db, sql: "SELECT value FROM metadata WHERE key = 'deeplink-hash-key'") else {
+            throw StorageFailure.missingHashKey
+        }
+        let mac = HMAC<SHA256>.authenticationCode(for: Array(deeplink.utf8), using: SymmetricKey(data: key))
+        return mac.map { String($0, radix: 16).leftPadded(2) }.joined()
+    }
+
+    /// The "started" row of the attempt still open on a pass, if any.
+    static func openAttempt(serialNumber: String, tokenUniqueReference: String, _ db: Database) throws -> Row? {
+        try Row.fetchOne(db, sql: """
+            SELECT s.attempt_id, s.owner_pid, s.owner_start, s.request_id, s.at, s.pass_type_identifier, s.device_label, s.deeplink_hash
+            FROM audit_row s
+            WHERE s.event = 'started' AND s.serial_number = ? AND s.token_unique_reference = ?
+              AND NOT EXISTS (SELECT 1 FROM audit_row f WHERE f.attempt_id = s.attempt_id AND f.event = 'finished')
+            ORDER BY s.seq DESC LIMIT 1
+            """, arguments: [serialNumber, tokenUniqueReference])
+    }
+
+    /// Recomputes the chain. Returns the sequence number of the first bad row, or nil.
+    static func firstBrokenRow(_ db: Database) throws -> (seq: Int64, reason: String)? {
+        var previous = AuditRow.genesisHash
+        let rows = try Row.fetchCursor(db, sql: "SELECT * FROM audit_row ORDER BY seq")
+        while let row = try rows.next() {
+            let seq: Int64 = row["seq"]
+            guard row["previous_hash"] as String == previous else {
+                return (seq, "its previous-hash link does not match the row before it (a row was removed or reordered)")
+            }
+            guard let event = AuditRow.Event(rawValue: row["event"]), let at = Timestamp(iso8601: row["at"]) else {
+                return (seq, "it holds an unreadable event or time")
+            }
+            let content = AuditRow(
+                attemptID: row["attempt_id"], event: event, at: at, requestID: row["request_id"],
+                serialNumber: row["serial_number"], passTypeIdentifier: row["pass_type_identifier"],
+                tokenUniqueReference: row["token_unique_reference"], device: row["device_label"],
+                deeplinkHash: row["deeplink_hash"], ownerPID: row["owner_pid"], ownerStart: row["owner_start"],
+                outcome: row["outcome"], errorCode: row["error_code"], httpStatus: row["http_status"],
+                cardLast4Digits: row["card_last4"], comment: row["comment"], latencyMilliseconds: row["latency_ms"]
+            )
+            let hash: String = row["hash"]
+            guard content.hash(previous: previous) == hash else {
+                return (seq, "its content does not match its hash (the row was changed)")
+            }
+            previous = hash
+        }
+        return nil
+    }
+}
+
+enum StorageFailure: Error {
+    case missingHashKey
+}

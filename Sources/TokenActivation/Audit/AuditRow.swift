@@ -1,0 +1,48 @@
+import Crypto
+
+/// One append-only audit row: the "started" or "finished" half of an activation attempt.
+struct AuditRow: Sendable, Equatable {
+    enum Event: String, Sendable { case started, finished }
+
+    var attemptID: Int64
+    var event: Event
+    var at: Timestamp
+    var requestID: String
+    var serialNumber: String
+    var passTypeIdentifier: String?
+    var tokenUniqueReference: String?
+    var device: String?
+    var deeplinkHash: String
+    var ownerPID: Int32?
+    var ownerStart: String?
+    var outcome: String?
+    var errorCode: String?
+    var httpStatus: Int?
+    var cardLast4Digits: String?
+    var comment: String?
+    var latencyMilliseconds: Int?
+
+    /// SHA-256 (hex) over the previous row's hash and this row's content, in a fixed
+    /// order and encoding, so any change to a stored row breaks the chain from there on.
+    func hash(previous: String) -> String {
+        let content = JSONObject([
+            "previous": .string(previous), "attempt": .int(Int(attemptID)), "event": .string(event.rawValue),
+            "at": .string(at.iso8601), "request": .string(requestID), "serial": .string(serialNumber),
+            "passType": .optional(passTypeIdentifier), "token": .optional(tokenUniqueReference),
+            "device": .optional(device), "deeplink": .string(deeplinkHash),
+            "pid": ownerPID.map { .int(Int($0)) } ?? .null, "ownerStart": .optional(ownerStart),
+            "outcome": .optional(outcome), "error": .optional(errorCode),
+            "http": httpStatus.map { .int($0) } ?? .null, "last4": .optional(cardLast4Digits),
+            "comment": .optional(comment), "latency": latencyMilliseconds.map { .int($0) } ?? .null,
+        ]).text
+        return SHA256.hash(data: Array(content.utf8)).map { String($0, radix: 16).leftPadded(2) }.joined()
+    }
+
+    static let genesisHash = String(repeating: "0", count: 64)
+}
+
+extension String {
+    func leftPadded(_ width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}

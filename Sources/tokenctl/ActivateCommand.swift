@@ -1,0 +1,78 @@
+import ArgumentParser
+import Foundation
+import TokenActivation
+
+struct ActivateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "activate",
+        abstract: "Activate the payment token behind a wallet deeplink.",
+        discussion: """
+            Parses the deeplink, finds the pass record for its serialNumber, sends the pass's device \
+            account identifier to TMP as tokenUniqueReference and records the attempt in the audit.
+
+            Exit codes: 0 APPROVED or already activated, 2 DECLINED, 3 FAILED, 65 bad deeplink, \
+            66 no activatable pass (missing, ambiguous, suspended, deactivated), 69 TMP unreachable, \
+            timeout or 5xx (outcome may be UNKNOWN), 74 database error, 75 already in progress or \
+            database busy, 76 protocol error, 77 user activation required, 78 configuration error.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The deeplink, e.g. 'mybank://activate?serialNumber=SN1234567890'. Quote it.", valueName: "deeplink"))
+    var deeplink: String
+
+    @Option(help: ArgumentHelp("The device label of the pass, when the serial has several (iPhone, Watch).", valueName: "label"))
+    var device: String?
+
+    @Flag(help: "Resolve everything and print what would be sent; send, audit and change nothing.")
+    var dryRun = false
+
+    @OptionGroup var output: OutputOptions
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        var result: ActivationResult
+        do {
+            let settings = try await global.settings()
+            result = await Activator(settings: settings, environment: ProcessInfo.processInfo.environment)
+                .activate(deeplink: deeplink, device: device, dryRun: dryRun)
+        } catch let error as any CodedError {
+            result = .failed(error)
+        }
+        let exitCode = ExitStatus.code(for: result)
+        for warning in result.warnings { Output.error("warning: \(warning)") }
+        if output.json {
+            Output.line(result.json(exitCode: exitCode, reveal: output.reveal).text)
+        } else {
+            Output.line(ActivationText.line(result, reveal: output.reveal))
+        }
+        if let error = result.error { Output.error("\(error.message) (\(error.code))") }
+        Output.flush()
+        if exitCode != 0 { throw ExitCode(exitCode) }
+    }
+}
+
+extension ActivationResult {
+    /// A result for a failure before the pipeline ran (configuration).
+    static func failed(_ error: any CodedError) -> ActivationResult {
+        var result = ActivationResult.notRun
+        result.error = ActivationError(code: error.code, message: error.message)
+        return result
+    }
+}
+
+/// The human line of an activation.
+enum ActivationText {
+    static func line(_ result: ActivationResult, reveal: Bool) -> String {
+        let serial = result.serialNumber.map { "serial \(Mask.identifier($0, reveal: reveal))" } ?? "deeplink"
+        let token = result.tokenUniqueReference.map { " token \(Mask.identifier($0, reveal: reveal))" } ?? ""
+        if let url = result.wouldSendTo {
+            return "dry run: would POST tokenUniqueReference\(token.isEmpty ? "" : ":")\(token) for \(serial) to \(url); nothing sent or written"
+        }
+        var details: [String] = []
+        if let last4 = result.cardLast4Digits { details.append("card …\(last4)") }
+        if let status = result.httpStatus { details.append("HTTP \(status)") }
+        if let id = result.auditID { details.append("audit \(id)") }
+        let suffix = details.isEmpty ? "" : " (" + details.joined(separator: ", ") + ")"
+        return "\(result.outcome.rawValue): \(serial)\(token)\(suffix)"
+    }
+}

@@ -1,0 +1,150 @@
+import ArgumentParser
+import TokenActivation
+
+struct AuditCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "audit",
+        abstract: "What happened to a token, when, and why: the activation audit.",
+        discussion: """
+            One entry per activation attempt (its "started" and "finished" rows merged). Rows are \
+            append-only and hash-chained; `audit verify` checks the chain (exit 65 when broken).
+            """,
+        subcommands: [AuditList.self, AuditShow.self, AuditExport.self, AuditVerify.self]
+    )
+}
+
+struct AuditFilterOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Only attempts for this serial number.", valueName: "serial"))
+    var serial: String?
+
+    @Option(help: ArgumentHelp("Only this outcome: APPROVED, DECLINED, FAILED, ALREADY_ACTIVATED, UNKNOWN, ERROR.", valueName: "outcome"))
+    var outcome: String?
+
+    @Option(help: ArgumentHelp("Started at or after (ISO 8601 date or date-time; UTC unless an offset is given).", valueName: "time"))
+    var since: String?
+
+    @Option(help: ArgumentHelp("Started at or before (ISO 8601 date or date-time).", valueName: "time"))
+    var until: String?
+
+    func validate() throws {
+        if let outcome, Outcome(rawValue: outcome) == nil {
+            throw ValidationError("--outcome must be one of \(Outcome.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        for (name, value) in [("--since", since), ("--until", until)] {
+            if let value, Timestamp(iso8601: value) == nil {
+                throw ValidationError("\(name) must be an ISO 8601 date or date-time, such as 2026-11-21 or 2026-11-21T06:10:00Z")
+            }
+        }
+    }
+
+    var filter: AuditFilter {
+        AuditFilter(serialNumber: serial, outcome: outcome, since: since.flatMap(Timestamp.init(iso8601:)), until: until.flatMap(Timestamp.init(iso8601:)))
+    }
+}
+
+struct AuditList: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "List audit entries, oldest first.")
+
+    @OptionGroup var filter: AuditFilterOptions
+    @OptionGroup var output: OutputOptions
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        try await reportingErrors(json: output.json) {
+            let audit = Audit(settings: try await global.settings())
+            var count = 0
+            if !output.json { Output.line(AuditText.header) }
+            try audit.forEach(filter.filter) { entry in
+                if output.json {
+                    Output.write((count == 0 ? "[\n" : ",\n") + entry.json(reveal: output.reveal).text)
+                } else {
+                    Output.line(AuditText.row(entry, reveal: output.reveal))
+                }
+                count += 1
+            }
+            if output.json {
+                Output.line(count == 0 ? "[]" : "\n]")
+            } else {
+                Output.line("\(count) entr\(count == 1 ? "y" : "ies")")
+            }
+        }
+    }
+}
+
+struct AuditShow: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one audit entry by id (exit 66 when there is none).")
+
+    @Argument(help: "The audit id (auditId in activate's output).")
+    var id: Int64
+
+    @OptionGroup var output: OutputOptions
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        try await reportingErrors(json: output.json) {
+            var found: AuditEntry?
+            try Audit(settings: try await global.settings()).forEach(AuditFilter(id: id)) { found = $0 }
+            guard let entry = found else { throw AuditNotFound(id: id) }
+            if output.json {
+                Output.line(entry.json(reveal: output.reveal).text)
+            } else {
+                Output.write(AuditText.block(entry, reveal: output.reveal))
+            }
+        }
+    }
+}
+
+struct AuditNotFound: CodedError {
+    let id: Int64
+    var code: String { "audit.notFound" }
+    var message: String { "no audit entry has id \(id)" }
+}
+
+struct AuditExport: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "export", abstract: "Write audit entries as CSV or JSON Lines (masked unless --reveal).")
+
+    @Option(help: ArgumentHelp("csv or jsonl.", valueName: "format"))
+    var format: WalletFileFormat = .jsonl
+
+    @OptionGroup var filter: AuditFilterOptions
+    @Flag(help: "Show identifiers whole instead of masked.")
+    var reveal = false
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        try await reportingErrors(json: false) {
+            let audit = Audit(settings: try await global.settings())
+            if format == .csv { Output.line(AuditText.csvHeader) }
+            try audit.forEach(filter.filter) { entry in
+                Output.line(format == .csv ? AuditText.csvLine(entry, reveal: reveal) : entry.json(reveal: reveal).text)
+            }
+        }
+    }
+}
+
+struct AuditVerify: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "verify", abstract: "Check the audit's hash chain: exit 0 when it holds, 65 when it is broken.")
+
+    @Flag(help: "Print the result as JSON.")
+    var json = false
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        try await reportingErrors(json: json) {
+            let (rows, broken) = try Audit(settings: try await global.settings()).verify()
+            if let broken { throw AuditChainBroken(seq: broken.seq, reason: broken.reason) }
+            if json {
+                Output.line(JSONObject(["verified": .bool(true), "rows": .int(rows)]).text)
+            } else {
+                Output.line("audit chain verified: \(rows) row\(rows == 1 ? "" : "s")")
+            }
+        }
+    }
+}
+
+struct AuditChainBroken: CodedError {
+    let seq: Int64
+    let reason: String
+    var code: String { "audit.chainBroken" }
+    var message: String { "the audit chain is broken at row \(seq): \(reason)" }
+}

@@ -27,8 +27,8 @@ struct AuditFilterOptions: ParsableArguments {
     var until: String?
 
     func validate() throws {
-        if let outcome, Outcome(rawValue: outcome) == nil {
-            throw ValidationError("--outcome must be one of \(Outcome.allCases.map(\.rawValue).joined(separator: ", "))")
+        if let outcome, Outcome(rawValue: outcome) == nil || outcome == Outcome.dryRun.rawValue {
+            throw ValidationError("--outcome must be one of \(Outcome.allCases.filter { $0 != .dryRun }.map(\.rawValue).joined(separator: ", "))")
         }
         for (name, value) in [("--since", since), ("--until", until)] {
             if let value, Timestamp(iso8601: value) == nil {

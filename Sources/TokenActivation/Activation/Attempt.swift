@@ -101,7 +101,9 @@ struct Attempt {
             result.tokenUniqueReference = record.deviceAccountIdentifier
             switch prepared {
             case .failure(let error): result.error = error
-            case .success(let client): result.wouldSendTo = client.endpoint
+            case .success(let client):
+                result.outcome = .dryRun
+                result.wouldSendTo = client.endpoint
             }
         }
         return result

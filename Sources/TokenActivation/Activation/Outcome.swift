@@ -10,6 +10,8 @@ public enum Outcome: String, Sendable, CaseIterable {
     case unknown = "UNKNOWN"
     /// Nothing was sent, or the answer broke the contract.
     case error = "ERROR"
+    /// `--dry-run` resolved everything and would send; nothing was sent or written.
+    case dryRun = "DRY_RUN"
 }
 
 /// A failure of one activation, with a stable code (`deeplink.*`, `wallet.*`, `tmp.*`,

@@ -4,7 +4,7 @@ import TokenActivation
 enum ExitStatus {
     static func code(for result: ActivationResult) -> Int32 {
         switch result.outcome {
-        case .approved, .alreadyActivated: 0
+        case .approved, .alreadyActivated, .dryRun: 0
         case .declined: 2
         case .failed: 3
         case .unknown, .error: result.error.map { code(forError: $0.code) } ?? 70
@@ -18,7 +18,8 @@ enum ExitStatus {
         case "activation.inProgress", "storage.busy": 75
         case "user.activationRequired": 77
         case _ where code.hasPrefix("deeplink."): 65
-        case "wallet.notActivatable": 66
+        case "wallet.notActivatable", "audit.notFound": 66
+        case "audit.chainBroken": 65
         case _ where code.hasPrefix("storage."): 74
         case _ where code.hasPrefix("config."): 78
         case "wallet.notFound", "wallet.ambiguous": 66

@@ -1,0 +1,48 @@
+import Foundation
+import Sandbox
+import TestSupport
+import Testing
+
+/// A wallet with example passes, a sandbox on a free port, and the CLI pointed at both.
+struct ActivationHarness {
+    var cli = CLI()
+    let sandbox: TMPSandbox
+
+    static func start(slowDelay: Duration = .seconds(3)) async throws -> ActivationHarness {
+        let sandbox = try await TMPSandbox.start(port: 0, slowDelay: slowDelay)
+        var harness = ActivationHarness(sandbox: sandbox)
+        harness.cli.environment["TOKENCTL_TMP_BASE_URL"] = sandbox.baseURL
+        harness.cli.environment["TOKENCTL_TMP_TIMEOUT_MS"] = "1000"
+        return harness
+    }
+
+    func stop() async throws {
+        try await sandbox.shutdown()
+    }
+
+    func add(_ serial: String, _ account: String, state: String = "requiresActivation", device: String? = nil) throws {
+        var arguments = ["wallet", "add", "--serial", serial, "--device-account-id", account, "--state", state]
+        if let device { arguments += ["--device", device] }
+        let result = try cli.run(arguments)
+        try #require(result.status == 0, "\(result.stderr)")
+    }
+
+    func activate(_ serial: String, _ extra: [String] = [], environment: [String: String] = [:]) throws -> CLIResult {
+        try cli.run(["activate", "mybank://activate?serialNumber=\(serial)", "--json"] + extra, environment: environment)
+    }
+
+    func auditEntries() throws -> [[String: Any]] {
+        try #require(try cli.run("audit", "list", "--json", "--reveal").json() as? [[String: Any]])
+    }
+
+    func state(_ serial: String) throws -> [String] {
+        let records = try #require(try cli.run("wallet", "show", serial, "--json").json() as? [[String: Any]])
+        return records.compactMap { $0["state"] as? String }
+    }
+}
+
+extension CLIResult {
+    var object: [String: Any] { (try? jsonObject()) ?? [:] }
+    var outcome: String? { object["outcome"] as? String }
+    var errorCode: String? { (object["error"] as? [String: Any])?["code"] as? String }
+}

@@ -1,7 +1,7 @@
 # tokenctl — build, test and try it.
 #   make build   release binary at .build/release/tokenctl
 #   make test    the whole test suite (installs missing system packages first)
-#   make demo    a walkthrough on a temporary database
+#   make demo    the activation flow on a temporary database and the loopback sandbox
 #   make bench   wallet figures: import of 1,000,000 records, lookups, cold `wallet show`
 #   make fuzz    libFuzzer on the deeplink parser for FUZZ_SECONDS (make test runs 10 s)
 
@@ -46,6 +46,9 @@ fuzz: .build/fuzz/deeplink
 	@echo "fuzz deeplink: $$(grep -E '^Done' .build/fuzz/deeplink.log), corpus $$(ls .build/fuzz/corpus-deeplink | wc -l) inputs, no failure"
 
 demo: build
+	@.build/release/tokenctl demo
+	@echo
+	@echo "== the same deeplinks through Deeplinks/tokenctl-handler against tokenctl sandbox"
 	@Deeplinks/demo.sh .build/release/tokenctl
 
 bench: deps

@@ -18,6 +18,13 @@ struct CLIResult {
     }
 }
 
+/// The repository root, for the files under `Deeplinks/` and `Config/`.
+let repositoryRoot: String = {
+    var url = URL(fileURLWithPath: #filePath)
+    for _ in 0..<3 { url.deleteLastPathComponent() }
+    return url.path
+}()
+
 /// Runs the built `tokenctl` binary (next to the test bundle) in a clean environment:
 /// HOME is the test's directory, so no user configuration or database leaks in.
 struct CLI {
@@ -51,13 +58,18 @@ struct CLI {
         try run(arguments, stdin: stdin)
     }
 
-    func start(_ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:]) throws -> RunningCLI {
+    /// Runs another program (a script that calls tokenctl) in the same environment.
+    func run(executable: String, _ arguments: [String], stdin: String? = nil) throws -> CLIResult {
+        try start(arguments, stdin: stdin, executable: executable).finish()
+    }
+
+    func start(_ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:], executable: String = CLI.binary) throws -> RunningCLI {
         let id = UUID().uuidString
         let outPath = directory.file("\(id).out"), errPath = directory.file("\(id).err")
         _ = FileManager.default.createFile(atPath: outPath, contents: nil)
         _ = FileManager.default.createFile(atPath: errPath, contents: nil)
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.environment = environment.merging(extra) { $1 }
         process.currentDirectoryURL = URL(fileURLWithPath: directory.path)

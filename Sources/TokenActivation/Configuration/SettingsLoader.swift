@@ -58,8 +58,8 @@ public struct SettingsLoader: Sendable {
         }
         try layers.int(ConfigKeys.databaseBusyTimeout, min: 0).map { settings.database.busyTimeoutMilliseconds = $0 }
         if let (formats, origin) = try layers.stringArray(ConfigKeys.deeplinkFormats) {
-            guard !formats.isEmpty, formats.allSatisfy({ !$0.isEmpty }) else {
-                throw ConfigurationError.invalidValue(key: ConfigKeys.deeplinkFormats, origin: origin, expected: "a non-empty list of launch URLs such as \"mybank://activate\"")
+            guard !formats.isEmpty, formats.allSatisfy({ DeeplinkFormat($0) != nil }) else {
+                throw ConfigurationError.invalidValue(key: ConfigKeys.deeplinkFormats, origin: origin, expected: "a non-empty list of launch URLs of the form scheme://host[/path], such as \"mybank://activate\"")
             }
             settings.deeplinkFormats = formats
         }

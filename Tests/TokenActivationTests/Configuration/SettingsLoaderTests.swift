@@ -86,6 +86,7 @@ import Testing
         (#"{"tmp": {"timeout-ms": 1.5}}"#, "key tmp.timeout-ms: expected an integer"),
         (#"{"deeplinks": {"formats": "mybank://activate"}}"#, "key deeplinks.formats: expected a list of strings"),
         (#"{"deeplinks": {"formats": []}}"#, "key deeplinks.formats: expected a non-empty list"),
+        (#"{"deeplinks": {"formats": ["mybank"]}}"#, "key deeplinks.formats: expected a non-empty list of launch URLs of the form"),
         (#"{"onboarding": {"require-finished-user-activation": "yes"}}"#, "key onboarding.require-finished-user-activation: expected true or false"),
         (#"{"tmp": {"base-url": "ftp://x"}}"#, "key tmp.base-url: expected an http:// or https:// URL"),
         (#"{"database": {"path": {"nested": 1}}}"#, "key database.path: expected a value, not an object"),

@@ -66,7 +66,8 @@ enum ActivationText {
         let serial = result.serialNumber.map { "serial \(Mask.identifier($0, reveal: reveal))" } ?? "deeplink"
         let token = result.tokenUniqueReference.map { " token \(Mask.identifier($0, reveal: reveal))" } ?? ""
         if let url = result.wouldSendTo {
-            return "dry run: would POST tokenUniqueReference\(token.isEmpty ? "" : ":")\(token) for \(serial) to \(url); nothing sent or written"
+            let reference = result.tokenUniqueReference.map { Mask.identifier($0, reveal: reveal) } ?? "-"
+            return "dry run: would POST tokenUniqueReference \(reference) for \(serial) to \(url); nothing sent or written"
         }
         var details: [String] = []
         if let last4 = result.cardLast4Digits { details.append("card …\(last4)") }

@@ -52,21 +52,11 @@ struct AuditList: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(json: output.json) {
             let audit = Audit(settings: try await global.settings())
-            var count = 0
-            if !output.json { Output.line(AuditText.header) }
+            var list = ListPrinter(json: output.json, header: AuditText.header)
             try audit.forEach(filter.filter) { entry in
-                if output.json {
-                    Output.write((count == 0 ? "[\n" : ",\n") + entry.json(reveal: output.reveal).text)
-                } else {
-                    Output.line(AuditText.row(entry, reveal: output.reveal))
-                }
-                count += 1
+                list.add(entry.json(reveal: output.reveal), text: AuditText.row(entry, reveal: output.reveal))
             }
-            if output.json {
-                Output.line(count == 0 ? "[]" : "\n]")
-            } else {
-                Output.line("\(count) entr\(count == 1 ? "y" : "ies")")
-            }
+            list.finish(noun: "entry", plural: "entries")
         }
     }
 }

@@ -33,14 +33,17 @@ import Testing
     }
 
     @Test func aKilledProcessLeavesItsStartedEntryAndTheNextRunClosesIt() async throws {
-        let harness = try await ActivationHarness.start(slowDelay: .seconds(5))
+        let harness = try await ActivationHarness.start(slowDelay: .seconds(30))
         defer { Task { try await harness.stop() } }
         try harness.add("SN1", "SBXSLOW0001")
-        let victim = try harness.cli.start(["activate", "mybank://activate?serialNumber=SN1"], environment: ["TOKENCTL_TMP_TIMEOUT_MS": "10000"])
-        let deadline = ContinuousClock.now + .seconds(10)
+        let victim = try harness.cli.start(["activate", "mybank://activate?serialNumber=SN1"], environment: ["TOKENCTL_TMP_TIMEOUT_MS": "60000"])
+        // Poll without yielding: other tests block the cooperative threads while their
+        // processes run, and an awaiting poller could wake only after the answer came.
+        let deadline = ContinuousClock.now + .seconds(20)
         while harness.sandbox.activationRequestCount == 0 && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
+            usleep(10_000)
         }
+        try #require(harness.sandbox.activationRequestCount == 1)
         kill(victim.process.processIdentifier, SIGKILL)
         _ = try victim.finish()
 

@@ -23,21 +23,11 @@ struct WalletList: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(json: output.json) {
             let settings = try await global.settings()
-            var count = 0
-            if !output.json { Output.line(PassRecordText.tableHeader) }
+            var list = ListPrinter(json: output.json, header: PassRecordText.tableHeader)
             try Wallet(settings: settings).forEach(state: state.flatMap(PassState.init)) { record in
-                if output.json {
-                    Output.write((count == 0 ? "[\n" : ",\n") + record.json(reveal: output.reveal).text)
-                } else {
-                    Output.line(PassRecordText.tableRow(record, reveal: output.reveal))
-                }
-                count += 1
+                list.add(record.json(reveal: output.reveal), text: PassRecordText.tableRow(record, reveal: output.reveal))
             }
-            if output.json {
-                Output.line(count == 0 ? "[]" : "\n]")
-            } else {
-                Output.line("\(count) pass record\(count == 1 ? "" : "s")")
-            }
+            list.finish(noun: "pass record", plural: "pass records")
         }
     }
 }

@@ -7,6 +7,8 @@
 
 SWIFT ?= swift
 APT_PACKAGES := libcurl4-openssl-dev libsqlite3-dev pkg-config
+# Programs the tests start: curl and python3 as independent clients, script(1) for a terminal.
+TEST_PROGRAMS := curl python3 script
 BENCH_RECORDS ?= 1000000
 FUZZ_SECONDS ?= 60
 # The parser is plain Swift, so the fuzzer compiles its files directly.
@@ -15,16 +17,19 @@ FUZZ_DEEPLINK_SOURCES := $(filter-out %+CodedError.swift,$(wildcard Sources/Toke
 .PHONY: deps build test demo bench fuzz clean
 
 deps:
-	@if command -v pkg-config >/dev/null 2>&1 && pkg-config --exists libcurl sqlite3; then :; else \
-	  echo "deps: installing $(APT_PACKAGES)"; \
+	@missing=""; \
+	command -v pkg-config >/dev/null 2>&1 && pkg-config --exists libcurl sqlite3 || missing="$(APT_PACKAGES)"; \
+	for program in $(TEST_PROGRAMS); do command -v $$program >/dev/null 2>&1 || missing="$$missing $$program"; done; \
+	missing=$$(echo "$$missing" | sed 's/\bscript\b/bsdutils/'); \
+	if [ -n "$$missing" ]; then \
+	  echo "deps: installing$$missing"; \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; elif command -v sudo >/dev/null 2>&1; then SUDO=sudo; else \
-	    echo "deps: missing system packages and no sudo; as root run: apt-get install $(APT_PACKAGES)" >&2; exit 1; fi; \
+	    echo "deps: missing packages and no sudo; as root run: apt-get install$$missing" >&2; exit 1; fi; \
 	  if ! command -v apt-get >/dev/null 2>&1; then \
-	    echo "deps: no apt-get here; install the development packages of libcurl and sqlite3 and pkg-config" >&2; exit 1; fi; \
-	  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_PACKAGES) >/dev/null \
-	    || { echo "deps: apt-get install $(APT_PACKAGES) failed" >&2; exit 1; }; \
+	    echo "deps: no apt-get here; install:$$missing" >&2; exit 1; fi; \
+	  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null \
+	    || { echo "deps: apt-get install$$missing failed" >&2; exit 1; }; \
 	fi
-	@command -v script >/dev/null 2>&1 || { echo "deps: the tests need script(1) from bsdutils" >&2; exit 1; }
 
 build: deps
 	$(SWIFT) build -c release --product tokenctl

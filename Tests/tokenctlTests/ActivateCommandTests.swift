@@ -204,6 +204,23 @@ import Testing
         #expect(harness.sandbox.activationRequestCount == 1)
     }
 
+    @Test func anAPIKeyHeaderCarriesTheKeyFromTheEnvironment() async throws {
+        let harness = try await ActivationHarness.start()
+        defer { Task { try await harness.stop() } }
+        try harness.add("SN1", "DAPL1")
+        try harness.add("SN2", "DAPL2")
+        let key = "api-key-0123456789"
+        let result = try harness.activate("SN1", environment: ["TOKENCTL_TMP_AUTH_API_KEY_HEADER": "X-Api-Key", "TOKENCTL_TMP_API_KEY": key])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(harness.sandbox.requests.first?.header("X-Api-Key") == key)
+        #expect(harness.sandbox.requests.first?.header("Authorization") == nil)
+        #expect(!result.stdout.contains(key) && !result.stderr.contains(key))
+        let withoutKey = try harness.activate("SN2", environment: ["TOKENCTL_TMP_AUTH_API_KEY_HEADER": "X-Api-Key"])
+        #expect(withoutKey.status == 78)
+        #expect(withoutKey.errorCode == "config.secretMissing")
+        #expect(harness.sandbox.activationRequestCount == 1)
+    }
+
     @Test func aRequiredUserActivationStopsWith77() async throws {
         let harness = try await ActivationHarness.start()
         defer { Task { try await harness.stop() } }

@@ -5,10 +5,15 @@ import TokenActivation
 struct ActivateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "activate",
-        abstract: "Activate the payment token behind a wallet deeplink.",
+        abstract: "Activate the payment token behind a wallet deeplink (or a stream of them with --batch).",
         discussion: """
             Parses the deeplink, finds the pass record for its serialNumber, sends the pass's device \
             account identifier to TMP as tokenUniqueReference and records the attempt in the audit.
+
+            --batch reads one deeplink a line from a file or - (standard input), activates them \
+            --concurrency at a time over kept-alive connections, and prints JSON Lines in input order \
+            (with "line": N) under --json, else a summary; a progress bar on a terminal. It exits with \
+            the most severe code of its lines: 78 > 74 > 69 > 76 > 75 > 77 > 66 > 65 > 3 > 2 > 0.
 
             Exit codes: 0 APPROVED or already activated, 2 DECLINED, 3 FAILED, 65 bad deeplink, \
             66 no activatable pass (missing, ambiguous, suspended, deactivated), 69 TMP unreachable, \
@@ -18,7 +23,13 @@ struct ActivateCommand: AsyncParsableCommand {
     )
 
     @Argument(help: ArgumentHelp("The deeplink, e.g. 'mybank://activate?serialNumber=SN1234567890'. Quote it.", valueName: "deeplink"))
-    var deeplink: String
+    var deeplink: String?
+
+    @Option(help: ArgumentHelp("Activate one deeplink per line of this file (- for standard input).", valueName: "file"))
+    var batch: String?
+
+    @Option(help: "Lines in flight at once with --batch.")
+    var concurrency: Int = 8
 
     @Option(help: ArgumentHelp("The device label of the pass, when the serial has several (iPhone, Watch).", valueName: "label"))
     var device: String?
@@ -29,12 +40,28 @@ struct ActivateCommand: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
     @OptionGroup var global: GlobalOptions
 
+    func validate() throws {
+        guard (deeplink == nil) != (batch == nil) else {
+            throw ValidationError("give either a deeplink or --batch FILE")
+        }
+        if batch != nil && (device != nil || dryRun) {
+            throw ValidationError("--device and --dry-run apply to a single deeplink, not to --batch")
+        }
+        guard (1...256).contains(concurrency) else {
+            throw ValidationError("--concurrency must be between 1 and 256")
+        }
+    }
+
     func run() async throws {
+        if let batch {
+            try await BatchRun(file: batch, concurrency: concurrency, output: output, global: global).run()
+            return
+        }
         var result: ActivationResult
         do {
             let settings = try await global.settings()
             result = await Activator(settings: settings, environment: ProcessInfo.processInfo.environment)
-                .activate(deeplink: deeplink, device: device, dryRun: dryRun)
+                .activate(deeplink: deeplink ?? "", device: device, dryRun: dryRun)
         } catch let error as any CodedError {
             result = .failed(error)
         }

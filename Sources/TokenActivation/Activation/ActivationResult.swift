@@ -14,6 +14,8 @@ public struct ActivationResult: Sendable, Equatable {
     public var warnings: [String] = []
     /// Set by `--dry-run`: where the request would go. Nothing was sent or written.
     public var wouldSendTo: String?
+    /// A blank batch line: nothing to print or count.
+    public internal(set) var isSkipped = false
 
     /// An attempt that stopped before the pipeline ran (for example on configuration).
     public static var notRun: ActivationResult { ActivationResult(outcome: .error) }

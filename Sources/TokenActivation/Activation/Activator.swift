@@ -4,18 +4,19 @@ import Logging
 import Storage
 
 /// The activation pipeline: deeplink → wallet lookup → user check → audit "started" →
-/// POST → outcome → audit "finished" and pass state. One call per deeplink.
+/// POST → outcome → audit "finished" and pass state. ``activate(deeplink:device:dryRun:)``
+/// runs it once; ``activateBatch(from:concurrency:progress:emit:)`` streams many lines.
 public struct Activator: Sendable {
-    private let settings: Settings
+    let settings: Settings
     private let environment: [String: String]
     private let transport: (any HTTPTransport)?
     private let userCheck: any UserActivationCheck
-    private let logger: Logger
-    private let clock: @Sendable () -> Timestamp
+    let logger: Logger
+    let clock: @Sendable () -> Timestamp
 
     /// - Parameters:
-    ///   - transport: defaults to a ``CurlTransport`` built from the settings.
-    ///   - userCheck: asked only when `onboarding.require-finished-user-activation` is on.
+    ///   - transport: defaults to ``CurlTransport``s built from the settings.
+    ///   - userCheck: asked (once) only when `onboarding.require-finished-user-activation` is on.
     ///   - clock: injected for tests.
     public init(
         settings: Settings, environment: [String: String], transport: (any HTTPTransport)? = nil,
@@ -39,77 +40,67 @@ public struct Activator: Sendable {
     public func activate(deeplink text: String, device: String? = nil, dryRun: Bool = false) async -> ActivationResult {
         let deeplink: Deeplink
         do {
-            deeplink = try DeeplinkParser(formats: settings.deeplinkFormats.compactMap(DeeplinkFormat.init)).parse(text)
+            deeplink = try parser.parse(text)
         } catch {
             return ActivationResult(outcome: .error, error: ActivationError(error))
         }
         let store: Store
-        do {
-            store = try Store(options: settings.storeOptions, logger: logger)
-        } catch let error as StorageError {
-            return ActivationResult(outcome: .error, error: ActivationError(error))
-        } catch {
-            return ActivationResult(outcome: .error, error: ActivationError(code: "storage.io", message: "\(error)"))
+        switch openStore() {
+        case .success(let opened): store = opened
+        case .failure(let error): return ActivationResult(outcome: .error, error: error)
         }
         defer { try? store.close() }
-        var logger = self.logger
-        let requestID = Self.makeRequestID()
-        logger[metadataKey: "request-id"] = "\(requestID)"
+        let session = await Session(activator: self, store: store, clients: 1)
+        if dryRun {
+            let attempt = session.attempt(deeplink, text: text, device: device)
+            do {
+                return try store.read { db in try attempt.dryRun(prepared: session.client(0), db) }
+            } catch {
+                return ActivationResult(outcome: .error, error: Self.coded(error))
+            }
+        }
+        return await session.run(deeplink, text: text, device: device, client: 0)
+    }
 
-        let attempt = Attempt(deeplink: deeplink, deeplinkText: text, device: device, requestID: requestID, clock: clock)
+    var parser: DeeplinkParser {
+        DeeplinkParser(formats: settings.deeplinkFormats.compactMap(DeeplinkFormat.init))
+    }
+
+    func openStore() -> Result<Store, ActivationError> {
         do {
-            let prepared = await prepare()
-            if dryRun {
-                return try store.read { db in try attempt.dryRun(prepared: prepared, db) }
-            }
-            let start = try store.write { db in try attempt.start(prepared: prepared, db) }
-            var result: ActivationResult
-            switch start {
-            case .stopped(let stopped):
-                result = stopped
-            case .sending(let record, let client, var started):
-                logger.info("activation.sending", metadata: ["serial": "\(Mask.identifier(record.serialNumber))", "attempt": "\(started.auditID ?? 0)"])
-                let began = ContinuousClock.now
-                let answer = await client.activate(tokenUniqueReference: record.deviceAccountIdentifier, requestID: requestID)
-                let latency = ContinuousClock.now - began
-                started.apply(answer)
-                result = try store.write { db in
-                    try attempt.finish(record, result: started, latency: latency, db)
-                }
-            }
-            logger.info("activation.finished", metadata: ["outcome": "\(result.outcome.rawValue)", "error": "\(result.error?.code ?? "-")"])
-            return result
-        } catch let error as any CodedError {
-            return ActivationResult(outcome: .error, error: ActivationError(error))
+            return .success(try Store(options: settings.storeOptions, logger: logger))
         } catch {
-            return ActivationResult(outcome: .error, error: ActivationError(code: "storage.io", message: "\(error)"))
+            return .failure(Self.coded(error))
         }
     }
 
-    /// What must hold before anything is sent: a usable TMP configuration and, when
-    /// required, a finished user activation. Failures are audited, not thrown.
-    private func prepare() async -> Result<TMPClient, ActivationError> {
+    /// What must hold before anything is sent: a usable TMP configuration (the
+    /// authentication headers) and, when required, a finished user activation.
+    func preflight() async -> Result<[(name: String, value: String)], ActivationError> {
         let headers: [(name: String, value: String)]
         do {
             headers = try TMPCredentials.headers(settings, environment: environment)
         } catch {
             return .failure(ActivationError(error))
         }
-        if settings.onboarding.requiresFinishedUserActivation {
-            do {
-                switch try await userCheck.status() {
-                case .finished: break
-                case .notFinished(let nextStep):
-                    return .failure(ActivationError(code: "user.activationRequired", message: "user activation required: \(nextStep)"))
-                case .notConfigured:
-                    return .failure(ActivationError(code: "user.activationRequired", message: "user activation required, and no onboarding server is configured to ask: finish the user activation first (tokenctl onboarding), or turn off onboarding.require-finished-user-activation"))
-                }
-            } catch let error as any CodedError {
-                return .failure(ActivationError(error))
-            } catch {
-                return .failure(ActivationError(code: "onboarding.unreachable", message: "the onboarding server could not be asked: \(error)"))
+        guard settings.onboarding.requiresFinishedUserActivation else { return .success(headers) }
+        do {
+            switch try await userCheck.status() {
+            case .finished:
+                return .success(headers)
+            case .notFinished(let nextStep):
+                return .failure(ActivationError(code: "user.activationRequired", message: "user activation required: \(nextStep)"))
+            case .notConfigured:
+                return .failure(ActivationError(code: "user.activationRequired", message: "user activation required, and no onboarding server is configured to ask: finish the user activation first (tokenctl onboarding), or turn off onboarding.require-finished-user-activation"))
             }
+        } catch {
+            let coded = Self.coded(error)
+            return .failure(coded.code == "storage.io" ? ActivationError(code: "onboarding.unreachable", message: "the onboarding server could not be asked: \(error)") : coded)
         }
+    }
+
+    /// One TMP client, on the injected transport or a new keep-alive ``CurlTransport``.
+    func makeClient(headers: [(name: String, value: String)]) -> Result<TMPClient, ActivationError> {
         let transport: any HTTPTransport
         if let injected = self.transport {
             transport = injected
@@ -129,6 +120,11 @@ public struct Activator: Sendable {
         return .success(TMPClient(transport: transport, baseURL: settings.tmp.baseURL, authentication: headers, retry: settings.tmp.retry))
     }
 
+    static func coded(_ error: any Error) -> ActivationError {
+        if let coded = error as? any CodedError { return ActivationError(coded) }
+        return ActivationError(code: "storage.io", message: "\(error)")
+    }
+
     /// A random version 4 UUID.
     static func makeRequestID() -> String {
         var generator = SystemRandomNumberGenerator()
@@ -137,5 +133,57 @@ public struct Activator: Sendable {
         bytes[8] = bytes[8] & 0x3F | 0x80
         let hex = bytes.map { String($0, radix: 16).leftPadded(2) }
         return [hex[0..<4], hex[4..<6], hex[6..<8], hex[8..<10], hex[10..<16]].map { $0.joined() }.joined(separator: "-")
+    }
+}
+
+/// What one process shares across its activations: the database (through the group
+/// committer), the preflight result, and one TMP client per concurrent worker.
+struct Session: Sendable {
+    let activator: Activator
+    let committer: GroupCommitter
+    private let clients: [Result<TMPClient, ActivationError>]
+
+    init(activator: Activator, store: Store, clients count: Int) async {
+        self.activator = activator
+        committer = GroupCommitter(store: store)
+        switch await activator.preflight() {
+        case .failure(let error):
+            clients = Array(repeating: .failure(error), count: count)
+        case .success(let headers):
+            clients = (0..<count).map { _ in activator.makeClient(headers: headers) }
+        }
+    }
+
+    func client(_ index: Int) -> Result<TMPClient, ActivationError> { clients[index] }
+
+    func attempt(_ deeplink: Deeplink, text: String, device: String?) -> Attempt {
+        Attempt(deeplink: deeplink, deeplinkText: text, device: device, requestID: Activator.makeRequestID(), clock: activator.clock)
+    }
+
+    /// One activation on worker `client`'s connection.
+    func run(_ deeplink: Deeplink, text: String, device: String?, client index: Int) async -> ActivationResult {
+        let attempt = attempt(deeplink, text: text, device: device)
+        var logger = activator.logger
+        logger[metadataKey: "request-id"] = "\(attempt.requestID)"
+        let prepared = clients[index]
+        do {
+            var result: ActivationResult
+            switch try await committer.run({ db in try attempt.start(prepared: prepared, db) }) {
+            case .stopped(let stopped):
+                result = stopped
+            case .sending(let record, let client, var started):
+                logger.info("activation.sending", metadata: ["serial": "\(Mask.identifier(record.serialNumber))", "attempt": "\(started.auditID ?? 0)"])
+                let began = ContinuousClock.now
+                let answer = await client.activate(tokenUniqueReference: record.deviceAccountIdentifier, requestID: attempt.requestID)
+                let latency = ContinuousClock.now - began
+                started.apply(answer)
+                let finished = started
+                result = try await committer.run { db in try attempt.finish(record, result: finished, latency: latency, db) }
+            }
+            logger.info("activation.finished", metadata: ["outcome": "\(result.outcome.rawValue)", "error": "\(result.error?.code ?? "-")"])
+            return result
+        } catch {
+            return ActivationResult(outcome: .error, error: Activator.coded(error))
+        }
     }
 }

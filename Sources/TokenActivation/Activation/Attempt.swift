@@ -2,8 +2,8 @@ import GRDB
 
 /// The database side of one activation attempt: the decisions taken inside the write
 /// transactions that surround the request.
-struct Attempt {
-    enum Start {
+struct Attempt: Sendable {
+    enum Start: Sendable {
         /// Nothing will be sent; the attempt is already audited (started and finished).
         case stopped(ActivationResult)
         /// The "started" row is committed and the pass is `activating`: send now.

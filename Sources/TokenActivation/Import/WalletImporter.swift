@@ -38,7 +38,7 @@ struct WalletImporter {
     var progress: ImportProgress?
 
     func run(on store: Store) throws -> ImportSummary {
-        let (descriptor, totalBytes) = try open()
+        let (descriptor, totalBytes) = try input.open()
         defer { if case .file = input { _ = Glibc.close(descriptor) } }
         var reader = ByteReader(descriptor: descriptor, name: input.name)
         let format = try self.format ?? WalletFileFormat.inferred(fromPath: input.name) ?? Self.sniff(&reader)
@@ -71,18 +71,6 @@ struct WalletImporter {
             let inserted = try WalletRepository.count(db) - before
             return ImportSummary(rows: count, inserted: inserted, updated: written - inserted)
         }
-    }
-
-    private func open() throws(ImportError) -> (Int32, Int?) {
-        guard case .file(let path) = input else { return (STDIN_FILENO, nil) }
-        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw .unreadable(path, String(cString: strerror(errno))) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) != S_IFDIR else {
-            _ = Glibc.close(descriptor)
-            throw .unreadable(path, "it is a directory")
-        }
-        return (descriptor, (info.st_mode & S_IFMT) == S_IFREG ? Int(info.st_size) : nil)
     }
 
     /// Without an extension or `--format`: JSON Lines if the first visible byte is `{`.

@@ -16,6 +16,11 @@ public struct JSONObject: Sendable, Equatable {
         self.members = members.map { ($0.key, $0.value) }
     }
 
+    /// Adds the members of `other` at the end.
+    public mutating func append(contentsOf other: JSONObject) {
+        members.append(contentsOf: other.members)
+    }
+
     /// Adds a member at the end.
     public mutating func append(_ key: String, _ value: Value) {
         members.append((key, value))

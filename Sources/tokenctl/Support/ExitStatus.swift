@@ -11,6 +11,15 @@ enum ExitStatus {
         }
     }
 
+    /// Severity order for a batch, most severe first (DESIGN.md §2).
+    static let severity: [Int32] = [78, 74, 69, 76, 75, 77, 66, 65, 3, 2, 0]
+
+    /// The more severe of two exit codes.
+    static func mostSevere(_ a: Int32, _ b: Int32) -> Int32 {
+        let rank = { (code: Int32) in severity.firstIndex(of: code) ?? 0 }
+        return rank(a) <= rank(b) ? a : b
+    }
+
     static func code(forError code: String) -> Int32 {
         switch code {
         case "tmp.redirect", "tmp.unexpectedStatus", "tmp.invalidBody", "tmp.unknownStatus": 76

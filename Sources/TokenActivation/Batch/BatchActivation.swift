@@ -1,0 +1,166 @@
+import Glibc
+import Storage
+
+/// What a batch did, by outcome and by error code.
+public struct BatchSummary: Sendable, Equatable {
+    public var lines = 0
+    public var outcomes: [Outcome: Int] = [:]
+    public var errors: [String: Int] = [:]
+    /// Database transactions written, and the activation steps they carried.
+    public var transactions = 0
+    public var committedSteps = 0
+}
+
+extension Activator {
+    /// The most lines read ahead of the oldest unfinished one, per worker: output stays in
+    /// input order while memory stays bounded whatever the input size.
+    static let reorderWindowPerWorker = 64
+    /// Longer lines are reported as `deeplink.tooLong` (the parser's limit is 2048 bytes).
+    static let batchLineLimit = DeeplinkParser.maximumLength + 1
+
+    /// Activates one deeplink per line of `input`, `concurrency` at a time over reused
+    /// keep-alive connections, and hands each result to `emit` in input order. Blank lines
+    /// are skipped; a bad line is a result like any other and does not stop the batch.
+    /// Every guarantee of a single activation holds per line.
+    ///
+    /// - Parameters:
+    ///   - progress: called now and then with the bytes read and the input size when known.
+    ///   - emit: receives (line number, result), in input order.
+    /// - Throws: ``ImportError`` `import.unreadable` when the input cannot be read, or a
+    ///   ``StorageError`` when the database cannot be opened.
+    public func activateBatch(
+        from input: ImportInput, concurrency: Int,
+        progress: (@Sendable (_ bytesRead: Int, _ totalBytes: Int?) -> Void)? = nil,
+        emit: (_ line: Int, _ result: ActivationResult) -> Void
+    ) async throws -> BatchSummary {
+        let (descriptor, totalBytes) = try input.open()
+        defer { if case .file = input { _ = Glibc.close(descriptor) } }
+        let store = try openStore().get()
+        defer { try? store.close() }
+        let workers = max(1, concurrency)
+        let session = await Session(activator: self, store: store, clients: workers)
+        let parser = self.parser
+        var lines = LineReader(reader: ByteReader(descriptor: descriptor, name: input.name))
+        var summary = BatchSummary()
+
+        await withTaskGroup(of: (Int, Int, ActivationResult).self) { group in
+            var freeWorkers = Array(0..<workers)
+            var pending: [Int: ActivationResult] = [:]
+            var nextToEmit = 1
+            var lastRead = 0
+            var exhausted = false
+            var inFlight = 0
+
+            func emitReady() {
+                while let result = pending.removeValue(forKey: nextToEmit) {
+                    if !result.isSkipped {
+                        summary.count(result)
+                        emit(nextToEmit, result)
+                    }
+                    nextToEmit += 1
+                }
+            }
+
+            while true {
+                // Start lines while a worker is free and the window allows.
+                while !exhausted, !freeWorkers.isEmpty, lastRead - nextToEmit < workers * Self.reorderWindowPerWorker {
+                    let next: (line: Int, bytes: [UInt8], overflowed: Bool)?
+                    do {
+                        next = try lines.next(limit: Self.batchLineLimit)
+                    } catch {
+                        exhausted = true
+                        pending[lastRead + 1] = ActivationResult(outcome: .error, error: Activator.coded(error))
+                        lastRead += 1
+                        break
+                    }
+                    guard let (number, bytes, overflowed) = next else {
+                        exhausted = true
+                        break
+                    }
+                    lastRead = number
+                    let text = String(decoding: bytes, as: UTF8.self).trimmingASCIISpaces
+                    if text.isEmpty {
+                        pending[number] = .skipped  // blank lines keep their numbers, print nothing
+                        continue
+                    }
+                    if overflowed || !bytes.isValidUTF8 {
+                        pending[number] = ActivationResult(outcome: .error, error: ActivationError(
+                            code: overflowed ? "deeplink.tooLong" : "deeplink.invalidCharacter",
+                            message: overflowed ? "the deeplink is longer than \(DeeplinkParser.maximumLength) bytes" : "the deeplink is not valid UTF-8"))
+                        continue
+                    }
+                    let deeplink: Deeplink
+                    do {
+                        deeplink = try parser.parse(text)
+                    } catch {
+                        pending[number] = ActivationResult(outcome: .error, error: Activator.coded(error))
+                        continue
+                    }
+                    let worker = freeWorkers.removeLast()
+                    inFlight += 1
+                    group.addTask {
+                        (number, worker, await session.run(deeplink, text: text, device: nil, client: worker))
+                    }
+                }
+                emitReady()
+                if lastRead % 4096 == 0 { progress?(lines.bytesConsumed, totalBytes) }
+                if inFlight == 0 && (exhausted || freeWorkers.isEmpty) { break }
+                guard let (number, worker, result) = await group.next() else { break }
+                inFlight -= 1
+                freeWorkers.append(worker)
+                pending[number] = result
+                emitReady()
+            }
+            emitReady()
+        }
+        progress?(lines.bytesConsumed, totalBytes)
+        summary.transactions = await session.committer.transactions
+        summary.committedSteps = await session.committer.jobs
+        return summary
+    }
+}
+
+extension ActivationResult {
+    /// A blank line: counted nowhere, printed nowhere.
+    static let skipped: ActivationResult = {
+        var result = ActivationResult(outcome: .error)
+        result.isSkipped = true
+        return result
+    }()
+}
+
+extension BatchSummary {
+    mutating func count(_ result: ActivationResult) {
+        lines += 1
+        outcomes[result.outcome, default: 0] += 1
+        if let code = result.error?.code { errors[code, default: 0] += 1 }
+    }
+}
+
+extension ImportInput {
+    /// A descriptor to read, and the size when it is a regular file.
+    func open() throws(ImportError) -> (Int32, Int?) {
+        guard case .file(let path) = self else { return (STDIN_FILENO, nil) }
+        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .unreadable(path, String(cString: strerror(errno))) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) != S_IFDIR else {
+            _ = Glibc.close(descriptor)
+            throw .unreadable(path, "it is a directory")
+        }
+        return (descriptor, (info.st_mode & S_IFMT) == S_IFREG ? Int(info.st_size) : nil)
+    }
+}
+
+private extension String {
+    var trimmingASCIISpaces: String {
+        var text = Substring(self)
+        while let first = text.first, first == " " || first == "\t" { text = text.dropFirst() }
+        while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
+        return String(text)
+    }
+}
+
+private extension Array where Element == UInt8 {
+    var isValidUTF8: Bool { String(validating: self, as: UTF8.self) != nil }
+}

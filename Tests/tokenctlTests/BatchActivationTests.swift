@@ -1,0 +1,100 @@
+import Foundation
+import Sandbox
+import TestSupport
+import Testing
+
+@Suite struct BatchActivationTests {
+    func lines(_ result: CLIResult) throws -> [[String: Any]] {
+        try result.stdout.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+    }
+
+    @Test func outputIsInInputOrderWithLineNumbersAndABadLineDoesNotStopTheRest() async throws {
+        let harness = try await ActivationHarness.start()
+        defer { Task { try await harness.stop() } }
+        var passes = "serialNumber,deviceAccountIdentifier\n"
+        for index in 0..<200 { passes += "SN\(index),DAPL\(index)\n" }
+        passes += "SNDECLINE,SBXDECLINED1\n"
+        _ = try harness.cli.run("wallet", "import", harness.cli.write("passes.csv", passes))
+        var batch = (0..<100).map { "mybank://activate?serialNumber=SN\($0)" }
+        batch += ["", "not a deeplink", "mybank://activate?serialNumber=SNDECLINE", "mybank://activate?serialNumber=SN-NONE"]
+        batch += (100..<200).map { "  mybank://activate?serialNumber=SN\($0)\r" }
+        let file = harness.cli.write("batch.txt", batch.joined(separator: "\n") + "\n")
+
+        let result = try harness.cli.run("activate", "--batch", file, "--json", "--concurrency", "8")
+        #expect(result.status == 66, "most severe of 0, 2, 65, 66: \(result.stderr)")
+        let output = try lines(result)
+        #expect(output.count == 203)
+        let numbers = output.compactMap { $0["line"] as? Int }
+        #expect(numbers == Array(1...100) + Array(102...204))
+        #expect(output[100]["error"].flatMap { ($0 as? [String: Any])?["code"] as? String } == "deeplink.invalidCharacter")
+        #expect(output[101]["outcome"] as? String == "DECLINED")
+        #expect(output[102]["outcome"] as? String == "ERROR")
+        #expect(output.filter { $0["outcome"] as? String == "APPROVED" }.count == 200)
+        #expect(harness.sandbox.activationRequestCount == 201)
+        // every line past parsing has exactly one audit entry
+        #expect(try harness.auditEntries().count == 202)
+        #expect(try harness.cli.run("audit", "verify").status == 0)
+    }
+
+    @Test func theSummaryCountsOutcomesAndReadsStandardInput() async throws {
+        let harness = try await ActivationHarness.start()
+        defer { Task { try await harness.stop() } }
+        try harness.add("SN1", "DAPL1")
+        try harness.add("SN2", "SBXFAILED2")
+        let input = ["mybank://activate?serialNumber=SN1", "mybank://activate?serialNumber=SN2", "mybank://activate?serialNumber=SN1"].joined(separator: "\n")
+        let result = try harness.cli.run(["activate", "--batch", "-", "--concurrency", "1"], stdin: input)
+        #expect(result.status == 3)
+        #expect(result.stdout == "3 lines: APPROVED 1, FAILED 1, ALREADY_ACTIVATED 1\nexit 3\n")
+    }
+
+    @Test func linesForOnePassInFlightTogetherSendOneRequest() async throws {
+        let harness = try await ActivationHarness.start(slowDelay: .milliseconds(300))
+        defer { Task { try await harness.stop() } }
+        try harness.add("SN1", "SBXSLOW1")
+        let file = harness.cli.write("batch.txt", String(repeating: "mybank://activate?serialNumber=SN1\n", count: 8))
+        let result = try harness.cli.run("activate", "--batch", file, "--json", "--concurrency", "8")
+        let output = try lines(result)
+        #expect(output.count == 8)
+        #expect(harness.sandbox.activationRequestCount == 1)
+        let codes = output.compactMap { $0["exitCode"] as? Int }
+        #expect(codes.filter { $0 == 0 }.count >= 1)
+        #expect(codes.allSatisfy { $0 == 0 || $0 == 75 }, "\(codes)")
+        #expect(try harness.auditEntries().count == 8)
+    }
+
+    @Test func killedMidBatchEveryRequestTheServerReceivedIsAudited() async throws {
+        let harness = try await ActivationHarness.start(slowDelay: .milliseconds(200))
+        defer { Task { try await harness.stop() } }
+        var passes = "serialNumber,deviceAccountIdentifier\n"
+        for index in 0..<400 { passes += "SN\(index),SBXSLOW\(index)\n" }
+        _ = try harness.cli.run("wallet", "import", harness.cli.write("passes.csv", passes))
+        let file = harness.cli.write("batch.txt", (0..<400).map { "mybank://activate?serialNumber=SN\($0)\n" }.joined())
+        let batch = try harness.cli.start(["activate", "--batch", file, "--json", "--concurrency", "8"])
+        let deadline = ContinuousClock.now + .seconds(20)
+        while harness.sandbox.activationRequestCount < 20 && ContinuousClock.now < deadline {
+            usleep(5_000)
+        }
+        kill(batch.process.processIdentifier, SIGKILL)
+        _ = try batch.finish()
+
+        let received = Set(harness.sandbox.requests.compactMap { $0.header("X-Request-ID") })
+        #expect(received.count >= 20)
+        #expect(received.count < 400)
+        let audited = Set(try harness.auditEntries().compactMap { $0["requestId"] as? String })
+        #expect(received.isSubset(of: audited), "requests the audit does not know: \(received.subtracting(audited))")
+        #expect(try harness.cli.run("audit", "verify").status == 0)
+    }
+
+    @Test func aMissingBatchFileExits65() throws {
+        let result = try CLI().run("activate", "--batch", "/nonexistent/batch.txt", "--json")
+        #expect(result.status == 65)
+        #expect(result.errorCode == "import.unreadable")
+    }
+
+    @Test func aDeeplinkAndABatchTogetherIsAUsageError() throws {
+        #expect(try CLI().run("activate", "mybank://activate?serialNumber=SN1", "--batch", "x").status == 64)
+        #expect(try CLI().run("activate").status == 64)
+    }
+}

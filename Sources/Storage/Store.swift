@@ -30,8 +30,8 @@ public final class Store: Sendable {
                 try db.execute(sql: "PRAGMA journal_mode = WAL")
             }
             // In WAL mode, NORMAL keeps every committed transaction across a process
-            // crash; only a power loss or OS crash can lose the latest commits.
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            // crash; FULL also across a power loss, at one fsync per commit.
+            try db.execute(sql: options.durability == .full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
         }
         configuration.busyMode = .timeout(Double(options.busyTimeoutMilliseconds) / 1000)
         configuration.label = "tokenctl"

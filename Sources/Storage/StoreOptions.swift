@@ -8,9 +8,21 @@ public struct StoreOptions: Sendable, Equatable {
     /// How long a writer waits for another process's lock before failing with `storage.busy`.
     public var busyTimeoutMilliseconds: Int
 
-    public init(path: String, createsDirectory: Bool = false, busyTimeoutMilliseconds: Int = 30_000) {
+    /// What a committed transaction survives (SQLite's `synchronous` in WAL mode).
+    public enum Durability: String, Sendable, Equatable {
+        /// A commit survives a crash of the process; a power loss or OS crash may lose the
+        /// latest commits (never corrupts). No fsync per commit.
+        case normal
+        /// A commit also survives a power loss or OS crash: one fsync of the log per commit.
+        case full
+    }
+
+    public var durability: Durability
+
+    public init(path: String, createsDirectory: Bool = false, busyTimeoutMilliseconds: Int = 30_000, durability: Durability = .normal) {
         self.path = path
         self.createsDirectory = createsDirectory
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
+        self.durability = durability
     }
 }

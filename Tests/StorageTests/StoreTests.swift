@@ -25,6 +25,13 @@ import Testing
         try store.close()
     }
 
+    @Test(arguments: [(StoreOptions.Durability.normal, 1), (.full, 2)])
+    func durabilitySetsSynchronous(durability: StoreOptions.Durability, pragma: Int) throws {
+        let store = try Store(options: StoreOptions(path: directory.file("wallet.sqlite"), durability: durability))
+        #expect(try store.read { try Int.fetchOne($0, sql: "PRAGMA synchronous") } == pragma)
+        try store.close()
+    }
+
     @Test func closingCheckpointsAndRemovesTheWriteAheadLog() throws {
         let path = directory.file("wallet.sqlite")
         let store = try Store(options: StoreOptions(path: path))

@@ -2,6 +2,7 @@
 enum ConfigKeys {
     static let databasePath = "database.path"
     static let databaseBusyTimeout = "database.busy-timeout-ms"
+    static let databaseSynchronous = "database.synchronous"
     static let deeplinkFormats = "deeplinks.formats"
     static let tmpBaseURL = "tmp.base-url"
     static let tmpConnectTimeout = "tmp.connect-timeout-ms"
@@ -19,7 +20,7 @@ enum ConfigKeys {
     static let onboardingRequireFinished = "onboarding.require-finished-user-activation"
 
     static let all: Set<String> = [
-        databasePath, databaseBusyTimeout, deeplinkFormats,
+        databasePath, databaseBusyTimeout, databaseSynchronous, deeplinkFormats,
         tmpBaseURL, tmpConnectTimeout, tmpTimeout, tmpRetryAttempts, tmpRetryBackoff,
         tmpBearerTokenFile, tmpAPIKeyHeader, tmpAPIKeyFile,
         tmpCAFile, tmpClientCertFile, tmpClientKeyFile,

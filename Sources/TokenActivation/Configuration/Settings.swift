@@ -2,6 +2,8 @@
 /// environment variables, then the configuration file, then built-in defaults.
 ///
 /// The built-in defaults equal `Config/tokenctl.json` in the repository.
+import Storage
+
 public struct Settings: Sendable, Equatable {
     public struct Database: Sendable, Equatable {
         /// Absolute or working-directory-relative path of the SQLite file.
@@ -10,6 +12,8 @@ public struct Settings: Sendable, Equatable {
         /// must exist); false for the built-in location, whose directory is created.
         public var isExplicit: Bool
         public var busyTimeoutMilliseconds: Int
+        /// `normal`: a commit survives a crash of the process; `full`: also a power loss.
+        public var synchronous: StoreOptions.Durability
     }
 
     public struct Retry: Sendable, Equatable {
@@ -62,7 +66,8 @@ public struct Settings: Sendable, Equatable {
             database: Database(
                 path: defaultDatabasePath(environment: environment),
                 isExplicit: false,
-                busyTimeoutMilliseconds: 30_000
+                busyTimeoutMilliseconds: 30_000,
+                synchronous: .normal
             ),
             deeplinkFormats: ["mybank://activate"],
             tmp: TMP(

@@ -1,5 +1,6 @@
 import Configuration
 import Foundation
+import Storage
 import SystemPackage
 
 /// Loads ``Settings`` from flags, `TOKENCTL_*` environment variables, a JSON
@@ -57,6 +58,12 @@ public struct SettingsLoader: Sendable {
             settings.database.isExplicit = true
         }
         try layers.int(ConfigKeys.databaseBusyTimeout, min: 0).map { settings.database.busyTimeoutMilliseconds = $0 }
+        if let (mode, origin) = try layers.string(ConfigKeys.databaseSynchronous) {
+            guard let durability = StoreOptions.Durability(rawValue: mode) else {
+                throw ConfigurationError.invalidValue(key: ConfigKeys.databaseSynchronous, origin: origin, expected: "normal or full")
+            }
+            settings.database.synchronous = durability
+        }
         if let (formats, origin) = try layers.stringArray(ConfigKeys.deeplinkFormats) {
             guard !formats.isEmpty, formats.allSatisfy({ DeeplinkFormat($0) != nil }) else {
                 throw ConfigurationError.invalidValue(key: ConfigKeys.deeplinkFormats, origin: origin, expected: "a non-empty list of launch URLs of the form scheme://host[/path], such as \"mybank://activate\"")

@@ -105,6 +105,9 @@ public struct Wallet: Sendable {
 extension Settings {
     /// How the configured database is opened.
     public var storeOptions: StoreOptions {
-        StoreOptions(path: database.path, createsDirectory: !database.isExplicit, busyTimeoutMilliseconds: database.busyTimeoutMilliseconds)
+        StoreOptions(
+            path: database.path, createsDirectory: !database.isExplicit,
+            busyTimeoutMilliseconds: database.busyTimeoutMilliseconds, durability: database.synchronous
+        )
     }
 }

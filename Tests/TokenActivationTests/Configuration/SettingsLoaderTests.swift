@@ -35,6 +35,14 @@ import Testing
         #expect(settings.tmp.authentication.bearerTokenFile == "/etc/tokenctl/tmp.token")
         #expect(settings.tmp.tls.clientKeyFile == "/etc/tokenctl/client.key")
         #expect(settings.onboarding.requiresFinishedUserActivation)
+        #expect(settings.database.synchronous == .full)
+    }
+
+    @Test func durabilityIsNormalOrFull() async throws {
+        #expect(try await load().database.synchronous == .normal)
+        #expect(try await load(["TOKENCTL_DATABASE_SYNCHRONOUS": "full"]).database.synchronous == .full)
+        let error = try await #require(throws: ConfigurationError.self) { try await load(["TOKENCTL_DATABASE_SYNCHRONOUS": "fast"]) }
+        #expect(error.message == "environment variable TOKENCTL_DATABASE_SYNCHRONOUS: expected normal or full")
     }
 
     @Test func theDefaultDatabaseFollowsXDGDataHome() async throws {

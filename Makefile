@@ -4,17 +4,21 @@
 #   make demo    the activation flow on a temporary database and the loopback sandbox
 #   make bench   wallet figures: import of 1,000,000 records, lookups, cold `wallet show`
 #   make fuzz    libFuzzer on the deeplink parser for FUZZ_SECONDS (make test runs 10 s)
+#   make install release binary with the Swift runtime linked in, and the deeplink handler,
+#                into $(DESTDIR)$(PREFIX)/bin (PREFIX=/usr/local)
 
 SWIFT ?= swift
 APT_PACKAGES := libcurl4-openssl-dev libsqlite3-dev pkg-config
 # Programs the tests start: curl and python3 as independent clients, script(1) for a terminal.
 TEST_PROGRAMS := curl python3 script
 BENCH_RECORDS ?= 1000000
+BENCH_LINES ?= 20000
+BENCH_RSS_LINES ?= 200000
 FUZZ_SECONDS ?= 60
 # The parser is plain Swift, so the fuzzer compiles its files directly.
 FUZZ_DEEPLINK_SOURCES := $(filter-out %+CodedError.swift,$(wildcard Sources/TokenActivation/Deeplink/*.swift))
 
-.PHONY: deps build test demo bench fuzz clean
+.PHONY: deps build test demo bench bench-activation fuzz install clean
 
 deps:
 	@missing=""; \
@@ -60,6 +64,20 @@ bench: deps
 	$(SWIFT) build -c release --product tokenctl
 	$(SWIFT) build -c release --product WalletBenchmark
 	@Benchmarks/wallet.sh .build/release $(BENCH_RECORDS)
+	@Benchmarks/activation.sh .build/release $(BENCH_LINES) $(BENCH_RSS_LINES)
+
+# Just the activation figures.
+bench-activation: deps
+	$(SWIFT) build -c release --product tokenctl
+	@Benchmarks/activation.sh .build/release $(BENCH_LINES) $(BENCH_RSS_LINES)
+
+PREFIX ?= /usr/local
+# The Swift runtime and Foundation linked statically: no Swift libraries to load at start.
+install: deps
+	$(SWIFT) build -c release --static-swift-stdlib --product tokenctl --scratch-path .build-static
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 .build-static/release/tokenctl $(DESTDIR)$(PREFIX)/bin/tokenctl
+	install -m 755 Deeplinks/tokenctl-handler $(DESTDIR)$(PREFIX)/bin/tokenctl-handler
 
 clean:
-	rm -rf .build
+	rm -rf .build .build-static

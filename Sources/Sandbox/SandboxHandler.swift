@@ -36,10 +36,7 @@ final class SandboxHandler: ChannelInboundHandler, @unchecked Sendable {
                 method: head.method.rawValue, path: path,
                 headers: head.headers.map { ($0.name, $0.value) }, body: body
             )
-            let count = recorder.requests.withLockedValue { requests in
-                requests.append(request)
-                return requests.filter(\.isActivation).count
-            }
+            let count = recorder.record(request)
             let reply = route(request, activationCount: count)
             log?("\(request.method) \(path) \(describe(reply))")
             answer(reply, keepAlive: head.isKeepAlive, context: context)

@@ -30,12 +30,13 @@ public final class TMPSandbox: Sendable {
     public var baseURL: String { "http://127.0.0.1:\(port)" }
 
     /// Activation requests received so far.
-    public var activationRequestCount: Int { recorder.requests.withLockedValue { $0.filter(\.isActivation).count } }
+    public var activationRequestCount: Int { recorder.activations.withLockedValue { $0 } }
 
     /// TCP connections accepted so far.
     public var connectionCount: Int { recorder.connections.withLockedValue { $0 } }
 
-    /// Every request received so far, in arrival order.
+    /// The requests received so far, in arrival order (the first ``Recorder/keptRequests``;
+    /// a load test's later requests are only counted).
     public var requests: [RecordedRequest] { recorder.requests.withLockedValue { $0 } }
 
     /// Starts listening on 127.0.0.1.
@@ -85,8 +86,21 @@ public final class TMPSandbox: Sendable {
 }
 
 final class Recorder: Sendable {
+    /// Enough for any test; a load test runs on without the log growing.
+    static let keptRequests = 100_000
+
     let requests = NIOLockedValueBox<[RecordedRequest]>([])
+    let activations = NIOLockedValueBox(0)
     let connections = NIOLockedValueBox(0)
+
+    /// Records a request and returns the activation count including it.
+    func record(_ request: RecordedRequest) -> Int {
+        requests.withLockedValue { if $0.count < Self.keptRequests { $0.append(request) } }
+        return activations.withLockedValue { count in
+            if request.isActivation { count += 1 }
+            return count
+        }
+    }
 }
 
 extension RecordedRequest {

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Activation figures (release build, loopback sandbox):
+#   - the sandbox's own ceiling (wrk, same connection count) next to batch activations/s
+#     at concurrency 1, 4, 8, 16, and a Python requests.Session + sqlite3 handler;
+#   - one cold `tokenctl activate` next to one curl POST and a shell handler
+#     (sqlite3 lookup + curl + sqlite3 insert);
+#   - peak RSS of a long batch.
+#
+#   Benchmarks/activation.sh <release build dir> [batch lines] [RSS batch lines]
+set -euo pipefail
+bin=$(cd "${1:?usage: activation.sh <release build dir> [lines] [rss lines]}" && pwd)
+lines=${2:-20000}
+rss_lines=${3:-200000}
+work=$(mktemp -d)
+sandbox_pid=
+cleanup() { [ -n "$sandbox_pid" ] && kill "$sandbox_pid" 2>/dev/null; rm -rf "$work"; }
+trap cleanup EXIT
+export HOME="$work"
+for tool in hyperfine wrk; do
+  command -v $tool >/dev/null || { echo "bench: installing $tool"; apt-get install -y -qq $tool >/dev/null 2>&1 || sudo apt-get install -y -qq $tool >/dev/null; }
+done
+python3 -c 'import requests' 2>/dev/null || pip install -q requests
+
+"$bin/tokenctl" sandbox --port 0 > "$work/sandbox.log" &
+sandbox_pid=$!
+for _ in $(seq 100); do grep -q '^listening ' "$work/sandbox.log" 2>/dev/null && break; sleep 0.05; done
+url=$(sed -n 's/^listening //p' "$work/sandbox.log")
+export TOKENCTL_TMP_BASE_URL="$url" TOKENCTL_LOG_LEVEL=error
+endpoint="$url/issuer/push-provisioning/tokens/activations"
+echo "sandbox at $url (its log is discarded below to keep it fast)"
+kill "$sandbox_pid"; wait "$sandbox_pid" 2>/dev/null || true
+port=${url##*:}
+"$bin/tokenctl" sandbox --port "$port" > /dev/null &
+sandbox_pid=$!
+sleep 0.3
+
+passes() { # count prefix -> CSV
+  awk -v n="$1" -v p="$2" 'BEGIN { print "serialNumber,deviceAccountIdentifier"; for (i = 0; i < n; i++) printf "%s%d,DAPL%012d\n", p, i, i }'
+}
+deeplinks() { awk -v n="$1" -v p="$2" 'BEGIN { for (i = 0; i < n; i++) printf "mybank://activate?serialNumber=%s%d\n", p, i }'; }
+fresh_db() { rm -f "$work"/db.sqlite*; export TOKENCTL_DATABASE_PATH="$work/db.sqlite"; "$bin/tokenctl" wallet import "$1" > /dev/null; }
+
+passes "$lines" SN > "$work/passes.csv"
+deeplinks "$lines" SN > "$work/batch.txt"
+cat > "$work/post.lua" <<'LUA'
+wrk.method = "POST"
+wrk.body = '{"tokenUniqueReference": "DAPL000000000001"}'
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Accept"] = "application/json"
+LUA
+
+echo
+printf '%-12s %18s %18s %8s\n' concurrency "tokenctl batch/s" "sandbox ceiling/s" "ratio"
+for c in 1 4 8 16; do
+  fresh_db "$work/passes.csv"
+  start=$(date +%s.%N)
+  "$bin/tokenctl" activate --batch "$work/batch.txt" --concurrency "$c" > "$work/summary.txt" || true
+  end=$(date +%s.%N)
+  rate=$(python3 -c "print(round($lines / ($end - $start)))")
+  ceiling=$(wrk -t"$(( c < 2 ? 1 : 2 ))" -c"$c" -d4s -s "$work/post.lua" "$endpoint" | awk '/Requests\/sec/ {print int($2)}')
+  printf '%-12s %18s %18s %7s%%\n' "$c" "$rate" "$ceiling" "$(python3 -c "print(round(100 * $rate / $ceiling))")"
+done
+grep -q "APPROVED $lines" "$work/summary.txt" || { echo "bench: the last batch did not approve every line:"; cat "$work/summary.txt"; }
+
+echo
+echo "== Python requests.Session + sqlite3 handler, same $lines lines (sequential)"
+fresh_db "$work/passes.csv"
+python3 "$(dirname "$0")/python_handler.py" "$work/db.sqlite" "$url" "$work/batch.txt"
+
+echo
+echo "== one activation, cold process (every run sends: the pass is DECLINED and stays activatable)"
+fresh_db <(printf 'serialNumber,deviceAccountIdentifier\nSNONE,SBXDECLINED000001\n')
+sqlite3 "$work/db.sqlite" "CREATE TABLE shell_audit (serial TEXT, answer TEXT)"
+export DB="$work/db.sqlite" URL="$url"
+hyperfine -N -i --warmup 5 --runs 100 --export-json "$work/single.json" \
+  "$bin/tokenctl activate mybank://activate?serialNumber=SNONE" \
+  "curl -s -o /dev/null -X POST -H Content-Type:application/json -d {\"tokenUniqueReference\":\"SBXDECLINED000001\"} $endpoint" \
+  "$(dirname "$0")/shell-handler.sh mybank://activate?serialNumber=SNONE" > /dev/null 2>&1
+python3 - "$work/single.json" <<'PY'
+import json, sys
+for r in json.load(open(sys.argv[1]))["results"]:
+    name = r["command"].split("/")[-1][:60]
+    print(f"  {name:62s} median {r['median'] * 1000:6.1f} ms  mean {r['mean'] * 1000:6.1f} ms")
+PY
+
+echo
+echo "== peak memory of a $rss_lines-line batch"
+passes "$rss_lines" RS > "$work/rss.csv"
+deeplinks "$rss_lines" RS > "$work/rss.txt"
+fresh_db "$work/rss.csv"
+/usr/bin/time -f "  wall %e s, peak RSS %M KiB" "$bin/tokenctl" activate --batch "$work/rss.txt" --concurrency 8

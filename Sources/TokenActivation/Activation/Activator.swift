@@ -50,7 +50,12 @@ public struct Activator: Sendable {
         case .failure(let error): return ActivationResult(outcome: .error, error: error)
         }
         defer { try? store.close() }
-        let session = await Session(activator: self, store: store, clients: 1)
+        let session: Session
+        do {
+            session = try await Session(activator: self, store: store, clients: 1)
+        } catch {
+            return ActivationResult(outcome: .error, error: Self.coded(error))
+        }
         if dryRun {
             let attempt = session.attempt(deeplink, text: text, device: device)
             do {
@@ -131,8 +136,8 @@ public struct Activator: Sendable {
         var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
         bytes[6] = bytes[6] & 0x0F | 0x40
         bytes[8] = bytes[8] & 0x3F | 0x80
-        let hex = bytes.map { String($0, radix: 16).leftPadded(2) }
-        return [hex[0..<4], hex[4..<6], hex[6..<8], hex[8..<10], hex[10..<16]].map { $0.joined() }.joined(separator: "-")
+        let hex = Array(Hex.encode(bytes))
+        return [hex[0..<8], hex[8..<12], hex[12..<16], hex[16..<20], hex[20..<32]].map { String($0) }.joined(separator: "-")
     }
 }
 
@@ -142,10 +147,12 @@ struct Session: Sendable {
     let activator: Activator
     let committer: GroupCommitter
     private let clients: [Result<TMPClient, ActivationError>]
+    private let hashKey: [UInt8]
 
-    init(activator: Activator, store: Store, clients count: Int) async {
+    init(activator: Activator, store: Store, clients count: Int) async throws {
         self.activator = activator
         committer = GroupCommitter(store: store)
+        hashKey = try store.read { try AuditLog.deeplinkHashKey($0) }
         switch await activator.preflight() {
         case .failure(let error):
             clients = Array(repeating: .failure(error), count: count)
@@ -157,7 +164,10 @@ struct Session: Sendable {
     func client(_ index: Int) -> Result<TMPClient, ActivationError> { clients[index] }
 
     func attempt(_ deeplink: Deeplink, text: String, device: String?) -> Attempt {
-        Attempt(deeplink: deeplink, deeplinkText: text, device: device, requestID: Activator.makeRequestID(), clock: activator.clock)
+        Attempt(
+            deeplink: deeplink, deeplinkHash: AuditLog.deeplinkHash(text, key: hashKey), device: device,
+            requestID: Activator.makeRequestID(), clock: activator.clock
+        )
     }
 
     /// One activation on worker `client`'s connection.

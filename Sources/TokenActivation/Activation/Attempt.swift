@@ -11,7 +11,8 @@ struct Attempt: Sendable {
     }
 
     let deeplink: Deeplink
-    let deeplinkText: String
+    /// The keyed hash of the deeplink text; the text itself is never stored.
+    let deeplinkHash: String
     let device: String?
     let requestID: String
     let clock: @Sendable () -> Timestamp
@@ -28,7 +29,7 @@ struct Attempt: Sendable {
         result.requestID = requestID
         let attemptID = try AuditLog.nextAttemptID(db)
         result.auditID = attemptID
-        let hash = try AuditLog.deeplinkHash(deeplinkText, db)
+        let hash = deeplinkHash
 
         let resolution = PassResolution(records: try WalletRepository.records(matching: query, db), query: query)
         var record: PassRecord?
@@ -74,7 +75,7 @@ struct Attempt: Sendable {
     /// Records the answer and moves the pass: `activated` on APPROVED, otherwise back to
     /// `requiresActivation` so that a new run is an explicit retry.
     func finish(_ record: PassRecord, result: ActivationResult, latency: Duration, _ db: Database) throws -> ActivationResult {
-        let hash = try AuditLog.deeplinkHash(deeplinkText, db)
+        let hash = deeplinkHash
         var finished = row(.finished, attemptID: result.auditID ?? 0, hash: hash, record: record)
         finished.outcome = result.outcome.rawValue
         finished.errorCode = result.error?.code

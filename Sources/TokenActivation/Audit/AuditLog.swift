@@ -6,18 +6,18 @@ import GRDB
 /// inside the caller's transaction keeps the chain consistent across processes.
 enum AuditLog {
     static func nextAttemptID(_ db: Database) throws -> Int64 {
-        try Int64.fetchOne(db, sql: "SELECT ifnull(max(attempt_id), 0) + 1 FROM audit_row") ?? 1
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT ifnull(max(attempt_id), 0) + 1 FROM audit_row")) ?? 1
     }
 
     /// Appends a row, chained to the last one.
     static func append(_ row: AuditRow, _ db: Database) throws {
-        let previous = try String.fetchOne(db, sql: "SELECT hash FROM audit_row ORDER BY seq DESC LIMIT 1") ?? AuditRow.genesisHash
-        try db.execute(sql: """
+        let previous = try String.fetchOne(db.cachedStatement(sql: "SELECT hash FROM audit_row ORDER BY seq DESC LIMIT 1")) ?? AuditRow.genesisHash
+        try db.cachedStatement(sql: """
             INSERT INTO audit_row (attempt_id, event, at, request_id, serial_number, pass_type_identifier,
                 token_unique_reference, device_label, deeplink_hash, owner_pid, owner_start, outcome, error_code,
                 http_status, card_last4, comment, latency_ms, previous_hash, hash)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [
+            """).execute(arguments: [
                 row.attemptID, row.event.rawValue, row.at.iso8601, row.requestID, row.serialNumber,
                 row.passTypeIdentifier, row.tokenUniqueReference, row.device, row.deeplinkHash,
                 row.ownerPID.map { Int($0) }, row.ownerStart, row.outcome, row.errorCode, row.httpStatus,
@@ -25,14 +25,18 @@ enum AuditLog {
             ])
     }
 
-    /// HMAC-SHA256 (hex) of a deeplink with the database's random key: the audit can tell
-    /// two attempts came from the same deeplink without storing it.
-    static func deeplinkHash(_ deeplink: String, _ db: Database) throws -> String {
+    /// The key of the deeplink hash, random and made with the database.
+    static func deeplinkHashKey(_ db: Database) throws -> [UInt8] {
         guard let key = try Data.fetchOne(db, sql: "SELECT value FROM metadata WHERE key = 'deeplink-hash-key'") else {
             throw StorageFailure.missingHashKey
         }
-        let mac = HMAC<SHA256>.authenticationCode(for: Array(deeplink.utf8), using: SymmetricKey(data: key))
-        return mac.map { String($0, radix: 16).leftPadded(2) }.joined()
+        return Array(key)
+    }
+
+    /// HMAC-SHA256 (hex) of a deeplink: the audit can tell two attempts came from the same
+    /// deeplink without storing it.
+    static func deeplinkHash(_ deeplink: String, key: [UInt8]) -> String {
+        Hex.encode(HMAC<SHA256>.authenticationCode(for: Array(deeplink.utf8), using: SymmetricKey(data: key)))
     }
 
     /// The "started" row of the attempt still open on a pass, if any.

@@ -35,7 +35,7 @@ struct AuditRow: Sendable, Equatable {
             "http": httpStatus.map { .int($0) } ?? .null, "last4": .optional(cardLast4Digits),
             "comment": .optional(comment), "latency": latencyMilliseconds.map { .int($0) } ?? .null,
         ]).text
-        return SHA256.hash(data: Array(content.utf8)).map { String($0, radix: 16).leftPadded(2) }.joined()
+        return Hex.encode(SHA256.hash(data: Array(content.utf8)))
     }
 
     static let genesisHash = String(repeating: "0", count: 64)
@@ -44,5 +44,20 @@ struct AuditRow: Sendable, Equatable {
 extension String {
     func leftPadded(_ width: Int) -> String {
         count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}
+
+/// Lower-case hexadecimal.
+enum Hex {
+    private static let digits = Array("0123456789abcdef".utf8)
+
+    static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+        var text: [UInt8] = []
+        text.reserveCapacity(64)
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 }

@@ -38,7 +38,7 @@ extension Activator {
         let store = try openStore().get()
         defer { try? store.close() }
         let workers = max(1, concurrency)
-        let session = await Session(activator: self, store: store, clients: workers)
+        let session = try await Session(activator: self, store: store, clients: workers)
         let parser = self.parser
         var lines = LineReader(reader: ByteReader(descriptor: descriptor, name: input.name))
         var summary = BatchSummary()

@@ -43,10 +43,9 @@ enum WalletRepository {
     }
 
     static func setState(_ state: PassState, of record: PassRecord, _ db: Database) throws {
-        try db.execute(
-            sql: "UPDATE pass_record SET state = ? WHERE serial_number = ? AND pass_type_identifier = ? AND device_account_identifier = ?",
-            arguments: [state.rawValue, record.serialNumber, record.passTypeIdentifier, record.deviceAccountIdentifier]
-        )
+        try db.cachedStatement(
+            sql: "UPDATE pass_record SET state = ? WHERE serial_number = ? AND pass_type_identifier = ? AND device_account_identifier = ?"
+        ).execute(arguments: [state.rawValue, record.serialNumber, record.passTypeIdentifier, record.deviceAccountIdentifier])
     }
 
     static func delete(_ record: PassRecord, _ db: Database) throws {

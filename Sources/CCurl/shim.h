@@ -7,6 +7,8 @@
 // one typed wrapper per argument kind.
 
 typedef size_t (*tokenctl_curl_write_callback)(char *data, size_t size, size_t count, void *context);
+typedef size_t (*tokenctl_curl_read_callback)(char *buffer, size_t size, size_t count, void *context);
+typedef int (*tokenctl_curl_seek_callback)(void *context, curl_off_t offset, int origin);
 
 static inline CURLcode tokenctl_curl_setopt_long(CURL *handle, CURLoption option, long value) {
     return curl_easy_setopt(handle, option, value);
@@ -25,6 +27,14 @@ static inline CURLcode tokenctl_curl_setopt_slist(CURL *handle, CURLoption optio
 }
 
 static inline CURLcode tokenctl_curl_setopt_write_function(CURL *handle, CURLoption option, tokenctl_curl_write_callback value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode tokenctl_curl_setopt_read_function(CURL *handle, CURLoption option, tokenctl_curl_read_callback value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode tokenctl_curl_setopt_seek_function(CURL *handle, CURLoption option, tokenctl_curl_seek_callback value) {
     return curl_easy_setopt(handle, option, value);
 }
 

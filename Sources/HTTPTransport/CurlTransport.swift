@@ -48,52 +48,81 @@ final class EasyHandle: @unchecked Sendable {
         self.curl = curl
     }
 
-    deinit { curl_easy_cleanup(curl) }
+    deinit {
+        curl_easy_cleanup(curl)
+        curl_slist_free_all(headers)
+        body.deallocate()
+    }
+
+    /// The request being sent: libcurl reads the body and the header list until it is done.
+    private var body = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+    /// Body bytes handed to libcurl so far.
+    private var bodyOffset = 0
+    private var headers: UnsafeMutablePointer<curl_slist>?
+
+    /// The `CURL*`, for adding the handle to a multi handle.
+    var pointer: UnsafeMutableRawPointer { curl }
 
     func perform(_ request: HTTPRequest, options: CurlTransportOptions) throws(TransportError) -> HTTPResponse {
+        prepare(request, options: options)
+        return try result(of: curl_easy_perform(curl)).get()
+    }
+
+    /// Sets every option for `request`; call ``result(of:)`` when libcurl is done with it.
+    func prepare(_ request: HTTPRequest, options: CurlTransportOptions) {
         curl_easy_reset(curl)  // keeps live connections and caches, drops every option
         responseBody.removeAll(keepingCapacity: true)
         responseLimit = options.maximumResponseBytes
         overflowed = false
-
-        var headers: UnsafeMutablePointer<curl_slist>?
-        defer { curl_slist_free_all(headers) }
+        curl_slist_free_all(headers)
+        headers = nil
         for (name, value) in request.headers {
             headers = curl_slist_append(headers, "\(name): \(value)")
         }
         // Without this, libcurl adds "Expect: 100-continue" to larger POST bodies.
         headers = curl_slist_append(headers, "Expect:")
+        body.deallocate()
+        body = UnsafeMutableRawBufferPointer.allocate(byteCount: max(request.body.count, 1), alignment: 1)
+        body.copyBytes(from: request.body)
+        bodyOffset = 0
 
-        var body = request.body
-        let code = body.withUnsafeMutableBytes { bodyBytes -> CURLcode in
-            set(CURLOPT_URL, request.url)
-            set(CURLOPT_CUSTOMREQUEST, request.method)
-            if request.method == "POST" {
-                set(CURLOPT_POST, 1)
-                tokenctl_curl_setopt_pointer(curl, CURLOPT_POSTFIELDS, bodyBytes.baseAddress)
-                tokenctl_curl_setopt_off_t(curl, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bodyBytes.count))
-            }
-            tokenctl_curl_setopt_slist(curl, CURLOPT_HTTPHEADER, headers)
-            set(CURLOPT_PROTOCOLS_STR, "http,https")
-            set(CURLOPT_FOLLOWLOCATION, 0)
-            set(CURLOPT_NOSIGNAL, 1)
-            set(CURLOPT_SSL_VERIFYPEER, 1)
-            set(CURLOPT_SSL_VERIFYHOST, 2)
-            set(CURLOPT_CONNECTTIMEOUT_MS, options.connectTimeoutMilliseconds)
-            set(CURLOPT_TIMEOUT_MS, options.timeoutMilliseconds)
-            set(CURLOPT_TCP_KEEPALIVE, 1)
-            if let caFile = options.caFile { set(CURLOPT_CAINFO, caFile) }
-            if let certificate = options.clientCertificateFile { set(CURLOPT_SSLCERT, certificate) }
-            if let key = options.clientKeyFile { set(CURLOPT_SSLKEY, key) }
-            tokenctl_curl_setopt_write_function(curl, CURLOPT_WRITEFUNCTION, receiveBody)
-            tokenctl_curl_setopt_pointer(curl, CURLOPT_WRITEDATA, Unmanaged.passUnretained(self).toOpaque())
-
-            return curl_easy_perform(curl)
+        set(CURLOPT_URL, request.url)
+        set(CURLOPT_CUSTOMREQUEST, request.method)
+        if request.method == "POST" {
+            // The body goes through a read callback, not CURLOPT_POSTFIELDS, so that libcurl
+            // has to ask before sending it again: on a reused connection that dies without
+            // an answer, libcurl would otherwise re-send the request by itself. The seek
+            // callback refuses once bytes were handed over, which turns that silent retry
+            // into CURLE_SEND_FAIL_REWIND: the attempt is final, as the contract requires.
+            set(CURLOPT_POST, 1)
+            tokenctl_curl_setopt_off_t(curl, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count))
+            tokenctl_curl_setopt_read_function(curl, CURLOPT_READFUNCTION, supplyBody)
+            tokenctl_curl_setopt_pointer(curl, CURLOPT_READDATA, Unmanaged.passUnretained(self).toOpaque())
+            tokenctl_curl_setopt_seek_function(curl, CURLOPT_SEEKFUNCTION, rewindBody)
+            tokenctl_curl_setopt_pointer(curl, CURLOPT_SEEKDATA, Unmanaged.passUnretained(self).toOpaque())
         }
-        guard code == CURLE_OK else { throw classify(code) }
+        tokenctl_curl_setopt_slist(curl, CURLOPT_HTTPHEADER, headers)
+        set(CURLOPT_PROTOCOLS_STR, "http,https")
+        set(CURLOPT_FOLLOWLOCATION, 0)
+        set(CURLOPT_NOSIGNAL, 1)
+        set(CURLOPT_SSL_VERIFYPEER, 1)
+        set(CURLOPT_SSL_VERIFYHOST, 2)
+        set(CURLOPT_CONNECTTIMEOUT_MS, options.connectTimeoutMilliseconds)
+        set(CURLOPT_TIMEOUT_MS, options.timeoutMilliseconds)
+        set(CURLOPT_TCP_KEEPALIVE, 1)
+        if let caFile = options.caFile { set(CURLOPT_CAINFO, caFile) }
+        if let certificate = options.clientCertificateFile { set(CURLOPT_SSLCERT, certificate) }
+        if let key = options.clientKeyFile { set(CURLOPT_SSLKEY, key) }
+        tokenctl_curl_setopt_write_function(curl, CURLOPT_WRITEFUNCTION, receiveBody)
+        tokenctl_curl_setopt_pointer(curl, CURLOPT_WRITEDATA, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// The response, or the classified failure, once libcurl finished with `code`.
+    func result(of code: CURLcode) -> Result<HTTPResponse, TransportError> {
+        guard code == CURLE_OK else { return .failure(classify(code)) }
         var status = 0
         tokenctl_curl_getinfo_long(curl, CURLINFO_RESPONSE_CODE, &status)
-        return HTTPResponse(status: status, body: responseBody)
+        return .success(HTTPResponse(status: status, body: responseBody))
     }
 
     /// Tells "never reached the server" from "sent, no answer": bytes of the request left
@@ -101,7 +130,8 @@ final class EasyHandle: @unchecked Sendable {
     private func classify(_ code: CURLcode) -> TransportError {
         var requestSize = 0
         tokenctl_curl_getinfo_long(curl, CURLINFO_REQUEST_SIZE, &requestSize)
-        let sent = requestSize > 0
+        // A refused rewind means libcurl wanted to send the body again: it was sent.
+        let sent = requestSize > 0 || code == CURLE_SEND_FAIL_REWIND
         let detail = String(cString: curl_easy_strerror(code))
         let kind: TransportError.Kind = switch code {
         case CURLE_COULDNT_CONNECT: sent ? .connectionLost : .connectionRefused
@@ -113,7 +143,7 @@ final class EasyHandle: @unchecked Sendable {
              CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS, CURLE_USE_SSL_FAILED:
             .tls
         case CURLE_WRITE_ERROR where overflowed: .responseTooLarge
-        case CURLE_GOT_NOTHING, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_PARTIAL_FILE: .connectionLost
+        case CURLE_GOT_NOTHING, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_PARTIAL_FILE, CURLE_SEND_FAIL_REWIND: .connectionLost
         default: .other
         }
         let wasSent: Bool = switch kind {
@@ -123,6 +153,20 @@ final class EasyHandle: @unchecked Sendable {
         case .timeout, .connectionLost, .other: sent
         }
         return TransportError(kind, wasSent: wasSent, detail: detail)
+    }
+
+    fileprivate func copyBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        let count = min(buffer.count, body.count - bodyOffset)
+        guard count > 0 else { return 0 }
+        buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: body[bodyOffset..<bodyOffset + count]))
+        bodyOffset += count
+        return count
+    }
+
+    /// Rewinding is allowed only before any byte was handed to libcurl.
+    fileprivate func rewind(to offset: Int) -> Bool {
+        guard offset == 0, bodyOffset == 0 else { return false }
+        return true
     }
 
     fileprivate func append(_ data: UnsafeRawBufferPointer) -> Bool {
@@ -142,6 +186,18 @@ final class EasyHandle: @unchecked Sendable {
         // libcurl copies string options (since 7.17), so a temporary C string is fine.
         tokenctl_curl_setopt_string(curl, option, value)
     }
+}
+
+private func supplyBody(_ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?) -> Int {
+    guard let buffer, let context else { return 0 }
+    let handle = Unmanaged<EasyHandle>.fromOpaque(context).takeUnretainedValue()
+    return handle.copyBody(into: UnsafeMutableRawBufferPointer(start: buffer, count: size * count))
+}
+
+private func rewindBody(_ context: UnsafeMutableRawPointer?, _ offset: curl_off_t, _ origin: Int32) -> Int32 {
+    guard let context else { return Int32(CURL_SEEKFUNC_FAIL) }
+    let handle = Unmanaged<EasyHandle>.fromOpaque(context).takeUnretainedValue()
+    return origin == SEEK_SET && handle.rewind(to: Int(offset)) ? Int32(CURL_SEEKFUNC_OK) : Int32(CURL_SEEKFUNC_FAIL)
 }
 
 private func receiveBody(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?) -> Int {

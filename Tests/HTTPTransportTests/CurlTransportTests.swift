@@ -4,8 +4,22 @@ import Sandbox
 import TestSupport
 import Testing
 
-/// The real libcurl transport against the loopback sandbox.
+/// Both libcurl transports (easy handle, multi interface) against the loopback sandbox.
 @Suite struct CurlTransportTests {
+    enum Kind: String, CaseIterable { case easy, multi }
+
+    /// A transport of `kind`, shut down by `body`'s end.
+    func with(_ kind: Kind, _ options: CurlTransportOptions = CurlTransportOptions(), _ body: (any HTTPTransport) async throws -> Void) async throws {
+        switch kind {
+        case .easy:
+            try await body(try CurlTransport(options: options))
+        case .multi:
+            let transport = try CurlMultiTransport(options: options)
+            defer { transport.shutdown() }
+            try await body(transport)
+        }
+    }
+
     func activation(_ reference: String, base: String) -> HTTPRequest {
         HTTPRequest(
             method: "POST", url: base + "/issuer/push-provisioning/tokens/activations",
@@ -25,9 +39,9 @@ import Testing
         try await sandbox.shutdown()
     }
 
-    @Test func postsTheBodyAndHeadersAndReadsTheAnswer() async throws {
+    @Test(arguments: Kind.allCases) func postsTheBodyAndHeadersAndReadsTheAnswer(kind: Kind) async throws {
         try await withSandbox { sandbox in
-            let transport = try CurlTransport(options: CurlTransportOptions())
+            try await with(kind) { transport in
             let response = try await transport.send(activation("DAPL00001234", base: sandbox.baseURL))
             #expect(response.status == 200)
             #expect(String(decoding: response.body, as: UTF8.self).contains(#""issuerMobileAppAuthResponse": "APPROVED""#))
@@ -36,34 +50,37 @@ import Testing
             #expect(received.header("X-Request-ID") == "req-1")
             #expect(received.header("Expect") == nil)
             #expect(sandbox.activationRequestCount == 1)
+            }
         }
     }
 
-    @Test func keepsTheConnectionAliveBetweenRequests() async throws {
+    @Test(arguments: Kind.allCases) func keepsTheConnectionAliveBetweenRequests(kind: Kind) async throws {
         try await withSandbox { sandbox in
-            let transport = try CurlTransport(options: CurlTransportOptions())
+            try await with(kind) { transport in
             for index in 0..<5 {
                 _ = try await transport.send(activation("DAPL\(index)", base: sandbox.baseURL))
             }
             #expect(sandbox.activationRequestCount == 5)
             #expect(sandbox.connectionCount == 1)
+            }
         }
     }
 
-    @Test func aRefusedConnectionWasNotSentAndMayBeRetried() async throws {
+    @Test(arguments: Kind.allCases) func aRefusedConnectionWasNotSentAndMayBeRetried(kind: Kind) async throws {
         let port = try unusedPort()
-        let transport = try CurlTransport(options: CurlTransportOptions())
+        try await with(kind) { transport in
         let error = try await #require(throws: TransportError.self) {
             try await transport.send(activation("DAPL1", base: "http://127.0.0.1:\(port)"))
         }
         #expect(error.kind == .connectionRefused)
         #expect(!error.wasSent)
         #expect(error.isRetryable)
+        }
     }
 
-    @Test func aTimeoutAfterSendingIsFinal() async throws {
+    @Test(arguments: Kind.allCases) func aTimeoutAfterSendingIsFinal(kind: Kind) async throws {
         try await withSandbox(slowDelay: .seconds(2)) { sandbox in
-            let transport = try CurlTransport(options: CurlTransportOptions(timeoutMilliseconds: 200))
+            try await with(kind, CurlTransportOptions(timeoutMilliseconds: 200)) { transport in
             let error = try await #require(throws: TransportError.self) {
                 try await transport.send(activation("SBXSLOW1", base: sandbox.baseURL))
             }
@@ -71,50 +88,75 @@ import Testing
             #expect(error.wasSent)
             #expect(!error.isRetryable)
             #expect(sandbox.activationRequestCount == 1)
+            }
         }
     }
 
-    @Test func aDroppedConnectionAfterSendingIsFinal() async throws {
+    @Test(arguments: Kind.allCases) func aDroppedConnectionAfterSendingIsFinal(kind: Kind) async throws {
         try await withSandbox { sandbox in
-            let transport = try CurlTransport(options: CurlTransportOptions())
+            try await with(kind) { transport in
             let error = try await #require(throws: TransportError.self) {
                 try await transport.send(activation("SBXDROP1", base: sandbox.baseURL))
             }
             #expect(error.kind == .connectionLost)
             #expect(error.wasSent)
             #expect(sandbox.activationRequestCount == 1)
+            }
         }
     }
 
-    @Test func redirectsAreNotFollowed() async throws {
+    /// libcurl re-sends by itself when a reused connection dies without an answer; the
+    /// transport must not let it (it did, up to five times, before the rewind guard).
+    @Test(arguments: Kind.allCases) func aDroppedReusedConnectionIsNotSentAgain(kind: Kind) async throws {
         try await withSandbox { sandbox in
-            let transport = try CurlTransport(options: CurlTransportOptions())
+            try await with(kind) { transport in
+                _ = try await transport.send(activation("DAPL1", base: sandbox.baseURL))
+                let error = try await #require(throws: TransportError.self) {
+                    try await transport.send(activation("SBXDROP1", base: sandbox.baseURL))
+                }
+                #expect(error.kind == .connectionLost)
+                #expect(error.wasSent)
+                // libcurl may open a connection for its retry; no request reaches it
+                #expect(sandbox.activationRequestCount == 2)
+                // and the transport works on afterwards, on a fresh connection
+                #expect(try await transport.send(activation("DAPL2", base: sandbox.baseURL)).status == 200)
+                #expect(sandbox.activationRequestCount == 3)
+            }
+        }
+    }
+
+    @Test(arguments: Kind.allCases) func redirectsAreNotFollowed(kind: Kind) async throws {
+        try await withSandbox { sandbox in
+            try await with(kind) { transport in
             let response = try await transport.send(activation("SBXREDIRECT1", base: sandbox.baseURL))
             #expect(response.status == 302)
             #expect(sandbox.requests.count == 1)
+            }
         }
     }
 
-    @Test func anAnswerOverTheCapIsRefused() async throws {
+    @Test(arguments: Kind.allCases) func anAnswerOverTheCapIsRefused(kind: Kind) async throws {
         try await withSandbox { sandbox in
-            let transport = try CurlTransport(options: CurlTransportOptions(maximumResponseBytes: 16))
+            try await with(kind, CurlTransportOptions(maximumResponseBytes: 16)) { transport in
             let error = try await #require(throws: TransportError.self) {
                 try await transport.send(activation("DAPL1", base: sandbox.baseURL))
             }
             #expect(error.kind == .responseTooLarge)
             #expect(error.wasSent)
+            }
         }
     }
 
-    @Test func httpsToAPlainServerFailsTheHandshakeAndSendsNothing() async throws {
+    @Test(arguments: Kind.allCases) func httpsToAPlainServerFailsTheHandshakeAndSendsNothing(kind: Kind) async throws {
         try await withSandbox { sandbox in
-            let transport = try CurlTransport(options: CurlTransportOptions())
+            try await with(kind) { transport in
             let error = try await #require(throws: TransportError.self) {
                 try await transport.send(activation("DAPL1", base: "https://127.0.0.1:\(sandbox.port)"))
             }
             #expect(error.kind == .tls)
             #expect(!error.wasSent)
             #expect(sandbox.activationRequestCount == 0)
+            }
         }
     }
 }

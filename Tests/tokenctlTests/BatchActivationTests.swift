@@ -87,6 +87,30 @@ import Testing
         #expect(try harness.cli.run("audit", "verify").status == 0)
     }
 
+    @Test func theMultiTransportKeepsOrderCountsAndGuarantees() async throws {
+        let harness = try await ActivationHarness.start(slowDelay: .milliseconds(300))
+        defer { Task { try await harness.stop() } }
+        var passes = "serialNumber,deviceAccountIdentifier\nSNSLOW,SBXSLOW1\nSNDROP,SBXDROP1\n"
+        for index in 0..<300 { passes += "SN\(index),DAPL\(index)\n" }
+        _ = try harness.cli.run("wallet", "import", harness.cli.write("passes.csv", passes))
+        var batch = (0..<300).map { "mybank://activate?serialNumber=SN\($0)" }
+        batch.insert(contentsOf: Array(repeating: "mybank://activate?serialNumber=SNSLOW", count: 4), at: 150)
+        batch.append("mybank://activate?serialNumber=SNDROP")
+        let file = harness.cli.write("batch.txt", batch.joined(separator: "\n"))
+        let result = try harness.cli.run(["activate", "--batch", file, "--json", "--concurrency", "16"], environment: ["TOKENCTL_TMP_TRANSPORT": "multi"])
+        #expect(result.status == 75 || result.status == 69, "\(result.stderr)")
+        let output = try lines(result)
+        #expect(output.compactMap { $0["line"] as? Int } == Array(1...305))
+        #expect(output.filter { $0["outcome"] as? String == "APPROVED" }.count >= 301)
+        #expect(output.last?["errorCode"] == nil && (output.last?["error"] as? [String: Any])?["code"] as? String == "tmp.connectionLost")
+        let ids = harness.sandbox.requests.filter { $0.path.hasSuffix("/activations") }.compactMap { $0.header("X-Request-ID") }
+        let repeated = Dictionary(grouping: ids, by: { $0 }).filter { $0.value.count > 1 }
+        #expect(repeated.isEmpty, "requests sent twice by libcurl: \(repeated.count)")
+        #expect(harness.sandbox.activationRequestCount == 302)
+        #expect(try harness.auditEntries().count == 305)
+        #expect(try harness.cli.run("audit", "verify").status == 0)
+    }
+
     @Test func aMissingBatchFileExits65() throws {
         let result = try CLI().run("activate", "--batch", "/nonexistent/batch.txt", "--json")
         #expect(result.status == 65)

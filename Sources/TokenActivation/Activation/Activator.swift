@@ -56,6 +56,7 @@ public struct Activator: Sendable {
         } catch {
             return ActivationResult(outcome: .error, error: Self.coded(error))
         }
+        defer { session.close() }
         if dryRun {
             let attempt = session.attempt(deeplink, text: text, device: device)
             do {
@@ -104,25 +105,40 @@ public struct Activator: Sendable {
         }
     }
 
-    /// One TMP client, on the injected transport or a new keep-alive ``CurlTransport``.
-    func makeClient(headers: [(name: String, value: String)]) -> Result<TMPClient, ActivationError> {
-        let transport: any HTTPTransport
-        if let injected = self.transport {
-            transport = injected
-        } else {
+    /// One TMP client per worker: on the injected transport, on one keep-alive
+    /// ``CurlTransport`` each, or all on one ``CurlMultiTransport`` (`tmp.transport`).
+    func makeClients(count: Int, headers: [(name: String, value: String)]) -> ([Result<TMPClient, ActivationError>], CurlMultiTransport?) {
+        let options = CurlTransportOptions(
+            connectTimeoutMilliseconds: settings.tmp.connectTimeoutMilliseconds,
+            timeoutMilliseconds: settings.tmp.timeoutMilliseconds,
+            caFile: settings.tmp.tls.caFile,
+            clientCertificateFile: settings.tmp.tls.clientCertificateFile,
+            clientKeyFile: settings.tmp.tls.clientKeyFile
+        )
+        func client(_ transport: any HTTPTransport) -> Result<TMPClient, ActivationError> {
+            .success(TMPClient(transport: transport, baseURL: settings.tmp.baseURL, authentication: headers, retry: settings.tmp.retry))
+        }
+        func failure(_ error: TransportError) -> Result<TMPClient, ActivationError> {
+            .failure(ActivationError(code: error.code, message: error.detail))
+        }
+        if let injected = transport {
+            return (Array(repeating: client(injected), count: count), nil)
+        }
+        if settings.tmp.transport == .multi {
             do {
-                transport = try CurlTransport(options: CurlTransportOptions(
-                    connectTimeoutMilliseconds: settings.tmp.connectTimeoutMilliseconds,
-                    timeoutMilliseconds: settings.tmp.timeoutMilliseconds,
-                    caFile: settings.tmp.tls.caFile,
-                    clientCertificateFile: settings.tmp.tls.clientCertificateFile,
-                    clientKeyFile: settings.tmp.tls.clientKeyFile
-                ))
+                let multi = try CurlMultiTransport(options: options)
+                return (Array(repeating: client(multi), count: count), multi)
             } catch {
-                return .failure(ActivationError(code: error.code, message: error.detail))
+                return (Array(repeating: failure(error), count: count), nil)
             }
         }
-        return .success(TMPClient(transport: transport, baseURL: settings.tmp.baseURL, authentication: headers, retry: settings.tmp.retry))
+        return ((0..<count).map { _ -> Result<TMPClient, ActivationError> in
+            do throws(TransportError) {
+                return client(try CurlTransport(options: options))
+            } catch {
+                return failure(error)
+            }
+        }, nil)
     }
 
     static func coded(_ error: any Error) -> ActivationError {
@@ -147,6 +163,7 @@ struct Session: Sendable {
     let activator: Activator
     let committer: GroupCommitter
     private let clients: [Result<TMPClient, ActivationError>]
+    private let multi: CurlMultiTransport?
     private let hashKey: [UInt8]
 
     init(activator: Activator, store: Store, clients count: Int) async throws {
@@ -156,9 +173,15 @@ struct Session: Sendable {
         switch await activator.preflight() {
         case .failure(let error):
             clients = Array(repeating: .failure(error), count: count)
+            multi = nil
         case .success(let headers):
-            clients = (0..<count).map { _ in activator.makeClient(headers: headers) }
+            (clients, multi) = activator.makeClients(count: count, headers: headers)
         }
+    }
+
+    /// Stops the transfer thread of a multi transport, if there is one.
+    func close() {
+        multi?.shutdown()
     }
 
     func client(_ index: Int) -> Result<TMPClient, ActivationError> { clients[index] }

@@ -39,6 +39,7 @@ extension Activator {
         defer { try? store.close() }
         let workers = max(1, concurrency)
         let session = try await Session(activator: self, store: store, clients: workers)
+        defer { session.close() }
         let parser = self.parser
         var lines = LineReader(reader: ByteReader(descriptor: descriptor, name: input.name))
         var summary = BatchSummary()

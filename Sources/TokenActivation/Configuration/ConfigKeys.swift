@@ -9,6 +9,7 @@ enum ConfigKeys {
     static let tmpTimeout = "tmp.timeout-ms"
     static let tmpRetryAttempts = "tmp.retry.attempts"
     static let tmpRetryBackoff = "tmp.retry.backoff-ms"
+    static let tmpTransport = "tmp.transport"
     static let tmpBearerTokenFile = "tmp.auth.bearer-token-file"
     static let tmpAPIKeyHeader = "tmp.auth.api-key-header"
     static let tmpAPIKeyFile = "tmp.auth.api-key-file"
@@ -21,7 +22,7 @@ enum ConfigKeys {
 
     static let all: Set<String> = [
         databasePath, databaseBusyTimeout, databaseSynchronous, deeplinkFormats,
-        tmpBaseURL, tmpConnectTimeout, tmpTimeout, tmpRetryAttempts, tmpRetryBackoff,
+        tmpBaseURL, tmpConnectTimeout, tmpTimeout, tmpRetryAttempts, tmpRetryBackoff, tmpTransport,
         tmpBearerTokenFile, tmpAPIKeyHeader, tmpAPIKeyFile,
         tmpCAFile, tmpClientCertFile, tmpClientKeyFile,
         onboardingBaseURL, onboardingInstanceID, onboardingRequireFinished,

@@ -33,8 +33,17 @@ public struct Settings: Sendable, Equatable {
         public var clientKeyFile: String?
     }
 
+    /// How concurrent requests share libcurl.
+    public enum Transport: String, Sendable, Equatable {
+        /// One easy handle (and keep-alive connection) per concurrent worker.
+        case easy
+        /// One multi handle on one thread, connections pooled.
+        case multi
+    }
+
     public struct TMP: Sendable, Equatable {
         public var baseURL: String
+        public var transport: Transport
         public var connectTimeoutMilliseconds: Int
         public var timeoutMilliseconds: Int
         public var retry: Retry
@@ -72,6 +81,7 @@ public struct Settings: Sendable, Equatable {
             deeplinkFormats: ["mybank://activate"],
             tmp: TMP(
                 baseURL: sandboxBaseURL,
+                transport: .easy,
                 connectTimeoutMilliseconds: 3_000,
                 timeoutMilliseconds: 15_000,
                 retry: Retry(attempts: 3, backoffMilliseconds: [100, 300]),

@@ -72,6 +72,12 @@ public struct SettingsLoader: Sendable {
         }
 
         try layers.url(ConfigKeys.tmpBaseURL).map { settings.tmp.baseURL = $0 }
+        if let (name, origin) = try layers.string(ConfigKeys.tmpTransport) {
+            guard let transport = Settings.Transport(rawValue: name) else {
+                throw ConfigurationError.invalidValue(key: ConfigKeys.tmpTransport, origin: origin, expected: "easy or multi")
+            }
+            settings.tmp.transport = transport
+        }
         try layers.int(ConfigKeys.tmpConnectTimeout, min: 1).map { settings.tmp.connectTimeoutMilliseconds = $0 }
         try layers.int(ConfigKeys.tmpTimeout, min: 1).map { settings.tmp.timeoutMilliseconds = $0 }
         try layers.int(ConfigKeys.tmpRetryAttempts, min: 1).map { settings.tmp.retry.attempts = $0 }

@@ -99,6 +99,7 @@ import Testing
         (#"{"tmp": {"base-url": "ftp://x"}}"#, "key tmp.base-url: expected an http:// or https:// URL"),
         (#"{"database": {"path": {"nested": 1}}}"#, "key database.path: expected a value, not an object"),
         (#"{"database": {"path": ""}}"#, "key database.path: expected a non-empty string"),
+        (#"{"tmp": {"transport": "threads"}}"#, "key tmp.transport: expected easy or multi"),
     ])
     func aValueOfTheWrongTypeNamesTheFileAndKey(json: String, message: String) async throws {
         let file = write(json)

@@ -1,0 +1,91 @@
+import CCurl
+import Glibc
+import Synchronization
+
+/// ``HTTPTransport`` on libcurl's multi interface: one thread drives every transfer, and
+/// connections are kept alive in the multi handle's shared pool. Compared with a pool of
+/// ``CurlTransport``s, no thread is handed a request per send. The thread keeps the
+/// transport alive until ``shutdown()``.
+///
+/// Unchecked Sendable: the multi handle is used by the transfer thread only, except for
+/// `curl_multi_wakeup`, which libcurl documents as callable from any thread; `thread` is
+/// written once, in `init`.
+public final class CurlMultiTransport: HTTPTransport, @unchecked Sendable {
+    private struct Submission {
+        let request: HTTPRequest
+        let continuation: CheckedContinuation<Result<HTTPResponse, TransportError>, Never>
+    }
+
+    private let options: CurlTransportOptions
+    private let multi: UnsafeMutableRawPointer
+    private let submissions = Mutex<[Submission]>([])
+    private let stopping = Atomic<Bool>(false)
+    private var thread = pthread_t()
+
+    /// - Throws: ``TransportError`` when libcurl cannot be initialised.
+    public init(options: CurlTransportOptions) throws(TransportError) {
+        self.options = options
+        _ = EasyHandle()  // runs curl_global_init once
+        guard let multi = curl_multi_init() else {
+            throw TransportError(.other, wasSent: false, detail: "libcurl multi could not be initialised")
+        }
+        self.multi = multi
+        let unmanaged = Unmanaged.passRetained(self)
+        pthread_create(&thread, nil, { context in
+            let transport = Unmanaged<CurlMultiTransport>.fromOpaque(context!).takeRetainedValue()
+            transport.runLoop()
+            return nil
+        }, unmanaged.toOpaque())
+    }
+
+    /// Stops the transfer thread; requests still in flight fail.
+    public func shutdown() {
+        stopping.store(true, ordering: .releasing)
+        curl_multi_wakeup(multi)
+        pthread_join(thread, nil)
+    }
+
+    public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+        let result = await withCheckedContinuation { continuation in
+            submissions.withLock { $0.append(Submission(request: request, continuation: continuation)) }
+            curl_multi_wakeup(multi)
+        }
+        return try result.get()
+    }
+
+    private func runLoop() {
+        var active: [UnsafeMutableRawPointer: (EasyHandle, Submission)] = [:]
+        var idle: [EasyHandle] = []
+        while !stopping.load(ordering: .acquiring) {
+            for submission in submissions.withLock({ pending in defer { pending = [] }; return pending }) {
+                guard let easy = idle.popLast() ?? EasyHandle() else {
+                    submission.continuation.resume(returning: .failure(TransportError(.other, wasSent: false, detail: "libcurl could not be initialised")))
+                    continue
+                }
+                easy.prepare(submission.request, options: options)
+                curl_multi_add_handle(multi, easy.pointer)
+                active[easy.pointer] = (easy, submission)
+            }
+            var running: Int32 = 0
+            curl_multi_perform(multi, &running)
+            var queued: Int32 = 0
+            while let message = curl_multi_info_read(multi, &queued) {
+                guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
+                      let (easy, submission) = active.removeValue(forKey: handle) else { continue }
+                let code = message.pointee.data.result
+                curl_multi_remove_handle(multi, handle)
+                submission.continuation.resume(returning: easy.result(of: code))
+                idle.append(easy)
+            }
+            curl_multi_poll(multi, nil, 0, 1000, nil)
+        }
+        for (easy, submission) in active.values {
+            curl_multi_remove_handle(multi, easy.pointer)
+            submission.continuation.resume(returning: .failure(TransportError(.other, wasSent: true, detail: "the transport was shut down")))
+        }
+        for submission in submissions.withLock({ pending in defer { pending = [] }; return pending }) {
+            submission.continuation.resume(returning: .failure(TransportError(.other, wasSent: false, detail: "the transport was shut down")))
+        }
+        curl_multi_cleanup(multi)
+    }
+}

@@ -123,6 +123,20 @@ public final class Store: Sendable {
         try translatingErrors { try queue.inDatabase(body) }
     }
 
+    /// Opens the database, runs `body`, and closes it again (checkpointing the log), also
+    /// when `body` throws.
+    public static func using<T>(_ options: StoreOptions, logger: Logger, _ body: (Store) throws -> T) throws -> T {
+        let store = try Store(options: options, logger: logger)
+        do {
+            let result = try body(store)
+            try store.close()
+            return result
+        } catch {
+            try? store.close()
+            throw error
+        }
+    }
+
     /// Checkpoints the write-ahead log and closes the file, so the next process starts fast.
     public func close() throws {
         try translatingErrors { try queue.close() }

@@ -28,8 +28,6 @@ public struct Audit: Sendable {
     }
 
     private func withStore<T>(_ body: (Store) throws -> T) throws -> T {
-        let store = try Store(options: settings.storeOptions, logger: logger)
-        defer { try? store.close() }
-        return try body(store)
+        try Store.using(settings.storeOptions, logger: logger, body)
     }
 }

@@ -90,15 +90,7 @@ public struct Wallet: Sendable {
     }
 
     private func withStore<T>(_ body: (Store) throws -> T) throws -> T {
-        let store = try Store(options: settings.storeOptions, logger: logger)
-        do {
-            let result = try body(store)
-            try store.close()
-            return result
-        } catch {
-            try? store.close()
-            throw error
-        }
+        try Store.using(settings.storeOptions, logger: logger, body)
     }
 }
 

@@ -5,8 +5,11 @@ import PackageDescription
 //   CCurl            libcurl as a system library, typed wrappers for its variadic calls
 //   HTTPTransport    the HTTPTransport protocol and CurlTransport (libcurl)
 //   Storage          the SQLite database: GRDB setup, migrations, WAL and busy settings
+//   PowerAuth        PowerAuth 3.2 cryptography (client and server side) on swift-crypto
+//   OnboardingCore   the user-activation core: PowerAuth device activation, signed and token requests
 //   TokenActivation  configuration, wallet, deeplink parser, TMP client, audit, activation service
-//   Sandbox          loopback TMP simulator (server side only: shares no code with the client)
+//   Sandbox          loopback TMP and PowerAuth server simulator (server side only: shares
+//                    no client logic, only the PowerAuth primitives)
 //   tokenctl         the command-line shell: parses arguments, calls one library function, prints
 let package = Package(
     name: "tokenctl",
@@ -37,6 +40,23 @@ let package = Package(
             ]
         ),
         .target(
+            name: "PowerAuth",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
+        .target(
+            name: "OnboardingCore",
+            dependencies: [
+                "PowerAuth",
+                "HTTPTransport",
+                "Storage",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
             name: "TokenActivation",
             dependencies: [
                 "Storage",
@@ -50,6 +70,7 @@ let package = Package(
         .target(
             name: "Sandbox",
             dependencies: [
+                "PowerAuth",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -75,6 +96,11 @@ let package = Package(
         .testTarget(name: "TokenActivationTests", dependencies: ["TokenActivation", "Storage", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport", "Sandbox", "TestSupport"]),
         .testTarget(name: "SandboxTests", dependencies: ["Sandbox", "TestSupport"]),
+        .testTarget(
+            name: "PowerAuthTests",
+            dependencies: ["PowerAuth"],
+            resources: [.copy("Vectors"), .copy("ECIESFixtures")]
+        ),
         .testTarget(name: "tokenctlTests", dependencies: ["tokenctl", "Sandbox", "TestSupport"]),
     ]
 )

@@ -1,0 +1,1 @@
+// The onboarding core: PowerAuth device activation and authenticated requests.

@@ -9,7 +9,8 @@
 
 SWIFT ?= swift
 APT_PACKAGES := libcurl4-openssl-dev libsqlite3-dev pkg-config
-# Programs the tests start: curl and python3 as independent clients, script(1) for a terminal.
+# Programs the tests start: curl and python3 as independent clients (python3-cryptography for
+# the ECIES reference implementation), script(1) for a terminal.
 TEST_PROGRAMS := curl python3 script
 BENCH_RECORDS ?= 1000000
 BENCH_LINES ?= 20000
@@ -25,6 +26,7 @@ deps:
 	command -v pkg-config >/dev/null 2>&1 && pkg-config --exists libcurl sqlite3 || missing="$(APT_PACKAGES)"; \
 	for program in $(TEST_PROGRAMS); do command -v $$program >/dev/null 2>&1 || missing="$$missing $$program"; done; \
 	missing=$$(echo "$$missing" | sed 's/\bscript\b/bsdutils/'); \
+	python3 -c 'import cryptography' >/dev/null 2>&1 || missing="$$missing python3-cryptography"; \
 	if [ -n "$$missing" ]; then \
 	  echo "deps: installing$$missing"; \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; elif command -v sudo >/dev/null 2>&1; then SUDO=sudo; else \

@@ -26,8 +26,8 @@ public struct EciesResponseEncryptor: Sendable {
     let envelope: EciesEnvelope
     let parameters: EciesParameters
 
-    public func encryptResponse(_ plaintext: [UInt8], timestamp: Int64 = EciesClock.nowMilliseconds()) throws -> EciesPayload {
-        try envelope.seal(plaintext, parameters: parameters, nonce: Bytes.random(16), timestamp: timestamp, ephemeralPublicKey: nil)
+    public func encryptResponse(_ plaintext: [UInt8], nonce: [UInt8] = Bytes.random(16), timestamp: Int64 = EciesClock.nowMilliseconds()) throws -> EciesPayload {
+        try envelope.seal(plaintext, parameters: parameters, nonce: nonce, timestamp: timestamp, ephemeralPublicKey: nil)
     }
 }
 

@@ -7,14 +7,16 @@ final class SandboxHandler: ChannelInboundHandler, @unchecked Sendable {
     typealias OutboundOut = HTTPServerResponsePart
 
     private let recorder: Recorder
+    private let powerAuth: PowerAuthServer
     private let slowDelay: Duration
     private let log: (@Sendable (String) -> Void)?
     private var head: HTTPRequestHead?
     private var body: [UInt8] = []
     private static let maximumBody = 1 << 20
 
-    init(recorder: Recorder, slowDelay: Duration, log: (@Sendable (String) -> Void)?) {
+    init(recorder: Recorder, powerAuth: PowerAuthServer, slowDelay: Duration, log: (@Sendable (String) -> Void)?) {
         self.recorder = recorder
+        self.powerAuth = powerAuth
         self.slowDelay = slowDelay
         self.log = log
     }
@@ -46,6 +48,9 @@ final class SandboxHandler: ChannelInboundHandler, @unchecked Sendable {
     private func route(_ request: RecordedRequest, activationCount: Int) -> SandboxReply {
         if request.isActivation {
             return TMPBehaviour.reply(toActivation: request.body, slowDelay: slowDelay)
+        }
+        if let reply = powerAuth.handle(request) {
+            return reply
         }
         if request.method == "GET" && request.path == "/_sandbox/stats" {
             return .respond(status: 200, headers: [("Content-Type", "application/json")], body: #"{"activationRequests": \#(activationCount)}"#)

@@ -18,13 +18,17 @@ public struct RecordedRequest: Sendable {
 
 /// A loopback TMP simulator. It speaks HTTP/1.1 with keep-alive, answers
 /// `POST …/issuer/push-provisioning/tokens/activations` per ``TMPMarker``, counts what it
-/// received (`GET /_sandbox/stats` reports the count), and answers 404 to anything else.
+/// received (`GET /_sandbox/stats` reports the count), serves the PowerAuth endpoints
+/// (`/pa/v3/…`, see ``PowerAuthServer``), and answers 404 to anything else.
 public final class TMPSandbox: Sendable {
     /// The port it listens on (useful when started on port 0).
     public let port: Int
     private let channel: any Channel
     private let group: MultiThreadedEventLoopGroup
     private let recorder: Recorder
+
+    /// The simulated PowerAuth server (`/pa/v3/…`).
+    public let powerAuth: PowerAuthServer
 
     /// `http://127.0.0.1:PORT`.
     public var baseURL: String { "http://127.0.0.1:\(port)" }
@@ -44,7 +48,8 @@ public final class TMPSandbox: Sendable {
     ///   - port: 0 picks a free port.
     ///   - slowDelay: how long ``TMPMarker/slow`` waits before answering.
     ///   - log: receives one line per request (method, path, marker), never a body.
-    public static func start(port: Int = 8787, slowDelay: Duration = .seconds(5), log: (@Sendable (String) -> Void)? = nil) async throws -> TMPSandbox {
+    ///   - powerAuth: the PowerAuth server side; by default one with a freshly generated identity.
+    public static func start(port: Int = 8787, slowDelay: Duration = .seconds(5), powerAuth: PowerAuthServer = PowerAuthServer(), log: (@Sendable (String) -> Void)? = nil) async throws -> TMPSandbox {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let recorder = Recorder()
         let bootstrap = ServerBootstrap(group: group)
@@ -53,20 +58,21 @@ public final class TMPSandbox: Sendable {
             .childChannelInitializer { channel in
                 recorder.connections.withLockedValue { $0 += 1 }
                 return channel.pipeline.configureHTTPServerPipeline(withErrorHandling: true).flatMap {
-                    channel.pipeline.addHandler(SandboxHandler(recorder: recorder, slowDelay: slowDelay, log: log))
+                    channel.pipeline.addHandler(SandboxHandler(recorder: recorder, powerAuth: powerAuth, slowDelay: slowDelay, log: log))
                 }
             }
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
         do {
             let channel = try await bootstrap.bind(host: "127.0.0.1", port: port).get()
-            return TMPSandbox(port: channel.localAddress?.port ?? port, channel: channel, group: group, recorder: recorder)
+            return TMPSandbox(port: channel.localAddress?.port ?? port, channel: channel, group: group, recorder: recorder, powerAuth: powerAuth)
         } catch {
             try? await group.shutdownGracefully()
             throw error
         }
     }
 
-    private init(port: Int, channel: any Channel, group: MultiThreadedEventLoopGroup, recorder: Recorder) {
+    private init(port: Int, channel: any Channel, group: MultiThreadedEventLoopGroup, recorder: Recorder, powerAuth: PowerAuthServer) {
+        self.powerAuth = powerAuth
         self.port = port
         self.channel = channel
         self.group = group

@@ -68,6 +68,33 @@ enum Migrations {
                     BEGIN SELECT RAISE(ABORT, 'the activation audit is append-only'); END;
                 """)
         }
+        migrator.registerMigration("v3-powerauth-activation") { db in
+            // The onboarding core's PowerAuth device activation, one per instance id.
+            // Possession and transport keys are kept as the file's 0600 mode guards them;
+            // the knowledge key only encrypted under a PIN-stretched key; the device
+            // private key only encrypted under the vault key, which is never stored.
+            try db.execute(sql: """
+                CREATE TABLE powerauth_activation (
+                    instance_id TEXT PRIMARY KEY NOT NULL,
+                    activation_id TEXT NOT NULL,
+                    activation_name TEXT NOT NULL,
+                    created_at TEXT NOT NULL,
+                    server_public_key BLOB NOT NULL,
+                    device_public_key BLOB NOT NULL,
+                    device_private_key_vault BLOB NOT NULL,
+                    possession_key BLOB NOT NULL,
+                    transport_key BLOB NOT NULL,
+                    knowledge_key_encrypted BLOB NOT NULL,
+                    knowledge_key_salt BLOB NOT NULL,
+                    knowledge_key_iterations INTEGER NOT NULL,
+                    counter_data BLOB NOT NULL,
+                    counter INTEGER NOT NULL DEFAULT 0,
+                    token_id TEXT,
+                    token_secret BLOB,
+                    token_factor TEXT
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 }

@@ -1,1 +1,0 @@
-// The onboarding core: PowerAuth device activation and authenticated requests.

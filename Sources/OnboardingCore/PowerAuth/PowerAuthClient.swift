@@ -1,0 +1,149 @@
+@preconcurrency import Crypto
+import Foundation
+import HTTPTransport
+import PowerAuth
+import Storage
+
+/// The client side of PowerAuth 3.2 for one instance: custom-credential device
+/// activation, activation status, signed requests, MAC tokens.
+public struct PowerAuthClient: Sendable {
+    public let settings: PowerAuthSettings
+    let transport: any HTTPTransport
+    let activations: DeviceActivationStore
+
+    public init(settings: PowerAuthSettings, transport: any HTTPTransport, store: Store) {
+        self.settings = settings
+        self.transport = transport
+        activations = DeviceActivationStore(store: store)
+    }
+
+    /// The stored activation, if any.
+    public func activation() throws -> DeviceActivation? {
+        try activations.load(settings.instanceID)
+    }
+
+    func requireActivation() throws -> DeviceActivation {
+        guard let activation = try activations.load(settings.instanceID) else {
+            throw PowerAuthClientError.notActivated(instance: settings.instanceID)
+        }
+        return activation
+    }
+
+    /// Forgets the local activation without telling the server; false when there was none.
+    public func forget() throws -> Bool {
+        try activations.delete(settings.instanceID)
+    }
+
+    // MARK: HTTP
+
+    struct Reply {
+        var status: Int
+        var body: [UInt8]
+        var object: [String: Any]? { (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] }
+        var errorObject: [String: Any]? { object?["responseObject"] as? [String: Any] }
+    }
+
+    func post(_ path: String, headers: [(name: String, value: String)] = [], body: [UInt8]) async throws -> Reply {
+        var base = settings.baseURL
+        while base.hasSuffix("/") { base.removeLast() }
+        let request = HTTPRequest(
+            method: "POST", url: base + path,
+            headers: [("Content-Type", "application/json"), ("Accept", "application/json"), ("Accept-Language", "en")] + headers,
+            body: body
+        )
+        do {
+            let response = try await transport.send(request)
+            return Reply(status: response.status, body: response.body)
+        } catch {
+            throw PowerAuthClientError.unreachable(error)
+        }
+    }
+
+    /// Turns a non-200 answer into the matching error.
+    func check(_ reply: Reply) throws {
+        guard reply.status != 200 else { return }
+        let code = reply.errorObject?["code"] as? String ?? "no error code"
+        let message = reply.errorObject?["message"] as? String ?? "HTTP \(reply.status)"
+        if reply.status == 401 { throw PowerAuthClientError.authenticationFailed(message: "\(code): \(message)") }
+        throw PowerAuthClientError.protocolError("HTTP \(reply.status), \(code): \(message)")
+    }
+
+    static func json(_ object: Any) -> [UInt8] {
+        Array((try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8))
+    }
+
+    static func object(_ bytes: [UInt8], _ what: String) throws -> [String: Any] {
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] else {
+            throw PowerAuthClientError.protocolError("\(what) is not a JSON object")
+        }
+        return object
+    }
+
+    static func payload(_ bytes: [UInt8], _ what: String) throws -> EciesPayload {
+        guard let payload = try? JSONDecoder().decode(EciesPayload.self, from: Data(bytes)) else {
+            throw PowerAuthClientError.protocolError("\(what) is not an encrypted payload")
+        }
+        return payload
+    }
+
+    static func decrypt(_ payload: EciesPayload, with decryptor: EciesResponseDecryptor, _ what: String) throws -> [UInt8] {
+        do { return try decryptor.decryptResponse(payload) } catch let error as PowerAuthError {
+            throw PowerAuthClientError.protocolError("\(what): \(error.description)")
+        }
+    }
+
+    // MARK: Signatures
+
+    /// Signs `body` for `uriIdentifier` with the next counter value (committed
+    /// before the request leaves) and returns the `X-PowerAuth-Authorization` value.
+    func authorizationHeader(_ activation: DeviceActivation, uriIdentifier: String, body: [UInt8], factor: SignatureFactor, pin: [UInt8]?) throws -> String {
+        var keys: [[UInt8]] = []
+        for key in factor.keys {
+            switch key {
+            case .possession: keys.append(activation.possessionKey)
+            case .knowledge:
+                guard let pin, !pin.isEmpty else { throw PowerAuthClientError.invalidPIN("signature type \(factor.rawValue) needs the PIN (--pin-file, or a prompt on a terminal)") }
+                keys.append(try activation.knowledgeKey.unlock(pin: pin))
+            case .biometry: throw PowerAuthClientError.unsupportedFactor(factor)
+            }
+        }
+        guard let counter = try activations.takeCounter(activation.instanceID) else { throw PowerAuthClientError.notActivated(instance: activation.instanceID) }
+        let nonce = Bytes.random(16)
+        let data = Signature.normalizedData(method: "POST", uriIdentifier: uriIdentifier, nonce: nonce, body: body, applicationSecret: settings.applicationSecret)
+        let signature = Signature.online(data: data, keys: keys, counter: counter)
+        return "PowerAuth pa_activation_id=\"\(activation.activationID)\", pa_application_key=\"\(settings.applicationKey)\", "
+            + "pa_nonce=\"\(Bytes.base64String(nonce))\", pa_signature_type=\"\(factor.rawValue)\", "
+            + "pa_signature=\"\(signature)\", pa_version=\"\(PowerAuthVersion.current)\""
+    }
+
+    /// The URI identifier PowerAuth signs for a standard endpoint (`/pa/v3/x` → `/pa/x`);
+    /// other paths sign as themselves.
+    public static func uriIdentifier(for path: String) -> String {
+        path.hasPrefix("/pa/v3/") ? "/pa/" + path.dropFirst("/pa/v3/".count) : path
+    }
+
+    /// A signed POST; answers the response body of an HTTP 200.
+    public func signedRequest(path: String, body: [UInt8], factor: SignatureFactor, pin: [UInt8]?) async throws -> [UInt8] {
+        let activation = try requireActivation()
+        let header = try authorizationHeader(activation, uriIdentifier: Self.uriIdentifier(for: path), body: body, factor: factor, pin: pin)
+        let reply = try await post(path, headers: [("X-PowerAuth-Authorization", header)], body: body)
+        try check(reply)
+        return reply.body
+    }
+
+    /// A POST authenticated with the stored MAC token.
+    public func tokenRequest(path: String, body: [UInt8]) async throws -> [UInt8] {
+        let activation = try requireActivation()
+        guard let token = activation.token else {
+            throw PowerAuthClientError.invalidPIN("no token stored for instance \"\(activation.instanceID)\"; run `tokenctl device token` first")
+        }
+        let nonce = Bytes.random(16)
+        let timestamp = EciesClock.nowMilliseconds()
+        let digest = TokenDigest.compute(tokenSecret: token.secret, nonce: nonce, timestampMilliseconds: timestamp)
+        let header = "PowerAuth token_id=\"\(token.id)\", token_digest=\"\(Bytes.base64String(digest))\", "
+            + "nonce=\"\(Bytes.base64String(nonce))\", timestamp=\"\(timestamp)\", version=\"\(PowerAuthVersion.current)\""
+        let reply = try await post(path, headers: [("X-PowerAuth-Token", header)], body: body)
+        try check(reply)
+        return reply.body
+    }
+}

@@ -59,6 +59,8 @@ let package = Package(
         .target(
             name: "TokenActivation",
             dependencies: [
+                "OnboardingCore",
+                "PowerAuth",
                 "Storage",
                 "HTTPTransport",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -81,6 +83,8 @@ let package = Package(
             name: "tokenctl",
             dependencies: [
                 "TokenActivation",
+                "OnboardingCore",
+                "PowerAuth",
                 "Sandbox",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

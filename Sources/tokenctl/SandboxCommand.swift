@@ -1,16 +1,22 @@
 import ArgumentParser
+import Foundation
+import Glibc
 import Sandbox
 
 struct SandboxCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sandbox",
-        abstract: "Run the loopback TMP simulator on 127.0.0.1.",
+        abstract: "Run the loopback TMP and PowerAuth simulator on 127.0.0.1.",
         discussion: """
-            The first line on standard output is `listening http://127.0.0.1:PORT`; then one line per \
-            request. Ordinary token references are APPROVED; references starting with a marker get \
-            its behaviour:
+            The first line on standard output is `listening http://127.0.0.1:PORT`; the next two give \
+            the PowerAuth application key and master public key, and the path of a client configuration \
+            file (with the application secret in a 0600 file beside it) for `tokenctl --config FILE device …`. \
+            Then one line per request. Ordinary token references are APPROVED; references starting with \
+            a marker get its behaviour:
             \(TMPMarker.allCases.map { "  \($0.rawValue): \($0.summary)" }.joined(separator: "\n"))
-            GET /_sandbox/stats reports how many activation requests arrived.
+            GET /_sandbox/stats reports how many activation requests arrived. PowerAuth endpoints: \
+            /pa/v3/activation/create (custom credentials), /pa/v3/activation/status, /pa/v3/activation/remove, \
+            /pa/v3/token/create, /pa/v3/token/validate, /pa/v3/signature/validate, /pa/v3/status.
             """
     )
 
@@ -20,13 +26,57 @@ struct SandboxCommand: AsyncParsableCommand {
     @Option(name: .customLong("slow-delay-ms"), help: "How long SBXSLOW references wait before answering.")
     var slowDelayMilliseconds: Int = 5000
 
+    @Option(
+        name: .customLong("powerauth-dir"),
+        help: ArgumentHelp("Keep the PowerAuth server identity in this directory (created 0700): loaded when present, generated otherwise. Default: a new temporary directory, so a fresh identity.", valueName: "dir")
+    )
+    var powerAuthDirectory: String?
+
     func run() async throws {
-        let sandbox = try await TMPSandbox.start(port: port, slowDelay: .milliseconds(slowDelayMilliseconds)) { line in
+        let directory = try prepareDirectory()
+        let identity = try PowerAuthServerIdentity.loadOrCreate(path: directory + "/server-identity.json")
+        let sandbox = try await TMPSandbox.start(port: port, slowDelay: .milliseconds(slowDelayMilliseconds), powerAuth: PowerAuthServer(identity: identity)) { line in
             Output.line(line)
             Output.flush()
         }
+        let configPath = try writeClientConfiguration(identity: identity, directory: directory, baseURL: sandbox.baseURL)
         Output.line("listening \(sandbox.baseURL)")
+        Output.line("powerauth application-key=\(identity.applicationKey) master-server-public-key=\(identity.masterPublicKeyBase64)")
+        Output.line("powerauth client configuration \(configPath)")
         Output.flush()
         try await sandbox.waitUntilClosed()
+    }
+
+    private func prepareDirectory() throws -> String {
+        if let powerAuthDirectory {
+            if !FileManager.default.fileExists(atPath: powerAuthDirectory) {
+                try FileManager.default.createDirectory(atPath: powerAuthDirectory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+            }
+            return powerAuthDirectory
+        }
+        var template = Array((NSTemporaryDirectory() + "/tokenctl-sandbox-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else { throw ValidationError("cannot create a temporary directory for the PowerAuth identity") }
+        return String(cString: made)
+    }
+
+    /// A configuration file pointing a client at this sandbox, with the secret beside it.
+    private func writeClientConfiguration(identity: PowerAuthServerIdentity, directory: String, baseURL: String) throws -> String {
+        let secretPath = directory + "/application-secret"
+        try identity.writeApplicationSecret(to: secretPath)
+        let configuration: [String: Any] = [
+            "tmp": ["base-url": baseURL],
+            "onboarding": [
+                "base-url": baseURL,
+                "powerauth": [
+                    "application-key": identity.applicationKey,
+                    "application-secret-file": secretPath,
+                    "master-server-public-key": identity.masterPublicKeyBase64,
+                ],
+            ],
+        ]
+        let path = directory + "/client-config.json"
+        let data = try JSONSerialization.data(withJSONObject: configuration, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        try data.write(to: URL(fileURLWithPath: path))
+        return path
     }
 }

@@ -39,7 +39,7 @@ enum TMPCredentials {
         guard loopback else { throw .insecureURL(baseURL) }
     }
 
-    private static func secret(file: String?, key: String, variable: String, environment: [String: String]) throws(ConfigurationError) -> String? {
+    static func secret(file: String?, key: String, variable: String, environment: [String: String]) throws(ConfigurationError) -> String? {
         if let path = file {
             var info = stat()
             guard stat(path, &info) == 0 else { throw .secretMissing("\(key) names \(path), which cannot be read: \(String(cString: strerror(errno)))") }

@@ -19,6 +19,10 @@ enum ConfigKeys {
     static let onboardingBaseURL = "onboarding.base-url"
     static let onboardingInstanceID = "onboarding.instance-id"
     static let onboardingRequireFinished = "onboarding.require-finished-user-activation"
+    static let powerAuthBaseURL = "onboarding.powerauth.base-url"
+    static let powerAuthApplicationKey = "onboarding.powerauth.application-key"
+    static let powerAuthApplicationSecretFile = "onboarding.powerauth.application-secret-file"
+    static let powerAuthMasterServerPublicKey = "onboarding.powerauth.master-server-public-key"
 
     static let all: Set<String> = [
         databasePath, databaseBusyTimeout, databaseSynchronous, deeplinkFormats,
@@ -26,6 +30,7 @@ enum ConfigKeys {
         tmpBearerTokenFile, tmpAPIKeyHeader, tmpAPIKeyFile,
         tmpCAFile, tmpClientCertFile, tmpClientKeyFile,
         onboardingBaseURL, onboardingInstanceID, onboardingRequireFinished,
+        powerAuthBaseURL, powerAuthApplicationKey, powerAuthApplicationSecretFile, powerAuthMasterServerPublicKey,
     ]
 
     /// `tmp.base-url` → `TOKENCTL_TMP_BASE_URL`.

@@ -22,6 +22,10 @@ public struct ConfigurationError: CodedError, Equatable, CustomStringConvertible
         self.message = message
     }
 
+    static func missingSetting(_ key: String, purpose: String) -> Self {
+        Self(.secretMissing, "\(key) is not set (configuration file or \(ConfigKeys.environmentName(for: key))); it is needed \(purpose)")
+    }
+
     static func fileMissing(_ path: String, namedBy origin: String) -> Self {
         Self(.fileMissing, "configuration file \(path) (named by \(origin)) does not exist")
     }

@@ -51,10 +51,23 @@ public struct Settings: Sendable, Equatable {
         public var tls: TLS
     }
 
+    /// The onboarding core's PowerAuth parameters. The application secret is read
+    /// from `applicationSecretFile` or `TOKENCTL_ONBOARDING_POWERAUTH_APPLICATION_SECRET`
+    /// when a command needs it, never from the configuration file itself.
+    public struct PowerAuth: Sendable, Equatable {
+        /// Where `/pa/v3/…` lives; nil means the onboarding base URL.
+        public var baseURL: String?
+        public var applicationKey: String?
+        public var applicationSecretFile: String?
+        /// Base64 of the uncompressed P-256 master server public key.
+        public var masterServerPublicKey: String?
+    }
+
     public struct Onboarding: Sendable, Equatable {
         public var baseURL: String
         public var instanceID: String
         public var requiresFinishedUserActivation: Bool
+        public var powerAuth = PowerAuth()
     }
 
     public var database: Database

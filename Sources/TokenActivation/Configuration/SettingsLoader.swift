@@ -99,6 +99,15 @@ public struct SettingsLoader: Sendable {
             settings.onboarding.instanceID = try nonEmpty(id, ConfigKeys.onboardingInstanceID, origin)
         }
         try layers.bool(ConfigKeys.onboardingRequireFinished).map { settings.onboarding.requiresFinishedUserActivation = $0 }
+        settings.onboarding.powerAuth.baseURL = try layers.url(ConfigKeys.powerAuthBaseURL)
+        settings.onboarding.powerAuth.applicationKey = try layers.string(ConfigKeys.powerAuthApplicationKey).map { try nonEmpty($0.0, ConfigKeys.powerAuthApplicationKey, $0.1) }
+        settings.onboarding.powerAuth.applicationSecretFile = try layers.path(ConfigKeys.powerAuthApplicationSecretFile)
+        if let (key, origin) = try layers.string(ConfigKeys.powerAuthMasterServerPublicKey) {
+            guard let bytes = Data(base64Encoded: key), bytes.count == 65 || bytes.count == 33 else {
+                throw ConfigurationError.invalidValue(key: ConfigKeys.powerAuthMasterServerPublicKey, origin: origin, expected: "Base64 of a P-256 public key (65 or 33 bytes)")
+            }
+            settings.onboarding.powerAuth.masterServerPublicKey = key
+        }
         return settings
     }
 

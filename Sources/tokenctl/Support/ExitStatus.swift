@@ -22,7 +22,11 @@ enum ExitStatus {
 
     static func code(forError code: String) -> Int32 {
         switch code {
-        case "tmp.redirect", "tmp.unexpectedStatus", "tmp.invalidBody", "tmp.unknownStatus": 76
+        case "tmp.redirect", "tmp.unexpectedStatus", "tmp.invalidBody", "tmp.unknownStatus", "powerauth.protocol": 76
+        case "powerauth.unreachable": 69
+        case "powerauth.notActivated", "powerauth.rejected", "powerauth.authFailed": 77
+        case "powerauth.alreadyActivated": 65
+        case "powerauth.invalidPIN", "powerauth.unsupportedFactor": 64
         case _ where code.hasPrefix("tmp."), "onboarding.unreachable": 69
         case "activation.inProgress", "storage.busy": 75
         case "user.activationRequired": 77

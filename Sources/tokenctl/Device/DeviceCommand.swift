@@ -1,0 +1,229 @@
+import ArgumentParser
+import Foundation
+import Logging
+import OnboardingCore
+import PowerAuth
+import TokenActivation
+
+struct DeviceCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "device",
+        abstract: "This installation's PowerAuth device activation (onboarding core).",
+        discussion: """
+            `device activate` creates a PowerAuth 3.2 activation with custom credentials on the server \
+            configured under onboarding.powerauth (the sandbox by default; `tokenctl sandbox` prints the \
+            values to configure). The PIN protects the knowledge-factor key; it is read from --pin-file \
+            (mode 0600) or asked for on a terminal, never taken as an argument. One activation per \
+            onboarding.instance-id. Exit codes: 77 not activated, refused or authentication failed; \
+            69 server unreachable; 76 unexpected answer; 65 already activated; 64 PIN missing or invalid.
+            """,
+        subcommands: [DeviceActivate.self, DeviceStatus.self, DeviceShow.self, DeviceToken.self, DeviceRequest.self, DeviceRemove.self]
+    )
+}
+
+struct PINOptions: ParsableArguments {
+    @Option(name: .customLong("pin-file"), help: ArgumentHelp("Read the PIN from this file (mode 0600); without it, a terminal prompt asks.", valueName: "file"))
+    var pinFile: String?
+}
+
+struct SignatureOptions: ParsableArguments {
+    @Option(name: .customLong("signature-type"), help: ArgumentHelp("possession, or possession_knowledge (needs the PIN).", valueName: "type"))
+    var signatureType: String = SignatureFactor.possession.rawValue
+
+    func validate() throws {
+        guard factor != nil else { throw ValidationError("--signature-type must be possession or possession_knowledge") }
+    }
+
+    var factor: SignatureFactor? {
+        SignatureFactor(rawValue: signatureType).flatMap { [.possession, .possessionKnowledge].contains($0) ? $0 : nil }
+    }
+}
+
+extension GlobalOptions {
+    func deviceService() async throws -> DeviceService {
+        DeviceService(settings: try await settings(), environment: ProcessInfo.processInfo.environment, logger: Logger(label: "tokenctl.device"))
+    }
+}
+
+struct DeviceActivate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "activate",
+        abstract: "Create the device activation with custom identity attributes.",
+        discussion: "Example: tokenctl device activate --attribute username=alice --pin-file pin.txt"
+    )
+
+    @Option(name: .customLong("attribute"), help: ArgumentHelp("An identity attribute key=value; repeat for more.", valueName: "key=value"))
+    var attributes: [String] = []
+
+    @Option(help: "A name for this device activation.")
+    var name: String = "tokenctl"
+
+    @OptionGroup var pin: PINOptions
+    @OptionGroup var output: OutputOptions
+    @OptionGroup var global: GlobalOptions
+
+    func validate() throws {
+        guard !attributes.isEmpty else { throw ValidationError("give at least one --attribute key=value") }
+        for attribute in attributes where !attribute.contains("=") || attribute.hasPrefix("=") {
+            throw ValidationError("--attribute must be key=value, got \"\(attribute)\"")
+        }
+    }
+
+    func run() async throws {
+        try await reportingErrors(json: output.json) {
+            let identity = Dictionary(attributes.map { attribute -> (String, String) in
+                let parts = attribute.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                return (String(parts[0]), String(parts[1]))
+            }) { _, last in last }
+            let service = try await global.deviceService()
+            _ = try service.powerAuthSettings()
+            let pinBytes = try PINInput.read(file: pin.pinFile, confirm: true)
+            let activation = try await service.activate(name: name, identityAttributes: identity, pin: pinBytes)
+            if output.json {
+                Output.line(DeviceText.json(activation).text)
+            } else {
+                Output.line("activated \(activation.activationID)")
+                Output.line("fingerprint \(activation.fingerprint)  (compare with the server's)")
+            }
+        }
+    }
+}
+
+struct DeviceStatus: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Ask the server for the activation's state, failed attempts, counter and flags."
+    )
+
+    @OptionGroup var output: OutputOptions
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        try await reportingErrors(json: output.json) {
+            let status = try await global.deviceService().status()
+            if output.json {
+                Output.line(DeviceText.json(status).text)
+            } else {
+                for line in DeviceText.lines(status) { Output.line(line) }
+            }
+        }
+    }
+}
+
+struct DeviceShow: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "show", abstract: "Show the stored activation (no server call; no keys printed).")
+
+    @OptionGroup var output: OutputOptions
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        try await reportingErrors(json: output.json) {
+            let service = try await global.deviceService()
+            guard let activation = try await service.show() else { throw PowerAuthClientError.notActivated(instance: service.settings.onboarding.instanceID) }
+            if output.json {
+                Output.line(DeviceText.json(activation).text)
+            } else {
+                for line in DeviceText.lines(activation) { Output.line(line) }
+            }
+        }
+    }
+}
+
+struct DeviceToken: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "token", abstract: "Create a MAC token (signed request) and store it for `device request --auth token`.")
+
+    @OptionGroup var signature: SignatureOptions
+    @OptionGroup var pin: PINOptions
+    @OptionGroup var output: OutputOptions
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        try await reportingErrors(json: output.json) {
+            let factor = signature.factor ?? .possession
+            let service = try await global.deviceService()
+            _ = try service.powerAuthSettings()
+            let pinBytes = factor == .possession ? nil : try PINInput.read(file: pin.pinFile)
+            let token = try await service.createToken(factor: factor, pin: pinBytes)
+            if output.json {
+                Output.line(JSONObject(["tokenId": .string(token.id), "signatureType": .string(token.factor.rawValue)]).text)
+            } else {
+                Output.line("token \(token.id) stored (\(token.factor.rawValue))")
+            }
+        }
+    }
+}
+
+struct DeviceRequest: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "request",
+        abstract: "Send an authenticated POST to the PowerAuth server and print its answer.",
+        discussion: """
+            --auth possession or possession_knowledge signs the request (X-PowerAuth-Authorization); \
+            --auth token uses the stored MAC token (X-PowerAuth-Token). \
+            Example: tokenctl device request /pa/v3/signature/validate --auth possession_knowledge --pin-file pin.txt
+            """
+    )
+
+    @Argument(help: "The path, such as /pa/v3/signature/validate.")
+    var path: String
+
+    @Option(help: "The JSON body.")
+    var body: String = #"{"requestObject":{}}"#
+
+    @Option(help: ArgumentHelp("possession, possession_knowledge or token.", valueName: "auth"))
+    var auth: String = SignatureFactor.possession.rawValue
+
+    @OptionGroup var pin: PINOptions
+    @OptionGroup var global: GlobalOptions
+
+    @Flag(help: "Print errors as JSON.")
+    var json = false
+
+    func validate() throws {
+        guard path.hasPrefix("/") else { throw ValidationError("the path must start with /") }
+        guard auth == "token" || ["possession", "possession_knowledge"].contains(auth) else {
+            throw ValidationError("--auth must be possession, possession_knowledge or token")
+        }
+    }
+
+    func run() async throws {
+        try await reportingErrors(json: json) {
+            let service = try await global.deviceService()
+            _ = try service.powerAuthSettings()
+            let answer: [UInt8]
+            if auth == "token" {
+                answer = try await service.tokenRequest(path: path, body: Array(body.utf8))
+            } else {
+                let factor = SignatureFactor(rawValue: auth) ?? .possession
+                let pinBytes = factor == .possession ? nil : try PINInput.read(file: pin.pinFile)
+                answer = try await service.signedRequest(path: path, body: Array(body.utf8), factor: factor, pin: pinBytes)
+            }
+            Output.line(String(decoding: answer, as: UTF8.self))
+        }
+    }
+}
+
+struct DeviceRemove: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remove",
+        abstract: "Remove the activation on the server (signed) and forget it here; --local only forgets it."
+    )
+
+    @Flag(help: "Only forget the local activation; do not tell the server.")
+    var local = false
+
+    @OptionGroup var signature: SignatureOptions
+    @OptionGroup var pin: PINOptions
+    @OptionGroup var output: OutputOptions
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        try await reportingErrors(json: output.json) {
+            let factor = signature.factor ?? .possession
+            let service = try await global.deviceService()
+            let pinBytes = local || factor == .possession ? nil : try PINInput.read(file: pin.pinFile)
+            try await service.remove(localOnly: local, factor: factor, pin: pinBytes)
+            Output.line(output.json ? JSONObject(["removed": .bool(true)]).text : "removed")
+        }
+    }
+}

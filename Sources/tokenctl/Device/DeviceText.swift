@@ -47,7 +47,8 @@ enum DeviceText {
             "state         \(status.state)",
             "flags         \(status.flags.isEmpty ? "none" : status.flags.joined(separator: ", "))",
             "failed        \(status.blob.failedAttempts) of \(status.blob.maxFailedAttempts)",
-            "counter       " + (status.counterDistance.map { $0 == 0 ? "in step with the server" : "server \($0) ahead" } ?? "out of the server's window"),
+            "counter       " + (status.counterDistance.map { $0 == 0 ? "in step with the server" : "server \($0) ahead" }
+                ?? "the server is behind this device (a failed or lost signature); the next valid signature catches it up"),
             "fingerprint   \(status.fingerprint)",
         ]
     }

@@ -1,0 +1,143 @@
+import Foundation
+import PowerAuth
+import Sandbox
+import TestSupport
+import Testing
+
+/// PowerAuth 3.2 end to end: the real binary against the sandbox's server side.
+@Suite struct DeviceCommandTests {
+    @Test func customActivationThenSignedAndTokenRequests() async throws {
+        let harness = try await DeviceHarness.start()
+        defer { Task { try? await harness.shutdown() } }
+        let id = try harness.activate()
+        #expect(harness.server.activationCount == 1)
+        #expect(harness.server.activationFlags(id) == [])
+
+        let status = try harness.status()
+        #expect(status["state"] as? String == "ACTIVE")
+        #expect(status["failedAttempts"] as? Int == 0)
+        #expect(status["counterDistance"] as? Int == 0)
+        #expect((status["fingerprint"] as? String)?.count == 8)
+
+        // 1FA and 2FA signed requests are accepted by the server …
+        let possession = try harness.device("request", "/pa/v3/signature/validate")
+        #expect(possession.status == 0, "\(possession.stderr)")
+        #expect(possession.stdout.contains(#""status":"OK""#))
+        let twoFactor = try harness.device("request", "/pa/v3/signature/validate", "--auth", "possession_knowledge", "--pin-file", harness.pinFile)
+        #expect(twoFactor.status == 0, "\(twoFactor.stderr)")
+        // … and the counters stayed in step.
+        #expect(try harness.status()["counterDistance"] as? Int == 0)
+
+        // A token made with a signed, encrypted request authenticates a request.
+        let token = try harness.device("token", "--json")
+        #expect(token.status == 0, "\(token.stderr)")
+        let byToken = try harness.device("request", "/pa/v3/token/validate", "--auth", "token")
+        #expect(byToken.status == 0, "\(byToken.stderr)")
+        #expect(byToken.stdout.contains(id))
+
+        // What is stored: the knowledge key only under the PIN, no PIN anywhere.
+        let dump = try harness.cli.run(executable: "/usr/bin/env", ["sqlite3", harness.cli.databasePath, "SELECT hex(knowledge_key_encrypted), length(knowledge_key_salt), knowledge_key_iterations, counter FROM powerauth_activation"])
+        let fields = dump.stdout.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "|")
+        #expect(fields.count == 4)
+        #expect(fields.first?.count == 32)
+        #expect(fields.dropFirst().first == "16")
+        #expect(fields.dropFirst(2).first == "210000")
+        #expect(fields.last == "3")
+        #expect(fileMode(harness.cli.databasePath) == 0o600)
+    }
+
+    @Test func wrongPINIsRejectedAndCountedAsSpecified() async throws {
+        let harness = try await DeviceHarness.start()
+        defer { Task { try? await harness.shutdown() } }
+        let id = try harness.activate()
+        let wrong = try harness.device("request", "/pa/v3/signature/validate", "--auth", "possession_knowledge", "--pin-file", harness.wrongPinFile, "--json")
+        #expect(wrong.status == 77)
+        #expect(try (wrong.jsonObject()["error"] as? [String: Any])?["code"] as? String == "powerauth.authFailed")
+        #expect(harness.server.failedAttempts(id) == 1)
+        #expect(try harness.status()["failedAttempts"] as? Int == 1)
+
+        // The device moved its counter for the failed signature, the server did not; the
+        // next good signature is found in the server's look-ahead window and resets the count.
+        let right = try harness.device("request", "/pa/v3/signature/validate", "--auth", "possession_knowledge", "--pin-file", harness.pinFile)
+        #expect(right.status == 0, "\(right.stderr)")
+        #expect(harness.server.failedAttempts(id) == 0)
+        #expect(try harness.status()["counterDistance"] as? Int == 0)
+
+        // A possession-only signature never counts against the PIN.
+        #expect(try harness.device("request", "/pa/v3/signature/validate").status == 0)
+
+        // Five wrong PINs in a row block the activation; then even the right PIN is refused.
+        for _ in 0..<5 {
+            #expect(try harness.device("request", "/pa/v3/signature/validate", "--auth", "possession_knowledge", "--pin-file", harness.wrongPinFile).status == 77)
+        }
+        let blocked = try harness.status()
+        #expect(blocked["state"] as? String == "BLOCKED")
+        #expect(blocked["failedAttempts"] as? Int == 5)
+        #expect(try harness.device("request", "/pa/v3/signature/validate", "--auth", "possession_knowledge", "--pin-file", harness.pinFile).status == 77)
+    }
+
+    @Test func flagsComeFromTheStatusResponse() async throws {
+        let harness = try await DeviceHarness.start { _ in .accept(flags: ["VERIFICATION_PENDING"]) }
+        defer { Task { try? await harness.shutdown() } }
+        let id = try harness.activate()
+        #expect(try harness.status()["flags"] as? [String] == ["VERIFICATION_PENDING"])
+        harness.server.setActivationFlags(id, [])
+        #expect(try harness.status()["flags"] as? [String] == [])
+    }
+
+    @Test func refusedIdentityAndDuplicateActivation() async throws {
+        let harness = try await DeviceHarness.start { attributes in
+            attributes["otp"] == "12345678" ? .accept(flags: []) : .reject(message: "POWER_AUTH_ACTIVATION_INVALID", remainingAttempts: 4)
+        }
+        defer { Task { try? await harness.shutdown() } }
+        let refused = try harness.device("activate", "--attribute", "otp=00000000", "--pin-file", harness.pinFile)
+        #expect(refused.status == 77)
+        #expect(refused.stderr.contains("4 attempts left"))
+        #expect(harness.server.activationCount == 0)
+        #expect(try harness.device("show").status == 77)
+
+        #expect(try harness.device("activate", "--attribute", "otp=12345678", "--pin-file", harness.pinFile).status == 0)
+        let again = try harness.device("activate", "--attribute", "otp=12345678", "--pin-file", harness.pinFile)
+        #expect(again.status == 65)
+        #expect(harness.server.activationCount == 1)
+    }
+
+    @Test func removeOnTheServerThenLocally() async throws {
+        let harness = try await DeviceHarness.start()
+        defer { Task { try? await harness.shutdown() } }
+        _ = try harness.activate()
+        #expect(try harness.device("remove").status == 0)
+        #expect(try harness.device("status").status == 77)
+        _ = try harness.activate()
+        #expect(try harness.device("remove", "--local").status == 0)
+        #expect(try harness.device("remove", "--local").status == 77)
+    }
+
+    @Test func badInputsExitWithTheirCodes() async throws {
+        let harness = try await DeviceHarness.start()
+        defer { Task { try? await harness.shutdown() } }
+        // The PIN never comes from an argument; a readable PIN file is refused; no terminal, no PIN.
+        #expect(try harness.device("activate", "--attribute", "a=b", "--pin", "1234").status == 64)
+        let exposed = try harness.privateFile("exposed-pin", "1234", mode: 0o644)
+        #expect(try harness.device("activate", "--attribute", "a=b", "--pin-file", exposed).status == 64)
+        #expect(try harness.device("activate", "--attribute", "a=b").status == 64)
+        #expect(try harness.device("activate", "--pin-file", harness.pinFile).status == 64)
+        #expect(try harness.device("status").status == 77)
+        #expect(harness.server.activationCount == 0)
+
+        // A wrong master key: the server cannot decrypt, the client says so (76), nothing is stored.
+        var misconfigured = harness.cli
+        misconfigured.environment["TOKENCTL_ONBOARDING_POWERAUTH_MASTER_SERVER_PUBLIC_KEY"] = PowerAuthServerIdentity.generate().masterPublicKeyBase64
+        let wrongKey = try misconfigured.run(["device", "activate", "--attribute", "a=b", "--pin-file", harness.pinFile])
+        #expect(wrongKey.status == 76, "\(wrongKey.stderr)")
+        #expect(try harness.device("show").status == 77)
+
+        // Missing configuration is a configuration error.
+        var unconfigured = harness.cli
+        unconfigured.environment["TOKENCTL_ONBOARDING_POWERAUTH_APPLICATION_KEY"] = nil
+        #expect(try unconfigured.run(["device", "activate", "--attribute", "a=b", "--pin-file", harness.pinFile]).status == 78)
+        let secretFile = try #require(harness.cli.environment["TOKENCTL_ONBOARDING_POWERAUTH_APPLICATION_SECRET_FILE"])
+        chmod(secretFile, 0o644)
+        #expect(try harness.device("activate", "--attribute", "a=b", "--pin-file", harness.pinFile).status == 78)
+    }
+}

@@ -34,3 +34,42 @@ import Testing
         #expect(stats.stdout == #"{"activationRequests": 1}"#)
     }
 }
+
+@Suite struct SandboxPowerAuthConfigurationTests {
+    /// The sandbox prints the PowerAuth values and writes a client configuration that
+    /// works as printed: a new user can activate a device with it.
+    @Test func thePrintedClientConfigurationWorks() throws {
+        let cli = CLI()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CLI.binary)
+        process.arguments = ["sandbox", "--port", "0", "--powerauth-dir", cli.directory.file("powerauth")]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        defer { process.terminate(); process.waitUntilExit() }
+
+        var received = Data()
+        while received.filter({ $0 == 0x0A }).count < 3 {
+            let chunk = output.fileHandleForReading.availableData
+            try #require(!chunk.isEmpty, "the sandbox exited early")
+            received += chunk
+        }
+        let lines = String(decoding: received, as: UTF8.self).split(separator: "\n").map(String.init)
+        #expect(lines[0].hasPrefix("listening http://127.0.0.1:"))
+        #expect(lines[1].hasPrefix("powerauth application-key="))
+        #expect(lines[1].contains(" master-server-public-key="))
+        #expect(!lines.joined().contains(try String(contentsOfFile: cli.directory.file("powerauth/application-secret"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        let prefix = "powerauth client configuration "
+        try #require(lines[2].hasPrefix(prefix))
+        let config = String(lines[2].dropFirst(prefix.count))
+        #expect(fileMode(cli.directory.file("powerauth/application-secret")) == 0o600)
+        #expect(fileMode(cli.directory.file("powerauth/server-identity.json")) == 0o600)
+
+        let pin = cli.directory.file("pin")
+        #expect(FileManager.default.createFile(atPath: pin, contents: Data("2468".utf8), attributes: [.posixPermissions: 0o600]))
+        let activated = try cli.run(["--config", config, "device", "activate", "--attribute", "username=new-user", "--pin-file", pin])
+        #expect(activated.status == 0, "\(activated.stderr)")
+        #expect(activated.stdout.hasPrefix("activated "))
+        #expect(try cli.run(["--config", config, "device", "status"]).stdout.contains("ACTIVE"))
+    }
+}

@@ -141,3 +141,41 @@ import Testing
         #expect(try harness.device("activate", "--attribute", "a=b", "--pin-file", harness.pinFile).status == 78)
     }
 }
+
+@Suite struct DevicePINPromptTests {
+    /// On a terminal (script(1) gives one) the PIN is asked twice without echo.
+    @Test func thePINIsAskedOnATerminalWithoutEcho() async throws {
+        let harness = try await DeviceHarness.start()
+        defer { Task { try? await harness.shutdown() } }
+        let script = Process()
+        script.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        script.arguments = ["-qec", "\(CLI.binary) device activate --attribute username=typist", "/dev/null"]
+        script.environment = harness.cli.environment
+        let output = Pipe(), input = Pipe()
+        script.standardOutput = output
+        script.standardInput = input
+        try script.run()
+        var screen = ""
+        func waitFor(_ text: String) throws {
+            while !screen.contains(text) {
+                let chunk = output.fileHandleForReading.availableData
+                try #require(!chunk.isEmpty, "no \(text) prompt: \(screen)")
+                screen += String(decoding: chunk, as: UTF8.self)
+            }
+        }
+        try waitFor("PIN: ")
+        input.fileHandleForWriting.write(Data("7531\n".utf8))
+        try waitFor("PIN again: ")
+        input.fileHandleForWriting.write(Data("7531\n".utf8))
+        screen += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        script.waitUntilExit()
+        #expect(script.terminationStatus == 0, "\(screen)")
+        #expect(screen.contains("activated "))
+        #expect(!screen.contains("7531"))
+        #expect(harness.server.activationCount == 1)
+
+        // The PIN typed there is the one that signs.
+        let pin = try harness.privateFile("typed-pin", "7531")
+        #expect(try harness.device("request", "/pa/v3/signature/validate", "--auth", "possession_knowledge", "--pin-file", pin).status == 0)
+    }
+}

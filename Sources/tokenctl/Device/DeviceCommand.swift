@@ -83,7 +83,7 @@ struct DeviceActivate: AsyncParsableCommand {
                 Output.line(DeviceText.json(activation).text)
             } else {
                 Output.line("activated \(activation.activationID)")
-                Output.line("fingerprint \(activation.fingerprint)  (compare with the server's)")
+                Output.line("fingerprint \(activation.fingerprint)")
             }
         }
     }

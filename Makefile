@@ -71,6 +71,7 @@ bench: deps
 # Just the activation figures.
 bench-activation: deps
 	$(SWIFT) build -c release --product tokenctl
+	$(SWIFT) build -c release --product TransportBenchmark
 	@Benchmarks/activation.sh .build/release $(BENCH_LINES) $(BENCH_RSS_LINES)
 
 PREFIX ?= /usr/local

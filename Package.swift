@@ -95,6 +95,11 @@ let package = Package(
             dependencies: ["TokenActivation", "Storage"],
             path: "Benchmarks/WalletBenchmark"
         ),
+        .executableTarget(
+            name: "TransportBenchmark",
+            dependencies: ["HTTPTransport"],
+            path: "Benchmarks/TransportBenchmark"
+        ),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "TokenActivationTests", dependencies: ["TokenActivation", "Storage", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),

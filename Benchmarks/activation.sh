@@ -5,6 +5,7 @@
 #     handle), and a Python requests.Session + sqlite3 handler;
 #   - one cold `tokenctl activate` next to one curl POST and a shell handler
 #     (sqlite3 lookup + curl + sqlite3 insert);
+#   - libcurl vs URLSession requests/s on the same server and connection counts;
 #   - peak RSS of a long batch.
 #
 #   Benchmarks/activation.sh <release build dir> [batch lines] [RSS batch lines]
@@ -68,6 +69,10 @@ for c in 1 4 8 16; do
   best=$(( easy > multi ? easy : multi ))
   printf '%-12s %16s %16s %18s %7s%%\n' "$c" "$easy" "$multi" "$ceiling" "$(python3 -c "print(round(100 * $best / $ceiling))")"
 done
+
+echo
+echo "== libcurl (CurlTransport) vs URLSession (FoundationNetworking): the same POST, $lines requests per run"
+"$bin/TransportBenchmark" "$endpoint" "$lines" 1 4 8 16
 
 echo
 echo "== Python requests.Session + sqlite3 handler, same $lines lines (sequential)"

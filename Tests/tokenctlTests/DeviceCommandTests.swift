@@ -155,6 +155,8 @@ import Testing
         script.standardOutput = output
         script.standardInput = input
         try script.run()
+        // A hung prompt fails the test instead of hanging the run.
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60) { if script.isRunning { script.terminate() } }
         var screen = ""
         func waitFor(_ text: String) throws {
             while !screen.contains(text) {

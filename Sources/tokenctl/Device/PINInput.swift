@@ -34,7 +34,8 @@ enum PINInput {
 
     /// Reads one line from the terminal with echo turned off.
     private static func prompt(_ text: String) throws -> [UInt8] {
-        writeAll(STDERR_FILENO, text)
+        // Echo goes off before the prompt appears, so nothing typed after it is echoed
+        // or discarded; typed-ahead input from before the prompt is flushed.
         var saved = termios()
         let isTerminal = tcgetattr(STDIN_FILENO, &saved) == 0
         if isTerminal {
@@ -42,6 +43,7 @@ enum PINInput {
             quiet.c_lflag &= ~tcflag_t(ECHO)
             tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet)
         }
+        writeAll(STDERR_FILENO, text)
         defer {
             if isTerminal { tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved) }
             writeAll(STDERR_FILENO, "\n")

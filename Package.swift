@@ -108,6 +108,7 @@ let package = Package(
         .testTarget(
             name: "PowerAuthTests",
             dependencies: ["PowerAuth"],
+            exclude: ["Reference"],
             resources: [.copy("Vectors"), .copy("ECIESFixtures")]
         ),
         .testTarget(name: "tokenctlTests", dependencies: ["tokenctl", "Sandbox", "TestSupport"]),

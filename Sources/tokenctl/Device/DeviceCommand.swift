@@ -101,11 +101,7 @@ struct DeviceStatus: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(json: output.json) {
             let status = try await global.deviceService().status()
-            if output.json {
-                Output.line(DeviceText.json(status).text)
-            } else {
-                for line in DeviceText.lines(status) { Output.line(line) }
-            }
+            DeviceText.print(json: output.json ? DeviceText.json(status) : nil, lines: DeviceText.lines(status))
         }
     }
 }
@@ -120,11 +116,7 @@ struct DeviceShow: AsyncParsableCommand {
         try await reportingErrors(json: output.json) {
             let service = try await global.deviceService()
             guard let activation = try await service.show() else { throw PowerAuthClientError.notActivated(instance: service.settings.onboarding.instanceID) }
-            if output.json {
-                Output.line(DeviceText.json(activation).text)
-            } else {
-                for line in DeviceText.lines(activation) { Output.line(line) }
-            }
+            DeviceText.print(json: output.json ? DeviceText.json(activation) : nil, lines: DeviceText.lines(activation))
         }
     }
 }

@@ -14,6 +14,9 @@ public struct DeviceService: Sendable {
     let environment: [String: String]
     let logger: Logger
     let transport: (any HTTPTransport)?
+    /// The PowerAuth parameters once resolved (``resolvingServer()``), so the secret file
+    /// is read once per command.
+    var resolved: PowerAuthSettings?
 
     public init(settings: Settings, environment: [String: String], logger: Logger, transport: (any HTTPTransport)? = nil) {
         self.settings = settings
@@ -40,11 +43,19 @@ public struct DeviceService: Sendable {
         return PowerAuthSettings(baseURL: baseURL, applicationKey: applicationKey, applicationSecret: secret, masterServerPublicKey: Array(masterKey), instanceID: settings.onboarding.instanceID)
     }
 
+    /// The same service with its PowerAuth parameters checked and read now: a command
+    /// calls this before asking for a PIN, so a configuration error comes first.
+    public func resolvingServer() throws(ConfigurationError) -> DeviceService {
+        var service = self
+        service.resolved = try powerAuthSettings()
+        return service
+    }
+
     /// Runs `body` with a client on an open database; the database is closed after.
     func withClient<T>(needsServer: Bool = true, _ body: (PowerAuthClient) async throws -> T) async throws -> T {
         let powerAuth: PowerAuthSettings
         if needsServer {
-            powerAuth = try powerAuthSettings()
+            powerAuth = try resolved ?? powerAuthSettings()
         } else {
             powerAuth = PowerAuthSettings(baseURL: settings.onboarding.baseURL, applicationKey: "", applicationSecret: "", masterServerPublicKey: [], instanceID: settings.onboarding.instanceID)
         }

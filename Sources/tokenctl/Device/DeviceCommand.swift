@@ -75,8 +75,7 @@ struct DeviceActivate: AsyncParsableCommand {
                 let parts = attribute.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 return (String(parts[0]), String(parts[1]))
             }) { _, last in last }
-            let service = try await global.deviceService()
-            _ = try service.powerAuthSettings()
+            let service = try await global.deviceService().resolvingServer()
             let pinBytes = try PINInput.read(file: pin.pinFile, confirm: true)
             let activation = try await service.activate(name: name, identityAttributes: identity, pin: pinBytes)
             if output.json {
@@ -132,8 +131,7 @@ struct DeviceToken: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(json: output.json) {
             let factor = signature.factor ?? .possession
-            let service = try await global.deviceService()
-            _ = try service.powerAuthSettings()
+            let service = try await global.deviceService().resolvingServer()
             let pinBytes = factor == .possession ? nil : try PINInput.read(file: pin.pinFile)
             let token = try await service.createToken(factor: factor, pin: pinBytes)
             if output.json {
@@ -180,8 +178,7 @@ struct DeviceRequest: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors(json: json) {
-            let service = try await global.deviceService()
-            _ = try service.powerAuthSettings()
+            let service = try await global.deviceService().resolvingServer()
             let answer: [UInt8]
             if auth == "token" {
                 answer = try await service.tokenRequest(path: path, body: Array(body.utf8))

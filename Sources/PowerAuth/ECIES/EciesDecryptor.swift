@@ -42,14 +42,19 @@ public final class EciesReplayGuard: Sendable {
     }
 
     public func check(_ payload: EciesPayload, now: Int64 = EciesClock.nowMilliseconds()) throws {
-        let age = now - payload.timestamp
-        guard abs(age) <= windowMilliseconds else { throw PowerAuthError.staleTimestamp(ageMilliseconds: age) }
         guard let nonce = Bytes.base64(payload.nonce) else { throw PowerAuthError.invalidBase64("nonce") }
+        try check(timestamp: payload.timestamp, nonce: nonce, now: now)
+    }
+
+    /// The same check for any timestamped, nonced message (MAC token headers too).
+    public func check(timestamp: Int64, nonce: [UInt8], now: Int64 = EciesClock.nowMilliseconds()) throws {
+        let age = now - timestamp
+        guard abs(age) <= windowMilliseconds else { throw PowerAuthError.staleTimestamp(ageMilliseconds: age) }
         let window = windowMilliseconds
         try seen.withLock { seen in
             seen = seen.filter { now - $0.value <= window }
             guard seen[nonce] == nil else { throw PowerAuthError.replayedNonce }
-            seen[nonce] = payload.timestamp
+            seen[nonce] = timestamp
         }
     }
 }

@@ -68,7 +68,7 @@ extension PowerAuthServer {
 
     /// Checks `X-PowerAuth-Token`: known token of an active activation, fresh
     /// timestamp, unused nonce, matching digest. Returns the activation id.
-    func verifyToken(_ request: RecordedRequest, windowMilliseconds: Int64 = 60_000) -> Verified<String> {
+    func verifyToken(_ request: RecordedRequest) -> Verified<String> {
         guard let fields = PowerAuthHeaderFields.parse(request.header("X-PowerAuth-Token")),
               let tokenId = fields["token_id"], let digestText = fields["token_digest"], let digest = Bytes.base64(digestText),
               let nonceText = fields["nonce"], let nonce = Bytes.base64(nonceText),
@@ -80,15 +80,13 @@ extension PowerAuthServer {
         else { return .failure(Self.error(401, "POWERAUTH_AUTH_FAIL", "unknown token")) }
         let expected = TokenDigest.compute(tokenSecret: token.secret, nonce: nonce, timestampMilliseconds: timestamp, version: version)
         guard Bytes.constantTimeEqual(expected, digest) else { return .failure(Self.error(401, "POWERAUTH_AUTH_FAIL", "token digest mismatch")) }
-        let now = EciesClock.nowMilliseconds()
-        guard abs(now - timestamp) <= windowMilliseconds else { return .failure(Self.error(401, "POWERAUTH_AUTH_FAIL", "token timestamp outside the accepted window")) }
-        let fresh = tokenReplayGuard.withLock { seen in
-            seen = seen.filter { now - $0.value <= windowMilliseconds }
-            guard seen[nonceText] == nil else { return false }
-            seen[nonceText] = timestamp
-            return true
+        do {
+            try tokenReplayGuard.check(timestamp: timestamp, nonce: nonce)
+        } catch PowerAuthError.staleTimestamp {
+            return .failure(Self.error(401, "POWERAUTH_AUTH_FAIL", "token timestamp outside the accepted window"))
+        } catch {
+            return .failure(Self.error(401, "POWERAUTH_AUTH_FAIL", "token nonce already used"))
         }
-        guard fresh else { return .failure(Self.error(401, "POWERAUTH_AUTH_FAIL", "token nonce already used")) }
         return .success(token.activationId)
     }
 

@@ -12,7 +12,7 @@ public final class PowerAuthServer: Sendable {
     let activations = Mutex<[String: ServerActivation]>([:])
     let tokens = Mutex<[String: ServerToken]>([:])
     let replayGuard = EciesReplayGuard()
-    let tokenReplayGuard = Mutex<[String: Int64]>([:])
+    let tokenReplayGuard = EciesReplayGuard()
 
     struct ServerToken {
         var activationId: String

@@ -95,6 +95,17 @@ enum Migrations {
                 ) WITHOUT ROWID;
                 """)
         }
+        migrator.registerMigration("v4-onboarding-process") { db in
+            // The onboarding core's only persisted process state: the id of the running
+            // user-activation process, one per instance id.
+            try db.execute(sql: """
+                CREATE TABLE onboarding_process (
+                    instance_id TEXT PRIMARY KEY NOT NULL,
+                    process_id TEXT NOT NULL,
+                    started_at TEXT NOT NULL
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 }

@@ -44,15 +44,8 @@ public struct PowerAuthClient: Sendable {
     }
 
     func post(_ path: String, headers: [(name: String, value: String)] = [], body: [UInt8]) async throws -> Reply {
-        var base = settings.baseURL
-        while base.hasSuffix("/") { base.removeLast() }
-        let request = HTTPRequest(
-            method: "POST", url: base + path,
-            headers: [("Content-Type", "application/json"), ("Accept", "application/json"), ("Accept-Language", "en")] + headers,
-            body: body
-        )
         do {
-            let response = try await transport.send(request)
+            let response = try await transport.send(JSONPost.request(baseURL: settings.baseURL, path: path, headers: headers, body: body))
             return Reply(status: response.status, body: response.body)
         } catch {
             throw PowerAuthClientError.unreachable(error)
@@ -65,6 +58,7 @@ public struct PowerAuthClient: Sendable {
         let code = reply.errorObject?["code"] as? String ?? "no error code"
         let message = reply.errorObject?["message"] as? String ?? "HTTP \(reply.status)"
         if reply.status == 401 { throw PowerAuthClientError.authenticationFailed(message: "\(code): \(message)") }
+        if reply.status >= 500 { throw PowerAuthClientError.serverError(status: reply.status, message: "\(code): \(message)") }
         throw PowerAuthClientError.protocolError("HTTP \(reply.status), \(code): \(message)")
     }
 

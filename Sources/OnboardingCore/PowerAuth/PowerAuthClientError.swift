@@ -11,6 +11,8 @@ public enum PowerAuthClientError: Error, Sendable, Equatable {
     case authenticationFailed(message: String)
     /// The server answered something this client cannot accept.
     case protocolError(String)
+    /// HTTP 5xx: the server failed.
+    case serverError(status: Int, message: String)
     case unreachable(TransportError)
     case invalidPIN(String)
     case unsupportedFactor(SignatureFactor)
@@ -22,6 +24,7 @@ public enum PowerAuthClientError: Error, Sendable, Equatable {
         case .rejected: "powerauth.rejected"
         case .authenticationFailed: "powerauth.authFailed"
         case .protocolError: "powerauth.protocol"
+        case .serverError: "powerauth.serverError"
         case .unreachable: "powerauth.unreachable"
         case .invalidPIN: "powerauth.invalidPIN"
         case .unsupportedFactor: "powerauth.unsupportedFactor"
@@ -36,6 +39,7 @@ public enum PowerAuthClientError: Error, Sendable, Equatable {
             "the server refused the activation: \(message)" + (remaining.map { " (\($0) attempts left)" } ?? "")
         case .authenticationFailed(let message): "the server refused the authentication: \(message)"
         case .protocolError(let why): "unexpected answer from the PowerAuth server: \(why)"
+        case let .serverError(status, message): "the PowerAuth server failed with HTTP \(status): \(message)"
         case .unreachable(let error): "the PowerAuth server is unreachable: \(error.description)"
         case .invalidPIN(let why): why
         case .unsupportedFactor(let factor): "signature type \(factor.rawValue) needs a biometry key, which a tokenctl device does not have"

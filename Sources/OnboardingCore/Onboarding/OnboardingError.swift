@@ -1,0 +1,109 @@
+import HTTPTransport
+
+/// Why an onboarding call failed: the contract's reason, what the server said, and a
+/// stable code (``code``) for exit codes, JSON and the audit.
+public struct OnboardingError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The client error reasons of the onboarding contract.
+    public enum Reason: String, Sendable {
+        /// An ERROR envelope, at any HTTP status.
+        case networkGeneric = "network_generic"
+        /// An unparsable body with an HTTP status other than 200.
+        case networkErrorStatusCode = "network_errorStatusCode"
+        /// An unparsable body with HTTP 200.
+        case networkInvalidResponseObject = "network_invalidResponseObject"
+        case networkTimeOut = "network_timeOut"
+        case networkNoInternetConnection = "network_noInternetConnection"
+        /// A parsable OK answer with missing fields or unknown values.
+        case networkBadServerResponse = "network_badServerResponse"
+        case networkSSLError = "network_sslError"
+        /// `start` while a process is stored.
+        case activationInProgress = "wdo_activation_inProgress"
+        /// `status`, `activate`, `cancel` or `resendOTP` with no process stored.
+        case activationNotRunning = "wdo_activation_notRunning"
+        /// The instance already has a device activation.
+        case activationCannotActivate = "wdo_activation_cannotActivate"
+    }
+
+    public let reason: Reason
+    /// The HTTP status of the answer, when there was one.
+    public var httpStatus: Int?
+    /// The REST error code of an ERROR envelope (`ONBOARDING_OTP_FAILED`, `ERR_ACTIVATION`, …).
+    public var serverCode: String?
+    /// The server's message, truncated.
+    public var serverMessage: String?
+    /// Top-level `remainingAttempts` of a refused activation OTP.
+    public var remainingAttempts: Int?
+    /// What happened, for people; never a credential or an OTP.
+    public var detail: String
+
+    public init(_ reason: Reason, httpStatus: Int? = nil, serverCode: String? = nil, serverMessage: String? = nil, remainingAttempts: Int? = nil, detail: String) {
+        self.reason = reason
+        self.httpStatus = httpStatus
+        self.serverCode = serverCode
+        self.serverMessage = serverMessage.map { $0.count > 200 ? String($0.prefix(200)) + "…" : $0 }
+        self.remainingAttempts = remainingAttempts
+        self.detail = detail
+    }
+
+    /// A transport failure: nothing usable came back.
+    init(_ error: TransportError) {
+        switch error.kind {
+        case .tls: self.init(.networkSSLError, detail: error.description)
+        case .timeout, .connectTimeout: self.init(.networkTimeOut, detail: error.description)
+        default: self.init(.networkNoInternetConnection, detail: error.description)
+        }
+    }
+
+    /// True when the server was never reached or never answered ("offline"): a
+    /// failed activation then keeps the stored process.
+    public var isOffline: Bool {
+        [.networkTimeOut, .networkNoInternetConnection, .networkSSLError].contains(reason)
+    }
+
+    /// True when the server refused an activation OTP and allows another try.
+    public var allowsOTPRetry: Bool { (remainingAttempts ?? 0) > 0 }
+
+    /// The stable code: `onboarding.*`, without interpolated values.
+    public var code: String {
+        switch reason {
+        case .activationInProgress: return "onboarding.inProgress"
+        case .activationNotRunning: return "onboarding.notRunning"
+        case .activationCannotActivate: return "onboarding.cannotActivate"
+        case .networkTimeOut, .networkNoInternetConnection: return "onboarding.unreachable"
+        case .networkSSLError: return "onboarding.tls"
+        case .networkInvalidResponseObject, .networkBadServerResponse: return "onboarding.protocol"
+        case .networkErrorStatusCode: return (httpStatus ?? 0) >= 500 ? "onboarding.serverError" : "onboarding.protocol"
+        case .networkGeneric:
+            let status = httpStatus ?? 0
+            if status >= 500 { return "onboarding.serverError" }
+            // An ERROR envelope with HTTP 200 is not what the contract allows.
+            if status == 200 { return "onboarding.protocol" }
+            switch serverCode {
+            case "ERR_ACTIVATION": return allowsOTPRetry ? "onboarding.otpInvalid" : "onboarding.processFailed"
+            case "ONBOARDING_FAILED": return "onboarding.processFailed"
+            case "ONBOARDING_OTP_FAILED": return "onboarding.resendTooEarly"
+            case "TOO_MANY_ONBOARDING_PROCESSES", "ONBOARDING_PROCESS_LIMIT_REACHED": return "onboarding.limitReached"
+            default: return "onboarding.protocol"
+            }
+        }
+    }
+
+    /// A message for people, with the next step where there is one.
+    public var message: String {
+        let server = serverCode.map { code in " (\(code)" + (serverMessage.map { ": \($0)" } ?? "") + ")" } ?? ""
+        switch code {
+        case "onboarding.inProgress": return "an onboarding process is already running for this instance; finish it with `tokenctl onboarding activate --otp CODE`, or `tokenctl onboarding cancel`"
+        case "onboarding.notRunning": return "no onboarding process is running for this instance; start one with `tokenctl onboarding start --credentials JSON`"
+        case "onboarding.cannotActivate": return "this instance already has a device activation, so no onboarding process can run; `tokenctl device status` shows it"
+        case "onboarding.otpInvalid": return "wrong OTP; \(remainingAttempts ?? 0) attempt\(remainingAttempts == 1 ? "" : "s") left\(server)"
+        case "onboarding.processFailed": return "the onboarding process failed or ran out of OTP attempts; start again with `tokenctl onboarding start`\(server)"
+        case "onboarding.resendTooEarly": return "the OTP cannot be resent yet: wait for the resend period to pass\(server)"
+        case "onboarding.limitReached": return "too many onboarding processes for this identification; try again later\(server)"
+        case "onboarding.unreachable", "onboarding.tls": return "the onboarding server is unreachable: \(detail)"
+        case "onboarding.serverError": return "the onboarding server failed (HTTP \(httpStatus ?? 0))\(server)"
+        default: return "unexpected answer from the onboarding server: \(detail)\(server)"
+        }
+    }
+
+    public var description: String { "\(code) [\(reason.rawValue)]: \(message)" }
+}

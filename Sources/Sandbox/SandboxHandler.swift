@@ -8,15 +8,17 @@ final class SandboxHandler: ChannelInboundHandler, @unchecked Sendable {
 
     private let recorder: Recorder
     private let powerAuth: PowerAuthServer
+    private let onboarding: OnboardingServer
     private let slowDelay: Duration
     private let log: (@Sendable (String) -> Void)?
     private var head: HTTPRequestHead?
     private var body: [UInt8] = []
     private static let maximumBody = 1 << 20
 
-    init(recorder: Recorder, powerAuth: PowerAuthServer, slowDelay: Duration, log: (@Sendable (String) -> Void)?) {
+    init(recorder: Recorder, powerAuth: PowerAuthServer, onboarding: OnboardingServer, slowDelay: Duration, log: (@Sendable (String) -> Void)?) {
         self.recorder = recorder
         self.powerAuth = powerAuth
+        self.onboarding = onboarding
         self.slowDelay = slowDelay
         self.log = log
     }
@@ -49,7 +51,7 @@ final class SandboxHandler: ChannelInboundHandler, @unchecked Sendable {
         if request.isActivation {
             return TMPBehaviour.reply(toActivation: request.body, slowDelay: slowDelay)
         }
-        if let reply = powerAuth.handle(request) {
+        if let reply = powerAuth.handle(request) ?? onboarding.handle(request) {
             return reply
         }
         if request.method == "GET" && request.path == "/_sandbox/stats" {

@@ -19,7 +19,8 @@ public struct RecordedRequest: Sendable {
 /// A loopback TMP simulator. It speaks HTTP/1.1 with keep-alive, answers
 /// `POST …/issuer/push-provisioning/tokens/activations` per ``TMPMarker``, counts what it
 /// received (`GET /_sandbox/stats` reports the count), serves the PowerAuth endpoints
-/// (`/pa/v3/…`, see ``PowerAuthServer``), and answers 404 to anything else.
+/// (`/pa/v3/…`, see ``PowerAuthServer``) and the onboarding activation process
+/// (`/api/onboarding/…`, see ``OnboardingServer``), and answers 404 to anything else.
 public final class TMPSandbox: Sendable {
     /// The port it listens on (useful when started on port 0).
     public let port: Int
@@ -29,6 +30,9 @@ public final class TMPSandbox: Sendable {
 
     /// The simulated PowerAuth server (`/pa/v3/…`).
     public let powerAuth: PowerAuthServer
+
+    /// The simulated onboarding server (`/api/onboarding/…`).
+    public let onboarding: OnboardingServer
 
     /// `http://127.0.0.1:PORT`.
     public var baseURL: String { "http://127.0.0.1:\(port)" }
@@ -49,30 +53,36 @@ public final class TMPSandbox: Sendable {
     ///   - slowDelay: how long ``TMPMarker/slow`` waits before answering.
     ///   - log: receives one line per request (method, path, marker), never a body.
     ///   - powerAuth: the PowerAuth server side; by default one with a freshly generated identity.
-    public static func start(port: Int = 8787, slowDelay: Duration = .seconds(5), powerAuth: PowerAuthServer = PowerAuthServer(), log: (@Sendable (String) -> Void)? = nil) async throws -> TMPSandbox {
+    ///   - onboarding: how the onboarding server behaves (its clock, OTPs, verification switch).
+    public static func start(
+        port: Int = 8787, slowDelay: Duration = .seconds(5), powerAuth: PowerAuthServer = PowerAuthServer(),
+        onboarding options: OnboardingOptions = OnboardingOptions(), log: (@Sendable (String) -> Void)? = nil
+    ) async throws -> TMPSandbox {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let recorder = Recorder()
+        let onboarding = OnboardingServer(powerAuth: powerAuth, options: options, log: log)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 recorder.connections.withLockedValue { $0 += 1 }
                 return channel.pipeline.configureHTTPServerPipeline(withErrorHandling: true).flatMap {
-                    channel.pipeline.addHandler(SandboxHandler(recorder: recorder, powerAuth: powerAuth, slowDelay: slowDelay, log: log))
+                    channel.pipeline.addHandler(SandboxHandler(recorder: recorder, powerAuth: powerAuth, onboarding: onboarding, slowDelay: slowDelay, log: log))
                 }
             }
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
         do {
             let channel = try await bootstrap.bind(host: "127.0.0.1", port: port).get()
-            return TMPSandbox(port: channel.localAddress?.port ?? port, channel: channel, group: group, recorder: recorder, powerAuth: powerAuth)
+            return TMPSandbox(port: channel.localAddress?.port ?? port, channel: channel, group: group, recorder: recorder, powerAuth: powerAuth, onboarding: onboarding)
         } catch {
             try? await group.shutdownGracefully()
             throw error
         }
     }
 
-    private init(port: Int, channel: any Channel, group: MultiThreadedEventLoopGroup, recorder: Recorder, powerAuth: PowerAuthServer) {
+    private init(port: Int, channel: any Channel, group: MultiThreadedEventLoopGroup, recorder: Recorder, powerAuth: PowerAuthServer, onboarding: OnboardingServer) {
         self.powerAuth = powerAuth
+        self.onboarding = onboarding
         self.port = port
         self.channel = channel
         self.group = group

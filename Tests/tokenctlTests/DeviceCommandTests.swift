@@ -77,7 +77,7 @@ import Testing
     }
 
     @Test func flagsComeFromTheStatusResponse() async throws {
-        let harness = try await DeviceHarness.start { _ in .accept(flags: ["VERIFICATION_PENDING"]) }
+        let harness = try await DeviceHarness.start { _, _ in .accept(flags: ["VERIFICATION_PENDING"]) }
         defer { Task { try? await harness.shutdown() } }
         let id = try harness.activate()
         #expect(try harness.status()["flags"] as? [String] == ["VERIFICATION_PENDING"])
@@ -86,7 +86,7 @@ import Testing
     }
 
     @Test func refusedIdentityAndDuplicateActivation() async throws {
-        let harness = try await DeviceHarness.start { attributes in
+        let harness = try await DeviceHarness.start { attributes, _ in
             attributes["otp"] == "12345678" ? .accept(flags: []) : .reject(message: "POWER_AUTH_ACTIVATION_INVALID", remainingAttempts: 4)
         }
         defer { Task { try? await harness.shutdown() } }

@@ -7,7 +7,7 @@ import Storage
 /// resume, cancel and resend in between. The only persisted state is the process id.
 public struct ActivationProcess: Sendable {
     let api: OnboardingAPI
-    let powerAuth: PowerAuthClient
+    public let powerAuth: PowerAuthClient
     let processes: OnboardingProcessStore
 
     var instanceID: String { powerAuth.settings.instanceID }
@@ -175,7 +175,7 @@ public struct ActivationProcess: Sendable {
     static var hostName: String {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return "tokenctl" }
-        let name = String(cString: buffer)
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return name.isEmpty ? "tokenctl" : name
     }
 }

@@ -6,12 +6,13 @@ public enum IdentityDecision: Sendable {
     case reject(message: String, remainingAttempts: Int?)
 }
 
-/// The pluggable check of custom identity attributes. The default accepts any
-/// non-empty set of attributes; the onboarding simulator plugs its OTP check in here.
-public typealias IdentityCheck = @Sendable (_ attributes: [String: String]) -> IdentityDecision
+/// The pluggable check of custom identity attributes, given the id the activation
+/// will have if accepted. The default accepts any non-empty set of attributes; the
+/// onboarding simulator checks `credentialsType: ONBOARDING` activations (its OTPs).
+public typealias IdentityCheck = @Sendable (_ attributes: [String: String], _ activationId: String) -> IdentityDecision
 
 public enum IdentityChecks {
-    public static let acceptNonEmpty: IdentityCheck = { attributes in
+    public static let acceptNonEmpty: IdentityCheck = { attributes, _ in
         attributes.isEmpty ? .reject(message: "POWER_AUTH_ACTIVATION_INVALID", remainingAttempts: nil) : .accept(flags: [])
     }
 }

@@ -31,11 +31,12 @@ extension PowerAuthServer {
                   let devicePublicKey = try? P256Keys.publicKey(keyBytes, what: "device public key")
             else { return Self.error(400, "ERR_ACTIVATION", "level 2 needs a valid devicePublicKey") }
             let attributes = (layer1["identityAttributes"] as? [String: Any] ?? [:]).compactMapValues { $0 as? String }
-            switch identityCheck(attributes) {
+            let activationId = UUID().uuidString.lowercased()
+            switch check(attributes, activationId: activationId) {
             case .reject(let message, let remaining):
                 return Self.error(400, "ERR_ACTIVATION", message, extra: remaining.map { ["remainingAttempts": $0] } ?? [:])
             case .accept(let flags):
-                let activation = try ServerActivation(id: UUID().uuidString.lowercased(), name: layer2["activationName"] as? String ?? "", devicePublicKey: devicePublicKey, flags: flags)
+                let activation = try ServerActivation(id: activationId, name: layer2["activationName"] as? String ?? "", devicePublicKey: devicePublicKey, flags: flags)
                 activations.withLock { $0[activation.id] = activation }
                 let layer2Response = Self.json([
                     "activationId": activation.id,

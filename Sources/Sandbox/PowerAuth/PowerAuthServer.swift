@@ -9,6 +9,8 @@ import Synchronization
 public final class PowerAuthServer: Sendable {
     public let identity: PowerAuthServerIdentity
     let identityCheck: IdentityCheck
+    /// Checks for particular `credentialsType` attribute values, tried before ``identityCheck``.
+    let credentialChecks = Mutex<[String: IdentityCheck]>([:])
     let activations = Mutex<[String: ServerActivation]>([:])
     let tokens = Mutex<[String: ServerToken]>([:])
     let replayGuard = EciesReplayGuard()
@@ -43,6 +45,16 @@ public final class PowerAuthServer: Sendable {
         case "/pa/v3/signature/validate": return validateSignature(request)
         default: return Self.ok(["serverTime": EciesClock.nowMilliseconds(), "version": PowerAuthVersion.current])
         }
+    }
+
+    /// Sends custom activations whose `credentialsType` attribute is `type` to `check`.
+    public func route(credentialsType type: String, to check: @escaping IdentityCheck) {
+        credentialChecks.withLock { $0[type] = check }
+    }
+
+    func check(_ attributes: [String: String], activationId: String) -> IdentityDecision {
+        let routed = attributes["credentialsType"].flatMap { type in credentialChecks.withLock { $0[type] } }
+        return (routed ?? identityCheck)(attributes, activationId)
     }
 
     // MARK: Inspection (tests, the onboarding simulator)

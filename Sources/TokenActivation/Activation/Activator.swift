@@ -16,17 +16,18 @@ public struct Activator: Sendable {
 
     /// - Parameters:
     ///   - transport: defaults to ``CurlTransport``s built from the settings.
-    ///   - userCheck: asked (once) only when `onboarding.require-finished-user-activation` is on.
+    ///   - userCheck: asked (once) only when `onboarding.require-finished-user-activation` is on;
+    ///     by default ``OnboardingUserCheck`` on the configured servers.
     ///   - clock: injected for tests.
     public init(
         settings: Settings, environment: [String: String], transport: (any HTTPTransport)? = nil,
-        userCheck: any UserActivationCheck = OnboardingNotConfigured(),
+        userCheck: (any UserActivationCheck)? = nil,
         logger: Logger = Logger(label: "tokenctl.activation"), clock: @escaping @Sendable () -> Timestamp = Timestamp.now
     ) {
         self.settings = settings
         self.environment = environment
         self.transport = transport
-        self.userCheck = userCheck
+        self.userCheck = userCheck ?? OnboardingUserCheck(service: OnboardingService(settings: settings, environment: environment, logger: logger))
         self.logger = logger
         self.clock = clock
     }
@@ -96,8 +97,6 @@ public struct Activator: Sendable {
                 return .success(headers)
             case .notFinished(let nextStep):
                 return .failure(ActivationError(code: "user.activationRequired", message: "user activation required: \(nextStep)"))
-            case .notConfigured:
-                return .failure(ActivationError(code: "user.activationRequired", message: "user activation required, and no onboarding server is configured to ask: finish the user activation first (tokenctl onboarding), or turn off onboarding.require-finished-user-activation"))
             }
         } catch {
             let coded = Self.coded(error)

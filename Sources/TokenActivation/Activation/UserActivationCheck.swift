@@ -4,19 +4,12 @@ public enum UserActivationStatus: Sendable, Equatable {
     case finished
     /// Not (yet) allowed; `nextStep` tells the user what to do.
     case notFinished(nextStep: String)
-    /// No onboarding core is available to ask.
-    case notConfigured
 }
 
 /// The one question token activation asks the onboarding core before sending anything.
 public protocol UserActivationCheck: Sendable {
     /// Fetched live, once per process.
     /// - Throws: ``ActivationError`` `onboarding.unreachable` when the server cannot be asked.
+    ///   ``OnboardingUserCheck`` is the implementation.
     func status() async throws -> UserActivationStatus
-}
-
-/// The only check until the onboarding core exists: it is never finished.
-public struct OnboardingNotConfigured: UserActivationCheck {
-    public init() {}
-    public func status() async throws -> UserActivationStatus { .notConfigured }
 }

@@ -53,6 +53,12 @@ public struct DeviceService: Sendable {
 
     /// Runs `body` with a client on an open database; the database is closed after.
     func withClient<T>(needsServer: Bool = true, _ body: (PowerAuthClient) async throws -> T) async throws -> T {
+        try await withConnection(needsServer: needsServer) { client, _, _ in try await body(client) }
+    }
+
+    /// Runs `body` with a PowerAuth client, its transport and the open database,
+    /// which is closed after.
+    func withConnection<T>(needsServer: Bool = true, _ body: (PowerAuthClient, any HTTPTransport, Store) async throws -> T) async throws -> T {
         let powerAuth: PowerAuthSettings
         if needsServer {
             powerAuth = try resolved ?? powerAuthSettings()
@@ -70,7 +76,7 @@ public struct DeviceService: Sendable {
         }
         let store = try Store(options: settings.storeOptions, logger: logger)
         do {
-            let result = try await body(PowerAuthClient(settings: powerAuth, transport: httpTransport, store: store))
+            let result = try await body(PowerAuthClient(settings: powerAuth, transport: httpTransport, store: store), httpTransport, store)
             try store.close()
             return result
         } catch {

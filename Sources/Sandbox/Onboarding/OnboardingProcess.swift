@@ -1,0 +1,110 @@
+import Foundation
+import PowerAuth
+
+/// One activation process as the simulated onboarding server keeps it: a value whose
+/// methods are its transitions, driven with the time passed in.
+///
+/// `activationInProgress` → (right OTP) `verificationInProgress`, or `finished` when
+/// verification is skipped; → (fifth wrong OTP, 5 minutes, cleanup) `failed`.
+/// `verificationInProgress` → (verification ends) `finished`; → (1 hour, cleanup) `failed`.
+/// Any unfinished process fails after 3 hours.
+struct OnboardingProcess {
+    enum Status: String {
+        case activationInProgress = "ACTIVATION_IN_PROGRESS"
+        case verificationInProgress = "VERIFICATION_IN_PROGRESS"
+        case failed = "FAILED"
+        case finished = "FINISHED"
+    }
+
+    struct OTP {
+        let code: String
+        let issuedAt: Date
+        var failedAttempts = 0
+    }
+
+    static let otpAttempts = 5
+    static let otpLifetime: TimeInterval = 5 * 60
+    static let resendPeriod: TimeInterval = 30
+    static let activationTimeout: TimeInterval = 5 * 60
+    static let verificationTimeout: TimeInterval = 60 * 60
+    static let processTimeout: TimeInterval = 3 * 60 * 60
+
+    let id: String
+    /// The identification object as canonical JSON (sorted keys).
+    let identification: String
+    let createdAt: Date
+    private(set) var status = Status.activationInProgress
+    private(set) var otp: OTP
+    /// The device activation made with this process's OTP.
+    private(set) var activationID: String?
+    private(set) var verificationStartedAt: Date?
+
+    init(id: String, identification: String, otp: String, now: Date) {
+        self.id = id
+        self.identification = identification
+        createdAt = now
+        self.otp = OTP(code: otp, issuedAt: now)
+    }
+
+    var isActive: Bool { status == .activationInProgress || status == .verificationInProgress }
+
+    /// Fails the process when its time is up.
+    /// - Returns: the device activation to remove when it has just failed with one.
+    mutating func expire(now: Date) -> String? {
+        let age = now.timeIntervalSince(createdAt)
+        let expired = switch status {
+        case .activationInProgress: age > Self.activationTimeout || age > Self.processTimeout
+        case .verificationInProgress: now.timeIntervalSince(verificationStartedAt ?? createdAt) > Self.verificationTimeout || age > Self.processTimeout
+        case .failed, .finished: false
+        }
+        guard expired else { return nil }
+        status = .failed
+        return activationID
+    }
+
+    enum Resend { case sent, tooEarly, notActive }
+
+    /// A new OTP, unless inside the resend period or past the activation step.
+    mutating func resend(otp code: String, now: Date) -> Resend {
+        guard status == .activationInProgress else { return .notActive }
+        guard now.timeIntervalSince(otp.issuedAt) >= Self.resendPeriod else { return .tooEarly }
+        otp = OTP(code: code, issuedAt: now)
+        return .sent
+    }
+
+    /// The check of an activation's OTP. The fifth failure fails the process;
+    /// `remainingAttempts` is `5 - failed` while the process is active, else 0.
+    mutating func verify(otp code: String, activationID: String, now: Date, skipVerification: Bool) -> IdentityDecision {
+        let refused = "POWER_AUTH_ACTIVATION_INVALID"
+        guard status == .activationInProgress, now.timeIntervalSince(otp.issuedAt) <= Self.otpLifetime else {
+            return .reject(message: refused, remainingAttempts: 0)
+        }
+        guard Bytes.constantTimeEqual(Bytes.utf8(code), Bytes.utf8(otp.code)) else {
+            otp.failedAttempts += 1
+            if otp.failedAttempts >= Self.otpAttempts { status = .failed }
+            return .reject(message: refused, remainingAttempts: isActive ? Self.otpAttempts - otp.failedAttempts : 0)
+        }
+        self.activationID = activationID
+        if skipVerification {
+            status = .finished
+            return .accept(flags: [])
+        }
+        status = .verificationInProgress
+        verificationStartedAt = now
+        return .accept(flags: ["VERIFICATION_PENDING"])
+    }
+
+    /// Identity verification ended well.
+    mutating func finishVerification() -> Bool {
+        guard status == .verificationInProgress else { return false }
+        status = .finished
+        return true
+    }
+
+    /// Cleanup: the process fails.
+    /// - Returns: the device activation to remove.
+    mutating func cancel() -> String? {
+        status = .failed
+        return activationID
+    }
+}

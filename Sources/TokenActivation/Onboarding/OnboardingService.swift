@@ -1,0 +1,74 @@
+import HTTPTransport
+import Logging
+import OnboardingCore
+import PowerAuth
+
+extension OnboardingError: CodedError {}
+
+/// The onboarding commands: this instance's activation process on the configured
+/// onboarding server (`onboarding.base-url`) and PowerAuth server, one database and
+/// connection per call.
+public struct OnboardingService: Sendable {
+    var device: DeviceService
+
+    public init(settings: Settings, environment: [String: String], logger: Logger, transport: (any HTTPTransport)? = nil) {
+        device = DeviceService(settings: settings, environment: environment, logger: logger, transport: transport)
+    }
+
+    public var settings: Settings { device.settings }
+
+    /// The same service with its server parameters checked and read now, so that a
+    /// configuration error comes before any prompt.
+    public func resolvingServer() throws(ConfigurationError) -> OnboardingService {
+        try TMPCredentials.checkTransportSecurity(settings.onboarding.baseURL)
+        var service = self
+        service.device = try device.resolvingServer()
+        return service
+    }
+
+    func withProcess<T>(_ body: (ActivationProcess) async throws -> T) async throws -> T {
+        let service = try resolvingServer()
+        return try await service.device.withConnection { client, transport, store in
+            let api = OnboardingAPI(baseURL: service.settings.onboarding.baseURL, powerAuth: client.settings, transport: transport)
+            return try await body(ActivationProcess(api: api, powerAuth: client, store: store))
+        }
+    }
+
+    /// Starts (or resumes) a process for these credentials; the OTP goes to the user.
+    public func start(credentials: JSONValue) async throws -> ActivationProcess.Started {
+        try await withProcess { try await $0.start(credentials: credentials) }
+    }
+
+    public func status() async throws -> (processID: String, status: ActivationProcessStatus) {
+        try await withProcess { try await $0.status() }
+    }
+
+    /// What `activate` made, and the activation flags the server reports right after
+    /// (nil when that status could not be read).
+    public struct Activated: Sendable {
+        public var activation: DeviceActivation
+        public var flags: [String]?
+    }
+
+    public func activate(otp: String, name: String?, pin: [UInt8]) async throws -> Activated {
+        try await withProcess { process in
+            let activation = try await process.activate(otp: otp, activationName: name, pin: pin)
+            let flags = try? await process.powerAuth.status().flags
+            return Activated(activation: activation, flags: flags)
+        }
+    }
+
+    /// - Returns: whether the server confirmed the cleanup.
+    public func cancel(force: Bool) async throws -> Bool {
+        try await withProcess { try await $0.cancel(force: force) }
+    }
+
+    public func resendOTP() async throws {
+        try await withProcess { try await $0.resendOTP() }
+    }
+
+    /// The current OTP from a demo server's `otp/detail` endpoint.
+    public func demoOTP() async throws -> String {
+        try await withProcess { try await $0.demoOTP() }
+    }
+}

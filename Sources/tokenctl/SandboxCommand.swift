@@ -6,7 +6,7 @@ import Sandbox
 struct SandboxCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sandbox",
-        abstract: "Run the loopback TMP and PowerAuth simulator on 127.0.0.1.",
+        abstract: "Run the loopback TMP, PowerAuth and onboarding simulator on 127.0.0.1.",
         discussion: """
             The first line on standard output is `listening http://127.0.0.1:PORT`; the next two give \
             the PowerAuth application key and master public key, and the path of a client configuration \
@@ -16,7 +16,11 @@ struct SandboxCommand: AsyncParsableCommand {
             \(TMPMarker.allCases.map { "  \($0.rawValue): \($0.summary)" }.joined(separator: "\n"))
             GET /_sandbox/stats reports how many activation requests arrived. PowerAuth endpoints: \
             /pa/v3/activation/create (custom credentials), /pa/v3/activation/status, /pa/v3/activation/remove, \
-            /pa/v3/token/create, /pa/v3/token/validate, /pa/v3/signature/validate, /pa/v3/status.
+            /pa/v3/token/create, /pa/v3/token/validate, /pa/v3/signature/validate, /pa/v3/status. \
+            Onboarding endpoints (ECIES application scope): /api/onboarding/start, status, otp/resend, \
+            cleanup and the demo otp/detail; each OTP is also printed as a line \
+            `onboarding otp process=ID code=OTP`, as a test SMS gateway would. A device activated \
+            through onboarding carries VERIFICATION_PENDING unless --skip-verification.
             """
     )
 
@@ -32,10 +36,13 @@ struct SandboxCommand: AsyncParsableCommand {
     )
     var powerAuthDirectory: String?
 
+    @Flag(name: .customLong("skip-verification"), help: "Finish onboarding processes at activation, so devices carry no VERIFICATION_PENDING flag.")
+    var skipVerification = false
+
     func run() async throws {
         let directory = try prepareDirectory()
         let identity = try PowerAuthServerIdentity.loadOrCreate(path: directory + "/server-identity.json")
-        let sandbox = try await TMPSandbox.start(port: port, slowDelay: .milliseconds(slowDelayMilliseconds), powerAuth: PowerAuthServer(identity: identity)) { line in
+        let sandbox = try await TMPSandbox.start(port: port, slowDelay: .milliseconds(slowDelayMilliseconds), powerAuth: PowerAuthServer(identity: identity), onboarding: OnboardingOptions(skipVerification: skipVerification)) { line in
             Output.line(line)
             Output.flush()
         }

@@ -14,7 +14,7 @@ struct Tokenctl: AsyncParsableCommand {
             76 TMP protocol error, 77 user activation required, 78 configuration error.
             """,
         version: "0.1.0",
-        subcommands: [ActivateCommand.self, WalletCommand.self, AuditCommand.self, DeviceCommand.self, SandboxCommand.self, DemoCommand.self]
+        subcommands: [ActivateCommand.self, WalletCommand.self, AuditCommand.self, OnboardingCommand.self, DeviceCommand.self, SandboxCommand.self, DemoCommand.self]
     )
 
     /// Lets global options come before the subcommand (`tokenctl --config C wallet list`),

@@ -100,7 +100,7 @@ struct DeviceStatus: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(json: output.json) {
             let status = try await global.deviceService().status()
-            DeviceText.print(json: output.json ? DeviceText.json(status) : nil, lines: DeviceText.lines(status))
+            Output.print(json: output.json ? DeviceText.json(status) : nil, lines: DeviceText.lines(status))
         }
     }
 }
@@ -115,7 +115,7 @@ struct DeviceShow: AsyncParsableCommand {
         try await reportingErrors(json: output.json) {
             let service = try await global.deviceService()
             guard let activation = try await service.show() else { throw PowerAuthClientError.notActivated(instance: service.settings.onboarding.instanceID) }
-            DeviceText.print(json: output.json ? DeviceText.json(activation) : nil, lines: DeviceText.lines(activation))
+            Output.print(json: output.json ? DeviceText.json(activation) : nil, lines: DeviceText.lines(activation))
         }
     }
 }

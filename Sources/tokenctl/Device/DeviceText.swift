@@ -3,15 +3,6 @@ import TokenActivation
 
 /// Text and JSON shapes of the device commands. Keys are never printed.
 enum DeviceText {
-    /// The JSON object when there is one (`--json`), the text lines otherwise.
-    static func print(json: JSONObject?, lines: @autoclosure () -> [String]) {
-        if let json {
-            Output.line(json.text)
-        } else {
-            for line in lines() { Output.line(line) }
-        }
-    }
-
     static func json(_ activation: DeviceActivation) -> JSONObject {
         JSONObject([
             "instanceId": .string(activation.instanceID),

@@ -23,11 +23,18 @@ enum ExitStatus {
     static func code(forError code: String) -> Int32 {
         switch code {
         case "tmp.redirect", "tmp.unexpectedStatus", "tmp.invalidBody", "tmp.unknownStatus", "powerauth.protocol": 76
-        case "powerauth.unreachable": 69
+        case "powerauth.unreachable", "powerauth.serverError": 69
+        case "onboarding.otpInvalid": 2
+        case "onboarding.processFailed": 3
+        case "onboarding.cannotActivate": 65
+        case "onboarding.notRunning": 66
+        case "onboarding.inProgress", "onboarding.resendTooEarly", "onboarding.limitReached": 75
+        case "onboarding.unreachable", "onboarding.tls", "onboarding.serverError": 69
+        case "onboarding.protocol": 76
         case "powerauth.notActivated", "powerauth.rejected", "powerauth.authFailed": 77
         case "powerauth.alreadyActivated": 65
         case "powerauth.invalidPIN", "powerauth.unsupportedFactor": 64
-        case _ where code.hasPrefix("tmp."), "onboarding.unreachable": 69
+        case _ where code.hasPrefix("tmp."): 69
         case "activation.inProgress", "storage.busy": 75
         case "user.activationRequired": 77
         case _ where code.hasPrefix("deeplink."): 65

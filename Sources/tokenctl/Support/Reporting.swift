@@ -18,6 +18,12 @@ func reportingErrors(json: Bool, _ body: () async throws -> Void) async throws {
     }
 }
 
+/// Input a command cannot use, found after argument parsing (exit 64).
+struct UsageError: CodedError {
+    let code = "usage.invalid"
+    let message: String
+}
+
 /// The `--json` form of an argument error (ArgumentParser prints the human form).
 func reportUsageError(_ message: String) {
     let error = JSONObject(["code": .string("usage.invalid"), "message": .string(message)])
@@ -44,6 +50,15 @@ enum Output {
 
     static func flush() {
         buffer.flush()
+    }
+
+    /// The JSON object when there is one (`--json`), the text lines otherwise.
+    static func print(json: JSONObject?, lines: @autoclosure () -> [String]) {
+        if let json {
+            line(json.text)
+        } else {
+            for text in lines() { line(text) }
+        }
     }
 
     static func error(_ text: String) {

@@ -6,9 +6,10 @@ import PackageDescription
 //   HTTPTransport    the HTTPTransport protocol and CurlTransport (libcurl)
 //   Storage          the SQLite database: GRDB setup, migrations, WAL and busy settings
 //   PowerAuth        PowerAuth 3.2 cryptography (client and server side) on swift-crypto
-//   OnboardingCore   the user-activation core: PowerAuth device activation, signed and token requests
+//   OnboardingCore   the user-activation core: the activation process (onboarding contract),
+//                    PowerAuth device activation, signed and token requests
 //   TokenActivation  configuration, wallet, deeplink parser, TMP client, audit, activation service
-//   Sandbox          loopback TMP and PowerAuth server simulator (server side only: shares
+//   Sandbox          loopback TMP, PowerAuth and onboarding server simulator (server side only: shares
 //                    no client logic, only the PowerAuth primitives)
 //   tokenctl         the command-line shell: parses arguments, calls one library function, prints
 let package = Package(
@@ -106,6 +107,7 @@ let package = Package(
         .testTarget(name: "TokenActivationTests", dependencies: ["TokenActivation", "Storage", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport", "Sandbox", "TestSupport"]),
         .testTarget(name: "SandboxTests", dependencies: ["Sandbox", "TestSupport"]),
+        .testTarget(name: "OnboardingCoreTests", dependencies: ["OnboardingCore", "Sandbox", "Storage", "HTTPTransport", "PowerAuth", "TestSupport"]),
         .testTarget(
             name: "PowerAuthTests",
             dependencies: ["PowerAuth"],

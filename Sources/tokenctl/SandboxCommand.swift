@@ -59,7 +59,9 @@ struct SandboxCommand: AsyncParsableCommand {
             if !FileManager.default.fileExists(atPath: powerAuthDirectory) {
                 try FileManager.default.createDirectory(atPath: powerAuthDirectory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
             }
-            return powerAuthDirectory
+            // The client configuration names files in it; relative names would be read
+            // relative to the configuration file instead.
+            return URL(fileURLWithPath: powerAuthDirectory).standardizedFileURL.path
         }
         var template = Array((NSTemporaryDirectory() + "/tokenctl-sandbox-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else { throw ValidationError("cannot create a temporary directory for the PowerAuth identity") }

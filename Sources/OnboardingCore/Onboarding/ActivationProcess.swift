@@ -143,7 +143,10 @@ public struct ActivationProcess: Sendable {
 
     private func requireProcess() throws -> String {
         guard let processID = try processes.processID(instanceID) else {
-            throw OnboardingError(.activationNotRunning, detail: "no process is stored")
+            let activated = try powerAuth.activation() != nil
+            throw OnboardingError(.activationNotRunning, detail: activated
+                ? "this instance is already activated (`tokenctl device status` shows its verification flags)"
+                : "start one with `tokenctl onboarding start --credentials JSON`")
         }
         return processID
     }

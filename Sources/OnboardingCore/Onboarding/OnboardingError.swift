@@ -93,7 +93,7 @@ public struct OnboardingError: Error, Sendable, Equatable, CustomStringConvertib
         let server = serverCode.map { code in " (\(code)" + (serverMessage.map { ": \($0)" } ?? "") + ")" } ?? ""
         switch code {
         case "onboarding.inProgress": return "an onboarding process is already running for this instance; finish it with `tokenctl onboarding activate --otp CODE`, or `tokenctl onboarding cancel`"
-        case "onboarding.notRunning": return "no onboarding process is running for this instance; start one with `tokenctl onboarding start --credentials JSON`"
+        case "onboarding.notRunning": return "no onboarding process is running for this instance: \(detail)"
         case "onboarding.cannotActivate": return "this instance already has a device activation, so no onboarding process can run; `tokenctl device status` shows it"
         case "onboarding.otpInvalid": return "wrong OTP; \(remainingAttempts ?? 0) attempt\(remainingAttempts == 1 ? "" : "s") left\(server)"
         case "onboarding.processFailed": return "the onboarding process failed or ran out of OTP attempts; start again with `tokenctl onboarding start`\(server)"

@@ -221,14 +221,15 @@ import Testing
         #expect(harness.sandbox.activationRequestCount == 1)
     }
 
-    @Test func aRequiredUserActivationStopsWith77() async throws {
+    @Test func aRequiredUserActivationWithoutPowerAuthSettingsIsAConfigurationError() async throws {
         let harness = try await ActivationHarness.start()
         defer { Task { try await harness.stop() } }
         try harness.add("SN1", "DAPL1")
         let result = try harness.activate("SN1", environment: ["TOKENCTL_ONBOARDING_REQUIRE_FINISHED_USER_ACTIVATION": "true"])
-        #expect(result.status == 77)
-        #expect(result.errorCode == "user.activationRequired")
+        #expect(result.status == 78)
+        #expect(result.errorCode == "config.secretMissing")
+        #expect(result.stderr.contains("onboarding.powerauth.application-key"))
         #expect(harness.sandbox.activationRequestCount == 0)
-        #expect(try harness.auditEntries().map { $0["errorCode"] as? String } == ["user.activationRequired"])
+        #expect(try harness.auditEntries().map { $0["errorCode"] as? String } == ["config.secretMissing"])
     }
 }

@@ -13,14 +13,15 @@ struct DeviceHarness {
 
     var server: PowerAuthServer { sandbox.powerAuth }
 
-    static func start(identityCheck: @escaping IdentityCheck = IdentityChecks.acceptNonEmpty) async throws -> DeviceHarness {
+    static func start(identityCheck: @escaping IdentityCheck = IdentityChecks.acceptNonEmpty, onboarding: OnboardingOptions = OnboardingOptions()) async throws -> DeviceHarness {
         let identity = PowerAuthServerIdentity.generate()
-        let sandbox = try await TMPSandbox.start(port: 0, powerAuth: PowerAuthServer(identity: identity, identityCheck: identityCheck))
+        let sandbox = try await TMPSandbox.start(port: 0, powerAuth: PowerAuthServer(identity: identity, identityCheck: identityCheck), onboarding: onboarding)
         var harness = DeviceHarness(sandbox: sandbox, pinFile: "", wrongPinFile: "")
         let secretFile = harness.cli.directory.file("application-secret")
         try identity.writeApplicationSecret(to: secretFile)
         harness.cli.environment.merge([
             "TOKENCTL_ONBOARDING_BASE_URL": sandbox.baseURL,
+            "TOKENCTL_TMP_BASE_URL": sandbox.baseURL,
             "TOKENCTL_ONBOARDING_POWERAUTH_APPLICATION_KEY": identity.applicationKey,
             "TOKENCTL_ONBOARDING_POWERAUTH_APPLICATION_SECRET_FILE": secretFile,
             "TOKENCTL_ONBOARDING_POWERAUTH_MASTER_SERVER_PUBLIC_KEY": identity.masterPublicKeyBase64,
@@ -40,6 +41,11 @@ struct DeviceHarness {
     @discardableResult
     func device(_ arguments: String...) throws -> CLIResult {
         try cli.run(["device"] + arguments)
+    }
+
+    @discardableResult
+    func onboarding(_ arguments: String..., environment: [String: String] = [:]) throws -> CLIResult {
+        try cli.run(["onboarding"] + arguments, environment: environment)
     }
 
     /// `device activate` as alice, checked to succeed; returns the activation id.

@@ -9,8 +9,11 @@ struct DemoCommand: AsyncParsableCommand {
         abstract: "Run the whole activation flow on an embedded example: nothing outside a temporary directory is touched.",
         discussion: """
             Seeds a temporary database with example passes, starts the sandbox on a free loopback \
-            port, activates each example deeplink, prints each outcome next to the documented one and \
-            the audit. Exits 0 when every outcome is as documented.
+            port, activates each example deeplink and prints each outcome next to the documented one. \
+            Then the onboarding path: with the user-activation gate on, a token waits; the user starts \
+            a process, the OTP is read from the sandbox, the device is activated, verification ends \
+            on the sandbox, and the token is activated. Last, the audit. Exits 0 when everything is \
+            as documented.
             """
     )
 
@@ -42,15 +45,19 @@ struct DemoCommand: AsyncParsableCommand {
             Output.line("\(ok ? "ok  " : "FAIL") exit \(exitCode) (expected \(example.exitCode))  \(ActivationText.line(result, reveal: false))"
                 + (result.error.map { "  [\($0.code)]" } ?? ""))
         }
+        Output.line("")
+        let onboarding = try await DemoOnboarding(sandbox: sandbox, settings: settings, directory: directory).run()
+
         Output.line("\n\(sandbox.activationRequestCount) requests reached the sandbox\n")
         Output.line(AuditText.header)
         try Audit(settings: settings).forEach(AuditFilter()) { Output.line(AuditText.row($0, reveal: false)) }
         let (rows, broken) = try Audit(settings: settings).verify()
         Output.line("\naudit chain: \(broken == nil ? "verified" : "BROKEN"), \(rows) rows")
         Output.line("\(asExpected) of \(DemoExamples.deeplinks.count) outcomes as documented")
+        Output.line("\(onboarding.passed) of \(onboarding.steps) onboarding steps as expected")
         Output.flush()
         try await sandbox.shutdown()
-        if asExpected != DemoExamples.deeplinks.count || broken != nil { throw ExitCode(1) }
+        if asExpected != DemoExamples.deeplinks.count || onboarding.passed != onboarding.steps || broken != nil { throw ExitCode(1) }
     }
 }
 

@@ -35,6 +35,7 @@ import Testing
         let result = try CLI().run("demo")
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.contains("8 of 8 outcomes as documented"))
+        #expect(result.stdout.contains("6 of 6 onboarding steps as expected"))
         #expect(result.stdout.contains("audit chain: verified"))
     }
 

@@ -3,7 +3,8 @@
 #   make test    the whole test suite (installs missing system packages first)
 #   make demo    the activation flow on a temporary database and the loopback sandbox
 #   make bench   wallet figures: import of 1,000,000 records, lookups, cold `wallet show`
-#   make fuzz    libFuzzer on the deeplink parser for FUZZ_SECONDS (make test runs 10 s)
+#   make fuzz    libFuzzer on the deeplink parser and the onboarding envelope decoder, FUZZ_SECONDS
+#                each (make test runs 10 s each)
 #   make install release binary with the Swift runtime linked in, and the deeplink handler,
 #                into $(DESTDIR)$(PREFIX)/bin (PREFIX=/usr/local)
 
@@ -16,8 +17,10 @@ BENCH_RECORDS ?= 1000000
 BENCH_LINES ?= 20000
 BENCH_RSS_LINES ?= 200000
 FUZZ_SECONDS ?= 60
-# The parser is plain Swift, so the fuzzer compiles its files directly.
+# The parsers are plain Swift, so each fuzzer compiles their files directly.
 FUZZ_DEEPLINK_SOURCES := $(filter-out %+CodedError.swift,$(wildcard Sources/TokenActivation/Deeplink/*.swift))
+FUZZ_ENVELOPE_SOURCES := Sources/OnboardingCore/Onboarding/OnboardingEnvelope.swift Sources/OnboardingCore/Onboarding/OnboardingError.swift
+FUZZ_TARGETS := deeplink onboarding-envelope
 
 .PHONY: deps build test demo bench bench-activation fuzz install clean
 
@@ -47,14 +50,20 @@ test: deps
 
 .build/fuzz/deeplink: $(FUZZ_DEEPLINK_SOURCES) Fuzz/DeeplinkFuzzer.swift
 	@mkdir -p .build/fuzz
-	swiftc -sanitize=fuzzer,address -parse-as-library -O $^ -o $@ 2> .build/fuzz/build.log || { cat .build/fuzz/build.log; exit 1; }
+	swiftc -sanitize=fuzzer,address -parse-as-library -O $^ -o $@ 2> $@.build.log || { cat $@.build.log; exit 1; }
 
-# New inputs go to .build/fuzz/corpus-deeplink; the seeds in Fuzz/corpus stay as committed.
-fuzz: .build/fuzz/deeplink
-	@mkdir -p .build/fuzz/corpus-deeplink
-	@.build/fuzz/deeplink -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 .build/fuzz/corpus-deeplink Fuzz/corpus/deeplink > .build/fuzz/deeplink.log 2>&1 \
-	  || { tail -40 .build/fuzz/deeplink.log; echo "fuzz: the deeplink parser failed; the input is in the log above" >&2; exit 1; }
-	@echo "fuzz deeplink: $$(grep -E '^Done' .build/fuzz/deeplink.log), corpus $$(ls .build/fuzz/corpus-deeplink | wc -l) inputs, no failure"
+.build/fuzz/onboarding-envelope: $(FUZZ_ENVELOPE_SOURCES) Fuzz/OnboardingEnvelopeFuzzer.swift
+	@mkdir -p .build/fuzz
+	swiftc -sanitize=fuzzer,address -parse-as-library -O $^ -o $@ 2> $@.build.log || { cat $@.build.log; exit 1; }
+
+# New inputs go to .build/fuzz/corpus-TARGET; the seeds in Fuzz/corpus stay as committed.
+fuzz: $(FUZZ_TARGETS:%=.build/fuzz/%)
+	@for target in $(FUZZ_TARGETS); do \
+	  mkdir -p .build/fuzz/corpus-$$target; \
+	  .build/fuzz/$$target -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 .build/fuzz/corpus-$$target Fuzz/corpus/$$target > .build/fuzz/$$target.log 2>&1 \
+	    || { tail -40 .build/fuzz/$$target.log; echo "fuzz: $$target failed; the input is in the log above" >&2; exit 1; }; \
+	  echo "fuzz $$target: $$(grep -E '^Done' .build/fuzz/$$target.log), corpus $$(ls .build/fuzz/corpus-$$target | wc -l) inputs, no failure"; \
+	done
 
 demo: build
 	@.build/release/tokenctl demo

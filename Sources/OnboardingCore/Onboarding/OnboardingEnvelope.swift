@@ -4,7 +4,7 @@ import Foundation
 /// or `{"status":"ERROR","responseObject":{"code","message"}}` back.
 enum OnboardingEnvelope {
     static func request(_ object: [String: Any]) -> [UInt8] {
-        PowerAuthClient.json(["requestObject": object])
+        Array((try? JSONSerialization.data(withJSONObject: ["requestObject": object], options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data())
     }
 
     /// Whether the body is a JSON object with a `status` of OK or ERROR.

@@ -1,5 +1,3 @@
-import HTTPTransport
-
 /// Why an onboarding call failed: the contract's reason, what the server said, and a
 /// stable code (``code``) for exit codes, JSON and the audit.
 public struct OnboardingError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -43,15 +41,6 @@ public struct OnboardingError: Error, Sendable, Equatable, CustomStringConvertib
         self.serverMessage = serverMessage.map { $0.count > 200 ? String($0.prefix(200)) + "…" : $0 }
         self.remainingAttempts = remainingAttempts
         self.detail = detail
-    }
-
-    /// A transport failure: nothing usable came back.
-    init(_ error: TransportError) {
-        switch error.kind {
-        case .tls: self.init(.networkSSLError, detail: error.description)
-        case .timeout, .connectTimeout: self.init(.networkTimeOut, detail: error.description)
-        default: self.init(.networkNoInternetConnection, detail: error.description)
-        }
     }
 
     /// True when the server was never reached or never answered ("offline"): a

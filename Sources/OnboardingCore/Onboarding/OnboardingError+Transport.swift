@@ -1,0 +1,12 @@
+import HTTPTransport
+
+extension OnboardingError {
+    /// A transport failure: nothing usable came back.
+    init(_ error: TransportError) {
+        switch error.kind {
+        case .tls: self.init(.networkSSLError, detail: error.description)
+        case .timeout, .connectTimeout: self.init(.networkTimeOut, detail: error.description)
+        default: self.init(.networkNoInternetConnection, detail: error.description)
+        }
+    }
+}

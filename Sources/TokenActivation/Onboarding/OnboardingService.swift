@@ -27,7 +27,7 @@ public struct OnboardingService: Sendable {
     }
 
     func withProcess<T>(_ body: (ActivationProcess) async throws -> T) async throws -> T {
-        let service = try resolvingServer()
+        let service = device.resolved == nil ? try resolvingServer() : self
         return try await service.device.withConnection { client, transport, store in
             let api = OnboardingAPI(baseURL: service.settings.onboarding.baseURL, powerAuth: client.settings, transport: transport)
             return try await body(ActivationProcess(api: api, powerAuth: client, store: store))

@@ -147,8 +147,9 @@ public struct Activator: Sendable {
 
     /// A random version 4 UUID.
     static func makeRequestID() -> String {
+        // Two draws from the system generator (one getrandom each), not one per byte.
         var generator = SystemRandomNumberGenerator()
-        var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        var bytes = withUnsafeBytes(of: (generator.next() as UInt64, generator.next() as UInt64)) { Array($0) }
         bytes[6] = bytes[6] & 0x0F | 0x40
         bytes[8] = bytes[8] & 0x3F | 0x80
         let hex = Array(Hex.encode(bytes))

@@ -61,6 +61,12 @@ public struct JSONObject: Sendable, Equatable {
     /// RFC 8259 string escaping: quote, backslash and control characters.
     private static func writeString(_ string: String, to output: inout String) {
         output += "\""
+        // Most strings (identifiers, hashes, timestamps) need no escaping: append them whole.
+        if !string.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }) {
+            output += string
+            output += "\""
+            return
+        }
         for scalar in string.unicodeScalars {
             switch scalar {
             case "\"": output += "\\\""
@@ -82,6 +88,7 @@ extension JSONObject.Value {
     /// Compact JSON text on one line.
     public var text: String {
         var output = ""
+        output.reserveCapacity(512)
         JSONObject.write(self, to: &output)
         return output
     }

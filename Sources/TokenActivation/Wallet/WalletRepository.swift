@@ -1,5 +1,4 @@
 import GRDB
-import GRDBSQLite
 
 /// SQL access to the `pass_record` table. Callers provide the transaction.
 enum WalletRepository {
@@ -96,35 +95,14 @@ enum WalletRepository {
     /// GRDB's argument boxing and per-call checks cost more than the insert itself
     /// (measured on 1,000,000 rows, Benchmarks/wallet.sh).
     static func upsert(_ fields: ValidatedPassFields, with statement: Statement, _ db: Database) throws -> Bool {
-        let handle = statement.sqliteStatement
-        sqlite3_reset(handle)
-        defer { sqlite3_clear_bindings(handle) }
-        bindText(handle, 1, fields.passTypeIdentifier)
-        bindText(handle, 2, fields.serialNumber)
-        bindText(handle, 3, fields.deviceAccountIdentifier)
-        bindText(handle, 4, fields.state?.rawValue)
-        bindText(handle, 5, fields.device)
-        bindText(handle, 6, fields.cardSuffix)
-        let code = sqlite3_step(handle)
-        guard code == SQLITE_DONE else {
-            let message = String(cString: sqlite3_errmsg(db.sqliteConnection))
-            sqlite3_reset(handle)
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message)
-        }
-        return sqlite3_changes(db.sqliteConnection) > 0
-    }
-
-    /// SQLite copies the text (`SQLITE_TRANSIENT`); nil binds NULL.
-    private static func bindText(_ handle: OpaquePointer, _ index: Int32, _ value: String?) {
-        guard var value else {
-            sqlite3_bind_null(handle, index)
-            return
-        }
-        value.withUTF8 { bytes in
-            _ = bytes.withMemoryRebound(to: CChar.self) {
-                sqlite3_bind_text(handle, index, $0.baseAddress, Int32($0.count), unsafeBitCast(-1, to: sqlite3_destructor_type.self))
-            }
-        }
+        let direct = DirectStatement(statement, db)
+        direct.bind(1, fields.passTypeIdentifier)
+        direct.bind(2, fields.serialNumber)
+        direct.bind(3, fields.deviceAccountIdentifier)
+        direct.bind(4, fields.state?.rawValue)
+        direct.bind(5, fields.device)
+        direct.bind(6, fields.cardSuffix)
+        return try direct.run() > 0
     }
 
     private static func record(_ row: Row) -> PassRecord {

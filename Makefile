@@ -78,10 +78,11 @@ bench: deps
 	@Benchmarks/activation.sh .build/release $(BENCH_LINES) $(BENCH_RSS_LINES)
 
 # Just the activation figures.
+# Measures the binary `make install` installs (Swift runtime linked statically).
 bench-activation: deps
-	$(SWIFT) build -c release --product tokenctl
-	$(SWIFT) build -c release --product TransportBenchmark
-	@Benchmarks/activation.sh .build/release $(BENCH_LINES) $(BENCH_RSS_LINES)
+	$(SWIFT) build -c release --static-swift-stdlib --product tokenctl --scratch-path .build-static
+	$(SWIFT) build -c release --static-swift-stdlib --product TransportBenchmark --scratch-path .build-static
+	@Benchmarks/activation.sh .build-static/release $(BENCH_LINES) $(BENCH_RSS_LINES)
 
 PREFIX ?= /usr/local
 # The Swift runtime and Foundation linked statically: no Swift libraries to load at start.

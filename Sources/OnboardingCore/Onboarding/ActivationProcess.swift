@@ -43,7 +43,7 @@ public struct ActivationProcess: Sendable {
         guard try processes.processID(instanceID) == nil else {
             throw OnboardingError(.activationInProgress, detail: "a process is stored")
         }
-        try verifyCanActivate(processID: nil)
+        try verifyCanActivate()
         let identification: [String: Any]
         do {
             identification = try PowerAuthClient.object(Array(JSONEncoder().encode(credentials)), "the credentials")
@@ -68,7 +68,7 @@ public struct ActivationProcess: Sendable {
     /// Asks the server where the stored process stands.
     public func status() async throws -> (processID: String, status: ActivationProcessStatus) {
         let processID = try requireProcess()
-        try verifyCanActivate(processID: processID)
+        try verifyCanActivate()
         let answer = try await api.status(processID: processID)
         guard let wire = answer["onboardingStatus"] as? String else {
             throw OnboardingError(.networkBadServerResponse, httpStatus: 200, detail: "the status answer has no onboardingStatus")
@@ -89,7 +89,7 @@ public struct ActivationProcess: Sendable {
     ///   - pin: protects the knowledge factor of the new activation.
     public func activate(otp: String, activationName: String? = nil, pin: [UInt8]) async throws -> DeviceActivation {
         let processID = try requireProcess()
-        try verifyCanActivate(processID: processID)
+        try verifyCanActivate()
         let attributes = ["processId": processID, "otpCode": otp, "credentialsType": "ONBOARDING"]
         do {
             let activation = try await powerAuth.activate(name: activationName ?? Self.hostName, identityAttributes: attributes, pin: pin)
@@ -110,7 +110,7 @@ public struct ActivationProcess: Sendable {
     @discardableResult
     public func cancel(force: Bool = true) async throws -> Bool {
         let processID = try requireProcess()
-        try verifyCanActivate(processID: processID)
+        try verifyCanActivate()
         do {
             try await api.cleanup(processID: processID)
         } catch {
@@ -125,7 +125,7 @@ public struct ActivationProcess: Sendable {
     /// Asks the server to send a new OTP (refused within the resend period).
     public func resendOTP() async throws {
         let processID = try requireProcess()
-        try verifyCanActivate(processID: processID)
+        try verifyCanActivate()
         try await api.resendOTP(processID: processID)
     }
 
@@ -152,7 +152,7 @@ public struct ActivationProcess: Sendable {
     }
 
     /// An instance with a device activation cannot run a process: its stored id is dropped.
-    private func verifyCanActivate(processID: String?) throws {
+    private func verifyCanActivate() throws {
         guard try powerAuth.activation() != nil else { return }
         try processes.clear(instanceID)
         throw OnboardingError(.activationCannotActivate, detail: "the instance is already activated")

@@ -76,12 +76,9 @@ public struct OnboardingAPI: Sendable {
                 )
             }
         }
-        if response.status == 200 && OnboardingEnvelope.isEnvelope(response.body) {
-            // Only an ERROR envelope may be in the clear; an OK must be encrypted.
-            let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
-            if object?["status"] as? String == "OK" {
-                throw OnboardingError(.networkInvalidResponseObject, httpStatus: 200, detail: "an OK answer that is not encrypted")
-            }
+        // Only an ERROR envelope may be in the clear; an OK must be encrypted.
+        if response.status == 200 && OnboardingEnvelope.status(of: response.body) == "OK" {
+            throw OnboardingError(.networkInvalidResponseObject, httpStatus: 200, detail: "an OK answer that is not encrypted")
         }
         return response.body
     }

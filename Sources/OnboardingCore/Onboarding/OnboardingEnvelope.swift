@@ -7,10 +7,9 @@ enum OnboardingEnvelope {
         Array((try? JSONSerialization.data(withJSONObject: ["requestObject": object], options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data())
     }
 
-    /// Whether the body is a JSON object with a `status` of OK or ERROR.
-    static func isEnvelope(_ body: [UInt8]) -> Bool {
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] else { return false }
-        return ["OK", "ERROR"].contains(object["status"] as? String)
+    /// The `status` of a body that is a JSON object with one, else nil.
+    static func status(of body: [UInt8]) -> String? {
+        ((try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any])?["status"] as? String
     }
 
     /// The `responseObject` of an OK answer (empty when absent).

@@ -99,8 +99,8 @@ public struct Activator: Sendable {
                 return .failure(ActivationError(code: "user.activationRequired", message: "user activation required: \(nextStep)"))
             }
         } catch {
-            let coded = Self.coded(error)
-            return .failure(coded.code == "storage.io" ? ActivationError(code: "onboarding.unreachable", message: "the onboarding server could not be asked: \(error)") : coded)
+            // The check names its own failures (onboarding.unreachable, config.*, storage.*).
+            return .failure(Self.coded(error))
         }
     }
 

@@ -114,6 +114,6 @@ let package = Package(
             exclude: ["Reference"],
             resources: [.copy("Vectors"), .copy("ECIESFixtures")]
         ),
-        .testTarget(name: "tokenctlTests", dependencies: ["tokenctl", "Sandbox", "TestSupport"]),
+        .testTarget(name: "tokenctlTests", dependencies: ["tokenctl", "Sandbox", "TestSupport"], exclude: ["Fixtures"]),
     ]
 )

@@ -39,6 +39,8 @@ final class EasyHandle: @unchecked Sendable {
     private var responseBody: [UInt8] = []
     private var responseLimit = 0
     private var overflowed = false
+    /// libcurl's detailed message for the last failure (`CURLOPT_ERRORBUFFER`).
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
 
     private static let globalInit: Void = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
 
@@ -52,6 +54,7 @@ final class EasyHandle: @unchecked Sendable {
         curl_easy_cleanup(curl)
         curl_slist_free_all(headers)
         body.deallocate()
+        errorBuffer.deallocate()
     }
 
     /// The request being sent: libcurl reads the body and the header list until it is done.
@@ -113,6 +116,8 @@ final class EasyHandle: @unchecked Sendable {
         if let caFile = options.caFile { set(CURLOPT_CAINFO, caFile) }
         if let certificate = options.clientCertificateFile { set(CURLOPT_SSLCERT, certificate) }
         if let key = options.clientKeyFile { set(CURLOPT_SSLKEY, key) }
+        errorBuffer[0] = 0
+        tokenctl_curl_setopt_pointer(curl, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorBuffer))
         tokenctl_curl_setopt_write_function(curl, CURLOPT_WRITEFUNCTION, receiveBody)
         tokenctl_curl_setopt_pointer(curl, CURLOPT_WRITEDATA, Unmanaged.passUnretained(self).toOpaque())
     }
@@ -132,27 +137,39 @@ final class EasyHandle: @unchecked Sendable {
         tokenctl_curl_getinfo_long(curl, CURLINFO_REQUEST_SIZE, &requestSize)
         // A refused rewind means libcurl wanted to send the body again: it was sent.
         let sent = requestSize > 0 || code == CURLE_SEND_FAIL_REWIND
-        let detail = String(cString: curl_easy_strerror(code))
+        let message = String(cString: errorBuffer)
+        let detail = message.isEmpty ? String(cString: curl_easy_strerror(code)) : message
         let kind: TransportError.Kind = switch code {
         case CURLE_COULDNT_CONNECT: sent ? .connectionLost : .connectionRefused
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY: .dnsFailure
         case CURLE_OPERATION_TIMEDOUT: sent ? .timeout : .connectTimeout
-        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM,
-             CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CIPHER, CURLE_SSL_ENGINE_NOTFOUND,
+        case CURLE_SSL_CERTPROBLEM, CURLE_SSL_CACERT_BADFILE: .tlsFiles
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CIPHER, CURLE_SSL_ENGINE_NOTFOUND,
              CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_CRL_BADFILE, CURLE_SSL_ISSUER_ERROR,
              CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS, CURLE_USE_SSL_FAILED:
             .tls
+        // TLS 1.3 ends the client's side of the handshake before the server checks the
+        // client certificate: its refusal arrives as an alert on the first read.
+        case CURLE_RECV_ERROR where Self.isHandshakeAlert(message), CURLE_SEND_ERROR where Self.isHandshakeAlert(message): .tls
         case CURLE_WRITE_ERROR where overflowed: .responseTooLarge
         case CURLE_GOT_NOTHING, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_PARTIAL_FILE, CURLE_SEND_FAIL_REWIND: .connectionLost
         default: .other
         }
         let wasSent: Bool = switch kind {
         // These fail before the request is written (TLS: during the handshake).
-        case .connectionRefused, .dnsFailure, .connectTimeout, .tls: false
+        case .connectionRefused, .dnsFailure, .connectTimeout, .tls, .tlsFiles: false
         case .responseTooLarge: true
         case .timeout, .connectionLost, .other: sent
         }
         return TransportError(kind, wasSent: wasSent, detail: detail)
+    }
+
+    /// Alerts a server sends only while refusing a handshake: its application never saw
+    /// the request, even when TLS 1.3 let the client write it already.
+    private static func isHandshakeAlert(_ message: String) -> Bool {
+        let alerts = ["certificate required", "bad certificate", "unknown ca", "certificate unknown",
+                      "certificate expired", "certificate revoked", "unsupported certificate", "handshake failure"]
+        return alerts.contains { message.contains("alert " + $0) }
     }
 
     fileprivate func copyBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {

@@ -9,6 +9,9 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
         case connectTimeout = "tmp.connectTimeout"
         /// Nothing was sent: the TLS handshake or certificate check failed.
         case tls = "tmp.tls"
+        /// Nothing was sent: the local CA bundle, client certificate or key was refused by
+        /// the TLS library (unreadable, wrong format, key and certificate not a pair).
+        case tlsFiles = "config.tlsFiles"
         /// The request was sent and no complete answer came within the timeout.
         case timeout = "tmp.timeout"
         /// The request was sent and the connection broke before a complete answer.

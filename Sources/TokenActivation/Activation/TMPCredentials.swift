@@ -7,6 +7,7 @@ enum TMPCredentials {
     ///   an empty secret, or plain http to a host that is not loopback.
     static func headers(_ settings: Settings, environment: [String: String]) throws(ConfigurationError) -> [(name: String, value: String)] {
         try checkTransportSecurity(settings.tmp.baseURL)
+        try TLSFiles.check(settings.tmp.tls)
         var headers: [(name: String, value: String)] = []
         let auth = settings.tmp.authentication
         if let token = try secret(file: auth.bearerTokenFile, key: ConfigKeys.tmpBearerTokenFile, variable: "TOKENCTL_TMP_BEARER_TOKEN", environment: environment) {
@@ -41,11 +42,8 @@ enum TMPCredentials {
 
     static func secret(file: String?, key: String, variable: String, environment: [String: String]) throws(ConfigurationError) -> String? {
         if let path = file {
-            var info = stat()
-            guard stat(path, &info) == 0 else { throw .secretMissing("\(key) names \(path), which cannot be read: \(String(cString: strerror(errno)))") }
-            guard info.st_mode & 0o077 == 0 else { throw .secretPermissions(path) }
-            guard let contents = readSmallFile(path) else { throw .secretMissing("\(key) names \(path), which cannot be read") }
-            let value = contents.trimmingTrailingWhitespace
+            try SecretFile.checkPrivate(path, key: key)
+            let value = try SecretFile.read(path, key: key, limit: 8192, isSecret: true).trimmingTrailingWhitespace
             guard !value.isEmpty else { throw .secretMissing("\(key) names \(path), which is empty") }
             return value
         }
@@ -53,16 +51,6 @@ enum TMPCredentials {
             return value
         }
         return nil
-    }
-
-    private static func readSmallFile(_ path: String) -> String? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var bytes = [UInt8](repeating: 0, count: 8192)
-        let count = read(descriptor, &bytes, bytes.count)
-        guard count >= 0 else { return nil }
-        return String(validating: bytes[..<count], as: UTF8.self)
     }
 }
 

@@ -9,6 +9,8 @@ public struct ConfigurationError: CodedError, Equatable, CustomStringConvertible
         case invalidValue = "config.invalidValue"
         case secretMissing = "config.secretMissing"
         case secretPermissions = "config.secretPermissions"
+        case fileUnreadable = "config.fileUnreadable"
+        case fileInvalid = "config.fileInvalid"
         case insecureURL = "config.insecureURL"
     }
 
@@ -49,6 +51,15 @@ public struct ConfigurationError: CodedError, Equatable, CustomStringConvertible
 
     static func secretPermissions(_ path: String) -> Self {
         Self(.secretPermissions, "the secret file \(path) is readable by group or others; make it private with: chmod 600 \(path)")
+    }
+
+    /// A secret that cannot be read is a missing secret (`config.secretMissing`).
+    static func fileUnreadable(key: String, path: String, reason: String, isSecret: Bool) -> Self {
+        Self(isSecret ? .secretMissing : .fileUnreadable, "\(key) names \(path), which cannot be read: \(reason)")
+    }
+
+    static func fileInvalid(key: String, path: String, expected: String) -> Self {
+        Self(.fileInvalid, "\(key) names \(path), which is not \(expected)")
     }
 
     static func insecureURL(_ url: String) -> Self {

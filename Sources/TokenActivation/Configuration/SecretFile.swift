@@ -1,0 +1,33 @@
+import Glibc
+
+/// Reading the files a setting names: secrets (token, API key, client key) and TLS material.
+enum SecretFile {
+    /// Refuses a file that group or others may read, with the command that fixes it.
+    static func checkPrivate(_ path: String, key: String) throws(ConfigurationError) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw .fileUnreadable(key: key, path: path, reason: String(cString: strerror(errno)), isSecret: true) }
+        guard info.st_mode & 0o077 == 0 else { throw .secretPermissions(path) }
+    }
+
+    /// The file's text (UTF-8), at most `limit` bytes of it.
+    static func read(_ path: String, key: String, limit: Int, isSecret: Bool) throws(ConfigurationError) -> String {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .fileUnreadable(key: key, path: path, reason: String(cString: strerror(errno)), isSecret: isSecret) }
+        defer { close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: limit)
+        var count = 0
+        while count < limit {
+            let got = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + count, limit - count) }
+            if got < 0 {
+                if errno == EINTR { continue }
+                throw .fileUnreadable(key: key, path: path, reason: String(cString: strerror(errno)), isSecret: isSecret)
+            }
+            if got == 0 { break }
+            count += got
+        }
+        guard let text = String(validating: bytes[..<count], as: UTF8.self) else {
+            throw .fileInvalid(key: key, path: path, expected: "UTF-8 text")
+        }
+        return text
+    }
+}

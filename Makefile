@@ -3,8 +3,8 @@
 #   make test    the whole test suite (installs missing system packages first)
 #   make demo    the activation flow on a temporary database and the loopback sandbox
 #   make bench   wallet figures: import of 1,000,000 records, lookups, cold `wallet show`
-#   make fuzz    libFuzzer on the deeplink parser and the onboarding envelope decoder, FUZZ_SECONDS
-#                each (make test runs 10 s each)
+#   make fuzz    libFuzzer on every parser (deeplink, importers, TMP answer, configuration,
+#                onboarding envelope), FUZZ_SECONDS each (make test runs 10 s each)
 #   make install release binary with the Swift runtime linked in, and the deeplink handler,
 #                into $(DESTDIR)$(PREFIX)/bin (PREFIX=/usr/local)
 
@@ -12,17 +12,24 @@ SWIFT ?= swift
 APT_PACKAGES := libcurl4-openssl-dev libsqlite3-dev pkg-config
 # Programs the tests start: curl and python3 as independent clients (python3-cryptography for
 # the ECIES reference implementation), script(1) for a terminal.
-TEST_PROGRAMS := curl python3 script
+TEST_PROGRAMS := curl python3 script openssl
 BENCH_RECORDS ?= 1000000
 BENCH_LINES ?= 20000
 BENCH_RSS_LINES ?= 200000
 FUZZ_SECONDS ?= 60
-# The parsers are plain Swift, so each fuzzer compiles their files directly.
-FUZZ_DEEPLINK_SOURCES := $(filter-out %+CodedError.swift,$(wildcard Sources/TokenActivation/Deeplink/*.swift))
-FUZZ_ENVELOPE_SOURCES := Sources/OnboardingCore/Onboarding/OnboardingEnvelope.swift Sources/OnboardingCore/Onboarding/OnboardingError.swift
-FUZZ_TARGETS := deeplink onboarding-envelope
+# Each fuzz target: its name, the SwiftPM product (Fuzz/Targets/), and the environment it runs
+# with. The products exist only with TOKENCTL_FUZZ=1 (Package.swift) and are built with
+# libFuzzer and AddressSanitizer into .build-fuzz.
+FUZZ_RUNS := \
+  deeplink:DeeplinkFuzzer: \
+  import-csv:ImportFuzzer:FUZZ_IMPORT_FORMAT=csv \
+  import-jsonl:ImportFuzzer:FUZZ_IMPORT_FORMAT=jsonl \
+  tmp-answer:TMPAnswerFuzzer: \
+  configuration:ConfigurationFuzzer:ASAN_OPTIONS=detect_leaks=0 \
+  onboarding-envelope:OnboardingEnvelopeFuzzer:
+FUZZ_PRODUCTS := DeeplinkFuzzer ImportFuzzer TMPAnswerFuzzer ConfigurationFuzzer OnboardingEnvelopeFuzzer
 
-.PHONY: deps build test demo bench bench-activation fuzz install clean
+.PHONY: deps build test demo bench bench-activation fuzz fuzz-build install clean
 
 deps:
 	@missing=""; \
@@ -48,21 +55,22 @@ test: deps
 	$(SWIFT) test --skip-build
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=10
 
-.build/fuzz/deeplink: $(FUZZ_DEEPLINK_SOURCES) Fuzz/DeeplinkFuzzer.swift
-	@mkdir -p .build/fuzz
-	swiftc -sanitize=fuzzer,address -parse-as-library -O $^ -o $@ 2> $@.build.log || { cat $@.build.log; exit 1; }
+fuzz-build: deps
+	@mkdir -p .build-fuzz; for product in $(FUZZ_PRODUCTS); do \
+	  TOKENCTL_FUZZ=1 $(SWIFT) build --sanitize fuzzer --sanitize address --scratch-path .build-fuzz --product $$product \
+	    > .build-fuzz/build.log 2>&1 || { grep -v "Cannot export local symbol" .build-fuzz/build.log | tail -40; exit 1; }; \
+	done
 
-.build/fuzz/onboarding-envelope: $(FUZZ_ENVELOPE_SOURCES) Fuzz/OnboardingEnvelopeFuzzer.swift
-	@mkdir -p .build/fuzz
-	swiftc -sanitize=fuzzer,address -parse-as-library -O $^ -o $@ 2> $@.build.log || { cat $@.build.log; exit 1; }
-
-# New inputs go to .build/fuzz/corpus-TARGET; the seeds in Fuzz/corpus stay as committed.
-fuzz: $(FUZZ_TARGETS:%=.build/fuzz/%)
-	@for target in $(FUZZ_TARGETS); do \
-	  mkdir -p .build/fuzz/corpus-$$target; \
-	  .build/fuzz/$$target -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 .build/fuzz/corpus-$$target Fuzz/corpus/$$target > .build/fuzz/$$target.log 2>&1 \
-	    || { tail -40 .build/fuzz/$$target.log; echo "fuzz: $$target failed; the input is in the log above" >&2; exit 1; }; \
-	  echo "fuzz $$target: $$(grep -E '^Done' .build/fuzz/$$target.log), corpus $$(ls .build/fuzz/corpus-$$target | wc -l) inputs, no failure"; \
+# New inputs go to .build-fuzz/corpus/TARGET; the seeds in Fuzz/corpus stay as committed. A
+# failing input is saved as .build-fuzz/TARGET-crash-*; make it a regression test.
+fuzz: fuzz-build
+	@for run in $(FUZZ_RUNS); do \
+	  target=$${run%%:*}; rest=$${run#*:}; product=$${rest%%:*}; environment=$${rest#*:}; \
+	  mkdir -p .build-fuzz/corpus/$$target; \
+	  env $$environment .build-fuzz/debug/$$product -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	    -artifact_prefix=.build-fuzz/$$target- .build-fuzz/corpus/$$target Fuzz/corpus/$$target > .build-fuzz/$$target.log 2>&1 \
+	    || { tail -40 .build-fuzz/$$target.log; echo "fuzz: $$target failed; the input is in the log above" >&2; exit 1; }; \
+	  echo "fuzz $$target: $$(grep -E '^Done' .build-fuzz/$$target.log), corpus $$(ls Fuzz/corpus/$$target | wc -l) seeds + $$(ls .build-fuzz/corpus/$$target | wc -l) found, no failure"; \
 	done
 
 demo: build
@@ -93,4 +101,4 @@ install: deps
 	install -m 755 Deeplinks/tokenctl-handler $(DESTDIR)$(PREFIX)/bin/tokenctl-handler
 
 clean:
-	rm -rf .build .build-static
+	rm -rf .build .build-static .build-fuzz

@@ -117,3 +117,23 @@ let package = Package(
         .testTarget(name: "tokenctlTests", dependencies: ["tokenctl", "Sandbox", "TestSupport"], exclude: ["Fixtures"]),
     ]
 )
+
+// libFuzzer targets (`make fuzz`), one per parser. libFuzzer supplies their `main`, so they
+// exist only in a build made with TOKENCTL_FUZZ=1 and `--sanitize fuzzer` (see Makefile).
+if Context.environment["TOKENCTL_FUZZ"] != nil {
+    let fuzzers: [(name: String, dependencies: [Target.Dependency])] = [
+        ("DeeplinkFuzzer", ["TokenActivation"]),
+        ("ImportFuzzer", ["TokenActivation"]),
+        ("TMPAnswerFuzzer", ["TokenActivation", "HTTPTransport"]),
+        ("ConfigurationFuzzer", ["TokenActivation"]),
+        ("OnboardingEnvelopeFuzzer", ["OnboardingCore"]),
+    ]
+    package.targets += fuzzers.map { fuzzer in
+        .executableTarget(
+            name: fuzzer.name,
+            dependencies: fuzzer.dependencies,
+            path: "Fuzz/Targets/\(fuzzer.name)",
+            swiftSettings: [.unsafeFlags(["-parse-as-library", "-enable-testing"])]
+        )
+    }
+}

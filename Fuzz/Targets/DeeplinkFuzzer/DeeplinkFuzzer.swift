@@ -1,4 +1,6 @@
-// libFuzzer entry point for the deeplink parser (built by `make fuzz`, not by SwiftPM).
+@testable import TokenActivation
+
+// libFuzzer entry point for the deeplink parser (`make fuzz`).
 // Properties: parsing never crashes, and whatever parses prints to a canonical deeplink
 // that parses back to the same value.
 

@@ -1,4 +1,6 @@
-// libFuzzer entry point for the onboarding envelope decoder (built by `make fuzz`).
+@testable import OnboardingCore
+
+// libFuzzer entry point for the onboarding envelope decoder (`make fuzz`).
 // Properties: decoding never crashes at any HTTP status; it answers an object or an
 // OnboardingError whose stable code is one of the documented ones.
 

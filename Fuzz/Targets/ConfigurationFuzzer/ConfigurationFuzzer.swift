@@ -1,0 +1,50 @@
+@testable import TokenActivation
+import Dispatch
+import Foundation
+
+// libFuzzer entry point for the configuration loader (`make fuzz`): the input is written
+// as the file named by --config and loaded with SettingsLoader, as every command does.
+// Properties: loading never crashes; it fails only with a ConfigurationError (config.*,
+// exit 78) that names the file; what it accepts keeps the documented ranges.
+
+private let path: String = {
+    let directory = NSTemporaryDirectory() + "tokenctl-fuzz-config-\(getpid())"
+    try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    return directory + "/config.json"
+}()
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzConfiguration(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    precondition(FileManager.default.createFile(atPath: path, contents: Data(bytes: data, count: size)))
+    let outcome = Outcome()
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        do {
+            outcome.result = .success(try await SettingsLoader(environment: [:]).load(flags: .init(configFile: path)))
+        } catch {
+            outcome.result = .failure(error)
+        }
+        done.signal()
+    }
+    done.wait()
+    switch outcome.result {
+    case .success(let settings):
+        precondition(settings.database.busyTimeoutMilliseconds >= 0)
+        precondition(settings.tmp.connectTimeoutMilliseconds >= 1 && settings.tmp.timeoutMilliseconds >= 1)
+        precondition(settings.tmp.retry.attempts >= 1 && settings.tmp.retry.backoffMilliseconds.allSatisfy { $0 >= 0 })
+        precondition(!settings.deeplinkFormats.isEmpty && settings.deeplinkFormats.allSatisfy { DeeplinkFormat($0) != nil })
+        precondition(!settings.onboarding.instanceID.isEmpty)
+    case .failure(let error as ConfigurationError):
+        precondition(error.code.hasPrefix("config."), "code \(error.code)")
+        precondition(error.message.contains(path) || error.message.contains("environment"), "the message does not name the file: \(error.message)")
+    case .failure(let error):
+        preconditionFailure("not a ConfigurationError: \(error)")
+    case nil:
+        preconditionFailure("no result")
+    }
+    return 0
+}
+
+private final class Outcome: @unchecked Sendable {
+    var result: Result<Settings, any Error>?
+}

@@ -114,7 +114,11 @@ let package = Package(
             exclude: ["Reference"],
             resources: [.copy("Vectors"), .copy("ECIESFixtures")]
         ),
-        .testTarget(name: "tokenctlTests", dependencies: ["tokenctl", "Sandbox", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "tokenctlTests",
+            dependencies: ["tokenctl", "Sandbox", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            exclude: ["Fixtures"]
+        ),
     ]
 )
 

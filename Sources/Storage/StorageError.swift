@@ -36,6 +36,10 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
         StorageError(.directoryMissing, "the database directory \(directory) does not exist; create it or point database.path elsewhere")
     }
 
+    static func readOnly(path: String) -> StorageError {
+        StorageError(.readOnly, "the database \(path) is read-only for this user; tokenctl needs to write the file and, for its -wal and -shm files, its directory")
+    }
+
     static func io(path: String, _ detail: String) -> StorageError {
         StorageError(.io, "cannot use the database \(path): \(detail)")
     }
@@ -49,7 +53,7 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
         case .SQLITE_CORRUPT, .SQLITE_NOTADB:
             return StorageError(.corrupt, "the database \(path) is damaged or is not a tokenctl database (\(error.resultCode)); restore it from a backup")
         case .SQLITE_READONLY:
-            return StorageError(.readOnly, "the database \(path) is read-only for this user; check the permissions of the file and its directory")
+            return .readOnly(path: path)
         case .SQLITE_CONSTRAINT:
             return nil
         default:

@@ -165,7 +165,9 @@ public final class Store: Sendable {
         }
         let descriptor = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
         if descriptor < 0 {
-            throw StorageError.io(path: path, String(cString: strerror(errno)))
+            let reason = errno
+            if reason == EACCES || reason == EROFS || reason == EPERM { throw StorageError.readOnly(path: path) }
+            throw StorageError.io(path: path, String(cString: strerror(reason)))
         }
         _ = Glibc.close(descriptor)
     }

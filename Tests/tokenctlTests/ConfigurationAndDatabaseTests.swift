@@ -59,27 +59,39 @@ import Testing
 
     @Test func aDatabaseHeldPastTheBusyTimeoutExits75() throws {
         try cli.run("wallet", "list")
-        // Another process holds the write lock for two seconds.
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        holder.arguments = ["python3", "-c", """
+        let holder = try WriteLockHolder(database: cli.databasePath, seconds: 2)
+        let result = try cli.run(["wallet", "add", "--serial", "SN1", "--device-account-id", "DAPL1", "--json"],
+                                 environment: ["TOKENCTL_DATABASE_BUSY_TIMEOUT_MS": "200"])
+        holder.wait()
+        #expect(result.status == 75)
+        #expect((try result.jsonObject()["error"] as? [String: Any])?["code"] as? String == "storage.busy")
+        #expect(try cli.run("wallet", "list", "--json").stdout == "[]\n")
+    }
+}
+
+/// Another process (python3's sqlite3) holding the write lock, from `BEGIN IMMEDIATE` until
+/// `seconds` have passed.
+struct WriteLockHolder {
+    let process: Process
+
+    init(database: String, seconds: Double) throws {
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", """
             import sqlite3, sys, time
             db = sqlite3.connect(sys.argv[1], isolation_level=None)
             db.execute("BEGIN IMMEDIATE")
             print("locked", flush=True)
-            time.sleep(2)
+            time.sleep(float(sys.argv[2]))
             db.execute("ROLLBACK")
-            """, cli.databasePath]
+            """, database, "\(seconds)"]
         let ready = Pipe()
-        holder.standardOutput = ready
-        try holder.run()
+        process.standardOutput = ready
+        try process.run()
         _ = ready.fileHandleForReading.availableData  // wait for "locked"
+    }
 
-        let result = try cli.run(["wallet", "add", "--serial", "SN1", "--device-account-id", "DAPL1", "--json"],
-                                 environment: ["TOKENCTL_DATABASE_BUSY_TIMEOUT_MS": "200"])
-        holder.waitUntilExit()
-        #expect(result.status == 75)
-        #expect((try result.jsonObject()["error"] as? [String: Any])?["code"] as? String == "storage.busy")
-        #expect(try cli.run("wallet", "list", "--json").stdout == "[]\n")
+    func wait() {
+        process.waitUntilExit()
     }
 }

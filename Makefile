@@ -1,6 +1,7 @@
 # tokenctl — build, test and try it.
 #   make build   release binary at .build/release/tokenctl
 #   make test    the whole test suite (installs missing system packages first)
+#   make stress  100 SIGKILL rounds and the load test (16 × 500 activations + batch + import)
 #   make demo    the activation flow on a temporary database and the loopback sandbox
 #   make bench   wallet figures: import of 1,000,000 records, lookups, cold `wallet show`
 #   make fuzz    libFuzzer on every parser (deeplink, importers, TMP answer, configuration,
@@ -8,6 +9,7 @@
 #   make install release binary with the Swift runtime linked in, and the deeplink handler,
 #                into $(DESTDIR)$(PREFIX)/bin (PREFIX=/usr/local)
 
+SHELL := /bin/bash
 SWIFT ?= swift
 APT_PACKAGES := libcurl4-openssl-dev libsqlite3-dev pkg-config
 # Programs the tests start: curl and python3 as independent clients (python3-cryptography for
@@ -29,7 +31,7 @@ FUZZ_RUNS := \
   onboarding-envelope:OnboardingEnvelopeFuzzer:
 FUZZ_PRODUCTS := DeeplinkFuzzer ImportFuzzer TMPAnswerFuzzer ConfigurationFuzzer OnboardingEnvelopeFuzzer
 
-.PHONY: deps build test demo bench bench-activation fuzz fuzz-build install clean
+.PHONY: deps build test stress demo bench bench-activation fuzz fuzz-build install clean
 
 deps:
 	@missing=""; \
@@ -72,6 +74,16 @@ fuzz: fuzz-build
 	    || { tail -40 .build-fuzz/$$target.log; echo "fuzz: $$target failed; the input is in the log above" >&2; exit 1; }; \
 	  echo "fuzz $$target: $$(grep -E '^Done' .build-fuzz/$$target.log), corpus $$(ls Fuzz/corpus/$$target | wc -l) seeds + $$(ls .build-fuzz/corpus/$$target | wc -l) found, no failure"; \
 	done
+
+# Long runs kept out of `make test`: 100 SIGKILL rounds, and the load test (16 handler
+# loops × 500 activations + a batch + an import on one database), against the release build.
+STRESS_CRASH_ROUNDS ?= 100
+stress: deps
+	$(SWIFT) build -c release --product tokenctl
+	$(SWIFT) build --build-tests
+	TOKENCTL_TEST_BINARY=$(CURDIR)/.build/release/tokenctl TOKENCTL_STRESS=1 TOKENCTL_CRASH_ROUNDS=$(STRESS_CRASH_ROUNDS) \
+	  $(SWIFT) test --skip-build --filter "CrashConsistencyTests|LoadTests" 2>&1 | grep -E "^(crash consistency|load):|✘|passed after|failed after"; \
+	  exit $${PIPESTATUS[0]}
 
 demo: build
 	@.build/release/tokenctl demo

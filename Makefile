@@ -21,7 +21,8 @@ BENCH_RSS_LINES ?= 200000
 FUZZ_SECONDS ?= 60
 # Each fuzz target: its name, the SwiftPM product (Fuzz/Targets/), and the environment it runs
 # with. The products exist only with TOKENCTL_FUZZ=1 (Package.swift) and are built with
-# libFuzzer and AddressSanitizer into .build-fuzz.
+# libFuzzer and AddressSanitizer into .build-fuzz. swiftc keeps only its last -sanitize
+# option, hence the combined one for the Swift modules (coverage feedback needs `fuzzer`).
 FUZZ_RUNS := \
   deeplink:DeeplinkFuzzer: \
   import-csv:ImportFuzzer:FUZZ_IMPORT_FORMAT=csv \
@@ -59,7 +60,7 @@ test: deps
 
 fuzz-build: deps
 	@mkdir -p .build-fuzz; for product in $(FUZZ_PRODUCTS); do \
-	  TOKENCTL_FUZZ=1 $(SWIFT) build --sanitize fuzzer --sanitize address --scratch-path .build-fuzz --product $$product \
+	  TOKENCTL_FUZZ=1 $(SWIFT) build --sanitize address --sanitize fuzzer -Xswiftc -sanitize=fuzzer,address --scratch-path .build-fuzz --product $$product \
 	    > .build-fuzz/build.log 2>&1 || { grep -v "Cannot export local symbol" .build-fuzz/build.log | tail -40; exit 1; }; \
 	done
 

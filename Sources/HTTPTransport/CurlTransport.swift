@@ -39,6 +39,7 @@ final class EasyHandle: @unchecked Sendable {
     private var responseBody: [UInt8] = []
     private var responseLimit = 0
     private var overflowed = false
+    private var isHTTPS = false
     /// libcurl's detailed message for the last failure (`CURLOPT_ERRORBUFFER`).
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
 
@@ -77,6 +78,7 @@ final class EasyHandle: @unchecked Sendable {
         responseBody.removeAll(keepingCapacity: true)
         responseLimit = options.maximumResponseBytes
         overflowed = false
+        isHTTPS = request.url.utf8.count >= 8 && request.url.prefix(8).lowercased() == "https://"
         curl_slist_free_all(headers)
         headers = nil
         for (name, value) in request.headers {
@@ -149,11 +151,17 @@ final class EasyHandle: @unchecked Sendable {
              CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS, CURLE_USE_SSL_FAILED:
             .tls
         // TLS 1.3 ends the client's side of the handshake before the server checks the
-        // client certificate: its refusal arrives as an alert on the first read.
+        // client certificate: its refusal arrives as an alert on the first read, or as a
+        // closed connection before the request could be written.
         case CURLE_RECV_ERROR where Self.isHandshakeAlert(message), CURLE_SEND_ERROR where Self.isHandshakeAlert(message): .tls
+        case CURLE_RECV_ERROR where isHTTPS && !sent, CURLE_SEND_ERROR where isHTTPS && !sent: .tls
         case CURLE_WRITE_ERROR where overflowed: .responseTooLarge
         case CURLE_GOT_NOTHING, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_PARTIAL_FILE, CURLE_SEND_FAIL_REWIND: .connectionLost
         default: .other
+        }
+        var explained = detail
+        if kind == .tls && (code == CURLE_RECV_ERROR || code == CURLE_SEND_ERROR) && !Self.isHandshakeAlert(message) {
+            explained = "the server closed the TLS connection before the request was sent; it may have refused the client certificate (\(detail))"
         }
         let wasSent: Bool = switch kind {
         // These fail before the request is written (TLS: during the handshake).
@@ -161,7 +169,7 @@ final class EasyHandle: @unchecked Sendable {
         case .responseTooLarge: true
         case .timeout, .connectionLost, .other: sent
         }
-        return TransportError(kind, wasSent: wasSent, detail: detail)
+        return TransportError(kind, wasSent: wasSent, detail: explained)
     }
 
     /// Alerts a server sends only while refusing a handshake: its application never saw

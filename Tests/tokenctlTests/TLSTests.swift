@@ -69,7 +69,8 @@ import Testing
     @Test func aServerRequiringAClientCertificateAcceptsOursAndRefusesNone() async throws {
         defer { Task { try await harness.stop() } }
         let endpoint = try endpoint(requireClientCertificate: true)
-        expectRefused(try activate(through: endpoint, ["CA_FILE": certificates.ca]), mentioning: "certificate required")
+        // The refusal comes as a TLS alert or, when the connection closes first, without one.
+        expectRefused(try activate(through: endpoint, ["CA_FILE": certificates.ca]), mentioning: "certificate")
         let result = try activate(through: endpoint, [
             "CA_FILE": certificates.ca, "CLIENT_CERT_FILE": certificates.clientCertificate, "CLIENT_KEY_FILE": certificates.clientKey,
         ])

@@ -33,12 +33,26 @@ def pipe(source, destination):
                 pass
 
 
+def linger_close(connection):
+    """Closes after the client has read our alert: closing with its unread bytes still
+    queued would reset the connection and could discard the alert (as nginx's lingering
+    close avoids)."""
+    try:
+        connection.shutdown(socket.SHUT_WR)
+        connection.settimeout(2)
+        while connection.recv(65536):
+            pass
+    except OSError:
+        pass
+    connection.close()
+
+
 def serve(connection, context, upstream_port):
     try:
         tls = context.wrap_socket(connection, server_side=True)
     except (ssl.SSLError, OSError) as error:
         print(f"handshake refused: {error}", file=sys.stderr, flush=True)
-        connection.close()
+        linger_close(connection)
         return
     upstream = socket.create_connection(("127.0.0.1", upstream_port))
     threading.Thread(target=pipe, args=(upstream, tls), daemon=True).start()

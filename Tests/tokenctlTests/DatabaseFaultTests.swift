@@ -68,6 +68,9 @@ import Testing
             #expect(errorCode(result) == "storage.corrupt", "\(command): \(result.stdout)")
             #expect(result.stderr.contains("restore it from a backup"))
         }
+        // A list that fails prints its error only, no table header.
+        let list = try harness.cli.run("wallet", "list")
+        #expect(list.status == 74 && list.stdout.isEmpty, "\(list.stdout)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: database)) == bytes)
         #expect(harness.sandbox.activationRequestCount == 0)
     }

@@ -32,7 +32,7 @@ FUZZ_RUNS := \
   onboarding-envelope:OnboardingEnvelopeFuzzer:
 FUZZ_PRODUCTS := DeeplinkFuzzer ImportFuzzer TMPAnswerFuzzer ConfigurationFuzzer OnboardingEnvelopeFuzzer
 
-.PHONY: deps build test stress demo bench bench-activation fuzz fuzz-build install clean
+.PHONY: deps build test stress demo bench bench-activation fuzz fuzz-build fuzz-merge install clean
 
 deps:
 	@missing=""; \
@@ -74,6 +74,16 @@ fuzz: fuzz-build
 	    -artifact_prefix=.build-fuzz/$$target- .build-fuzz/corpus/$$target Fuzz/corpus/$$target > .build-fuzz/$$target.log 2>&1 \
 	    || { tail -40 .build-fuzz/$$target.log; echo "fuzz: $$target failed; the input is in the log above" >&2; exit 1; }; \
 	  echo "fuzz $$target: $$(grep -E '^Done' .build-fuzz/$$target.log), corpus $$(ls Fuzz/corpus/$$target | wc -l) seeds + $$(ls .build-fuzz/corpus/$$target | wc -l) found, no failure"; \
+	done
+
+# Adds to Fuzz/corpus the inputs found by `make fuzz` that reach new code (libFuzzer -merge).
+fuzz-merge: fuzz-build
+	@for run in $(FUZZ_RUNS); do \
+	  target=$${run%%:*}; rest=$${run#*:}; product=$${rest%%:*}; environment=$${rest#*:}; \
+	  before=$$(ls Fuzz/corpus/$$target | wc -l); \
+	  env $$environment .build-fuzz/debug/$$product -merge=1 Fuzz/corpus/$$target .build-fuzz/corpus/$$target > .build-fuzz/$$target-merge.log 2>&1 \
+	    || { tail -20 .build-fuzz/$$target-merge.log; exit 1; }; \
+	  echo "fuzz-merge $$target: $$before → $$(ls Fuzz/corpus/$$target | wc -l) inputs"; \
 	done
 
 # Long runs kept out of `make test`: 100 SIGKILL rounds, and the load test (16 handler

@@ -5,7 +5,8 @@
 #   make demo    the activation flow on a temporary database and the loopback sandbox
 #   make bench   wallet figures: import of 1,000,000 records, lookups, cold `wallet show`
 #   make fuzz    libFuzzer on every parser (deeplink, importers, TMP answer, configuration,
-#                onboarding envelope), FUZZ_SECONDS each (make test runs 10 s each)
+#                onboarding envelope), FUZZ_SECONDS each (make test runs 10 s each);
+#                make fuzz-merge keeps what reached new code in Fuzz/corpus
 #   make install release binary with the Swift runtime linked in, and the deeplink handler,
 #                into $(DESTDIR)$(PREFIX)/bin (PREFIX=/usr/local)
 
@@ -93,7 +94,7 @@ stress: deps
 	$(SWIFT) build -c release --product tokenctl
 	$(SWIFT) build --build-tests
 	TOKENCTL_TEST_BINARY=$(CURDIR)/.build/release/tokenctl TOKENCTL_STRESS=1 TOKENCTL_CRASH_ROUNDS=$(STRESS_CRASH_ROUNDS) \
-	  $(SWIFT) test --skip-build --filter "CrashConsistencyTests|LoadTests" 2>&1 | grep -E "^(crash consistency|load):|✘|passed after|failed after"; \
+	  $(SWIFT) test --skip-build --no-parallel --filter "CrashConsistencyTests|LoadTests" 2>&1 | grep -E "^(crash consistency|load):|✘|passed after|failed after"; \
 	  exit $${PIPESTATUS[0]}
 
 demo: build

@@ -73,6 +73,11 @@ import Testing
         try sweep(["onboarding", "status"])
         try sweep(["device", "status"])
         try sweep(["wallet", "remove", Self.batchSerial])
+        try sweep(["demo"])
+        for command in [[], ["activate"], ["wallet"], ["audit"], ["onboarding"], ["device"], ["sandbox"], ["demo"]] {
+            try sweep(command + ["--help"])
+        }
+        try sweepSandbox()
 
         // Revealed output and the backup carry the identifiers whole, never the token: this
         // also shows that the checks above look for text that would be there.
@@ -82,6 +87,19 @@ import Testing
         #expect(auditRevealed.stdout.contains(Self.account))
         let backup = try sweep(["wallet", "export"], revealed: true)
         #expect(backup.stdout.contains(Self.serial) && backup.stdout.contains(Self.account))
+    }
+
+    /// `tokenctl sandbox` runs until stopped: start it, wait for its address, stop it.
+    func sweepSandbox() throws {
+        let sandbox = try cli.start(["sandbox", "--port", "0"])
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !((try? String(contentsOfFile: sandbox.outPath, encoding: .utf8)) ?? "").contains("listening"), ContinuousClock.now < deadline {
+            usleep(20_000)
+        }
+        kill(sandbox.process.processIdentifier, SIGTERM)
+        let result = try sandbox.finish()
+        #expect(result.stdout.contains("listening http://127.0.0.1:"))
+        #expect(!(result.stdout + result.stderr).contains(Self.token))
     }
 
     @Test func theDatabaseAndItsWriteAheadFilesAreOwnerOnly() async throws {

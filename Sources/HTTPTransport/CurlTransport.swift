@@ -141,6 +141,9 @@ final class EasyHandle: @unchecked Sendable {
         let sent = requestSize > 0 || code == CURLE_SEND_FAIL_REWIND
         let message = String(cString: errorBuffer)
         let detail = message.isEmpty ? String(cString: curl_easy_strerror(code)) : message
+        if code == CURLE_RECV_ERROR || code == CURLE_SEND_ERROR, let refusal = handshakeRefusal(message: message, detail: detail, sent: sent) {
+            return refusal
+        }
         let kind: TransportError.Kind = switch code {
         case CURLE_COULDNT_CONNECT: sent ? .connectionLost : .connectionRefused
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY: .dnsFailure
@@ -150,18 +153,9 @@ final class EasyHandle: @unchecked Sendable {
              CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_CRL_BADFILE, CURLE_SSL_ISSUER_ERROR,
              CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS, CURLE_USE_SSL_FAILED:
             .tls
-        // TLS 1.3 ends the client's side of the handshake before the server checks the
-        // client certificate: its refusal arrives as an alert on the first read, or as a
-        // closed connection before the request could be written.
-        case CURLE_RECV_ERROR where Self.isHandshakeAlert(message), CURLE_SEND_ERROR where Self.isHandshakeAlert(message): .tls
-        case CURLE_RECV_ERROR where isHTTPS && !sent, CURLE_SEND_ERROR where isHTTPS && !sent: .tls
         case CURLE_WRITE_ERROR where overflowed: .responseTooLarge
         case CURLE_GOT_NOTHING, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_PARTIAL_FILE, CURLE_SEND_FAIL_REWIND: .connectionLost
         default: .other
-        }
-        var explained = detail
-        if kind == .tls && (code == CURLE_RECV_ERROR || code == CURLE_SEND_ERROR) && !Self.isHandshakeAlert(message) {
-            explained = "the server closed the TLS connection before the request was sent; it may have refused the client certificate (\(detail))"
         }
         let wasSent: Bool = switch kind {
         // These fail before the request is written (TLS: during the handshake).
@@ -169,15 +163,21 @@ final class EasyHandle: @unchecked Sendable {
         case .responseTooLarge: true
         case .timeout, .connectionLost, .other: sent
         }
-        return TransportError(kind, wasSent: wasSent, detail: explained)
+        return TransportError(kind, wasSent: wasSent, detail: detail)
     }
 
-    /// Alerts a server sends only while refusing a handshake: its application never saw
-    /// the request, even when TLS 1.3 let the client write it already.
-    private static func isHandshakeAlert(_ message: String) -> Bool {
+    /// TLS 1.3 ends the client's side of the handshake before the server checks the client
+    /// certificate, so a refusal shows up as a failed read or write: an alert the server
+    /// sends only while refusing a handshake, or a TLS connection closed before the request
+    /// was written. Either way the server's application never saw the request.
+    private func handshakeRefusal(message: String, detail: String, sent: Bool) -> TransportError? {
         let alerts = ["certificate required", "bad certificate", "unknown ca", "certificate unknown",
                       "certificate expired", "certificate revoked", "unsupported certificate", "handshake failure"]
-        return alerts.contains { message.contains("alert " + $0) }
+        if alerts.contains(where: { message.contains("alert " + $0) }) {
+            return TransportError(.tls, wasSent: false, detail: detail)
+        }
+        guard isHTTPS && !sent else { return nil }
+        return TransportError(.tls, wasSent: false, detail: "the server closed the TLS connection before the request was sent; it may have refused the client certificate (\(detail))")
     }
 
     fileprivate func copyBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {

@@ -24,6 +24,11 @@ struct DeviceCommand: AsyncParsableCommand {
 struct PINOptions: ParsableArguments {
     @Option(name: .customLong("pin-file"), help: ArgumentHelp("Read the PIN from this file (mode 0600); without it, a terminal prompt asks.", valueName: "file"))
     var pinFile: String?
+
+    /// The PIN when `factor` needs the knowledge factor; possession alone asks for none.
+    func pin(for factor: SignatureFactor) throws -> [UInt8]? {
+        factor == .possession ? nil : try PINInput.read(file: pinFile)
+    }
 }
 
 struct SignatureOptions: ParsableArguments {
@@ -132,7 +137,7 @@ struct DeviceToken: AsyncParsableCommand {
         try await reportingErrors(json: output.json) {
             let factor = signature.factor ?? .possession
             let service = try await global.deviceService().resolvingServer()
-            let pinBytes = factor == .possession ? nil : try PINInput.read(file: pin.pinFile)
+            let pinBytes = try pin.pin(for: factor)
             let token = try await service.createToken(factor: factor, pin: pinBytes)
             if output.json {
                 Output.line(JSONObject(["tokenId": .string(token.id), "signatureType": .string(token.factor.rawValue)]).text)
@@ -184,7 +189,7 @@ struct DeviceRequest: AsyncParsableCommand {
                 answer = try await service.tokenRequest(path: path, body: Array(body.utf8))
             } else {
                 let factor = SignatureFactor(rawValue: auth) ?? .possession
-                let pinBytes = factor == .possession ? nil : try PINInput.read(file: pin.pinFile)
+                let pinBytes = try pin.pin(for: factor)
                 answer = try await service.signedRequest(path: path, body: Array(body.utf8), factor: factor, pin: pinBytes)
             }
             Output.line(String(decoding: answer, as: UTF8.self))
@@ -210,7 +215,7 @@ struct DeviceRemove: AsyncParsableCommand {
         try await reportingErrors(json: output.json) {
             let factor = signature.factor ?? .possession
             let service = try await global.deviceService()
-            let pinBytes = local || factor == .possession ? nil : try PINInput.read(file: pin.pinFile)
+            let pinBytes = local ? nil : try pin.pin(for: factor)
             try await service.remove(localOnly: local, factor: factor, pin: pinBytes)
             Output.line(output.json ? JSONObject(["removed": .bool(true)]).text : "removed")
         }

@@ -35,6 +35,13 @@ struct ActivationHarness {
         try #require(try cli.run("audit", "list", "--json", "--reveal").json() as? [[String: Any]])
     }
 
+    /// Request ids the sandbox received that no audit entry records (empty when every
+    /// request that reached the server is audited).
+    func unauditedRequests() throws -> Set<String> {
+        let received = Set(sandbox.requests.compactMap { $0.header("X-Request-ID") })
+        return received.subtracting(try auditEntries().compactMap { $0["requestId"] as? String })
+    }
+
     func state(_ serial: String) throws -> [String] {
         let records = try #require(try cli.run("wallet", "show", serial, "--json").json() as? [[String: Any]])
         return records.compactMap { $0["state"] as? String }

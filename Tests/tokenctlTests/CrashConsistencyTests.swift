@@ -117,9 +117,7 @@ private struct RoundState {
         #expect(integrity == ["ok"], "\(what): \(integrity)")
         let verify = try harness.cli.run("audit", "verify")
         #expect(verify.status == 0, "\(what): \(verify.stdout) \(verify.stderr)")
-        let received = Set(harness.sandbox.requests.compactMap { $0.header("X-Request-ID") })
-        let audited = Set(try harness.auditEntries().compactMap { $0["requestId"] as? String })
-        let unaudited = received.subtracting(audited)
+        let unaudited = try harness.unauditedRequests()
         #expect(unaudited.isEmpty, "\(what): \(unaudited.count) requests the audit does not know")
     }
 }

@@ -2,13 +2,14 @@
 import PackageDescription
 
 // Layers, from the bottom up (dependencies point one way):
+//   ErrorCodes       every stable error code, its exit status and meaning; the errors all layers share
 //   CCurl            libcurl as a system library, typed wrappers for its variadic calls
-//   HTTPTransport    the HTTPTransport protocol and CurlTransport (libcurl)
+//   HTTPTransport    the HTTPTransport protocol, CurlTransport (libcurl), the checks on what a connection uses
 //   Storage          the SQLite database: GRDB setup, migrations, WAL and busy settings
 //   PowerAuth        PowerAuth 3.2 cryptography (client and server side) on swift-crypto
 //   OnboardingCore   the user-activation core: the activation process (onboarding contract),
-//                    PowerAuth device activation, signed and token requests
-//   TokenActivation  configuration, wallet, deeplink parser, TMP client, audit, activation service
+//                    PowerAuth device activation, signed and token requests; their services
+//   TokenActivation  configuration loading, wallet, deeplink parser, TMP client, audit, activation
 //   Sandbox          loopback TMP, PowerAuth and onboarding server simulator (server side only: shares
 //                    no client logic, only the PowerAuth primitives)
 //   tokenctl         the command-line shell: parses arguments, calls one library function, prints
@@ -32,10 +33,12 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
-        .target(name: "HTTPTransport", dependencies: ["CCurl"]),
+        .target(name: "ErrorCodes"),
+        .target(name: "HTTPTransport", dependencies: ["CCurl", "ErrorCodes"]),
         .target(
             name: "Storage",
             dependencies: [
+                "ErrorCodes",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -50,6 +53,7 @@ let package = Package(
         .target(
             name: "OnboardingCore",
             dependencies: [
+                "ErrorCodes",
                 "PowerAuth",
                 "HTTPTransport",
                 "Storage",
@@ -60,8 +64,8 @@ let package = Package(
         .target(
             name: "TokenActivation",
             dependencies: [
+                "ErrorCodes",
                 "OnboardingCore",
-                "PowerAuth",
                 "Storage",
                 "HTTPTransport",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -84,9 +88,9 @@ let package = Package(
         .executableTarget(
             name: "tokenctl",
             dependencies: [
+                "ErrorCodes",
                 "TokenActivation",
                 "OnboardingCore",
-                "PowerAuth",
                 "Sandbox",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -102,12 +106,13 @@ let package = Package(
             dependencies: ["HTTPTransport"],
             path: "Benchmarks/TransportBenchmark"
         ),
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "TokenActivationTests", dependencies: ["TokenActivation", "Storage", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(name: "TestSupport", dependencies: ["HTTPTransport"], path: "Tests/TestSupport"),
+        .testTarget(name: "ErrorCodesTests", dependencies: ["ErrorCodes"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "ErrorCodes", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "TokenActivationTests", dependencies: ["TokenActivation", "OnboardingCore", "HTTPTransport", "ErrorCodes", "Storage", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport", "Sandbox", "TestSupport"]),
         .testTarget(name: "SandboxTests", dependencies: ["Sandbox", "TestSupport"]),
-        .testTarget(name: "OnboardingCoreTests", dependencies: ["OnboardingCore", "Sandbox", "Storage", "HTTPTransport", "PowerAuth", "TestSupport"]),
+        .testTarget(name: "OnboardingCoreTests", dependencies: ["OnboardingCore", "ErrorCodes", "Sandbox", "Storage", "HTTPTransport", "PowerAuth", "TestSupport"]),
         .testTarget(
             name: "PowerAuthTests",
             dependencies: ["PowerAuth"],
@@ -116,7 +121,7 @@ let package = Package(
         ),
         .testTarget(
             name: "tokenctlTests",
-            dependencies: ["tokenctl", "Sandbox", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["tokenctl", "ErrorCodes", "Sandbox", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
             exclude: ["Fixtures"]
         ),
     ]
@@ -129,7 +134,7 @@ if Context.environment["TOKENCTL_FUZZ"] != nil {
         ("DeeplinkFuzzer", ["TokenActivation"]),
         ("ImportFuzzer", ["TokenActivation"]),
         ("TMPAnswerFuzzer", ["TokenActivation", "HTTPTransport"]),
-        ("ConfigurationFuzzer", ["TokenActivation"]),
+        ("ConfigurationFuzzer", ["TokenActivation", "ErrorCodes"]),
         ("OnboardingEnvelopeFuzzer", ["OnboardingCore"]),
     ]
     package.targets += fuzzers.map { fuzzer in

@@ -15,7 +15,7 @@ let lookups = arguments.count > 3 ? Int(arguments[3]) ?? 200_000 : 200_000
 
 var settings = Settings.builtIn(environment: ProcessInfo.processInfo.environment)
 settings.database.path = arguments[1]
-settings.database.isExplicit = true
+settings.database.createsDirectory = false
 let session = try Wallet(settings: settings).openSession()
 
 var generator = SystemRandomNumberGenerator()

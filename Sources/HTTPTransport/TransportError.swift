@@ -2,24 +2,24 @@
 public struct TransportError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Kind: String, Sendable {
         /// Nothing was sent: the connection was refused.
-        case connectionRefused = "tmp.connectionRefused"
+        case connectionRefused = "transport.connectionRefused"
         /// Nothing was sent: the host name did not resolve.
-        case dnsFailure = "tmp.dnsFailure"
+        case dnsFailure = "transport.dnsFailure"
         /// Nothing was sent: no connection within the connect timeout.
-        case connectTimeout = "tmp.connectTimeout"
+        case connectTimeout = "transport.connectTimeout"
         /// Nothing was sent: the TLS handshake or certificate check failed.
-        case tls = "tmp.tls"
+        case tls = "transport.tls"
         /// Nothing was sent: the local CA bundle, client certificate or key was refused by
         /// the TLS library (unreadable, wrong format, key and certificate not a pair).
-        case tlsFiles = "config.tlsFiles"
+        case tlsFiles = "transport.tlsFiles"
         /// The request was sent and no complete answer came within the timeout.
-        case timeout = "tmp.timeout"
+        case timeout = "transport.timeout"
         /// The request was sent and the connection broke before a complete answer.
-        case connectionLost = "tmp.connectionLost"
+        case connectionLost = "transport.connectionLost"
         /// The answer exceeded the response size cap.
-        case responseTooLarge = "tmp.responseTooLarge"
+        case responseTooLarge = "transport.responseTooLarge"
         /// Any other failure of the HTTP library.
-        case other = "tmp.transport"
+        case other = "transport.other"
     }
 
     public let kind: Kind
@@ -35,7 +35,8 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
         self.detail = detail
     }
 
-    /// The stable error code.
+    /// A neutral name of the kind (`transport.timeout`); each client maps the kind into
+    /// its own error codes (`tmp.timeout`, `powerauth.unreachable`, …).
     public var code: String { kind.rawValue }
 
     /// Only failures that provably never reached the server, and that may pass, are retried.

@@ -1,47 +1,39 @@
+import ErrorCodes
 import GRDB
 
 /// A failure of the database layer, with a stable code for scripts and the audit.
 ///
 /// The message never contains SQL arguments (GRDB keeps statement arguments out of
 /// error descriptions by default), so it is safe to print.
-public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible {
-    private enum Kind: String, Sendable {
-        case busy = "storage.busy"
-        case directoryMissing = "storage.directoryMissing"
-        case io = "storage.io"
-        case corrupt = "storage.corrupt"
-        case readOnly = "storage.readOnly"
-    }
-
-    private let kind: Kind
+public struct StorageError: CodedError, Equatable, CustomStringConvertible {
+    /// The stable error code (`storage.*`).
+    public let code: ErrorCode
     /// A human-readable explanation, safe to print.
     public let message: String
 
-    /// The stable error code, without interpolated values.
-    public var code: String { kind.rawValue }
     /// True when retrying later may succeed (another process held the database too long).
-    public var isTemporary: Bool { kind == .busy }
+    public var isTemporary: Bool { code == .storageBusy }
     public var description: String { message }
 
-    private init(_ kind: Kind, _ message: String) {
-        self.kind = kind
+    private init(_ code: ErrorCode, _ message: String) {
+        self.code = code
         self.message = message
     }
 
     static func busy(path: String, timeoutMilliseconds: Int) -> StorageError {
-        StorageError(.busy, "the database \(path) stayed locked by another process for more than \(timeoutMilliseconds) ms (database.busy-timeout-ms); try again later")
+        StorageError(.storageBusy, "the database \(path) stayed locked by another process for more than \(timeoutMilliseconds) ms (database.busy-timeout-ms); try again later")
     }
 
     static func directoryMissing(_ directory: String) -> StorageError {
-        StorageError(.directoryMissing, "the database directory \(directory) does not exist; create it or point database.path elsewhere")
+        StorageError(.storageDirectoryMissing, "the database directory \(directory) does not exist; create it or point database.path elsewhere")
     }
 
     static func readOnly(path: String) -> StorageError {
-        StorageError(.readOnly, "the database \(path) is read-only for this user; tokenctl needs to write the file and, for its -wal and -shm files, its directory")
+        StorageError(.storageReadOnly, "the database \(path) is read-only for this user; tokenctl needs to write the file and, for its -wal and -shm files, its directory")
     }
 
     static func io(path: String, _ detail: String) -> StorageError {
-        StorageError(.io, "cannot use the database \(path): \(detail)")
+        StorageError(.storageIO, "cannot use the database \(path): \(detail)")
     }
 
     /// Classifies a GRDB error. Errors that belong to the caller's domain (constraints)
@@ -51,7 +43,7 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
         case .SQLITE_BUSY, .SQLITE_LOCKED:
             return .busy(path: path, timeoutMilliseconds: busyTimeoutMilliseconds)
         case .SQLITE_CORRUPT, .SQLITE_NOTADB:
-            return StorageError(.corrupt, "the database \(path) is damaged or is not a tokenctl database (\(error.resultCode)); restore it from a backup")
+            return StorageError(.storageCorrupt, "the database \(path) is damaged or is not a tokenctl database (\(error.resultCode)); restore it from a backup")
         case .SQLITE_READONLY:
             return .readOnly(path: path)
         case .SQLITE_CONSTRAINT:

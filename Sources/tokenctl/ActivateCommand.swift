@@ -1,3 +1,4 @@
+import ErrorCodes
 import ArgumentParser
 import Foundation
 import TokenActivation
@@ -63,27 +64,19 @@ struct ActivateCommand: AsyncParsableCommand {
             result = await Activator(settings: settings, environment: ProcessInfo.processInfo.environment)
                 .activate(deeplink: deeplink ?? "", device: device, dryRun: dryRun)
         } catch let error as any CodedError {
-            result = .failed(error)
+            result = .notRun(error)
         }
-        let exitCode = ExitStatus.code(for: result)
+        let exitCode = result.exitStatus.rawValue
+        let message = result.error.map(NextStepText.message)
         for warning in result.warnings { Output.error("warning: \(warning)") }
         if output.json {
-            Output.line(result.json(exitCode: exitCode, reveal: output.reveal).text)
+            Output.line(result.json(exitCode: exitCode, reveal: output.reveal, message: message).text)
         } else {
             Output.line(ActivationText.line(result, reveal: output.reveal))
         }
-        if let error = result.error { Output.error("\(error.message) (\(error.code))") }
+        if let error = result.error, let message { Output.error("\(message) (\(error.code.rawValue))") }
         Output.flush()
         if exitCode != 0 { throw ExitCode(exitCode) }
-    }
-}
-
-extension ActivationResult {
-    /// A result for a failure before the pipeline ran (configuration).
-    static func failed(_ error: any CodedError) -> ActivationResult {
-        var result = ActivationResult.notRun
-        result.error = ActivationError(code: error.code, message: error.message)
-        return result
     }
 }
 

@@ -74,7 +74,7 @@ struct AuditShow: AsyncParsableCommand {
         try await reportingErrors(json: output.json) {
             var found: AuditEntry?
             try Audit(settings: try await global.settings()).forEach(AuditFilter(id: id)) { found = $0 }
-            guard let entry = found else { throw AuditNotFound(id: id) }
+            guard let entry = found else { throw AuditError.notFound(id: id) }
             if output.json {
                 Output.line(entry.json(reveal: output.reveal).text)
             } else {
@@ -82,12 +82,6 @@ struct AuditShow: AsyncParsableCommand {
             }
         }
     }
-}
-
-struct AuditNotFound: CodedError {
-    let id: Int64
-    var code: String { "audit.notFound" }
-    var message: String { "no audit entry has id \(id)" }
 }
 
 struct AuditExport: AsyncParsableCommand {
@@ -122,7 +116,7 @@ struct AuditVerify: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(json: json) {
             let (rows, broken) = try Audit(settings: try await global.settings()).verify()
-            if let broken { throw AuditChainBroken(seq: broken.seq, reason: broken.reason) }
+            if let broken { throw AuditError.chainBroken(seq: broken.seq, reason: broken.reason) }
             if json {
                 Output.line(JSONObject(["verified": .bool(true), "rows": .int(rows)]).text)
             } else {
@@ -132,9 +126,3 @@ struct AuditVerify: AsyncParsableCommand {
     }
 }
 
-struct AuditChainBroken: CodedError {
-    let seq: Int64
-    let reason: String
-    var code: String { "audit.chainBroken" }
-    var message: String { "the audit chain is broken at row \(seq): \(reason)" }
-}

@@ -1,3 +1,4 @@
+import ErrorCodes
 import ArgumentParser
 import Foundation
 import TokenActivation
@@ -10,7 +11,7 @@ struct BatchRun {
     let global: GlobalOptions
 
     func run() async throws {
-        var worst: Int32 = 0
+        var worst = ExitStatus.success
         try await reportingErrors(json: output.json) {
             let settings = try await global.settings()
             let bar = Output.standardErrorIsTerminal ? ProgressBar(label: "activating") : nil
@@ -19,21 +20,20 @@ struct BatchRun {
             let summary = try await activator.activateBatch(from: input, concurrency: concurrency, progress: { read, total in
                 bar?.update(done: read, total: total)
             }) { line, result in
-                let code = ExitStatus.code(for: result)
-                worst = ExitStatus.mostSevere(worst, code)
+                worst = ExitStatus.mostSevere(worst, result.exitStatus)
                 if output.json {
                     var object = JSONObject(["line": .int(line)])
-                    object.append(contentsOf: result.json(exitCode: code, reveal: output.reveal))
+                    object.append(contentsOf: result.json(exitCode: result.exitStatus.rawValue, reveal: output.reveal, message: result.error.map(NextStepText.message)))
                     Output.line(object.text)
                 }
             }
             bar?.clear()
             if !output.json {
-                Output.line(BatchText.summary(summary, exitCode: worst))
+                Output.line(BatchText.summary(summary, exitCode: worst.rawValue))
             }
         }
         Output.flush()
-        if worst != 0 { throw ExitCode(worst) }
+        if worst != .success { throw ExitCode(worst.rawValue) }
     }
 }
 
@@ -44,7 +44,7 @@ enum BatchText {
         }.joined(separator: ", ")
         var text = "\(summary.lines) line\(summary.lines == 1 ? "" : "s"): \(outcomes.isEmpty ? "none" : outcomes)"
         if !summary.errors.isEmpty {
-            text += "\nerrors: " + summary.errors.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            text += "\nerrors: " + summary.errors.sorted { $0.key < $1.key }.map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", ")
         }
         return text + "\nexit \(exitCode)"
     }

@@ -26,7 +26,7 @@ struct DemoCommand: AsyncParsableCommand {
         let sandbox = try await TMPSandbox.start(port: 0)
         var settings = Settings.builtIn(environment: [:])
         settings.database.path = directory + "/tokenctl.sqlite"
-        settings.database.isExplicit = true
+        settings.database.createsDirectory = false
         settings.tmp.baseURL = sandbox.baseURL
         Output.line("sandbox TMP at \(sandbox.baseURL); database \(settings.database.path)")
 
@@ -39,11 +39,11 @@ struct DemoCommand: AsyncParsableCommand {
         let activator = Activator(settings: settings, environment: [:])
         for example in DemoExamples.deeplinks {
             let result = await activator.activate(deeplink: example.deeplink)
-            let exitCode = ExitStatus.code(for: result)
+            let exitCode = result.exitStatus.rawValue
             let ok = result.outcome.rawValue == example.outcome && exitCode == example.exitCode
             if ok { asExpected += 1 }
             Output.line("\(ok ? "ok  " : "FAIL") exit \(exitCode) (expected \(example.exitCode))  \(ActivationText.line(result, reveal: false))"
-                + (result.error.map { "  [\($0.code)]" } ?? ""))
+                + (result.error.map { "  [\($0.code.rawValue)]" } ?? ""))
         }
         Output.line("")
         let onboarding = try await DemoOnboarding(sandbox: sandbox, settings: settings, directory: directory).run()

@@ -19,7 +19,7 @@ struct DemoOnboarding {
         var settings = settings
         let secretFile = directory + "/application-secret"
         try sandbox.powerAuth.identity.writeApplicationSecret(to: secretFile)
-        settings.onboarding.baseURL = sandbox.baseURL
+        settings.onboarding.connection.baseURL = sandbox.baseURL
         settings.onboarding.requiresFinishedUserActivation = true
         settings.onboarding.powerAuth.applicationKey = sandbox.powerAuth.identity.applicationKey
         settings.onboarding.powerAuth.applicationSecretFile = secretFile
@@ -37,9 +37,9 @@ struct DemoOnboarding {
 
         Output.line("onboarding (onboarding.require-finished-user-activation on)")
         let before = await activateToken()
-        step(before.error?.code == "user.activationRequired", "token before onboarding: exit \(ExitStatus.code(for: before)), \(before.error?.code ?? before.outcome.rawValue)")
+        step(before.error?.code == .userActivationRequired, "token before onboarding: exit \(before.exitStatus.rawValue), \(before.error?.code.rawValue ?? before.outcome.rawValue)")
 
-        let service = OnboardingService(settings: settings, environment: [:], logger: .init(label: "tokenctl.demo"))
+        let service = settings.onboardingService(environment: [:], logger: .init(label: "tokenctl.demo"))
         let started = try await service.start(credentials: .object(["email": .string("alice@example.com"), "birthDate": .string("1990-01-31")]))
         step(started.status == .activationInProgress, "onboarding start: process \(started.processID), \(started.status?.rawValue ?? "unknown")")
         let otp = try await service.demoOTP()
@@ -48,11 +48,11 @@ struct DemoOnboarding {
         step(activated.flags == ["VERIFICATION_PENDING"], "onboarding activate: device \(activated.activation.activationID), flags \(activated.flags?.joined(separator: ", ") ?? "unknown")")
 
         let pending = await activateToken()
-        step(pending.error?.code == "user.activationRequired", "token while verification is pending: exit \(ExitStatus.code(for: pending)), \(pending.error?.code ?? pending.outcome.rawValue)")
+        step(pending.error?.code == .userActivationRequired, "token while verification is pending: exit \(pending.exitStatus.rawValue), \(pending.error?.code.rawValue ?? pending.outcome.rawValue)")
         sandbox.onboarding.finishVerification(processID: started.processID)
         Output.line("     the sandbox ends identity verification")
         let after = await activateToken()
-        step(after.outcome == .approved, "token after onboarding: exit \(ExitStatus.code(for: after)), \(after.outcome.rawValue)")
+        step(after.outcome == .approved, "token after onboarding: exit \(after.exitStatus.rawValue), \(after.outcome.rawValue)")
         return (passed, 6)
     }
 }

@@ -11,7 +11,8 @@ struct Tokenctl: AsyncParsableCommand {
             Exit codes: 0 ok (APPROVED or already activated), 2 DECLINED, 3 FAILED, 64 usage error, \
             65 rejected input (deeplink, import file, broken audit chain), 66 no matching pass record, \
             69 TMP unreachable, 74 database I/O error, 75 in progress or database busy, \
-            76 TMP protocol error, 77 user activation required, 78 configuration error.
+            76 TMP protocol error, 77 user activation required, 78 configuration error. \
+            `tokenctl help exit-codes` lists every error code with its exit code and meaning.
             """,
         version: "0.1.0",
         subcommands: [ActivateCommand.self, WalletCommand.self, AuditCommand.self, OnboardingCommand.self, DeviceCommand.self, SandboxCommand.self, DemoCommand.self]
@@ -22,6 +23,12 @@ struct Tokenctl: AsyncParsableCommand {
     static func main() async {
         let arguments = GlobalOptions.movingLeadingOptions(Array(CommandLine.arguments.dropFirst()))
         do {
+            // `help` is ArgumentParser's own subcommand; `help exit-codes` is ours.
+            if arguments.starts(with: ["help", "exit-codes"]) {
+                var command = try HelpExitCodes.parse(Array(arguments.dropFirst(2)))
+                try command.run()
+                return
+            }
             var command = try parseAsRoot(arguments)
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()

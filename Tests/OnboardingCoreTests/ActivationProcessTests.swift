@@ -20,7 +20,7 @@ import Testing
 
         let again = await onboardingError { _ = try await process.start(credentials: Credentials()) }
         #expect(again?.reason == .activationInProgress)
-        #expect(again?.code == "onboarding.inProgress")
+        #expect(again?.code.rawValue == "onboarding.inProgress")
         #expect(harness.server.processCount == 1)
 
         // Another installation with the same identification resumes the server's process.
@@ -48,12 +48,12 @@ import Testing
         for left in (1...4).reversed() {
             let error = await onboardingError { _ = try await process.activate(otp: "99999999", pin: harness.pin) }
             #expect(error?.remainingAttempts == left)
-            #expect(error?.code == "onboarding.otpInvalid")
+            #expect(error?.code.rawValue == "onboarding.otpInvalid")
             #expect(try harness.storedProcessID() == id)
         }
         let fifth = await onboardingError { _ = try await process.activate(otp: "99999999", pin: harness.pin) }
         #expect(fifth?.remainingAttempts == 0)
-        #expect(fifth?.code == "onboarding.processFailed")
+        #expect(fifth?.code.rawValue == "onboarding.processFailed")
         #expect(try harness.storedProcessID() == nil)
         #expect(harness.server.processStatus(id) == "FAILED")
         #expect(harness.sandbox.powerAuth.activationCount == 0)
@@ -94,7 +94,7 @@ import Testing
         #expect(try OnboardingProcessStore(store: first.processes.store).insert("stale", instanceID: "default"))
         let error = await onboardingError { _ = try await first.status() }
         #expect(error?.reason == .activationCannotActivate)
-        #expect(error?.code == "onboarding.cannotActivate")
+        #expect(error?.code.rawValue == "onboarding.cannotActivate")
         #expect(try harness.storedProcessID() == nil)
     }
 
@@ -109,7 +109,7 @@ import Testing
         #expect(try await process.status().status == .failed)
         // The OTP no longer activates, and the process is given up.
         let error = await onboardingError { _ = try await process.activate(otp: try #require(harness.server.otp(id)), pin: harness.pin) }
-        #expect(error?.code == "onboarding.processFailed")
+        #expect(error?.code.rawValue == "onboarding.processFailed")
         #expect(try harness.storedProcessID() == nil)
     }
 
@@ -131,7 +131,7 @@ import Testing
         try harness.serverDown()
 
         let refused = await onboardingError { try await harness.process().cancel(force: false) }
-        #expect(refused?.code == "onboarding.unreachable")
+        #expect(refused?.code.rawValue == "onboarding.unreachable")
         #expect(refused?.isOffline == true)
         #expect(try harness.storedProcessID() == id)
 
@@ -154,7 +154,7 @@ import Testing
         let id = try await harness.process().start(credentials: Credentials()).processID
         try harness.serverDown()
         let error = await onboardingError { _ = try await harness.process().activate(otp: "10000001", pin: harness.pin) }
-        #expect(error?.code == "onboarding.unreachable")
+        #expect(error?.code.rawValue == "onboarding.unreachable")
         #expect(try harness.storedProcessID() == id)
     }
 
@@ -194,7 +194,7 @@ import Testing
         harness.clock.advance(seconds: 29)
         let early = await onboardingError { try await process.resendOTP() }
         #expect(early?.serverCode == "ONBOARDING_OTP_FAILED")
-        #expect(early?.code == "onboarding.resendTooEarly")
+        #expect(early?.code.rawValue == "onboarding.resendTooEarly")
         #expect(harness.server.otp(id) == first)
 
         harness.clock.advance(seconds: 1)
@@ -217,7 +217,7 @@ import Testing
         let refused = await onboardingError { _ = try await harness.process().start(credentials: Credentials()) }
         #expect(refused?.httpStatus == 429)
         #expect(refused?.serverCode == "TOO_MANY_ONBOARDING_PROCESSES")
-        #expect(refused?.code == "onboarding.limitReached")
+        #expect(refused?.code.rawValue == "onboarding.limitReached")
         #expect(try harness.storedProcessID() == nil)
         // Another identification is not limited; a day later neither is this one.
         _ = try await harness.process().start(credentials: Credentials(email: "bob@example.com"))

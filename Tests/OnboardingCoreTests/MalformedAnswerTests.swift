@@ -51,7 +51,7 @@ import Testing
         harness.server.injectAnswer(path: "/api/onboarding/status", status: answer.status, body: answer.body, encrypted: answer.encrypted)
         let error = await onboardingError { _ = try await process.status() }
         #expect(error?.reason == answer.reason)
-        #expect(error?.code == answer.code)
+        #expect(error?.code.rawValue == answer.code)
         #expect(error?.httpStatus == answer.status)
         #expect(try harness.storedProcessID() == id)
         // The next, ordinary answer is understood again.

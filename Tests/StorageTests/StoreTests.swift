@@ -49,7 +49,7 @@ import Testing
     @Test func anExplicitPathInAMissingDirectoryIsAnError() throws {
         let path = directory.file("missing/wallet.sqlite")
         let error = try #require(throws: StorageError.self) { try Store(options: StoreOptions(path: path)) }
-        #expect(error.code == "storage.directoryMissing")
+        #expect(error.code.rawValue == "storage.directoryMissing")
         #expect(error.message.contains(directory.file("missing")))
         #expect(!FileManager.default.fileExists(atPath: directory.file("missing")))
     }
@@ -82,7 +82,7 @@ import Testing
         }
         // Then it waited, and the failure is the temporary `storage.busy`
         #expect(ContinuousClock.now - started >= .milliseconds(150))
-        #expect(error.code == "storage.busy")
+        #expect(error.code.rawValue == "storage.busy")
         #expect(error.isTemporary)
         try store.close()
     }
@@ -94,7 +94,7 @@ import Testing
         try garbage.write(to: URL(fileURLWithPath: path))
 
         let error = try #require(throws: StorageError.self) { try Store(options: StoreOptions(path: path)) }
-        #expect(error.code == "storage.corrupt")
+        #expect(error.code.rawValue == "storage.corrupt")
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == garbage)
     }
 

@@ -221,15 +221,17 @@ import Testing
         #expect(harness.sandbox.activationRequestCount == 1)
     }
 
-    @Test func aRequiredUserActivationWithoutPowerAuthSettingsIsAConfigurationError() async throws {
+    /// With no device activation stored, the gate's answer is local: 77 and the next
+    /// step, without the PowerAuth settings a server call would need.
+    @Test func aRequiredUserActivationWithNothingStoredIsAnsweredLocally() async throws {
         let harness = try await ActivationHarness.start()
         defer { Task { try await harness.stop() } }
         try harness.add("SN1", "DAPL1")
         let result = try harness.activate("SN1", environment: ["TOKENCTL_ONBOARDING_REQUIRE_FINISHED_USER_ACTIVATION": "true"])
-        #expect(result.status == 78)
-        #expect(result.errorCode == "config.secretMissing")
-        #expect(result.stderr.contains("onboarding.powerauth.application-key"))
+        #expect(result.status == 77)
+        #expect(result.errorCode == "user.activationRequired")
+        #expect(result.stderr.contains("this installation has no user activation; run `tokenctl onboarding start --credentials JSON`"))
         #expect(harness.sandbox.activationRequestCount == 0)
-        #expect(try harness.auditEntries().map { $0["errorCode"] as? String } == ["config.secretMissing"])
+        #expect(try harness.auditEntries().map { $0["errorCode"] as? String } == ["user.activationRequired"])
     }
 }

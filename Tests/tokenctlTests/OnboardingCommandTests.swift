@@ -57,6 +57,13 @@ import Testing
         let pending = try activateToken(harness)
         #expect(pending.status == 77)
         #expect(pending.stderr.contains("VERIFICATION_PENDING"))
+        // With an activation stored the server must be asked, so its settings are checked.
+        var unusable = Self.gate
+        unusable["TOKENCTL_ONBOARDING_TLS_CLIENT_KEY_FILE"] = harness.pinFile
+        let misconfigured = try activateToken(harness, environment: unusable)
+        #expect(misconfigured.status == 78)
+        #expect(misconfigured.errorCode == "config.secretMissing")
+        #expect(misconfigured.stderr.contains("onboarding.tls.client-key-file is set without onboarding.tls.client-cert-file"))
         #expect(harness.sandbox.activationRequestCount == 0)
 
         // Verification ends on the server only; the gate asks it live and opens.

@@ -1,5 +1,6 @@
 @testable import TokenActivation
 import Dispatch
+import ErrorCodes
 import Foundation
 
 // libFuzzer entry point for the configuration loader (`make fuzz`): the input is written
@@ -32,10 +33,10 @@ public func fuzzConfiguration(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt
         precondition(settings.database.busyTimeoutMilliseconds >= 0)
         precondition(settings.tmp.connectTimeoutMilliseconds >= 1 && settings.tmp.timeoutMilliseconds >= 1)
         precondition(settings.tmp.retry.attempts >= 1 && settings.tmp.retry.backoffMilliseconds.allSatisfy { $0 >= 0 })
-        precondition(!settings.deeplinkFormats.isEmpty && settings.deeplinkFormats.allSatisfy { DeeplinkFormat($0) != nil })
+        precondition(!settings.deeplinkFormats.isEmpty && settings.deeplinkFormats.allSatisfy { DeeplinkFormat($0.description) == $0 })
         precondition(!settings.onboarding.instanceID.isEmpty)
     case .failure(let error as ConfigurationError):
-        precondition(error.code.hasPrefix("config."), "code \(error.code)")
+        precondition(error.code.rawValue.hasPrefix("config."), "code \(error.code.rawValue)")
         precondition(error.message.contains(path) || error.message.contains("environment"), "the message does not name the file: \(error.message)")
     case .failure(let error):
         preconditionFailure("not a ConfigurationError: \(error)")

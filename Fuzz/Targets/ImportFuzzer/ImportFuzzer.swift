@@ -41,7 +41,7 @@ private func read(_ bytes: UnsafeBufferPointer<UInt8>, as format: WalletFileForm
         }
         return rows
     } catch let error as ImportError {
-        precondition(["import.invalidHeader", "import.invalidRow"].contains(error.code), "undocumented code \(error.code)")
+        precondition(["import.invalidHeader", "import.invalidRow"].contains(error.code.rawValue), "undocumented code \(error.code.rawValue)")
         return []
     } catch {
         preconditionFailure("not an ImportError: \(error)")

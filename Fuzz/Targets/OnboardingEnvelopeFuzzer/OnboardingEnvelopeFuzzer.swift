@@ -17,7 +17,7 @@ public func fuzzOnboardingEnvelope(_ data: UnsafePointer<UInt8>, _ size: Int) ->
             _ = try OnboardingEnvelope.decode(httpStatus: status, body: body)
             precondition(status == 200, "an OK envelope was accepted with HTTP \(status)")
         } catch {
-            precondition(codes.contains(error.code), "undocumented code \(error.code)")
+            precondition(codes.contains(error.code.rawValue), "undocumented code \(error.code.rawValue)")
             precondition(!error.message.isEmpty)
         }
     }

@@ -20,9 +20,9 @@ public func fuzzTMPAnswer(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         precondition((200..<300).contains(status), "a business result at HTTP \(status)")
         precondition(answer.error == nil)
     case .unknown:
-        precondition((500..<600).contains(status) && answer.error?.code == "tmp.serverError")
+        precondition((500..<600).contains(status) && answer.error?.code.rawValue == "tmp.serverError")
     case .error:
-        precondition(codes.contains(answer.error?.code ?? ""), "undocumented code \(answer.error?.code ?? "nil")")
+        precondition(codes.contains(answer.error?.code.rawValue ?? ""), "undocumented code \(answer.error?.code.rawValue ?? "nil")")
     default:
         preconditionFailure("outcome \(answer.outcome) from an HTTP answer")
     }

@@ -143,10 +143,7 @@ public struct ActivationProcess: Sendable {
 
     private func requireProcess() throws -> String {
         guard let processID = try processes.processID(instanceID) else {
-            let activated = try powerAuth.activation() != nil
-            throw OnboardingError(.activationNotRunning, detail: activated
-                ? "this instance is already activated (`tokenctl device status` shows its verification flags)"
-                : "start one with `tokenctl onboarding start --credentials JSON`")
+            throw OnboardingError.notRunning(activated: try powerAuth.activation() != nil)
         }
         return processID
     }

@@ -1,6 +1,8 @@
+import ErrorCodes
+
 /// Why an onboarding call failed: the contract's reason, what the server said, and a
 /// stable code (``code``) for exit codes, JSON and the audit.
-public struct OnboardingError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct OnboardingError: GuidedError, Equatable, CustomStringConvertible {
     /// The client error reasons of the onboarding contract.
     public enum Reason: String, Sendable {
         /// An ERROR envelope, at any HTTP status.
@@ -34,6 +36,9 @@ public struct OnboardingError: Error, Sendable, Equatable, CustomStringConvertib
     /// What happened, for people; never a credential or an OTP.
     public var detail: String
 
+    /// For `onboarding.notRunning`: what to do, which depends on why no process runs.
+    var notRunningStep: NextStep?
+
     public init(_ reason: Reason, httpStatus: Int? = nil, serverCode: String? = nil, serverMessage: String? = nil, remainingAttempts: Int? = nil, detail: String) {
         self.reason = reason
         self.httpStatus = httpStatus
@@ -41,6 +46,14 @@ public struct OnboardingError: Error, Sendable, Equatable, CustomStringConvertib
         self.serverMessage = serverMessage.map { $0.count > 200 ? String($0.prefix(200)) + "…" : $0 }
         self.remainingAttempts = remainingAttempts
         self.detail = detail
+    }
+
+    /// `wdo_activation_notRunning`: no process is stored for this instance.
+    /// - Parameter activated: whether the instance already has a device activation.
+    public static func notRunning(activated: Bool) -> OnboardingError {
+        var error = OnboardingError(.activationNotRunning, detail: activated ? "this instance is already activated" : "none was started")
+        error.notRunningStep = activated ? .showDevice : .startOnboarding
+        return error
     }
 
     /// True when the server was never reached or never answered ("offline"): a
@@ -52,45 +65,55 @@ public struct OnboardingError: Error, Sendable, Equatable, CustomStringConvertib
     /// True when the server refused an activation OTP and allows another try.
     public var allowsOTPRetry: Bool { (remainingAttempts ?? 0) > 0 }
 
-    /// The stable code: `onboarding.*`, without interpolated values.
-    public var code: String {
+    /// The stable code: `onboarding.*`.
+    public var code: ErrorCode {
         switch reason {
-        case .activationInProgress: return "onboarding.inProgress"
-        case .activationNotRunning: return "onboarding.notRunning"
-        case .activationCannotActivate: return "onboarding.cannotActivate"
-        case .networkTimeOut, .networkNoInternetConnection: return "onboarding.unreachable"
-        case .networkSSLError: return "onboarding.tls"
-        case .networkInvalidResponseObject, .networkBadServerResponse: return "onboarding.protocol"
-        case .networkErrorStatusCode: return (httpStatus ?? 0) >= 500 ? "onboarding.serverError" : "onboarding.protocol"
+        case .activationInProgress: return .onboardingInProgress
+        case .activationNotRunning: return .onboardingNotRunning
+        case .activationCannotActivate: return .onboardingCannotActivate
+        case .networkTimeOut, .networkNoInternetConnection: return .onboardingUnreachable
+        case .networkSSLError: return .onboardingTLS
+        case .networkInvalidResponseObject, .networkBadServerResponse: return .onboardingProtocol
+        case .networkErrorStatusCode: return (httpStatus ?? 0) >= 500 ? .onboardingServerError : .onboardingProtocol
         case .networkGeneric:
             let status = httpStatus ?? 0
-            if status >= 500 { return "onboarding.serverError" }
+            if status >= 500 { return .onboardingServerError }
             // An ERROR envelope with HTTP 200 is not what the contract allows.
-            if status == 200 { return "onboarding.protocol" }
+            if status == 200 { return .onboardingProtocol }
             switch serverCode {
-            case "ERR_ACTIVATION": return allowsOTPRetry ? "onboarding.otpInvalid" : "onboarding.processFailed"
-            case "ONBOARDING_FAILED": return "onboarding.processFailed"
-            case "ONBOARDING_OTP_FAILED": return "onboarding.resendTooEarly"
-            case "TOO_MANY_ONBOARDING_PROCESSES", "ONBOARDING_PROCESS_LIMIT_REACHED": return "onboarding.limitReached"
-            default: return "onboarding.protocol"
+            case "ERR_ACTIVATION": return allowsOTPRetry ? .onboardingOTPInvalid : .onboardingProcessFailed
+            case "ONBOARDING_FAILED": return .onboardingProcessFailed
+            case "ONBOARDING_OTP_FAILED": return .onboardingResendTooEarly
+            case "TOO_MANY_ONBOARDING_PROCESSES", "ONBOARDING_PROCESS_LIMIT_REACHED": return .onboardingLimitReached
+            default: return .onboardingProtocol
             }
         }
     }
 
-    /// A message for people, with the next step where there is one.
+    /// What happened, for people; ``nextStep`` names what to do about it.
     public var message: String {
         let server = serverCode.map { code in " (\(code)" + (serverMessage.map { ": \($0)" } ?? "") + ")" } ?? ""
         switch code {
-        case "onboarding.inProgress": return "an onboarding process is already running for this instance; finish it with `tokenctl onboarding activate --otp CODE`, or `tokenctl onboarding cancel`"
-        case "onboarding.notRunning": return "no onboarding process is running for this instance: \(detail)"
-        case "onboarding.cannotActivate": return "this instance already has a device activation, so no onboarding process can run; `tokenctl device status` shows it"
-        case "onboarding.otpInvalid": return "wrong OTP; \(remainingAttempts ?? 0) attempt\(remainingAttempts == 1 ? "" : "s") left\(server)"
-        case "onboarding.processFailed": return "the onboarding process failed or ran out of OTP attempts; start again with `tokenctl onboarding start`\(server)"
-        case "onboarding.resendTooEarly": return "the OTP cannot be resent yet: wait for the resend period to pass\(server)"
-        case "onboarding.limitReached": return "too many onboarding processes for this identification; try again later\(server)"
-        case "onboarding.unreachable", "onboarding.tls": return "the onboarding server is unreachable: \(detail)"
-        case "onboarding.serverError": return "the onboarding server failed (HTTP \(httpStatus ?? 0))\(server)"
+        case .onboardingInProgress: return "an onboarding process is already running for this instance"
+        case .onboardingNotRunning: return "no onboarding process is running for this instance: \(detail)"
+        case .onboardingCannotActivate: return "this instance already has a device activation, so no onboarding process can run"
+        case .onboardingOTPInvalid: return "wrong OTP; \(remainingAttempts ?? 0) attempt\(remainingAttempts == 1 ? "" : "s") left\(server)"
+        case .onboardingProcessFailed: return "the onboarding process failed or ran out of OTP attempts\(server)"
+        case .onboardingResendTooEarly: return "the OTP cannot be resent yet: wait for the resend period to pass\(server)"
+        case .onboardingLimitReached: return "too many onboarding processes for this identification; try again later\(server)"
+        case .onboardingUnreachable, .onboardingTLS: return "the onboarding server is unreachable: \(detail)"
+        case .onboardingServerError: return "the onboarding server failed (HTTP \(httpStatus ?? 0))\(server)"
         default: return "unexpected answer from the onboarding server: \(detail)\(server)"
+        }
+    }
+
+    public var nextStep: NextStep? {
+        switch code {
+        case .onboardingInProgress: .finishOrCancelOnboarding
+        case .onboardingCannotActivate: .showDevice
+        case .onboardingProcessFailed: .startOnboarding
+        case .onboardingNotRunning: notRunningStep
+        default: nil
         }
     }
 

@@ -129,7 +129,7 @@ public struct PowerAuthClient: Sendable {
     public func tokenRequest(path: String, body: [UInt8]) async throws -> [UInt8] {
         let activation = try requireActivation()
         guard let token = activation.token else {
-            throw PowerAuthClientError.invalidPIN("no token stored for instance \"\(activation.instanceID)\"; run `tokenctl device token` first")
+            throw PowerAuthClientError.noToken(instance: activation.instanceID)
         }
         let nonce = Bytes.random(16)
         let timestamp = EciesClock.nowMilliseconds()

@@ -1,8 +1,9 @@
+import ErrorCodes
 import HTTPTransport
 import PowerAuth
 
 /// Why a PowerAuth operation failed, with a stable code and a message safe to print.
-public enum PowerAuthClientError: Error, Sendable, Equatable {
+public enum PowerAuthClientError: GuidedError, Equatable {
     case notActivated(instance: String)
     case alreadyActivated(instance: String)
     /// The server refused the custom activation (identity attributes not accepted).
@@ -15,26 +16,37 @@ public enum PowerAuthClientError: Error, Sendable, Equatable {
     case serverError(status: Int, message: String)
     case unreachable(TransportError)
     case invalidPIN(String)
+    /// A token request with no token stored for the instance.
+    case noToken(instance: String)
     case unsupportedFactor(SignatureFactor)
 
-    public var code: String {
+    public var code: ErrorCode {
         switch self {
-        case .notActivated: "powerauth.notActivated"
-        case .alreadyActivated: "powerauth.alreadyActivated"
-        case .rejected: "powerauth.rejected"
-        case .authenticationFailed: "powerauth.authFailed"
-        case .protocolError: "powerauth.protocol"
-        case .serverError: "powerauth.serverError"
-        case .unreachable: "powerauth.unreachable"
-        case .invalidPIN: "powerauth.invalidPIN"
-        case .unsupportedFactor: "powerauth.unsupportedFactor"
+        case .notActivated: .powerAuthNotActivated
+        case .alreadyActivated: .powerAuthAlreadyActivated
+        case .rejected: .powerAuthRejected
+        case .authenticationFailed: .powerAuthAuthFailed
+        case .protocolError: .powerAuthProtocol
+        case .serverError: .powerAuthServerError
+        case .unreachable(let error): error.kind == .tlsFiles ? .configTLSFiles : .powerAuthUnreachable
+        case .invalidPIN, .noToken: .powerAuthInvalidPIN
+        case .unsupportedFactor: .powerAuthUnsupportedFactor
+        }
+    }
+
+    public var nextStep: NextStep? {
+        switch self {
+        case .notActivated: .activateDevice
+        case .alreadyActivated: .removeDevice
+        case .noToken: .createToken
+        default: nil
         }
     }
 
     public var message: String {
         switch self {
-        case .notActivated(let instance): "no device activation for instance \"\(instance)\"; run `tokenctl device activate` first"
-        case .alreadyActivated(let instance): "instance \"\(instance)\" already has a device activation; `tokenctl device remove` forgets it"
+        case .notActivated(let instance): "no device activation for instance \"\(instance)\""
+        case .alreadyActivated(let instance): "instance \"\(instance)\" already has a device activation"
         case let .rejected(message, remaining):
             "the server refused the activation: \(message)" + (remaining.map { " (\($0) attempts left)" } ?? "")
         case .authenticationFailed(let message): "the server refused the authentication: \(message)"
@@ -42,6 +54,7 @@ public enum PowerAuthClientError: Error, Sendable, Equatable {
         case let .serverError(status, message): "the PowerAuth server failed with HTTP \(status): \(message)"
         case .unreachable(let error): "the PowerAuth server is unreachable: \(error.description)"
         case .invalidPIN(let why): why
+        case .noToken(let instance): "no token stored for instance \"\(instance)\""
         case .unsupportedFactor(let factor): "signature type \(factor.rawValue) needs a biometry key, which a tokenctl device does not have"
         }
     }

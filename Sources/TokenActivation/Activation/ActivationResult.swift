@@ -1,4 +1,7 @@
-/// What one `activate` did, for output and exit codes.
+import ErrorCodes
+
+/// What one `activate` did, as printed: the outcome, what was sent, the audit id and
+/// the error. (What is in flight is ``ActivationMachine``'s; what is audited, ``AuditRow``.)
 public struct ActivationResult: Sendable, Equatable {
     public var outcome: Outcome
     public var serialNumber: String?
@@ -14,19 +17,30 @@ public struct ActivationResult: Sendable, Equatable {
     public var warnings: [String] = []
     /// Set by `--dry-run`: where the request would go. Nothing was sent or written.
     public var wouldSendTo: String?
-    /// A blank batch line: nothing to print or count.
-    public internal(set) var isSkipped = false
-
-    /// An attempt that stopped before the pipeline ran (for example on configuration).
-    public static var notRun: ActivationResult { ActivationResult(outcome: .error) }
-
     init(outcome: Outcome, error: ActivationError? = nil) {
         self.outcome = outcome
         self.error = error
     }
 
+    /// An attempt that stopped before the pipeline ran (the configuration could not be loaded).
+    public static func notRun(_ error: any CodedError) -> ActivationResult {
+        ActivationResult(outcome: .error, error: ActivationError(error))
+    }
+
+    /// The process exit status of this result (DESIGN §2).
+    public var exitStatus: ExitStatus {
+        switch outcome {
+        case .approved, .alreadyActivated, .dryRun: .success
+        case .declined: .declined
+        case .failed: .failed
+        // An ERROR or UNKNOWN result always carries its error; the fallback is never taken.
+        case .unknown, .error: (error?.code ?? .tmpTransport).exitStatus
+        }
+    }
+
     /// The documented JSON object; identifiers masked unless `reveal`.
-    public func json(exitCode: Int32, reveal: Bool) -> JSONObject {
+    /// - Parameter message: the error message as printed (the command line adds the next step).
+    public func json(exitCode: Int32, reveal: Bool, message: String? = nil) -> JSONObject {
         var object = JSONObject([
             "outcome": .string(outcome.rawValue), "exitCode": .int(Int(exitCode)),
             "serialNumber": .optional(serialNumber.map { Mask.identifier($0, reveal: reveal) }),
@@ -34,7 +48,7 @@ public struct ActivationResult: Sendable, Equatable {
             "cardLast4Digits": .optional(cardLast4Digits), "comment": .optional(comment),
             "httpStatus": httpStatus.map { .int($0) } ?? .null, "requestId": .optional(requestID),
             "auditId": auditID.map { .int(Int($0)) } ?? .null,
-            "error": error.map { .object(JSONObject(["code": .string($0.code), "message": .string($0.message)])) } ?? .null,
+            "error": error.map { .object(JSONObject(["code": .string($0.code.rawValue), "message": .string(message ?? $0.message)])) } ?? .null,
         ])
         if let wouldSendTo {
             object.append("dryRun", .object(JSONObject(["url": .string(wouldSendTo)])))

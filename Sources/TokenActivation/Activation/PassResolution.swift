@@ -1,3 +1,5 @@
+import ErrorCodes
+
 /// Which pass record a deeplink targets. The same serial can exist on an iPhone and a
 /// paired Watch: exactly one record waiting for activation is the target; none is "no
 /// activatable pass" (or "already activated"), more than one is ambiguous unless the
@@ -17,7 +19,7 @@ enum PassResolution: Equatable {
             self = .alreadyActivated(activated)
         } else if let other = records.first {
             self = .refused(ActivationError(
-                code: "wallet.notActivatable",
+                code: .walletNotActivatable,
                 message: "the pass record for \(query.description) is \(other.state.rawValue) and is never sent to TMP"
             ))
         } else {

@@ -1,4 +1,5 @@
 import Foundation
+import ErrorCodes
 import HTTPTransport
 
 /// What TMP's answer (or its absence) means, per the contract: a 2xx JSON body whose
@@ -28,11 +29,11 @@ struct TMPAnswer: Sendable, Equatable {
         case 200..<300:
             self = Self.decode(response.body, status: status)
         case 300..<400:
-            self.init(outcome: .error, error: ActivationError(code: "tmp.redirect", message: "TMP answered with a redirect (HTTP \(status)); redirects are not followed"), httpStatus: status)
+            self.init(outcome: .error, error: ActivationError(code: .tmpRedirect, message: "TMP answered with a redirect (HTTP \(status)); redirects are not followed"), httpStatus: status)
         case 500..<600:
-            self.init(outcome: .unknown, error: ActivationError(code: "tmp.serverError", message: "TMP failed with HTTP \(status); the activation may or may not have happened"), httpStatus: status)
+            self.init(outcome: .unknown, error: ActivationError(code: .tmpServerError, message: "TMP failed with HTTP \(status); the activation may or may not have happened"), httpStatus: status)
         default:
-            self.init(outcome: .error, error: ActivationError(code: "tmp.unexpectedStatus", message: "TMP answered HTTP \(status)"), httpStatus: status)
+            self.init(outcome: .error, error: ActivationError(code: .tmpUnexpectedStatus, message: "TMP answered HTTP \(status)"), httpStatus: status)
         }
     }
 
@@ -40,19 +41,34 @@ struct TMPAnswer: Sendable, Equatable {
         let message = error.wasSent
             ? "TMP did not answer (\(error.detail)); the request was sent, so the activation may or may not have happened"
             : "TMP could not be reached (\(error.detail)); nothing was sent"
-        self.init(outcome: error.wasSent ? .unknown : .error, error: ActivationError(code: error.code, message: message))
+        self.init(outcome: error.wasSent ? .unknown : .error, error: ActivationError(code: Self.code(error.kind), message: message))
+    }
+
+    /// TMP's code for a transport failure.
+    static func code(_ kind: TransportError.Kind) -> ErrorCode {
+        switch kind {
+        case .connectionRefused: .tmpConnectionRefused
+        case .dnsFailure: .tmpDNSFailure
+        case .connectTimeout: .tmpConnectTimeout
+        case .tls: .tmpTLS
+        case .tlsFiles: .configTLSFiles
+        case .timeout: .tmpTimeout
+        case .connectionLost: .tmpConnectionLost
+        case .responseTooLarge: .tmpResponseTooLarge
+        case .other: .tmpTransport
+        }
     }
 
     private static func decode(_ body: [UInt8], status: Int) -> TMPAnswer {
-        func protocolError(_ code: String, _ message: String) -> TMPAnswer {
+        func protocolError(_ code: ErrorCode, _ message: String) -> TMPAnswer {
             TMPAnswer(outcome: .error, error: ActivationError(code: code, message: message), httpStatus: status)
         }
-        guard !body.isEmpty else { return protocolError("tmp.invalidBody", "TMP answered HTTP \(status) with an empty body") }
+        guard !body.isEmpty else { return protocolError(.tmpInvalidBody, "TMP answered HTTP \(status) with an empty body") }
         guard let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] else {
-            return protocolError("tmp.invalidBody", "TMP answered HTTP \(status) with a body that is not a JSON object")
+            return protocolError(.tmpInvalidBody, "TMP answered HTTP \(status) with a body that is not a JSON object")
         }
         guard let value = object["issuerMobileAppAuthResponse"] as? String else {
-            return protocolError("tmp.invalidBody", "TMP's answer has no issuerMobileAppAuthResponse")
+            return protocolError(.tmpInvalidBody, "TMP's answer has no issuerMobileAppAuthResponse")
         }
         let outcome: Outcome
         switch value {
@@ -60,7 +76,7 @@ struct TMPAnswer: Sendable, Equatable {
         case "DECLINED": outcome = .declined
         case "FAILED": outcome = .failed
         default:
-            return protocolError("tmp.unknownStatus", "TMP answered an unknown issuerMobileAppAuthResponse (expected APPROVED, DECLINED or FAILED)")
+            return protocolError(.tmpUnknownStatus, "TMP answered an unknown issuerMobileAppAuthResponse (expected APPROVED, DECLINED or FAILED)")
         }
         return TMPAnswer(outcome: outcome, httpStatus: status, cardLast4Digits: lastFour(object["cardLast4Digits"]), comment: sanitized(object["comment"]))
     }

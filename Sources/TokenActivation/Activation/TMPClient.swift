@@ -2,21 +2,19 @@ import HTTPTransport
 
 /// Sends activation requests to TMP: `POST {base}/issuer/push-provisioning/tokens/activations`
 /// with `{"tokenUniqueReference": …}`, JSON headers, an `X-Request-ID` and the configured
-/// authentication. Retries only failures that provably never reached the server.
+/// authentication. It sends once per call: whether to try again is the
+/// ``ActivationMachine``'s decision.
 struct TMPClient: Sendable {
     static let activationPath = "/issuer/push-provisioning/tokens/activations"
 
     let transport: any HTTPTransport
     let endpoint: String
     let authentication: [(name: String, value: String)]
-    let retry: Settings.Retry
-    var sleep: @Sendable (Duration) async -> Void = { try? await Task.sleep(for: $0) }
 
-    init(transport: any HTTPTransport, baseURL: String, authentication: [(name: String, value: String)], retry: Settings.Retry) {
+    init(transport: any HTTPTransport, baseURL: String, authentication: [(name: String, value: String)]) {
         self.transport = transport
         self.endpoint = Self.endpoint(baseURL: baseURL)
         self.authentication = authentication
-        self.retry = retry
     }
 
     /// The base URL (which may carry a path prefix) joined to the endpoint with one `/`.
@@ -34,20 +32,12 @@ struct TMPClient: Sendable {
         return HTTPRequest(method: "POST", url: endpoint, headers: headers, body: Array(body.utf8))
     }
 
-    /// Sends once, and again (up to the configured attempts) only while nothing was sent.
-    func activate(tokenUniqueReference: String, requestID: String) async -> TMPAnswer {
-        let request = request(tokenUniqueReference: tokenUniqueReference, requestID: requestID)
-        var attempt = 0
-        while true {
-            attempt += 1
-            do {
-                return TMPAnswer(try await transport.send(request))
-            } catch {
-                guard error.isRetryable, attempt < retry.attempts else { return TMPAnswer(error) }
-                let waits = retry.backoffMilliseconds
-                let wait = waits.isEmpty ? 0 : waits[min(attempt - 1, waits.count - 1)]
-                await sleep(.milliseconds(wait))
-            }
+    /// Sends the request once.
+    func send(tokenUniqueReference: String, requestID: String) async -> Result<HTTPResponse, TransportError> {
+        do {
+            return .success(try await transport.send(request(tokenUniqueReference: tokenUniqueReference, requestID: requestID)))
+        } catch {
+            return .failure(error)
         }
     }
 }

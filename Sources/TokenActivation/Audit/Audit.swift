@@ -28,6 +28,6 @@ public struct Audit: Sendable {
     }
 
     private func withStore<T>(_ body: (Store) throws -> T) throws -> T {
-        try Store.using(settings.storeOptions, logger: logger, body)
+        try Store.using(settings.database, logger: logger, body)
     }
 }

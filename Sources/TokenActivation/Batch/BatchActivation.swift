@@ -1,3 +1,4 @@
+import ErrorCodes
 import Glibc
 import Storage
 
@@ -5,7 +6,7 @@ import Storage
 public struct BatchSummary: Sendable, Equatable {
     public var lines = 0
     public var outcomes: [Outcome: Int] = [:]
-    public var errors: [String: Int] = [:]
+    public var errors: [ErrorCode: Int] = [:]
     /// Database transactions written, and the activation steps they carried.
     public var transactions = 0
     public var committedSteps = 0
@@ -35,26 +36,41 @@ extension Activator {
     ) async throws -> BatchSummary {
         let (descriptor, totalBytes) = try input.open()
         defer { if case .file = input { _ = Glibc.close(descriptor) } }
-        let store = try openStore().get()
-        defer { try? store.close() }
+        return try await StoreSource.options(settings.database).using(logger: logger) { store in
+            try await activateBatch(lines: descriptor, name: input.name, totalBytes: totalBytes, store: store, concurrency: concurrency, progress: progress, emit: emit)
+        }
+    }
+
+    /// A line of the batch as it finishes: a result, or a blank line that is counted and
+    /// printed nowhere (blank lines keep their numbers).
+    private enum LineResult: Sendable {
+        case blank
+        case result(ActivationResult)
+    }
+
+    private func activateBatch(
+        lines descriptor: Int32, name: String, totalBytes: Int?, store: Store, concurrency: Int,
+        progress: (@Sendable (_ bytesRead: Int, _ totalBytes: Int?) -> Void)?,
+        emit: (_ line: Int, _ result: ActivationResult) -> Void
+    ) async throws -> BatchSummary {
         let workers = max(1, concurrency)
         let session = try await Session(activator: self, store: store, clients: workers)
         defer { session.close() }
         let parser = self.parser
-        var lines = LineReader(reader: ByteReader(descriptor: descriptor, name: input.name))
+        var lines = LineReader(reader: ByteReader(descriptor: descriptor, name: name))
         var summary = BatchSummary()
 
         await withTaskGroup(of: (Int, Int, ActivationResult).self) { group in
             var freeWorkers = Array(0..<workers)
-            var pending: [Int: ActivationResult] = [:]
+            var pending: [Int: LineResult] = [:]
             var nextToEmit = 1
             var lastRead = 0
             var exhausted = false
             var inFlight = 0
 
             func emitReady() {
-                while let result = pending.removeValue(forKey: nextToEmit) {
-                    if !result.isSkipped {
+                while let line = pending.removeValue(forKey: nextToEmit) {
+                    if case .result(let result) = line {
                         summary.count(result)
                         emit(nextToEmit, result)
                     }
@@ -70,7 +86,7 @@ extension Activator {
                         next = try lines.next(limit: Self.batchLineLimit)
                     } catch {
                         exhausted = true
-                        pending[lastRead + 1] = ActivationResult(outcome: .error, error: Activator.coded(error))
+                        pending[lastRead + 1] = .result(ActivationResult(outcome: .error, error: .coded(error)))
                         lastRead += 1
                         break
                     }
@@ -81,20 +97,17 @@ extension Activator {
                     lastRead = number
                     let text = String(decoding: bytes, as: UTF8.self).trimmingASCIISpaces
                     if text.isEmpty {
-                        pending[number] = .skipped  // blank lines keep their numbers, print nothing
-                        continue
-                    }
-                    if overflowed || !bytes.isValidUTF8 {
-                        pending[number] = ActivationResult(outcome: .error, error: ActivationError(
-                            code: overflowed ? "deeplink.tooLong" : "deeplink.invalidCharacter",
-                            message: overflowed ? "the deeplink is longer than \(DeeplinkParser.maximumLength) bytes" : "the deeplink is not valid UTF-8"))
+                        pending[number] = .blank
                         continue
                     }
                     let deeplink: Deeplink
-                    do {
+                    do throws(DeeplinkError) {
+                        // The parser's own errors for what the line reader already knows.
+                        if overflowed { throw DeeplinkParser.tooLong }
+                        if !bytes.isValidUTF8 { throw DeeplinkParser.invalidCharacter(bytes.first { $0 >= 0x80 } ?? 0x80) }
                         deeplink = try parser.parse(text)
                     } catch {
-                        pending[number] = ActivationResult(outcome: .error, error: Activator.coded(error))
+                        pending[number] = .result(ActivationResult(outcome: .error, error: ActivationError(error)))
                         continue
                     }
                     let worker = freeWorkers.removeLast()
@@ -109,25 +122,15 @@ extension Activator {
                 guard let (number, worker, result) = await group.next() else { break }
                 inFlight -= 1
                 freeWorkers.append(worker)
-                pending[number] = result
+                pending[number] = .result(result)
                 emitReady()
             }
             emitReady()
         }
         progress?(lines.bytesConsumed, totalBytes)
-        summary.transactions = await session.committer.transactions
-        summary.committedSteps = await session.committer.jobs
+        (summary.transactions, summary.committedSteps) = session.committer.figures
         return summary
     }
-}
-
-extension ActivationResult {
-    /// A blank line: counted nowhere, printed nowhere.
-    static let skipped: ActivationResult = {
-        var result = ActivationResult(outcome: .error)
-        result.isSkipped = true
-        return result
-    }()
 }
 
 extension BatchSummary {

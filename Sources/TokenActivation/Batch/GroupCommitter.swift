@@ -1,69 +1,108 @@
+import Dispatch
 import GRDB
 import Storage
+import Synchronization
 
 /// Runs the database work of many concurrent activations in shared transactions: jobs
 /// that arrive while a transaction is being written wait and go into the next one, each in
 /// its own savepoint. Every job's effects are committed before its caller resumes, so "the
 /// started entry is committed before the request leaves" holds per line while the cost of a
 /// commit is shared by many lines.
-actor GroupCommitter {
-    private struct Job {
-        let run: (Database) throws -> any Sendable
-        let continuation: CheckedContinuation<any Sendable, any Error>
+///
+/// The writes run on one dispatch queue of their own, never on the cooperative thread
+/// pool: a write may wait for another process's lock up to the busy timeout.
+final class GroupCommitter: Sendable {
+    private struct Queue {
+        var waiting: [any PendingJob] = []
+        var writing = false
+        var transactions = 0
+        var jobs = 0
     }
 
     private let store: Store
-    private var waiting: [Job] = []
-    private var writing = false
-    /// Transactions written so far, and jobs they carried (for figures).
-    private(set) var transactions = 0
-    private(set) var jobs = 0
+    private let state = Mutex(Queue())
+    private let writer = DispatchQueue(label: "tokenctl.database-writer")
 
     init(store: Store) {
         self.store = store
     }
 
+    /// Transactions written so far, and the jobs they carried (for figures).
+    var figures: (transactions: Int, jobs: Int) {
+        state.withLock { ($0.transactions, $0.jobs) }
+    }
+
+    /// Runs `body` in a savepoint of the next shared transaction and returns its value
+    /// once that transaction is committed.
     func run<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        let value = try await withCheckedThrowingContinuation { continuation in
-            waiting.append(Job(run: { try body($0) }, continuation: continuation))
-            if !writing {
-                writing = true
-                Task { self.drain() }
+        try await withCheckedThrowingContinuation { continuation in
+            let startWriter = state.withLock { queue in
+                queue.waiting.append(Job(body: body, continuation: continuation))
+                defer { queue.writing = true }
+                return !queue.writing
             }
+            if startWriter { writer.async { self.drain() } }
         }
-        return value as! T
     }
 
     private func drain() {
-        while !waiting.isEmpty {
-            let batch = waiting
-            waiting = []
-            var results: [Result<any Sendable, any Error>] = []
+        while true {
+            let batch: [any PendingJob] = state.withLock { queue in
+                let batch = queue.waiting
+                queue.waiting = []
+                if batch.isEmpty { queue.writing = false }
+                return batch
+            }
+            guard !batch.isEmpty else { return }
+            var failure: (any Error)?
             do {
                 try store.write { db in
-                    results = []
-                    for job in batch {
-                        var result: Result<any Sendable, any Error> = .failure(CancellationError())
-                        do {
-                            try db.inSavepoint {
-                                result = .success(try job.run(db))
-                                return .commit
-                            }
-                        } catch {
-                            result = .failure(error)
-                        }
-                        results.append(result)
-                    }
+                    for job in batch { job.execute(db) }
                 }
             } catch {
-                results = batch.map { _ in .failure(error) }
+                failure = error
             }
-            transactions += 1
-            jobs += batch.count
-            for (job, result) in zip(batch, results) {
-                job.continuation.resume(with: result)
+            state.withLock { queue in
+                queue.transactions += 1
+                queue.jobs += batch.count
             }
+            for job in batch { job.complete(transactionError: failure) }
         }
-        writing = false
+    }
+}
+
+/// A job whose result type is known only to itself: no casts on the way back.
+private protocol PendingJob: Sendable {
+    func execute(_ db: Database)
+    func complete(transactionError: (any Error)?)
+}
+
+/// One caller's work and where its typed result goes. Touched by one thread at a time:
+/// made by the caller, then executed and completed on the writer queue.
+private final class Job<T: Sendable>: PendingJob, @unchecked Sendable {
+    private let body: @Sendable (Database) throws -> T
+    private let continuation: CheckedContinuation<T, any Error>
+    private var result: Result<T, any Error> = .failure(CancellationError())
+
+    init(body: @escaping @Sendable (Database) throws -> T, continuation: CheckedContinuation<T, any Error>) {
+        self.body = body
+        self.continuation = continuation
+    }
+
+    /// Runs the body in a savepoint; its failure rolls back its own work only. GRDB may
+    /// run the transaction body again (busy retry): each run starts from a clean result.
+    func execute(_ db: Database) {
+        do {
+            try db.inSavepoint {
+                result = .success(try body(db))
+                return .commit
+            }
+        } catch {
+            result = .failure(error)
+        }
+    }
+
+    func complete(transactionError: (any Error)?) {
+        continuation.resume(with: transactionError.map { .failure($0) } ?? result)
     }
 }

@@ -1,10 +1,12 @@
+import ErrorCodes
 import Foundation
 
 /// Checks a configuration file before its values are read: it must be a JSON object, and
 /// every key must be one tokenctl knows, so that a misspelt setting is an error instead
 /// of a silently ignored line.
 enum ConfigFileCheck {
-    static func validate(_ data: Data, path: String) throws {
+    /// - Returns: the parsed top-level object.
+    static func validate(_ data: Data, path: String) throws -> [String: Any] {
         let object: Any
         do {
             object = try JSONSerialization.jsonObject(with: data)
@@ -18,6 +20,7 @@ enum ConfigFileCheck {
         for key in try leafKeys(root, prefix: "", file: path).sorted() where !ConfigKeys.all.contains(key) {
             throw ConfigurationError.unknownKey(key, file: path, suggestion: suggestion(for: key))
         }
+        return root
     }
 
     /// Dotted paths of the non-object values (`{"tmp": {"timeout-ms": 1}}` → `tmp.timeout-ms`).

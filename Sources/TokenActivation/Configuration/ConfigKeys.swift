@@ -1,3 +1,5 @@
+import ErrorCodes
+
 /// Every key of the configuration file, as dotted paths of kebab-case names.
 enum ConfigKeys {
     static let databasePath = "database.path"
@@ -19,6 +21,11 @@ enum ConfigKeys {
     static let onboardingBaseURL = "onboarding.base-url"
     static let onboardingInstanceID = "onboarding.instance-id"
     static let onboardingRequireFinished = "onboarding.require-finished-user-activation"
+    static let onboardingConnectTimeout = "onboarding.connect-timeout-ms"
+    static let onboardingTimeout = "onboarding.timeout-ms"
+    static let onboardingCAFile = "onboarding.tls.ca-file"
+    static let onboardingClientCertFile = "onboarding.tls.client-cert-file"
+    static let onboardingClientKeyFile = "onboarding.tls.client-key-file"
     static let powerAuthBaseURL = "onboarding.powerauth.base-url"
     static let powerAuthApplicationKey = "onboarding.powerauth.application-key"
     static let powerAuthApplicationSecretFile = "onboarding.powerauth.application-secret-file"
@@ -30,11 +37,12 @@ enum ConfigKeys {
         tmpBearerTokenFile, tmpAPIKeyHeader, tmpAPIKeyFile,
         tmpCAFile, tmpClientCertFile, tmpClientKeyFile,
         onboardingBaseURL, onboardingInstanceID, onboardingRequireFinished,
+        onboardingConnectTimeout, onboardingTimeout, onboardingCAFile, onboardingClientCertFile, onboardingClientKeyFile,
         powerAuthBaseURL, powerAuthApplicationKey, powerAuthApplicationSecretFile, powerAuthMasterServerPublicKey,
     ]
 
     /// `tmp.base-url` → `TOKENCTL_TMP_BASE_URL`.
     static func environmentName(for key: String) -> String {
-        "TOKENCTL_" + key.uppercased().map { $0 == "." || $0 == "-" ? "_" : String($0) }.joined()
+        ConfigurationError.environmentName(for: key)
     }
 }

@@ -1,4 +1,5 @@
 import Configuration
+import ErrorCodes
 
 /// The configuration sources below the flags, queried in precedence order: the
 /// `TOKENCTL_*` environment first, then the file. Each lookup returns the value and where
@@ -6,7 +7,7 @@ import Configuration
 /// (never silently replaced by a default).
 struct ConfigLayers {
     var environment: any ConfigProvider
-    var file: (provider: any ConfigProvider, path: String)?
+    var file: (values: ConfigFileValues, path: String)?
 
     init(environment: [String: String]) {
         self.environment = EnvironmentVariablesProvider(environmentVariables: environment)
@@ -61,16 +62,18 @@ struct ConfigLayers {
         _ key: String, _ type: ConfigType, expected: String, _ extract: (ConfigContent) -> T?
     ) throws -> (T, ConfigOrigin)? {
         let absoluteKey = AbsoluteConfigKey(key.split(separator: ".").map(String.init))
-        var sources: [(any ConfigProvider, ConfigOrigin)] = [(environment, .environment)]
-        if let file { sources.append((file.provider, .file(file.path))) }
-        for (provider, origin) in sources {
-            let result: LookupResult
+        var sources: [(ConfigOrigin, () throws -> ConfigContent?)] = [
+            (.environment, { try environment.value(forKey: absoluteKey, type: type).value?.content }),
+        ]
+        if let file { sources.append((.file(file.path), { try file.values.content(key, type) })) }
+        for (origin, read) in sources {
+            let found: ConfigContent?
             do {
-                result = try provider.value(forKey: absoluteKey, type: type)
+                found = try read()
             } catch {
                 throw ConfigurationError.invalidValue(key: key, origin: origin, expected: expected)
             }
-            guard let content = result.value?.content else { continue }
+            guard let content = found else { continue }
             guard let value = extract(content) else {
                 throw ConfigurationError.invalidValue(key: key, origin: origin, expected: expected)
             }

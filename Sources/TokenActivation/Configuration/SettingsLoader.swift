@@ -1,7 +1,7 @@
 import Configuration
+import ErrorCodes
 import Foundation
 import Storage
-import SystemPackage
 
 /// Loads ``Settings`` from flags, `TOKENCTL_*` environment variables, a JSON
 /// configuration file and the built-in defaults, in that order of precedence.
@@ -35,13 +35,9 @@ public struct SettingsLoader: Sendable {
         let file = try locateFile(flags: flags)
         var layers = ConfigLayers(environment: environment)
         if let file {
-            let data = try Self.read(file)
-            try ConfigFileCheck.validate(data, path: file)
-            do {
-                layers.file = (try await FileProvider<JSONSnapshot>(filePath: FilePath(file)), file)
-            } catch {
-                throw ConfigurationError.invalidJSON(file, "\(error)")
-            }
+            // Read once, parsed once: the checked object becomes the file's layer.
+            let object = try ConfigFileCheck.validate(try Self.read(file), path: file)
+            layers.file = (ConfigFileValues(object, path: file), file)
         }
         return try resolve(layers, flags: flags, file: file)
     }
@@ -52,28 +48,34 @@ public struct SettingsLoader: Sendable {
 
         if let path = flags.databasePath {
             settings.database.path = path
-            settings.database.isExplicit = true
+            settings.database.createsDirectory = false
         } else if let (path, origin) = try layers.string(ConfigKeys.databasePath) {
             settings.database.path = try nonEmpty(path, ConfigKeys.databasePath, origin).resolvingPath(from: origin)
-            settings.database.isExplicit = true
+            settings.database.createsDirectory = false
         }
         try layers.int(ConfigKeys.databaseBusyTimeout, min: 0).map { settings.database.busyTimeoutMilliseconds = $0 }
         if let (mode, origin) = try layers.string(ConfigKeys.databaseSynchronous) {
             guard let durability = StoreOptions.Durability(rawValue: mode) else {
                 throw ConfigurationError.invalidValue(key: ConfigKeys.databaseSynchronous, origin: origin, expected: "normal or full")
             }
-            settings.database.synchronous = durability
+            settings.database.durability = durability
         }
         if let (formats, origin) = try layers.stringArray(ConfigKeys.deeplinkFormats) {
-            guard !formats.isEmpty, formats.allSatisfy({ DeeplinkFormat($0) != nil }) else {
-                throw ConfigurationError.invalidValue(key: ConfigKeys.deeplinkFormats, origin: origin, expected: "a non-empty list of launch URLs of the form scheme://host[/path], such as \"mybank://activate\"")
+            let expected = "launch URLs of the form scheme://host[/path], such as \"mybank://activate\""
+            guard !formats.isEmpty else {
+                throw ConfigurationError.invalidValue(key: ConfigKeys.deeplinkFormats, origin: origin, expected: "a non-empty list of \(expected)")
             }
-            settings.deeplinkFormats = formats
+            settings.deeplinkFormats = try formats.map { text in
+                guard let format = DeeplinkFormat(text) else {
+                    throw ConfigurationError.invalidValue(key: ConfigKeys.deeplinkFormats, origin: origin, expected: "\(expected); \"\(text.prefix(80))\" is not one")
+                }
+                return format
+            }
         }
 
         try layers.url(ConfigKeys.tmpBaseURL).map { settings.tmp.baseURL = $0 }
         if let (name, origin) = try layers.string(ConfigKeys.tmpTransport) {
-            guard let transport = Settings.Transport(rawValue: name) else {
+            guard let transport = TMPSettings.Transport(rawValue: name) else {
                 throw ConfigurationError.invalidValue(key: ConfigKeys.tmpTransport, origin: origin, expected: "easy or multi")
             }
             settings.tmp.transport = transport
@@ -94,7 +96,12 @@ public struct SettingsLoader: Sendable {
         settings.tmp.tls.clientCertificateFile = try layers.path(ConfigKeys.tmpClientCertFile)
         settings.tmp.tls.clientKeyFile = try layers.path(ConfigKeys.tmpClientKeyFile)
 
-        try layers.url(ConfigKeys.onboardingBaseURL).map { settings.onboarding.baseURL = $0 }
+        try layers.url(ConfigKeys.onboardingBaseURL).map { settings.onboarding.connection.baseURL = $0 }
+        try layers.int(ConfigKeys.onboardingConnectTimeout, min: 1).map { settings.onboarding.connection.connectTimeoutMilliseconds = $0 }
+        try layers.int(ConfigKeys.onboardingTimeout, min: 1).map { settings.onboarding.connection.timeoutMilliseconds = $0 }
+        settings.onboarding.connection.tls.caFile = try layers.path(ConfigKeys.onboardingCAFile)
+        settings.onboarding.connection.tls.clientCertificateFile = try layers.path(ConfigKeys.onboardingClientCertFile)
+        settings.onboarding.connection.tls.clientKeyFile = try layers.path(ConfigKeys.onboardingClientKeyFile)
         if let (id, origin) = try layers.string(ConfigKeys.onboardingInstanceID) {
             settings.onboarding.instanceID = try nonEmpty(id, ConfigKeys.onboardingInstanceID, origin)
         }

@@ -1,6 +1,7 @@
+import ErrorCodes
 /// Why a deeplink was rejected. Messages name the rule that failed and never repeat the
 /// deeplink: it arrives from anyone who can open a URL on the machine.
-public struct DeeplinkError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct DeeplinkError: CodedError, Equatable, CustomStringConvertible {
     public enum Reason: String, Sendable, CaseIterable {
         case tooLong, invalidCharacter, fragment, malformed, formatMismatch, invalidPercentEncoding
         case duplicateParameter, missingSerialNumber, emptySerialNumber, invalidUTF8, controlCharacter
@@ -16,6 +17,23 @@ public struct DeeplinkError: Error, Sendable, Equatable, CustomStringConvertible
     }
 
     /// `deeplink.<reason>`.
-    public var code: String { "deeplink." + reason.rawValue }
+    public var code: ErrorCode {
+        switch reason {
+        case .tooLong: .deeplinkTooLong
+        case .invalidCharacter: .deeplinkInvalidCharacter
+        case .fragment: .deeplinkFragment
+        case .malformed: .deeplinkMalformed
+        case .formatMismatch: .deeplinkFormatMismatch
+        case .invalidPercentEncoding: .deeplinkInvalidPercentEncoding
+        case .duplicateParameter: .deeplinkDuplicateParameter
+        case .missingSerialNumber: .deeplinkMissingSerialNumber
+        case .emptySerialNumber: .deeplinkEmptySerialNumber
+        case .invalidUTF8: .deeplinkInvalidUTF8
+        case .controlCharacter: .deeplinkControlCharacter
+        case .serialTooLong: .deeplinkSerialTooLong
+        case .invalidPassType: .deeplinkInvalidPassType
+        case .invalidAction: .deeplinkInvalidAction
+        }
+    }
     public var description: String { message }
 }

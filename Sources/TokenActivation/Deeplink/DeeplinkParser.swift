@@ -18,15 +18,20 @@ public struct DeeplinkParser: Sendable {
         self.formats = formats
     }
 
+    /// The error of a deeplink over ``maximumLength`` bytes.
+    public static let tooLong = DeeplinkError(.tooLong, "the deeplink is longer than \(maximumLength) bytes")
+
+    /// The error of a deeplink holding `byte`, which a URI cannot (a non-ASCII byte
+    /// included, so also a line that is not UTF-8).
+    public static func invalidCharacter(_ byte: UInt8) -> DeeplinkError {
+        let what = byte < 0x20 || byte == 0x7F ? "a control character" : byte >= 0x80 ? "a non-ASCII character" : "a character"
+        return DeeplinkError(.invalidCharacter, "the deeplink contains \(what) that must be percent-encoded")
+    }
+
     public func parse(_ text: String) throws(DeeplinkError) -> Deeplink {
         let bytes = Array(text.utf8)
-        guard bytes.count <= Self.maximumLength else {
-            throw DeeplinkError(.tooLong, "the deeplink is longer than \(Self.maximumLength) bytes")
-        }
-        if let bad = bytes.first(where: { !Self.isURICharacter($0) }) {
-            let what = bad < 0x20 || bad == 0x7F ? "a control character" : bad >= 0x80 ? "a non-ASCII character" : "a character"
-            throw DeeplinkError(.invalidCharacter, "the deeplink contains \(what) that must be percent-encoded")
-        }
+        guard bytes.count <= Self.maximumLength else { throw Self.tooLong }
+        if let bad = bytes.first(where: { !Self.isURICharacter($0) }) { throw Self.invalidCharacter(bad) }
         if bytes.contains(UInt8(ascii: "#")) {
             throw DeeplinkError(.fragment, "the deeplink has a fragment (#…), which activation deeplinks never carry")
         }

@@ -1,3 +1,4 @@
+import ErrorCodes
 /// The limits of pass record values, shared by `wallet add` and `wallet import`.
 enum PassRecordValidation {
     static let maxSerialBytes = 128
@@ -63,7 +64,7 @@ enum PassRecordValidation {
 public struct PassRecordError: CodedError, Equatable {
     public let field: PassRecordFields.Name
     public let reason: String
-    public var code: String { "wallet.invalidValue" }
+    public var code: ErrorCode { .walletInvalidValue }
     public var message: String { "\(field.rawValue) \(reason)" }
 
     static func missing(_ field: PassRecordFields.Name) -> Self { Self(field: field, reason: "is required") }

@@ -90,16 +90,6 @@ public struct Wallet: Sendable {
     }
 
     private func withStore<T>(_ body: (Store) throws -> T) throws -> T {
-        try Store.using(settings.storeOptions, logger: logger, body)
-    }
-}
-
-extension Settings {
-    /// How the configured database is opened.
-    public var storeOptions: StoreOptions {
-        StoreOptions(
-            path: database.path, createsDirectory: !database.isExplicit,
-            busyTimeoutMilliseconds: database.busyTimeoutMilliseconds, durability: database.synchronous
-        )
+        try Store.using(settings.database, logger: logger, body)
     }
 }

@@ -1,38 +1,31 @@
+import ErrorCodes
 /// A wallet administration failure. Messages carry identifiers masked only.
 public struct WalletError: CodedError, Equatable, CustomStringConvertible {
-    private enum Kind: String, Sendable {
-        case notFound = "wallet.notFound"
-        case ambiguous = "wallet.ambiguous"
-        case duplicate = "wallet.duplicate"
-        case conflict = "wallet.conflict"
-    }
-
-    private let kind: Kind
+    public let code: ErrorCode
     public let message: String
-    public var code: String { kind.rawValue }
     public var description: String { message }
 
-    private init(_ kind: Kind, _ message: String) {
-        self.kind = kind
+    private init(_ code: ErrorCode, _ message: String) {
+        self.code = code
         self.message = message
     }
 
     static func notFound(_ query: PassQuery) -> Self {
-        Self(.notFound, "no pass record matches \(query.description)")
+        Self(.walletNotFound, "no pass record matches \(query.description)")
     }
 
     static func ambiguous(_ query: PassQuery, matches: [PassRecord]) -> Self {
         let labels = matches.map { $0.device.map { "\"\($0)\"" } ?? "(no device label)" }.joined(separator: ", ")
-        return Self(.ambiguous, "\(matches.count) pass records match \(query.description) (devices: \(labels)); name one with --device or --pass-type-id")
+        return Self(.walletAmbiguous, "\(matches.count) pass records match \(query.description) (devices: \(labels)); name one with --device or --pass-type-id")
     }
 
     static func duplicate(_ record: PassRecord) -> Self {
-        Self(.duplicate, "a pass record with serial \(Mask.identifier(record.serialNumber)) and device account id \(Mask.identifier(record.deviceAccountIdentifier)) already exists")
+        Self(.walletDuplicate, "a pass record with serial \(Mask.identifier(record.serialNumber)) and device account id \(Mask.identifier(record.deviceAccountIdentifier)) already exists")
     }
 
     static func conflict(_ record: PassRecord) -> Self {
         let device = record.device.map { "device \"\($0)\"" } ?? "no device label"
-        return Self(.conflict, "serial \(Mask.identifier(record.serialNumber)) with \(device) already belongs to another device account id; remove it first or give another --device")
+        return Self(.walletConflict, "serial \(Mask.identifier(record.serialNumber)) with \(device) already belongs to another device account id; remove it first or give another --device")
     }
 }
 

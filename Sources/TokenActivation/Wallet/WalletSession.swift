@@ -23,6 +23,6 @@ public final class WalletSession: Sendable {
 extension Wallet {
     /// Opens the database once; call ``WalletSession/close()`` when done.
     public func openSession() throws -> WalletSession {
-        WalletSession(store: try Store(options: settings.storeOptions, logger: logger))
+        WalletSession(store: try Store(options: settings.database, logger: logger))
     }
 }

@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import Logging
 import OnboardingCore
-import PowerAuth
 import TokenActivation
 
 struct DeviceCommand: AsyncParsableCommand {
@@ -46,7 +45,7 @@ struct SignatureOptions: ParsableArguments {
 
 extension GlobalOptions {
     func deviceService() async throws -> DeviceService {
-        DeviceService(settings: try await settings(), environment: ProcessInfo.processInfo.environment, logger: Logger(label: "tokenctl.device"))
+        try await settings().deviceService(environment: ProcessInfo.processInfo.environment, logger: Logger(label: "tokenctl.device"))
     }
 }
 
@@ -119,7 +118,7 @@ struct DeviceShow: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(json: output.json) {
             let service = try await global.deviceService()
-            guard let activation = try await service.show() else { throw PowerAuthClientError.notActivated(instance: service.settings.onboarding.instanceID) }
+            guard let activation = try await service.show() else { throw PowerAuthClientError.notActivated(instance: service.settings.instanceID) }
             Output.print(json: output.json ? DeviceText.json(activation) : nil, lines: DeviceText.lines(activation))
         }
     }

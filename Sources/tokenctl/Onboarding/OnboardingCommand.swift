@@ -25,7 +25,7 @@ struct OnboardingCommand: AsyncParsableCommand {
 
 extension GlobalOptions {
     func onboardingService() async throws -> OnboardingService {
-        OnboardingService(settings: try await settings(), environment: ProcessInfo.processInfo.environment, logger: Logger(label: "tokenctl.onboarding"))
+        try await settings().onboardingService(environment: ProcessInfo.processInfo.environment, logger: Logger(label: "tokenctl.onboarding"))
     }
 }
 

@@ -1,5 +1,8 @@
 import ArgumentParser
+import ErrorCodes
 import Glibc
+import OnboardingCore
+import Synchronization
 import TokenActivation
 
 /// Runs a command body and turns a failure into the documented output and exit code:
@@ -13,26 +16,26 @@ func reportingErrors(json: Bool, _ body: () async throws -> Void) async throws {
             Output.line(JSONObject(["error": .object(errorObject(error))]).text)
             Output.flush()
         }
-        Output.error("\(error.message) (\(error.code))")
-        throw ExitCode(ExitStatus.code(forError: error.code))
+        Output.error("\(NextStepText.message(error)) (\(error.code.rawValue))")
+        throw ExitCode(error.exitStatus.rawValue)
     }
 }
 
 /// Input a command cannot use, found after argument parsing (exit 64).
 struct UsageError: CodedError {
-    let code = "usage.invalid"
+    let code = ErrorCode.usageInvalid
     let message: String
 }
 
 /// The `--json` form of an argument error (ArgumentParser prints the human form).
 func reportUsageError(_ message: String) {
-    let error = JSONObject(["code": .string("usage.invalid"), "message": .string(message)])
+    let error = JSONObject(["code": .string(ErrorCode.usageInvalid.rawValue), "message": .string(message)])
     Output.line(JSONObject(["error": .object(error)]).text)
     Output.flush()
 }
 
 func errorObject(_ error: any CodedError) -> JSONObject {
-    JSONObject(["code": .string(error.code), "message": .string(error.message)])
+    JSONObject(["code": .string(error.code.rawValue), "message": .string(NextStepText.message(error))])
 }
 
 /// Buffered standard output, and messages on standard error.
@@ -86,26 +89,34 @@ func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) {
     }
 }
 
-/// A 64 KiB write buffer over a file descriptor, flushed when full and at exit.
-final class OutputBuffer: @unchecked Sendable {
+/// A 64 KiB write buffer over a file descriptor, flushed when full and at exit. Any
+/// thread may write (the sandbox prints from its event loop): appends and flushes take
+/// the buffer's lock, so lines never interleave.
+final class OutputBuffer: Sendable {
     private let descriptor: Int32
-    private var pending: [UInt8] = []
-    private let capacity = 1 << 16
+    private let pending = Mutex<[UInt8]>([])
+    private static let capacity = 1 << 16
 
     init(descriptor: Int32) {
         self.descriptor = descriptor
-        pending.reserveCapacity(capacity)
+        pending.withLock { $0.reserveCapacity(Self.capacity) }
         atexit { Output.flush() }
     }
 
     func append(_ text: String) {
-        pending.append(contentsOf: text.utf8)
-        if pending.count >= capacity { flush() }
+        pending.withLock { bytes in
+            bytes.append(contentsOf: text.utf8)
+            if bytes.count >= Self.capacity { Self.write(&bytes, to: descriptor) }
+        }
     }
 
     func flush() {
-        guard !pending.isEmpty else { return }
-        pending.withUnsafeBytes { writeAll(descriptor, $0) }
-        pending.removeAll(keepingCapacity: true)
+        pending.withLock { Self.write(&$0, to: descriptor) }
+    }
+
+    private static func write(_ bytes: inout [UInt8], to descriptor: Int32) {
+        guard !bytes.isEmpty else { return }
+        bytes.withUnsafeBytes { writeAll(descriptor, $0) }
+        bytes.removeAll(keepingCapacity: true)
     }
 }

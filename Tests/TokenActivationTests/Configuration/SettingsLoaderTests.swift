@@ -1,3 +1,4 @@
+import ErrorCodes
 import Foundation
 import Testing
 @testable import TokenActivation
@@ -22,8 +23,8 @@ import Testing
         fromFile.configFile = nil
         #expect(fromFile == builtIn)
         #expect(builtIn.database.path == directory.path + "/.local/share/tokenctl/tokenctl.sqlite")
-        #expect(!builtIn.database.isExplicit)
-        #expect(builtIn.deeplinkFormats == ["mybank://activate"])
+        #expect(builtIn.database.createsDirectory)
+        #expect(builtIn.deeplinkFormats.map(\.description) == ["mybank://activate"])
         #expect(builtIn.tmp.baseURL == "http://127.0.0.1:8787")
         #expect(builtIn.database.busyTimeoutMilliseconds == 30_000)
     }
@@ -35,12 +36,12 @@ import Testing
         #expect(settings.tmp.authentication.bearerTokenFile == "/etc/tokenctl/tmp.token")
         #expect(settings.tmp.tls.clientKeyFile == "/etc/tokenctl/client.key")
         #expect(settings.onboarding.requiresFinishedUserActivation)
-        #expect(settings.database.synchronous == .full)
+        #expect(settings.database.durability == .full)
     }
 
     @Test func durabilityIsNormalOrFull() async throws {
-        #expect(try await load().database.synchronous == .normal)
-        #expect(try await load(["TOKENCTL_DATABASE_SYNCHRONOUS": "full"]).database.synchronous == .full)
+        #expect(try await load().database.durability == .normal)
+        #expect(try await load(["TOKENCTL_DATABASE_SYNCHRONOUS": "full"]).database.durability == .full)
         let error = try await #require(throws: ConfigurationError.self) { try await load(["TOKENCTL_DATABASE_SYNCHRONOUS": "fast"]) }
         #expect(error.message == "environment variable TOKENCTL_DATABASE_SYNCHRONOUS: expected normal or full")
     }
@@ -56,7 +57,7 @@ import Testing
 
         let fileOnly = try await load(flags: .init(configFile: file))
         #expect(fileOnly.database.path == directory.file("from-file.sqlite"))  // relative to the file
-        #expect(fileOnly.database.isExplicit)
+        #expect(!fileOnly.database.createsDirectory)
         #expect(fileOnly.tmp.timeoutMilliseconds == 7)
 
         let withEnvironment = try await load(environment, flags: .init(configFile: file))
@@ -84,7 +85,7 @@ import Testing
 
     @Test func environmentListsAreCommaSeparated() async throws {
         let settings = try await load(["TOKENCTL_DEEPLINKS_FORMATS": "mybank://activate,otherbank://go", "TOKENCTL_TMP_RETRY_BACKOFF_MS": "50,60,70"])
-        #expect(settings.deeplinkFormats == ["mybank://activate", "otherbank://go"])
+        #expect(settings.deeplinkFormats.map(\.description) == ["mybank://activate", "otherbank://go"])
         #expect(settings.tmp.retry.backoffMilliseconds == [50, 60, 70])
     }
 
@@ -94,7 +95,8 @@ import Testing
         (#"{"tmp": {"timeout-ms": 1.5}}"#, "key tmp.timeout-ms: expected an integer"),
         (#"{"deeplinks": {"formats": "mybank://activate"}}"#, "key deeplinks.formats: expected a list of strings"),
         (#"{"deeplinks": {"formats": []}}"#, "key deeplinks.formats: expected a non-empty list"),
-        (#"{"deeplinks": {"formats": ["mybank"]}}"#, "key deeplinks.formats: expected a non-empty list of launch URLs of the form"),
+        (#"{"deeplinks": {"formats": ["mybank"]}}"#, #"key deeplinks.formats: expected launch URLs of the form scheme://host[/path], such as "mybank://activate"; "mybank" is not one"#),
+        (#"{"deeplinks": {"formats": []}}"#, "key deeplinks.formats: expected a non-empty list of launch URLs of the form"),
         (#"{"onboarding": {"require-finished-user-activation": "yes"}}"#, "key onboarding.require-finished-user-activation: expected true or false"),
         (#"{"tmp": {"base-url": "ftp://x"}}"#, "key tmp.base-url: expected an http:// or https:// URL"),
         (#"{"database": {"path": {"nested": 1}}}"#, "key database.path: expected a value, not an object"),
@@ -104,7 +106,7 @@ import Testing
     func aValueOfTheWrongTypeNamesTheFileAndKey(json: String, message: String) async throws {
         let file = write(json)
         let error = try await #require(throws: ConfigurationError.self) { try await load(flags: .init(configFile: file)) }
-        #expect(error.code == "config.invalidValue")
+        #expect(error.code.rawValue == "config.invalidValue")
         #expect(error.message.contains("configuration file \(file): \(message)"), "\(error.message)")
     }
 
@@ -116,7 +118,7 @@ import Testing
     @Test func aMissingFileNamedByTheFlagOrVariableIsAnError() async throws {
         let missing = directory.file("nope.json")
         let byFlag = try await #require(throws: ConfigurationError.self) { try await load(flags: .init(configFile: missing)) }
-        #expect(byFlag.code == "config.fileMissing")
+        #expect(byFlag.code.rawValue == "config.fileMissing")
         #expect(byFlag.message.contains(missing))
         let byVariable = try await #require(throws: ConfigurationError.self) { try await load(["TOKENCTL_CONFIG": missing]) }
         #expect(byVariable.message.contains("TOKENCTL_CONFIG"))
@@ -126,14 +128,14 @@ import Testing
     func unreadableJSONNamesTheFile(text: String) async throws {
         let file = write(text)
         let error = try await #require(throws: ConfigurationError.self) { try await load(flags: .init(configFile: file)) }
-        #expect(error.code == "config.invalidJSON")
+        #expect(error.code.rawValue == "config.invalidJSON")
         #expect(error.message.hasPrefix("configuration file \(file) is not valid JSON"))
     }
 
     @Test func anUnknownKeyIsAnErrorWithASuggestion() async throws {
         let file = write(#"{"onboarding": {"require-finished-user-activaton": true}}"#)
         let error = try await #require(throws: ConfigurationError.self) { try await load(flags: .init(configFile: file)) }
-        #expect(error.code == "config.unknownKey")
+        #expect(error.code.rawValue == "config.unknownKey")
         #expect(error.message == "configuration file \(file): unknown key onboarding.require-finished-user-activaton (did you mean onboarding.require-finished-user-activation?)")
     }
 

@@ -108,7 +108,7 @@ import Testing
     func rejects(deeplink: String, reason: DeeplinkError.Reason) throws {
         let error = try #require(throws: DeeplinkError.self) { try Self.parser.parse(deeplink) }
         #expect(error.reason == reason, "\(error.message)")
-        #expect(error.code == "deeplink." + reason.rawValue)
+        #expect(error.code.rawValue == "deeplink." + reason.rawValue)
         #expect(!error.message.contains("SN1"), "never echo the deeplink")
     }
 

@@ -48,7 +48,7 @@ import Testing
         let error = try #require(throws: ImportError.self) { try records(text) }
         #expect(error.line == line)
         #expect(error.message.hasSuffix(reason))
-        #expect(error.code == "import.invalidRow")
+        #expect(error.code.rawValue == "import.invalidRow")
     }
 
     @Test func rejectsInvalidUTF8WithItsLine() throws {

@@ -54,7 +54,7 @@ import Testing
         fields[field] = value
         let error = try #require(throws: PassRecordError.self) { try PassRecordValidation.validate(fields) }
         #expect(error.message == message)
-        #expect(error.code == "wallet.invalidValue")
+        #expect(error.code.rawValue == "wallet.invalidValue")
         if let value, value.count > 3 { #expect(!error.message.contains(value)) }
     }
 }

@@ -11,7 +11,7 @@ import Testing
     init() {
         var settings = Settings.builtIn(environment: ["HOME": directory.path])
         settings.database.path = directory.file("wallet.sqlite")
-        settings.database.isExplicit = true
+        settings.database.createsDirectory = false
         wallet = Wallet(settings: settings)
     }
 
@@ -36,13 +36,13 @@ import Testing
         #expect(try wallet.show(PassQuery(serialNumber: "SN1", device: "Watch")).map(\.deviceAccountIdentifier) == ["DAPLWATCH1"])
 
         let ambiguous = try #require(throws: WalletError.self) { try wallet.remove(PassQuery(serialNumber: "SN1")) }
-        #expect(ambiguous.code == "wallet.ambiguous")
+        #expect(ambiguous.code.rawValue == "wallet.ambiguous")
         #expect(try all().count == 2)
 
         #expect(try wallet.remove(PassQuery(serialNumber: "SN1", device: "Watch")).deviceAccountIdentifier == "DAPLWATCH1")
         #expect(try all().map(\.deviceAccountIdentifier) == ["DAPLPHONE1"])
         let gone = try #require(throws: WalletError.self) { try wallet.remove(PassQuery(serialNumber: "SN1", device: "Watch")) }
-        #expect(gone.code == "wallet.notFound")
+        #expect(gone.code.rawValue == "wallet.notFound")
     }
 
     @Test func addingTwiceIsADuplicateAndAnotherIdForTheSameDeviceIsAConflict() throws {
@@ -50,17 +50,17 @@ import Testing
         let duplicate = try #require(throws: WalletError.self) {
             try wallet.add(PassRecordFields(serialNumber: "SN1", deviceAccountIdentifier: "DAPL1", device: "Other"))
         }
-        #expect(duplicate.code == "wallet.duplicate")
+        #expect(duplicate.code.rawValue == "wallet.duplicate")
         let conflict = try #require(throws: WalletError.self) {
             try wallet.add(PassRecordFields(serialNumber: "SN1", deviceAccountIdentifier: "DAPL2", device: "iPhone"))
         }
-        #expect(conflict.code == "wallet.conflict")
+        #expect(conflict.code.rawValue == "wallet.conflict")
         #expect(!conflict.message.contains("DAPL1"))
     }
 
     @Test func showOfAnUnknownSerialIsNotFound() throws {
         let error = try #require(throws: WalletError.self) { try wallet.show(PassQuery(serialNumber: "SN-UNKNOWN-1")) }
-        #expect(error.code == "wallet.notFound")
+        #expect(error.code.rawValue == "wallet.notFound")
         #expect(error.message == "no pass record matches serial SN-U…WN-1")
     }
 
@@ -97,7 +97,7 @@ import Testing
         try wallet.add(PassRecordFields(serialNumber: "SN0", deviceAccountIdentifier: "DAPL0"))
         let before = try all()
         let error = try #require(throws: ImportError.self) { try importText(text) }
-        #expect(error.code == code)
+        #expect(error.code.rawValue == code)
         #expect(error.line == line)
         #expect(error.message.contains(reason), "\(error.message)")
         #expect(try all() == before)
@@ -155,7 +155,7 @@ import Testing
 
         var settings = Settings.builtIn(environment: [:])
         settings.database.path = directory.file("restored.sqlite")
-        settings.database.isExplicit = true
+        settings.database.createsDirectory = false
         let restored = Wallet(settings: settings)
         let path = directory.file("backup")
         _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))

@@ -1,26 +1,25 @@
+import ErrorCodes
 import HTTPTransport
 import Logging
-import OnboardingCore
-import PowerAuth
-
-extension OnboardingError: CodedError {}
+import Storage
 
 /// The onboarding commands: this instance's activation process on the configured
-/// onboarding server (`onboarding.base-url`) and PowerAuth server, one database and
-/// connection per call.
+/// onboarding server (`onboarding.base-url`) and PowerAuth server.
 public struct OnboardingService: Sendable {
     var device: DeviceService
 
-    public init(settings: Settings, environment: [String: String], logger: Logger, transport: (any HTTPTransport)? = nil) {
-        device = DeviceService(settings: settings, environment: environment, logger: logger, transport: transport)
+    /// - Parameters:
+    ///   - database: the store to use, or where to open one per call.
+    ///   - transports: libcurl by default; a test double in tests.
+    public init(settings: OnboardingSettings, database: StoreSource, environment: [String: String], logger: Logger, transports: TransportFactory = .curl) {
+        device = DeviceService(settings: settings, database: database, environment: environment, logger: logger, transports: transports)
     }
 
-    public var settings: Settings { device.settings }
+    public var settings: OnboardingSettings { device.settings }
 
     /// The same service with its server parameters checked and read now, so that a
     /// configuration error comes before any prompt.
     public func resolvingServer() throws(ConfigurationError) -> OnboardingService {
-        try TMPCredentials.checkTransportSecurity(settings.onboarding.baseURL)
         var service = self
         service.device = try device.resolvingServer()
         return service
@@ -29,7 +28,7 @@ public struct OnboardingService: Sendable {
     func withProcess<T>(_ body: (ActivationProcess) async throws -> T) async throws -> T {
         let service = device.resolved == nil ? try resolvingServer() : self
         return try await service.device.withConnection { client, transport, store in
-            let api = OnboardingAPI(baseURL: service.settings.onboarding.baseURL, powerAuth: client.settings, transport: transport)
+            let api = OnboardingAPI(baseURL: service.settings.baseURL, powerAuth: client.settings, transport: transport)
             return try await body(ActivationProcess(api: api, powerAuth: client, store: store))
         }
     }
@@ -39,8 +38,11 @@ public struct OnboardingService: Sendable {
         try await withProcess { try await $0.start(credentials: credentials) }
     }
 
+    /// Where the stored process stands, asked of the server. With no process stored the
+    /// answer is local (`onboarding.notRunning`), and needs no server configured.
     public func status() async throws -> (processID: String, status: ActivationProcessStatus) {
-        try await withProcess { try await $0.status() }
+        try await requireStoredProcess()
+        return try await withProcess { try await $0.status() }
     }
 
     /// What `activate` made, and the activation flags the server reports right after
@@ -60,15 +62,29 @@ public struct OnboardingService: Sendable {
 
     /// - Returns: whether the server confirmed the cleanup.
     public func cancel(force: Bool) async throws -> Bool {
-        try await withProcess { try await $0.cancel(force: force) }
+        try await requireStoredProcess()
+        return try await withProcess { try await $0.cancel(force: force) }
     }
 
     public func resendOTP() async throws {
+        try await requireStoredProcess()
         try await withProcess { try await $0.resendOTP() }
     }
 
     /// The current OTP from a demo server's `otp/detail` endpoint.
     public func demoOTP() async throws -> String {
-        try await withProcess { try await $0.demoOTP() }
+        try await requireStoredProcess()
+        return try await withProcess { try await $0.demoOTP() }
+    }
+
+    /// Throws `onboarding.notRunning` when no process is stored, reading only the
+    /// database: no server configuration is needed to say so.
+    public func requireStoredProcess() async throws {
+        let instance = settings.instanceID
+        try await device.database.using(logger: device.logger) { store in
+            guard try OnboardingProcessStore(store: store).processID(instance) == nil else { return }
+            let activated = try DeviceActivationStore(store: store).load(instance) != nil
+            throw OnboardingError.notRunning(activated: activated)
+        }
     }
 }

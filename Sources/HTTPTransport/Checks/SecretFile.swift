@@ -1,16 +1,17 @@
+import ErrorCodes
 import Glibc
 
 /// Reading the files a setting names: secrets (token, API key, client key) and TLS material.
-enum SecretFile {
+public enum SecretFile {
     /// Refuses a file that group or others may read, with the command that fixes it.
-    static func checkPrivate(_ path: String, key: String) throws(ConfigurationError) {
+    public static func checkPrivate(_ path: String, key: String) throws(ConfigurationError) {
         var info = stat()
         guard stat(path, &info) == 0 else { throw .fileUnreadable(key: key, path: path, reason: String(cString: strerror(errno)), isSecret: true) }
         guard info.st_mode & 0o077 == 0 else { throw .secretPermissions(path) }
     }
 
     /// The file's text (UTF-8), at most `limit` bytes of it.
-    static func read(_ path: String, key: String, limit: Int, isSecret: Bool) throws(ConfigurationError) -> String {
+    public static func read(_ path: String, key: String, limit: Int, isSecret: Bool) throws(ConfigurationError) -> String {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw .fileUnreadable(key: key, path: path, reason: String(cString: strerror(errno)), isSecret: isSecret) }
         defer { close(descriptor) }
@@ -29,5 +30,30 @@ enum SecretFile {
             throw .fileInvalid(key: key, path: path, expected: "UTF-8 text")
         }
         return text
+    }
+
+    /// A secret from its file (which must be private to its owner) or, without a file,
+    /// from the environment variable; trailing white space removed.
+    ///
+    /// - Returns: nil when neither gives one.
+    public static func secret(file: String?, key: String, variable: String, environment: [String: String]) throws(ConfigurationError) -> String? {
+        if let path = file {
+            try checkPrivate(path, key: key)
+            let value = try read(path, key: key, limit: 8192, isSecret: true).trimmingTrailingWhitespace
+            guard !value.isEmpty else { throw .secretMissing("\(key) names \(path), which is empty") }
+            return value
+        }
+        if let value = environment[variable]?.trimmingTrailingWhitespace, !value.isEmpty {
+            return value
+        }
+        return nil
+    }
+}
+
+private extension String {
+    var trimmingTrailingWhitespace: String {
+        var text = Substring(self)
+        while let last = text.last, last.isWhitespace { text = text.dropLast() }
+        return String(text)
     }
 }

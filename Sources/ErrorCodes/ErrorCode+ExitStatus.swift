@@ -1,0 +1,42 @@
+extension ErrorCode {
+    /// The exit status of a command that stops with this code: the one place where codes
+    /// become exit statuses. Every code is listed; a new code does not compile until it
+    /// is placed here.
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .usageInvalid, .walletInvalidValue, .powerAuthInvalidPIN, .powerAuthUnsupportedFactor:
+            .usage
+        case .deeplinkTooLong, .deeplinkInvalidCharacter, .deeplinkFragment, .deeplinkMalformed,
+             .deeplinkFormatMismatch, .deeplinkInvalidPercentEncoding, .deeplinkDuplicateParameter,
+             .deeplinkMissingSerialNumber, .deeplinkEmptySerialNumber, .deeplinkInvalidUTF8,
+             .deeplinkControlCharacter, .deeplinkSerialTooLong, .deeplinkInvalidPassType, .deeplinkInvalidAction,
+             .walletDuplicate, .walletConflict,
+             .importUnreadable, .importInvalidHeader, .importInvalidRow, .importConflict,
+             .auditChainBroken, .onboardingCannotActivate, .powerAuthAlreadyActivated:
+            .rejectedInput
+        case .walletNotFound, .walletAmbiguous, .walletNotActivatable, .auditNotFound, .onboardingNotRunning:
+            .notFound
+        case .tmpConnectionRefused, .tmpDNSFailure, .tmpConnectTimeout, .tmpTLS, .tmpTimeout,
+             .tmpConnectionLost, .tmpResponseTooLarge, .tmpTransport, .tmpServerError, .activationInterrupted,
+             .onboardingUnreachable, .onboardingTLS, .onboardingServerError,
+             .powerAuthServerError, .powerAuthUnreachable:
+            .unavailable
+        case .storageDirectoryMissing, .storageIO, .storageCorrupt, .storageReadOnly:
+            .databaseError
+        case .activationInProgress, .storageBusy, .onboardingInProgress, .onboardingResendTooEarly, .onboardingLimitReached:
+            .temporary
+        case .tmpRedirect, .tmpUnexpectedStatus, .tmpInvalidBody, .tmpUnknownStatus, .onboardingProtocol, .powerAuthProtocol:
+            .protocolError
+        case .userActivationRequired, .powerAuthNotActivated, .powerAuthRejected, .powerAuthAuthFailed:
+            .userActivationRequired
+        case .configFileMissing, .configUnreadable, .configInvalidJSON, .configUnknownKey, .configInvalidValue,
+             .configSecretMissing, .configSecretPermissions, .configFileUnreadable, .configFileInvalid,
+             .configInsecureURL, .configTLSFiles:
+            .configuration
+        case .onboardingOTPInvalid:
+            .declined
+        case .onboardingProcessFailed:
+            .failed
+        }
+    }
+}

@@ -1,0 +1,31 @@
+import ErrorCodes
+
+/// What the user can do next about a state the onboarding core reports. The library
+/// names the step; the command line turns it into the command to run.
+public enum NextStep: String, Sendable, Equatable, CaseIterable {
+    /// Finish the running onboarding process with its OTP, or cancel it.
+    case finishOrCancelOnboarding
+    /// Finish the running onboarding process with its OTP.
+    case finishOnboarding
+    /// Start an onboarding process (again).
+    case startOnboarding
+    /// Start an onboarding process, then activate with its OTP.
+    case onboard
+    /// Look at the device activation this instance has.
+    case showDevice
+    /// Activate this device first.
+    case activateDevice
+    /// Forget this instance's device activation.
+    case removeDevice
+    /// Forget the local device activation the server no longer accepts, then onboard again.
+    case removeDeviceLocallyAndOnboard
+    /// Create the device's token first.
+    case createToken
+    /// Finish identity verification, then try again.
+    case finishVerification
+}
+
+/// A coded error that may name the user's next step.
+public protocol GuidedError: CodedError {
+    var nextStep: NextStep? { get }
+}

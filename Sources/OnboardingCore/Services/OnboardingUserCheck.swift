@@ -1,0 +1,62 @@
+import ErrorCodes
+import HTTPTransport
+import Logging
+import Storage
+
+/// "Is the user activation finished?", asked live: this instance has a device
+/// activation, the PowerAuth server reports it ACTIVE, and its `activationFlags` carry
+/// no verification flag. Nothing local decides it but the absence of an activation,
+/// which is answered without the server (or its configuration).
+public struct OnboardingUserCheck: UserActivationCheck {
+    let settings: OnboardingSettings
+    let environment: [String: String]
+    let logger: Logger
+    let transports: TransportFactory
+
+    /// The flags that mean identity verification has not ended.
+    static let verificationFlags: Set<String> = ["VERIFICATION_PENDING", "VERIFICATION_IN_PROGRESS"]
+
+    public init(settings: OnboardingSettings, environment: [String: String], logger: Logger, transports: TransportFactory = .curl) {
+        self.settings = settings
+        self.environment = environment
+        self.logger = logger
+        self.transports = transports
+    }
+
+    public func status(store: Store) async throws -> UserActivationStatus {
+        let instance = settings.instanceID
+        guard try DeviceActivationStore(store: store).load(instance) != nil else {
+            return try OnboardingProcessStore(store: store).processID(instance) != nil
+                ? .notFinished(reason: "an onboarding process is running", nextStep: .finishOnboarding)
+                : .notFinished(reason: "this installation has no user activation", nextStep: .onboard)
+        }
+        let device = DeviceService(settings: settings, database: .shared(store), environment: environment, logger: logger, transports: transports)
+        let status: PowerAuthClient.Status
+        do {
+            status = try await device.status()
+        } catch let error as PowerAuthClientError {
+            switch error {
+            case .unreachable(let transport) where transport.kind == .tlsFiles:
+                throw error
+            case .unreachable, .serverError:
+                throw UserCheckError(code: .onboardingUnreachable, message: "the onboarding server could not be asked: \(error.message)")
+            default:
+                throw UserCheckError(code: .onboardingProtocol, message: "the onboarding server's answer about the user activation is unusable: \(error.message)")
+            }
+        }
+        guard status.state == "ACTIVE" else {
+            return .notFinished(reason: "the device activation is \(status.state) on the server", nextStep: .removeDeviceLocallyAndOnboard)
+        }
+        let pending = status.flags.filter(Self.verificationFlags.contains)
+        guard pending.isEmpty else {
+            return .notFinished(reason: "identity verification has not ended (\(pending.joined(separator: ", ")))", nextStep: .finishVerification)
+        }
+        return .finished
+    }
+}
+
+/// Why the user check could not be answered.
+public struct UserCheckError: CodedError, Equatable {
+    public let code: ErrorCode
+    public let message: String
+}

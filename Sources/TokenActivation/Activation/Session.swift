@@ -1,0 +1,103 @@
+import ErrorCodes
+import Logging
+import HTTPTransport
+import Storage
+
+/// What one process shares across its activations: the database (through the group
+/// committer), the preflight result, and one TMP client per concurrent worker. It runs
+/// each attempt's ``ActivationMachine`` by performing the actions the machine returns.
+struct Session: Sendable {
+    let activator: Activator
+    let store: Store
+    let committer: GroupCommitter
+    private let clients: [Result<TMPClient, ActivationError>]
+    private let multi: CurlMultiTransport?
+    private let hashKey: [UInt8]
+
+    init(activator: Activator, store: Store, clients count: Int) async throws {
+        self.activator = activator
+        self.store = store
+        committer = GroupCommitter(store: store)
+        hashKey = try store.read { try AuditLog.deeplinkHashKey($0) }
+        switch await activator.preflight(store: store) {
+        case .failure(let error):
+            clients = Array(repeating: .failure(error), count: count)
+            multi = nil
+        case .success(let headers):
+            (clients, multi) = activator.makeClients(count: count, headers: headers)
+        }
+    }
+
+    /// Stops the transfer thread of a multi transport, if there is one.
+    func close() {
+        multi?.shutdown()
+    }
+
+    /// One activation on worker `index`'s connection.
+    func run(_ deeplink: Deeplink, text: String, device: String?, client index: Int, dryRun: Bool = false) async -> ActivationResult {
+        let prepared = clients[index]
+        let requestID = Activator.makeRequestID()
+        var machine = ActivationMachine(
+            requestID: requestID, device: device, retry: activator.settings.tmp.retry,
+            dryRunEndpoint: dryRun ? TMPClient.endpoint(baseURL: activator.settings.tmp.baseURL) : nil
+        )
+        let attempt = Attempt(
+            deeplinkHash: AuditLog.deeplinkHash(text, key: hashKey), serialNumber: deeplink.serialNumber,
+            passTypeIdentifier: deeplink.passTypeIdentifier, device: device, requestID: requestID, clock: activator.clock
+        )
+        var logger = activator.logger
+        logger[metadataKey: "request-id"] = "\(requestID)"
+        var attemptID: Int64 = 0
+        var began: ContinuousClock.Instant?
+        var action = machine.handle(.parsed(.success(deeplink)))
+        do {
+            while true {
+                switch action {
+                case .checkUser:
+                    action = machine.handle(.userCheckAnswered(prepared.failure))
+                case .resolveRecords(let query) where machine.isDryRun:
+                    let resolved = try store.read { db in try attempt.resolve(query, db) }
+                    action = machine.handle(resolved)
+                case .resolveRecords(let query):
+                    // Reading, deciding and writing in one transaction.
+                    let decided = machine
+                    let (next, written, id) = try await committer.run { db in
+                        var machine = decided
+                        let resolved = try attempt.resolve(query, db)
+                        guard case .recordsResolved(_, _, let id) = resolved else { return (machine, ActivationMachine.Action.stop(machine.result), Int64(0)) }
+                        let action = machine.handle(resolved)
+                        try attempt.write(action, attemptID: id, latency: nil, db)
+                        return (machine, action, id)
+                    }
+                    machine = next
+                    attemptID = id
+                    action = written.committedEvent.map { machine.handle($0) } ?? written
+                case .writeStarted, .writeStopped, .writeFinished:
+                    let latency = began.map { ContinuousClock.now - $0 }
+                    let (write, id) = (action, attemptID)
+                    try await committer.run { db in try attempt.write(write, attemptID: id, latency: latency, db) }
+                    action = write.committedEvent.map { machine.handle($0) } ?? .stop(machine.result)
+                case .send(let record, let delay):
+                    if delay > .zero { await activator.sleep(delay) }
+                    guard case .success(let client) = prepared else { return machine.result }
+                    logger.info("activation.sending", metadata: ["serial": "\(Mask.identifier(record.serialNumber))", "attempt": "\(attemptID)"])
+                    if began == nil { began = .now }
+                    action = machine.handle(.tmpAnswered(await client.send(tokenUniqueReference: record.deviceAccountIdentifier, requestID: requestID)))
+                case .stop(let result):
+                    logger.info("activation.finished", metadata: ["outcome": "\(result.outcome.rawValue)", "error": "\(result.error?.code.rawValue ?? "-")"])
+                    return result
+                }
+            }
+        } catch {
+            return ActivationResult(outcome: .error, error: .coded(error))
+        }
+    }
+}
+
+extension Result {
+    /// The failure, if this is one.
+    var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}

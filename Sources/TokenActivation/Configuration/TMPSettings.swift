@@ -1,0 +1,54 @@
+import HTTPTransport
+
+/// How to reach TMP (`tmp.*`).
+public struct TMPSettings: Sendable, Equatable {
+    public struct Retry: Sendable, Equatable {
+        public var attempts: Int
+        public var backoffMilliseconds: [Int]
+
+        public init(attempts: Int, backoffMilliseconds: [Int]) {
+            self.attempts = attempts
+            self.backoffMilliseconds = backoffMilliseconds
+        }
+
+        /// The wait before try number `attempt + 1` (attempts count from 1); the last
+        /// configured wait repeats.
+        public func backoff(after attempt: Int) -> Duration {
+            guard let last = backoffMilliseconds.last else { return .zero }
+            return .milliseconds(attempt - 1 < backoffMilliseconds.count ? backoffMilliseconds[attempt - 1] : last)
+        }
+    }
+
+    public struct Authentication: Sendable, Equatable {
+        public var bearerTokenFile: String?
+        public var apiKeyHeader: String?
+        public var apiKeyFile: String?
+
+        public init(bearerTokenFile: String? = nil, apiKeyHeader: String? = nil, apiKeyFile: String? = nil) {
+            self.bearerTokenFile = bearerTokenFile
+            self.apiKeyHeader = apiKeyHeader
+            self.apiKeyFile = apiKeyFile
+        }
+    }
+
+    /// How concurrent requests share libcurl.
+    public enum Transport: String, Sendable, Equatable {
+        /// One easy handle (and keep-alive connection) per concurrent worker.
+        case easy
+        /// One multi handle on one thread, connections pooled.
+        case multi
+    }
+
+    public var baseURL: String
+    public var transport: Transport
+    public var connectTimeoutMilliseconds: Int
+    public var timeoutMilliseconds: Int
+    public var retry: Retry
+    public var authentication: Authentication
+    public var tls: TLSFiles
+
+    /// Base URL, timeouts and TLS files as one value.
+    public var connection: ConnectionSettings {
+        ConnectionSettings(baseURL: baseURL, connectTimeoutMilliseconds: connectTimeoutMilliseconds, timeoutMilliseconds: timeoutMilliseconds, tls: tls)
+    }
+}

@@ -1,1 +1,0 @@
-extension DeeplinkError: CodedError {}

@@ -1,0 +1,96 @@
+import ErrorCodes
+import Foundation
+import HTTPTransport
+import Synchronization
+import Testing
+@testable import TokenActivation
+
+/// The executor around the machine, on a real SQLite file and the transport double:
+/// what is sent, what is written, and that backoffs are asked of the injected sleep.
+struct ActivatorTests {
+    let directory = TemporaryDirectory()
+
+    func settings() -> Settings {
+        var settings = Settings.builtIn(environment: [:])
+        settings.database = .init(path: directory.file("wallet.sqlite"))
+        settings.tmp.baseURL = "https://tmp.example.com/prefix/"
+        return settings
+    }
+
+    /// Sleeps asked for, never slept.
+    final class Sleeps: Sendable {
+        private let asked = Mutex<[Duration]>([])
+        var durations: [Duration] { asked.withLock { $0 } }
+        func record(_ duration: Duration) { asked.withLock { $0.append(duration) } }
+    }
+
+    /// An activator on `transport` whose sleeps are recorded, never slept.
+    func activator(_ transport: ClosureTransport, slept: Sleeps, settings: Settings? = nil) -> Activator {
+        Activator(settings: settings ?? self.settings(), environment: [:], transports: .always(transport), sleep: { slept.record($0) })
+    }
+
+    @Test func aRequestThatNeverLeftIsTriedAgainAfterTheConfiguredBackoffs() async throws {
+        _ = try Wallet(settings: settings()).add(PassRecordFields(serialNumber: "SN1", deviceAccountIdentifier: "DAPL00000001"))
+        let transport = ClosureTransport { _, number throws(TransportError) in
+            guard number == 2 else { throw TransportError(.connectionRefused, wasSent: false, detail: "refused") }
+            return HTTPResponse(status: 200, body: Array(#"{"issuerMobileAppAuthResponse":"APPROVED"}"#.utf8))
+        }
+        let slept = Sleeps()
+        let result = await activator(transport, slept: slept).activate(deeplink: "mybank://activate?serialNumber=SN1")
+
+        #expect(result.outcome == Outcome.approved)
+        #expect(slept.durations == [.milliseconds(100), .milliseconds(300)])
+        #expect(transport.requests.count == 3)
+        let request = try #require(transport.requests.first)
+        #expect(request.url == "https://tmp.example.com/prefix/issuer/push-provisioning/tokens/activations")
+        #expect(request.body == Array(#"{"tokenUniqueReference": "DAPL00000001"}"#.utf8))
+        #expect(request.headers.first { $0.name == "X-Request-ID" }?.value == result.requestID)
+        #expect(request.headers.first { $0.name == "Authorization" } == nil)
+        #expect(try Wallet(settings: settings()).show(PassQuery(serialNumber: "SN1")).map(\.state) == [.activated])
+        var entries: [AuditEntry] = []
+        try Audit(settings: settings()).forEach(AuditFilter()) { entries.append($0) }
+        #expect(entries.map(\.outcome) == ["APPROVED"])
+        #expect(entries.first?.id == result.auditID)
+    }
+
+    @Test func aRequestThatLeftIsNeverSentAgain() async throws {
+        _ = try Wallet(settings: settings()).add(PassRecordFields(serialNumber: "SN1", deviceAccountIdentifier: "DAPL00000001"))
+        let transport = ClosureTransport { _, _ throws(TransportError) in
+            throw TransportError(.timeout, wasSent: true, detail: "no answer")
+        }
+        let slept = Sleeps()
+        let result = await activator(transport, slept: slept).activate(deeplink: "mybank://activate?serialNumber=SN1")
+        #expect(result.outcome == Outcome.unknown)
+        #expect(result.error?.code == .tmpTimeout)
+        #expect(transport.requests.count == 1)
+        #expect(slept.durations.isEmpty)
+        // The pass is activatable again: a new run is an explicit retry.
+        #expect(try Wallet(settings: settings()).show(PassQuery(serialNumber: "SN1")).map(\.state) == [.requiresActivation])
+    }
+
+    @Test func aConfigurationRefusedBeforeSendingIsAuditedAndSendsNothing() async throws {
+        _ = try Wallet(settings: settings()).add(PassRecordFields(serialNumber: "SN1", deviceAccountIdentifier: "DAPL00000001"))
+        var insecure = settings()
+        insecure.tmp.baseURL = "http://tmp.example.com"
+        let transport = ClosureTransport(status: 200, json: #"{"issuerMobileAppAuthResponse":"APPROVED"}"#)
+        let result = await activator(transport, slept: Sleeps(), settings: insecure).activate(deeplink: "mybank://activate?serialNumber=SN1")
+        #expect(result.error?.code == .configInsecureURL)
+        #expect(result.exitStatus == ErrorCodes.ExitStatus.configuration)
+        #expect(transport.requests.isEmpty)
+        var entries: [AuditEntry] = []
+        try Audit(settings: settings()).forEach(AuditFilter()) { entries.append($0) }
+        #expect(entries.map(\.errorCode) == ["config.insecureURL"])
+    }
+
+    @Test func aDryRunSendsAndWritesNothing() async throws {
+        _ = try Wallet(settings: settings()).add(PassRecordFields(serialNumber: "SN1", deviceAccountIdentifier: "DAPL00000001"))
+        let transport = ClosureTransport(status: 200, json: #"{"issuerMobileAppAuthResponse":"APPROVED"}"#)
+        let result = await activator(transport, slept: Sleeps()).activate(deeplink: "mybank://activate?serialNumber=SN1", dryRun: true)
+        #expect(result.outcome == Outcome.dryRun)
+        #expect(result.wouldSendTo == "https://tmp.example.com/prefix/issuer/push-provisioning/tokens/activations")
+        #expect(transport.requests.isEmpty)
+        var entries: [AuditEntry] = []
+        try Audit(settings: settings()).forEach(AuditFilter()) { entries.append($0) }
+        #expect(entries.isEmpty)
+    }
+}

@@ -1,0 +1,61 @@
+import ErrorCodes
+import Foundation
+import Testing
+
+/// The error-code table is generated from the code; the README carries it verbatim, and
+/// every code a test or the sandbox names exists.
+struct ErrorCodeTableTests {
+    static let begin = "<!-- exit-codes:begin (tokenctl help exit-codes --markdown) -->"
+    static let end = "<!-- exit-codes:end -->"
+
+    @Test func theReadmeTableIsTheGeneratedOne() throws {
+        let generated = try CLI().run("help", "exit-codes", "--markdown")
+        #expect(generated.status == 0)
+        let readme = try String(contentsOfFile: repositoryRoot + "/README.md", encoding: .utf8)
+        let start = try #require(readme.range(of: Self.begin)), stop = try #require(readme.range(of: Self.end))
+        let table = readme[start.upperBound..<stop.lowerBound].trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(table == generated.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(generated.stdout == ErrorCodeTable.markdown + "\n")
+    }
+
+    @Test func theJSONTableListsEveryCode() throws {
+        let result = try CLI().run("help", "exit-codes", "--json")
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+        #expect(rows.compactMap { $0["code"] as? String } == ErrorCode.allCases.map(\.rawValue))
+        #expect(rows.compactMap { $0["exit"] as? Int }.map(Int32.init) == ErrorCode.allCases.map(\.exitStatus.rawValue))
+    }
+
+    /// Every string of the form `namespace.name` for our namespaces, in the tests and the
+    /// sandbox, is a code of the enum: a typo or a code nobody declared fails here.
+    @Test func everyCodeTheTestsOrTheSandboxNameIsInTheEnum() throws {
+        let namespaces = Set(ErrorCode.allCases.map { String($0.rawValue.split(separator: ".")[0]) })
+        let known = Set(ErrorCode.allCases.map(\.rawValue))
+        let pattern = try NSRegularExpression(pattern: #""([a-z]+)\.([a-z][A-Za-z0-9]*)""#)
+        var unknown: [String] = []
+        var seen = 0
+        for folder in ["Tests", "Sources/Sandbox"] {
+            let root = repositoryRoot + "/" + folder
+            for case let path as String in FileManager.default.enumerator(atPath: root) ?? NSEnumerator() where path.hasSuffix(".swift") {
+                let text = try String(contentsOfFile: root + "/" + path, encoding: .utf8)
+                for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                    let namespace = String(text[Range(match.range(at: 1), in: text)!])
+                    let code = namespace + "." + String(text[Range(match.range(at: 2), in: text)!])
+                    // Logger labels and event names share the shape; they are not in our namespaces
+                    // (tokenctl.*, activation.sending …) or are listed as events below.
+                    guard namespaces.contains(namespace), !Self.events.contains(code) else { continue }
+                    seen += 1
+                    if !known.contains(code) { unknown.append("\(folder)/\(path): \(code)") }
+                }
+            }
+        }
+        #expect(unknown.isEmpty, "codes not in ErrorCode: \(unknown)")
+        #expect(seen > 100)
+    }
+
+    /// Log event names and other dotted words in code namespaces that are not error codes.
+    static let events: Set<String> = [
+        "activation.sending", "activation.finished", "wallet.added", "wallet.removed", "wallet.imported",
+        "storage.opened", "config.json", "tmp.token", "tmp.example", "onboarding.example", "onboarding.sqlite",
+        "wallet.sqlite", "user.example", "tmp.key", "tmp.pem",
+    ]
+}

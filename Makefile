@@ -1,6 +1,7 @@
 # tokenctl — build, test and try it.
 #   make build   release binary at .build/release/tokenctl
-#   make test    the whole test suite (installs missing system packages first)
+#   make test    the import check of the module layout, the whole test suite (installs missing
+#                system packages first), then 10 s of fuzzing per parser
 #   make stress  100 SIGKILL rounds and the load test (16 × 500 activations + batch + import)
 #   make demo    the activation flow on a temporary database and the loopback sandbox
 #   make bench   wallet figures: import of 1,000,000 records, lookups, cold `wallet show`
@@ -55,6 +56,7 @@ build: deps
 	$(SWIFT) build -c release --product tokenctl
 
 test: deps
+	@scripts/check-imports.sh
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=10

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The module seams of the design: each target may import only the modules below it.
+# Reads the import lines of every Swift file under Sources/ and fails on any other.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# target: allowed imports (system and language modules are always allowed).
+declare -A allowed=(
+  [ErrorCodes]=""
+  [HTTPTransport]="CCurl ErrorCodes"
+  [Storage]="ErrorCodes GRDB Logging"
+  [PowerAuth]="Crypto _CryptoExtras"
+  [OnboardingCore]="ErrorCodes PowerAuth HTTPTransport Storage GRDB Logging Crypto"
+  [TokenActivation]="ErrorCodes OnboardingCore HTTPTransport Storage GRDB GRDBSQLite Logging Configuration Crypto"
+  [Sandbox]="PowerAuth NIOCore NIOPosix NIOHTTP1 NIOConcurrencyHelpers Crypto _CryptoExtras"
+  [tokenctl]="ErrorCodes TokenActivation OnboardingCore Sandbox ArgumentParser Logging"
+)
+always="Foundation Glibc Dispatch Synchronization SystemPackage"
+
+failed=0
+for target in "${!allowed[@]}"; do
+  [ -d "Sources/$target" ] || continue
+  while IFS=: read -r file _ line; do
+    module=$(sed -E 's/^(@[A-Za-z_]+ )*import (struct |class |enum |func )?([A-Za-z0-9_]+).*/\3/' <<<"$line")
+    case " ${allowed[$target]} $always " in
+      *" $module "*) ;;
+      *) echo "check-imports: $file imports $module, which $target may not use" >&2; failed=1 ;;
+    esac
+  done < <(grep -rnE '^(@[A-Za-z_]+ )*import ' "Sources/$target" --include=*.swift)
+done
+for target in Sources/*/; do
+  name=$(basename "$target")
+  [ -n "${allowed[$name]+set}" ] || [ "$name" = CCurl ] || { echo "check-imports: $name has no rule" >&2; failed=1; }
+done
+[ "$failed" = 0 ] && echo "check-imports: every import follows the module layout"
+exit "$failed"

@@ -109,7 +109,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["HTTPTransport"], path: "Tests/TestSupport"),
         .testTarget(name: "ErrorCodesTests", dependencies: ["ErrorCodes"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "ErrorCodes", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "TokenActivationTests", dependencies: ["TokenActivation", "OnboardingCore", "HTTPTransport", "ErrorCodes", "Storage", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "TokenActivationTests", dependencies: ["TokenActivation", "OnboardingCore", "HTTPTransport", "ErrorCodes", "Storage", "TestSupport", .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport", "Sandbox", "TestSupport"]),
         .testTarget(name: "SandboxTests", dependencies: ["Sandbox", "TestSupport"]),
         .testTarget(name: "OnboardingCoreTests", dependencies: ["OnboardingCore", "ErrorCodes", "Sandbox", "Storage", "HTTPTransport", "PowerAuth", "TestSupport"]),

@@ -1,6 +1,7 @@
 import ErrorCodes
 import Foundation
 import HTTPTransport
+import Logging
 import Synchronization
 import Testing
 @testable import TokenActivation
@@ -26,7 +27,10 @@ struct ActivatorTests {
 
     /// An activator on `transport` whose sleeps are recorded, never slept.
     func activator(_ transport: ClosureTransport, slept: Sleeps, settings: Settings? = nil) -> Activator {
-        Activator(settings: settings ?? self.settings(), environment: [:], transports: .always(transport), sleep: { slept.record($0) })
+        Activator(
+            settings: settings ?? self.settings(), environment: [:], transports: .always(transport),
+            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }), sleep: { slept.record($0) }
+        )
     }
 
     @Test func aRequestThatNeverLeftIsTriedAgainAfterTheConfiguredBackoffs() async throws {

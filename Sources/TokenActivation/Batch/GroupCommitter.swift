@@ -1,7 +1,6 @@
 import Dispatch
 import GRDB
 import Storage
-import Synchronization
 
 /// Runs the database work of many concurrent activations in shared transactions: jobs
 /// that arrive while a transaction is being written wait and go into the next one, each in
@@ -11,17 +10,17 @@ import Synchronization
 ///
 /// The writes run on one dispatch queue of their own, never on the cooperative thread
 /// pool: a write may wait for another process's lock up to the busy timeout.
-final class GroupCommitter: Sendable {
-    private struct Queue {
-        var waiting: [any PendingJob] = []
-        var writing = false
-        var transactions = 0
-        var jobs = 0
-    }
-
+///
+/// All of its state lives on that queue: callers only enqueue blocks, so the ordering is
+/// libdispatch's (which the thread sanitizer understands) and no lock is needed.
+final class GroupCommitter: @unchecked Sendable {
     private let store: Store
-    private let state = Mutex(Queue())
     private let writer = DispatchQueue(label: "tokenctl.database-writer")
+    // Touched on `writer` only.
+    private var waiting: [any PendingJob] = []
+    private var drainScheduled = false
+    private var transactions = 0
+    private var jobs = 0
 
     init(store: Store) {
         self.store = store
@@ -29,45 +28,45 @@ final class GroupCommitter: Sendable {
 
     /// Transactions written so far, and the jobs they carried (for figures).
     var figures: (transactions: Int, jobs: Int) {
-        state.withLock { ($0.transactions, $0.jobs) }
+        writer.sync { (transactions, jobs) }
     }
 
     /// Runs `body` in a savepoint of the next shared transaction and returns its value
     /// once that transaction is committed.
     func run<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            let startWriter = state.withLock { queue in
-                queue.waiting.append(Job(body: body, continuation: continuation))
-                defer { queue.writing = true }
-                return !queue.writing
+            let job = Job(body: body, continuation: continuation)
+            writer.async {
+                self.waiting.append(job)
+                self.scheduleDrain()
             }
-            if startWriter { writer.async { self.drain() } }
         }
     }
 
+    /// Jobs enqueued while a transaction is written are appended by blocks queued behind
+    /// it, so the next drain takes them all at once.
+    private func scheduleDrain() {
+        guard !drainScheduled else { return }
+        drainScheduled = true
+        writer.async { self.drain() }
+    }
+
     private func drain() {
-        while true {
-            let batch: [any PendingJob] = state.withLock { queue in
-                let batch = queue.waiting
-                queue.waiting = []
-                if batch.isEmpty { queue.writing = false }
-                return batch
+        drainScheduled = false
+        let batch = waiting
+        waiting = []
+        guard !batch.isEmpty else { return }
+        var failure: (any Error)?
+        do {
+            try store.write { db in
+                for job in batch { job.execute(db) }
             }
-            guard !batch.isEmpty else { return }
-            var failure: (any Error)?
-            do {
-                try store.write { db in
-                    for job in batch { job.execute(db) }
-                }
-            } catch {
-                failure = error
-            }
-            state.withLock { queue in
-                queue.transactions += 1
-                queue.jobs += batch.count
-            }
-            for job in batch { job.complete(transactionError: failure) }
+        } catch {
+            failure = error
         }
+        transactions += 1
+        jobs += batch.count
+        for job in batch { job.complete(transactionError: failure) }
     }
 }
 

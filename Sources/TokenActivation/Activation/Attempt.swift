@@ -14,8 +14,9 @@ struct Attempt: Sendable {
     let clock: @Sendable () -> Timestamp
 
     /// The records of `query`, and the open attempt on the target when a record is
-    /// `activating`, with whether its owner still runs.
-    func resolve(_ query: PassQuery, _ db: Database) throws -> ActivationMachine.Event {
+    /// `activating`, with whether its owner still runs; `attemptID` is the id the attempt
+    /// is audited under.
+    func resolve(_ query: PassQuery, attemptID: Int64, _ db: Database) throws -> ActivationMachine.Event {
         let records = try WalletRepository.records(matching: query, db)
         var open: ActivationMachine.OpenAttempt?
         if let activating = records.first(where: { $0.state == .activating }),
@@ -25,7 +26,7 @@ struct Attempt: Sendable {
                 ownerIsAlive: ProcessIdentity(pid: row["owner_pid"] ?? 0, start: row["owner_start"] ?? "").isAlive
             )
         }
-        return .recordsResolved(records, openAttempt: open, attemptID: try AuditLog.nextAttemptID(db))
+        return .recordsResolved(records, openAttempt: open, attemptID: attemptID)
     }
 
     /// Performs a write action of the machine inside the caller's transaction.

@@ -56,16 +56,15 @@ struct Session: Sendable {
                 case .checkUser:
                     action = machine.handle(.userCheckAnswered(prepared.failure))
                 case .resolveRecords(let query) where machine.isDryRun:
-                    let resolved = try store.read { db in try attempt.resolve(query, db) }
+                    let resolved = try store.read { db in try attempt.resolve(query, attemptID: 0, db) }
                     action = machine.handle(resolved)
                 case .resolveRecords(let query):
                     // Reading, deciding and writing in one transaction.
                     let decided = machine
                     let (next, written, id) = try await committer.run { db in
                         var machine = decided
-                        let resolved = try attempt.resolve(query, db)
-                        guard case .recordsResolved(_, _, let id) = resolved else { return (machine, ActivationMachine.Action.stop(machine.result), Int64(0)) }
-                        let action = machine.handle(resolved)
+                        let id = try AuditLog.nextAttemptID(db)
+                        let action = machine.handle(try attempt.resolve(query, attemptID: id, db))
                         try attempt.write(action, attemptID: id, latency: nil, db)
                         return (machine, action, id)
                     }

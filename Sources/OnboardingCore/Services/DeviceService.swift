@@ -14,7 +14,7 @@ public struct DeviceService: Sendable {
     public let settings: OnboardingSettings
     let environment: [String: String]
     let logger: Logger
-    let database: StoreSource
+    var database: StoreSource
     let transports: TransportFactory
     /// The PowerAuth parameters once resolved (``resolvingServer()``), so the secret file
     /// is read once per command.
@@ -47,9 +47,8 @@ public struct DeviceService: Sendable {
             environment: environment
         ) else { throw .missingSetting(Keys.powerAuthApplicationSecretFile, purpose: purpose) }
         try settings.connection.check(keyPrefix: Keys.prefix)
-        let baseURL = powerAuth.baseURL ?? settings.baseURL
-        try ConnectionSettings.checkTransportSecurity(baseURL, key: powerAuth.baseURL == nil ? Keys.prefix + ".base-url" : Keys.powerAuthBaseURL)
-        return PowerAuthSettings(baseURL: baseURL, applicationKey: applicationKey, applicationSecret: secret, masterServerPublicKey: Array(masterKey), instanceID: settings.instanceID)
+        if let baseURL = powerAuth.baseURL { try ConnectionSettings.checkTransportSecurity(baseURL, key: Keys.powerAuthBaseURL) }
+        return PowerAuthSettings(baseURL: powerAuth.baseURL ?? settings.baseURL, applicationKey: applicationKey, applicationSecret: secret, masterServerPublicKey: Array(masterKey), instanceID: settings.instanceID)
     }
 
     /// The same service with its PowerAuth parameters checked and read now: a command

@@ -25,24 +25,30 @@ public struct OnboardingService: Sendable {
         return service
     }
 
-    func withProcess<T>(_ body: (ActivationProcess) async throws -> T) async throws -> T {
-        let service = device.resolved == nil ? try resolvingServer() : self
-        return try await service.device.withConnection { client, transport, store in
-            let api = OnboardingAPI(baseURL: service.settings.baseURL, powerAuth: client.settings, transport: transport)
-            return try await body(ActivationProcess(api: api, powerAuth: client, store: store))
+    /// Runs `body` on the process, on one database handle for the whole command.
+    /// - Parameter needsStoredProcess: answer `onboarding.notRunning` first, from the
+    ///   database alone, when no process is stored: no server configuration is needed to say so.
+    func withProcess<T>(needsStoredProcess: Bool = true, _ body: (ActivationProcess) async throws -> T) async throws -> T {
+        try await device.database.using(logger: device.logger) { store in
+            if needsStoredProcess { try Self.requireStoredProcess(instance: settings.instanceID, store) }
+            var device = try device.resolved == nil ? device.resolvingServer() : device
+            device.database = .shared(store)
+            return try await device.withConnection { client, transport, store in
+                let api = OnboardingAPI(baseURL: settings.baseURL, powerAuth: client.settings, transport: transport)
+                return try await body(ActivationProcess(api: api, powerAuth: client, store: store))
+            }
         }
     }
 
     /// Starts (or resumes) a process for these credentials; the OTP goes to the user.
     public func start(credentials: JSONValue) async throws -> ActivationProcess.Started {
-        try await withProcess { try await $0.start(credentials: credentials) }
+        try await withProcess(needsStoredProcess: false) { try await $0.start(credentials: credentials) }
     }
 
     /// Where the stored process stands, asked of the server. With no process stored the
     /// answer is local (`onboarding.notRunning`), and needs no server configured.
     public func status() async throws -> (processID: String, status: ActivationProcessStatus) {
-        try await requireStoredProcess()
-        return try await withProcess { try await $0.status() }
+        try await withProcess { try await $0.status() }
     }
 
     /// What `activate` made, and the activation flags the server reports right after
@@ -62,29 +68,21 @@ public struct OnboardingService: Sendable {
 
     /// - Returns: whether the server confirmed the cleanup.
     public func cancel(force: Bool) async throws -> Bool {
-        try await requireStoredProcess()
-        return try await withProcess { try await $0.cancel(force: force) }
+        try await withProcess { try await $0.cancel(force: force) }
     }
 
     public func resendOTP() async throws {
-        try await requireStoredProcess()
         try await withProcess { try await $0.resendOTP() }
     }
 
     /// The current OTP from a demo server's `otp/detail` endpoint.
     public func demoOTP() async throws -> String {
-        try await requireStoredProcess()
-        return try await withProcess { try await $0.demoOTP() }
+        try await withProcess { try await $0.demoOTP() }
     }
 
-    /// Throws `onboarding.notRunning` when no process is stored, reading only the
-    /// database: no server configuration is needed to say so.
-    public func requireStoredProcess() async throws {
-        let instance = settings.instanceID
-        try await device.database.using(logger: device.logger) { store in
-            guard try OnboardingProcessStore(store: store).processID(instance) == nil else { return }
-            let activated = try DeviceActivationStore(store: store).load(instance) != nil
-            throw OnboardingError.notRunning(activated: activated)
-        }
+    /// Throws `onboarding.notRunning` when no process is stored for `instance`.
+    private static func requireStoredProcess(instance: String, _ store: Store) throws {
+        guard try OnboardingProcessStore(store: store).processID(instance) == nil else { return }
+        throw OnboardingError.notRunning(activated: try DeviceActivationStore(store: store).load(instance) != nil)
     }
 }

@@ -77,12 +77,12 @@ struct ActivationMachine: Sendable {
 
     private enum State: Sendable {
         case idle
-        case parsed(Deeplink)
-        case checked(Deeplink, userCheck: ActivationError?)
+        case parsed(PassQuery)
+        case checked(PassQuery, userCheck: ActivationError?)
         case starting(PassRecord)
-        case stopping
         case sending(PassRecord, tries: Int)
-        case finishing
+        /// The attempt's last rows are being written (stopped without sending, or answered).
+        case closing
         case done
     }
 
@@ -109,23 +109,24 @@ struct ActivationMachine: Sendable {
     mutating func handle(_ event: Event) -> Action {
         switch (state, event) {
         case (.idle, .parsed(.failure(let error))):
-            result.requestID = nil
-            return stop(error: ActivationError(error))
+            result = .refused(error)
+            state = .done
+            return .stop(result)
         case (.idle, .parsed(.success(let deeplink))):
-            state = .parsed(deeplink)
+            state = .parsed(PassQuery(serialNumber: deeplink.serialNumber, passTypeIdentifier: deeplink.passTypeIdentifier, device: device))
             result.serialNumber = deeplink.serialNumber
             return .checkUser
-        case (.parsed(let deeplink), .userCheckAnswered(let error)):
-            state = .checked(deeplink, userCheck: error)
-            return .resolveRecords(PassQuery(serialNumber: deeplink.serialNumber, passTypeIdentifier: deeplink.passTypeIdentifier, device: device))
-        case (.checked(let deeplink, let userCheck), .recordsResolved(let records, let open, let attemptID)):
-            return resolved(records, open: open, attemptID: attemptID, query: PassQuery(serialNumber: deeplink.serialNumber, passTypeIdentifier: deeplink.passTypeIdentifier, device: device), userCheck: userCheck)
+        case (.parsed(let query), .userCheckAnswered(let error)):
+            state = .checked(query, userCheck: error)
+            return .resolveRecords(query)
+        case (.checked(let query, let userCheck), .recordsResolved(let records, let open, let attemptID)):
+            return resolved(records, open: open, attemptID: attemptID, query: query, userCheck: userCheck)
         case (.starting(let record), .startedCommitted):
             state = .sending(record, tries: 1)
             return .send(record, after: .zero)
         case (.sending(let record, let tries), .tmpAnswered(let answer)):
             return answered(answer, record: record, tries: tries)
-        case (.stopping, .finishCommitted), (.finishing, .finishCommitted):
+        case (.closing, .finishCommitted):
             state = .done
             return .stop(result)
         default:
@@ -186,22 +187,19 @@ struct ActivationMachine: Sendable {
             mapped = TMPAnswer(error)
         }
         result.apply(mapped)
-        state = .finishing
+        state = .closing
         return .writeFinished(Finish(record: record, answer: mapped, passState: mapped.outcome == .approved ? .activated : .requiresActivation))
     }
 
     /// Nothing will be sent: in a real run the attempt is audited whole; a dry run stops.
     private mutating func stopAudited(record: PassRecord?, error: ActivationError?, closing: OpenAttempt? = nil) -> Action {
         result.error = error
-        guard !isDryRun else { return stop(error: error) }
-        state = .stopping
+        guard !isDryRun else {
+            state = .done
+            return .stop(result)
+        }
+        state = .closing
         return .writeStopped(Stop(record: record, closing: closing, outcome: result.outcome, error: error))
-    }
-
-    private mutating func stop(error: ActivationError?) -> Action {
-        result.error = error
-        state = .done
-        return .stop(result)
     }
 }
 

@@ -22,6 +22,11 @@ public struct ActivationResult: Sendable, Equatable {
         self.error = error
     }
 
+    /// A deeplink the parser refused: nothing is sent or audited.
+    static func refused(_ error: DeeplinkError) -> ActivationResult {
+        ActivationResult(outcome: .error, error: ActivationError(error))
+    }
+
     /// An attempt that stopped before the pipeline ran (the configuration could not be loaded).
     public static func notRun(_ error: any CodedError) -> ActivationResult {
         ActivationResult(outcome: .error, error: ActivationError(error))

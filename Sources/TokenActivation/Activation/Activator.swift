@@ -49,8 +49,7 @@ public struct Activator: Sendable {
         do {
             deeplink = try parser.parse(text)
         } catch {
-            var machine = ActivationMachine(requestID: nil, device: device, retry: settings.tmp.retry)
-            return machine.handle(.parsed(.failure(error))).result ?? ActivationResult(outcome: .error, error: ActivationError(error))
+            return .refused(error)
         }
         do {
             return try await StoreSource.options(settings.database).using(logger: logger) { store in
@@ -127,13 +126,5 @@ public struct Activator: Sendable {
         bytes[8] = bytes[8] & 0x3F | 0x80
         let hex = Array(Hex.encode(bytes))
         return [hex[0..<8], hex[8..<12], hex[12..<16], hex[16..<20], hex[20..<32]].map { String($0) }.joined(separator: "-")
-    }
-}
-
-extension ActivationMachine.Action {
-    /// The result of a `stop` action.
-    var result: ActivationResult? {
-        if case .stop(let result) = self { return result }
-        return nil
     }
 }

@@ -107,7 +107,7 @@ extension Activator {
                         if !bytes.isValidUTF8 { throw DeeplinkParser.invalidCharacter(bytes.first { $0 >= 0x80 } ?? 0x80) }
                         deeplink = try parser.parse(text)
                     } catch {
-                        pending[number] = .result(ActivationResult(outcome: .error, error: ActivationError(error)))
+                        pending[number] = .result(.refused(error))
                         continue
                     }
                     let worker = freeWorkers.removeLast()

@@ -1,4 +1,4 @@
-import ErrorCodes
+import OnboardingCore
 
 /// Every key of the configuration file, as dotted paths of kebab-case names.
 enum ConfigKeys {
@@ -26,10 +26,10 @@ enum ConfigKeys {
     static let onboardingCAFile = "onboarding.tls.ca-file"
     static let onboardingClientCertFile = "onboarding.tls.client-cert-file"
     static let onboardingClientKeyFile = "onboarding.tls.client-key-file"
-    static let powerAuthBaseURL = "onboarding.powerauth.base-url"
-    static let powerAuthApplicationKey = "onboarding.powerauth.application-key"
-    static let powerAuthApplicationSecretFile = "onboarding.powerauth.application-secret-file"
-    static let powerAuthMasterServerPublicKey = "onboarding.powerauth.master-server-public-key"
+    static let powerAuthBaseURL = OnboardingSettings.Keys.powerAuthBaseURL
+    static let powerAuthApplicationKey = OnboardingSettings.Keys.powerAuthApplicationKey
+    static let powerAuthApplicationSecretFile = OnboardingSettings.Keys.powerAuthApplicationSecretFile
+    static let powerAuthMasterServerPublicKey = OnboardingSettings.Keys.powerAuthMasterServerPublicKey
 
     static let all: Set<String> = [
         databasePath, databaseBusyTimeout, databaseSynchronous, deeplinkFormats,
@@ -40,9 +40,4 @@ enum ConfigKeys {
         onboardingConnectTimeout, onboardingTimeout, onboardingCAFile, onboardingClientCertFile, onboardingClientKeyFile,
         powerAuthBaseURL, powerAuthApplicationKey, powerAuthApplicationSecretFile, powerAuthMasterServerPublicKey,
     ]
-
-    /// `tmp.base-url` → `TOKENCTL_TMP_BASE_URL`.
-    static func environmentName(for key: String) -> String {
-        ConfigurationError.environmentName(for: key)
-    }
 }

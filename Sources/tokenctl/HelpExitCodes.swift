@@ -6,8 +6,13 @@ import TokenActivation
 struct HelpExitCodes: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "exit-codes",
-        abstract: "Print every exit status and error code with its meaning (tokenctl help exit-codes).",
-        discussion: "The table is generated from the code: scripts can rely on every code it lists."
+        abstract: "Print every exit status and error code with its meaning.",
+        usage: "tokenctl help exit-codes [--markdown] [--json]",
+        discussion: """
+            The table is generated from the code: scripts can rely on every code it lists. Every \
+            failing command prints its code in --json output ({"error": {"code": …}}) and on standard \
+            error; look it up here, or with --json: tokenctl help exit-codes --json | jq '.[] | select(.code == "tmp.timeout")'.
+            """
     )
 
     @Flag(help: "Print Markdown tables (as in the README).")

@@ -25,9 +25,13 @@ struct Tokenctl: AsyncParsableCommand {
         do {
             // `help` is ArgumentParser's own subcommand; `help exit-codes` is ours.
             if arguments.starts(with: ["help", "exit-codes"]) {
-                var command = try HelpExitCodes.parse(Array(arguments.dropFirst(2)))
-                try command.run()
-                return
+                do {
+                    var command = try HelpExitCodes.parse(Array(arguments.dropFirst(2)))
+                    try command.run()
+                    return
+                } catch {
+                    HelpExitCodes.exit(withError: error)
+                }
             }
             var command = try parseAsRoot(arguments)
             if var asyncCommand = command as? AsyncParsableCommand {

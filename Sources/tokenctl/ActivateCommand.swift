@@ -70,7 +70,7 @@ struct ActivateCommand: AsyncParsableCommand {
         let message = result.error.map(NextStepText.message)
         for warning in result.warnings { Output.error("warning: \(warning)") }
         if output.json {
-            Output.line(result.json(exitCode: exitCode, reveal: output.reveal, message: message).text)
+            Output.line(result.json(reveal: output.reveal, message: message).text)
         } else {
             Output.line(ActivationText.line(result, reveal: output.reveal))
         }

@@ -23,7 +23,7 @@ struct BatchRun {
                 worst = ExitStatus.mostSevere(worst, result.exitStatus)
                 if output.json {
                     var object = JSONObject(["line": .int(line)])
-                    object.append(contentsOf: result.json(exitCode: result.exitStatus.rawValue, reveal: output.reveal, message: result.error.map(NextStepText.message)))
+                    object.append(contentsOf: result.json(reveal: output.reveal, message: result.error.map(NextStepText.message)))
                     Output.line(object.text)
                 }
             }

@@ -45,9 +45,9 @@ public struct ActivationResult: Sendable, Equatable {
 
     /// The documented JSON object; identifiers masked unless `reveal`.
     /// - Parameter message: the error message as printed (the command line adds the next step).
-    public func json(exitCode: Int32, reveal: Bool, message: String? = nil) -> JSONObject {
+    public func json(reveal: Bool, message: String? = nil) -> JSONObject {
         var object = JSONObject([
-            "outcome": .string(outcome.rawValue), "exitCode": .int(Int(exitCode)),
+            "outcome": .string(outcome.rawValue), "exitCode": .int(Int(exitStatus.rawValue)),
             "serialNumber": .optional(serialNumber.map { Mask.identifier($0, reveal: reveal) }),
             "tokenUniqueReference": .optional(tokenUniqueReference.map { Mask.identifier($0, reveal: reveal) }),
             "cardLast4Digits": .optional(cardLast4Digits), "comment": .optional(comment),

@@ -7,6 +7,8 @@ import PackageDescription
 //   HTTPTransport    the HTTPTransport protocol, CurlTransport (libcurl), the checks on what a connection uses
 //   Storage          the SQLite database: GRDB setup, migrations, WAL and busy settings
 //   PowerAuth        PowerAuth 3.2 cryptography (client and server side) on swift-crypto
+//   MPin             M-Pin (MIRACL) cryptography on BN254CX: field and G1 arithmetic, hash to the curve,
+//                    the PIN mapping and the client's passes (the sandbox's server side uses the curve only)
 //   OnboardingCore   the user-activation core: the activation process (onboarding contract),
 //                    PowerAuth device activation, signed and token requests; their services
 //   TokenActivation  configuration loading, wallet, deeplink parser, TMP client, audit, activation
@@ -51,10 +53,15 @@ let package = Package(
             ]
         ),
         .target(
+            name: "MPin",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")]
+        ),
+        .target(
             name: "OnboardingCore",
             dependencies: [
                 "ErrorCodes",
                 "PowerAuth",
+                "MPin",
                 "HTTPTransport",
                 "Storage",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -79,6 +86,7 @@ let package = Package(
             name: "Sandbox",
             dependencies: [
                 "PowerAuth",
+                "MPin",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -113,6 +121,7 @@ let package = Package(
         .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport", "Sandbox", "TestSupport"]),
         .testTarget(name: "SandboxTests", dependencies: ["Sandbox", "TestSupport"]),
         .testTarget(name: "OnboardingCoreTests", dependencies: ["OnboardingCore", "ErrorCodes", "Sandbox", "Storage", "HTTPTransport", "PowerAuth", "TestSupport"]),
+        .testTarget(name: "MPinTests", dependencies: ["MPin"], resources: [.copy("Vectors")]),
         .testTarget(
             name: "PowerAuthTests",
             dependencies: ["PowerAuth"],

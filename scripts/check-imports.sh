@@ -10,9 +10,10 @@ declare -A allowed=(
   [HTTPTransport]="CCurl ErrorCodes"
   [Storage]="ErrorCodes GRDB Logging"
   [PowerAuth]="Crypto _CryptoExtras"
-  [OnboardingCore]="ErrorCodes PowerAuth HTTPTransport Storage GRDB Logging Crypto"
+  [MPin]="Crypto"
+  [OnboardingCore]="ErrorCodes PowerAuth MPin HTTPTransport Storage GRDB Logging Crypto"
   [TokenActivation]="ErrorCodes OnboardingCore HTTPTransport Storage GRDB GRDBSQLite Logging Configuration Crypto"
-  [Sandbox]="PowerAuth NIOCore NIOPosix NIOHTTP1 NIOConcurrencyHelpers Crypto _CryptoExtras"
+  [Sandbox]="PowerAuth MPin NIOCore NIOPosix NIOHTTP1 NIOConcurrencyHelpers Crypto _CryptoExtras"
   [tokenctl]="ErrorCodes TokenActivation OnboardingCore Sandbox ArgumentParser Logging"
 )
 always="Foundation Glibc Dispatch Synchronization SystemPackage"

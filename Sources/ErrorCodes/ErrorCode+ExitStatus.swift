@@ -4,7 +4,7 @@ extension ErrorCode {
     /// is placed here.
     public var exitStatus: ExitStatus {
         switch self {
-        case .usageInvalid, .walletInvalidValue, .powerAuthInvalidPIN, .powerAuthUnsupportedFactor:
+        case .usageInvalid, .walletInvalidValue, .powerAuthInvalidPIN, .powerAuthUnsupportedFactor, .loginInvalidPIN:
             .usage
         case .deeplinkTooLong, .deeplinkInvalidCharacter, .deeplinkFragment, .deeplinkMalformed,
              .deeplinkFormatMismatch, .deeplinkInvalidPercentEncoding, .deeplinkDuplicateParameter,
@@ -12,30 +12,32 @@ extension ErrorCode {
              .deeplinkControlCharacter, .deeplinkSerialTooLong, .deeplinkInvalidPassType, .deeplinkInvalidAction,
              .walletDuplicate, .walletConflict,
              .importUnreadable, .importInvalidHeader, .importInvalidRow, .importConflict,
-             .auditChainBroken, .onboardingCannotActivate, .powerAuthAlreadyActivated:
+             .auditChainBroken, .onboardingCannotActivate, .powerAuthAlreadyActivated,
+             .loginUserExists, .loginWrongState, .loginRegistrationRefused:
             .rejectedInput
-        case .walletNotFound, .walletAmbiguous, .walletNotActivatable, .auditNotFound, .onboardingNotRunning:
+        case .walletNotFound, .walletAmbiguous, .walletNotActivatable, .auditNotFound, .onboardingNotRunning, .loginNoUser:
             .notFound
         case .tmpConnectionRefused, .tmpDNSFailure, .tmpConnectTimeout, .tmpTLS, .tmpTimeout,
              .tmpConnectionLost, .tmpResponseTooLarge, .tmpTransport, .tmpServerError, .activationInterrupted,
              .onboardingUnreachable, .onboardingTLS, .onboardingServerError,
-             .powerAuthServerError, .powerAuthUnreachable:
+             .powerAuthServerError, .powerAuthUnreachable, .loginUnreachable, .loginTLS, .loginServerError:
             .unavailable
         case .storageDirectoryMissing, .storageIO, .storageCorrupt, .storageReadOnly:
             .databaseError
-        case .activationInProgress, .storageBusy, .onboardingInProgress, .onboardingResendTooEarly, .onboardingLimitReached:
+        case .activationInProgress, .storageBusy, .onboardingInProgress, .onboardingResendTooEarly, .onboardingLimitReached,
+             .loginNotConfirmed, .loginRetry:
             .temporary
-        case .tmpRedirect, .tmpUnexpectedStatus, .tmpInvalidBody, .tmpUnknownStatus, .onboardingProtocol, .powerAuthProtocol:
+        case .tmpRedirect, .tmpUnexpectedStatus, .tmpInvalidBody, .tmpUnknownStatus, .onboardingProtocol, .powerAuthProtocol, .loginProtocol:
             .protocolError
-        case .userActivationRequired, .powerAuthNotActivated, .powerAuthRejected, .powerAuthAuthFailed:
+        case .userActivationRequired, .powerAuthNotActivated, .powerAuthRejected, .powerAuthAuthFailed, .loginRequired:
             .userActivationRequired
         case .configFileMissing, .configUnreadable, .configInvalidJSON, .configUnknownKey, .configInvalidValue,
              .configSecretMissing, .configSecretPermissions, .configFileUnreadable, .configFileInvalid,
              .configInsecureURL, .configTLSFiles:
             .configuration
-        case .onboardingOTPInvalid:
+        case .onboardingOTPInvalid, .loginWrongPIN:
             .declined
-        case .onboardingProcessFailed:
+        case .onboardingProcessFailed, .loginBlocked, .loginRefused:
             .failed
         }
     }

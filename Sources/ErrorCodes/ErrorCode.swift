@@ -70,6 +70,23 @@ public enum ErrorCode: String, CaseIterable, Sendable, Hashable, Comparable {
     case onboardingServerError = "onboarding.serverError"
     case onboardingProtocol = "onboarding.protocol"
 
+    // The PIN app login (MIRACL M-Pin).
+    case loginNoUser = "login.noUser"
+    case loginUserExists = "login.userExists"
+    case loginWrongState = "login.wrongState"
+    case loginRegistrationRefused = "login.registrationRefused"
+    case loginNotConfirmed = "login.notConfirmed"
+    case loginInvalidPIN = "login.invalidPIN"
+    case loginWrongPIN = "login.wrongPIN"
+    case loginBlocked = "login.blocked"
+    case loginRetry = "login.retry"
+    case loginRefused = "login.refused"
+    case loginRequired = "login.required"
+    case loginUnreachable = "login.unreachable"
+    case loginTLS = "login.tls"
+    case loginServerError = "login.serverError"
+    case loginProtocol = "login.protocol"
+
     // The PowerAuth device activation.
     case powerAuthNotActivated = "powerauth.notActivated"
     case powerAuthAlreadyActivated = "powerauth.alreadyActivated"

@@ -93,8 +93,8 @@ final class EasyHandle: @unchecked Sendable {
 
         set(CURLOPT_URL, request.url)
         set(CURLOPT_CUSTOMREQUEST, request.method)
-        if request.method == "POST" {
-            // The body goes through a read callback, not CURLOPT_POSTFIELDS, so that libcurl
+        if request.method == "POST" || request.method == "PUT" {
+            // A PUT is sent as a POST whose verb CURLOPT_CUSTOMREQUEST replaces. The body goes through a read callback, not CURLOPT_POSTFIELDS, so that libcurl
             // has to ask before sending it again: on a reused connection that dies without
             // an answer, libcurl would otherwise re-send the request by itself. The seek
             // callback refuses once bytes were handed over, which turns that silent retry

@@ -9,16 +9,23 @@ final class SandboxHandler: ChannelInboundHandler, @unchecked Sendable {
     private let recorder: Recorder
     private let powerAuth: PowerAuthServer
     private let onboarding: OnboardingServer
+    private let miracl: MIRACLPlatform
+    private let relyingParty: RelyingParty
     private let slowDelay: Duration
     private let log: (@Sendable (String) -> Void)?
     private var head: HTTPRequestHead?
     private var body: [UInt8] = []
     private static let maximumBody = 1 << 20
 
-    init(recorder: Recorder, powerAuth: PowerAuthServer, onboarding: OnboardingServer, slowDelay: Duration, log: (@Sendable (String) -> Void)?) {
+    init(
+        recorder: Recorder, powerAuth: PowerAuthServer, onboarding: OnboardingServer, miracl: MIRACLPlatform,
+        relyingParty: RelyingParty, slowDelay: Duration, log: (@Sendable (String) -> Void)?
+    ) {
         self.recorder = recorder
         self.powerAuth = powerAuth
         self.onboarding = onboarding
+        self.miracl = miracl
+        self.relyingParty = relyingParty
         self.slowDelay = slowDelay
         self.log = log
     }
@@ -35,10 +42,12 @@ final class SandboxHandler: ChannelInboundHandler, @unchecked Sendable {
         case .end:
             guard let head else { return }
             self.head = nil
-            let path = String(head.uri.split(separator: "?", maxSplits: 1).first ?? "")
+            let target = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+            let path = String(target.first ?? "")
             let request = RecordedRequest(
                 method: head.method.rawValue, path: path,
-                headers: head.headers.map { ($0.name, $0.value) }, body: body
+                headers: head.headers.map { ($0.name, $0.value) }, body: body,
+                query: target.count > 1 ? String(target[1]) : ""
             )
             let count = recorder.record(request)
             let reply = route(request, activationCount: count)
@@ -51,7 +60,7 @@ final class SandboxHandler: ChannelInboundHandler, @unchecked Sendable {
         if request.isActivation {
             return TMPBehaviour.reply(toActivation: request.body, slowDelay: slowDelay)
         }
-        if let reply = powerAuth.handle(request) ?? onboarding.handle(request) {
+        if let reply = powerAuth.handle(request) ?? onboarding.handle(request) ?? miracl.handle(request) ?? relyingParty.handle(request) {
             return reply
         }
         if request.method == "GET" && request.path == "/_sandbox/stats" {

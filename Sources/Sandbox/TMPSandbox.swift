@@ -9,6 +9,8 @@ public struct RecordedRequest: Sendable {
     public var path: String
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
+    /// What followed `?` in the request target, as sent.
+    public var query: String = ""
 
     /// The first value of a header, by case-insensitive name.
     public func header(_ name: String) -> String? {
@@ -20,7 +22,9 @@ public struct RecordedRequest: Sendable {
 /// `POST …/issuer/push-provisioning/tokens/activations` per ``TMPMarker``, counts what it
 /// received (`GET /_sandbox/stats` reports the count), serves the PowerAuth endpoints
 /// (`/pa/v3/…`, see ``PowerAuthServer``) and the onboarding activation process
-/// (`/api/onboarding/…`, see ``OnboardingServer``), and answers 404 to anything else.
+/// (`/api/onboarding/…`, see ``OnboardingServer``), the MIRACL platform (`/rps/…`, `/authorize`,
+/// `/dta2/…`, `/oidc/token`, see ``MIRACLPlatform``) with its relying party (`/rp/…`), and
+/// answers 404 to anything else.
 public final class TMPSandbox: Sendable {
     /// The port it listens on (useful when started on port 0).
     public let port: Int
@@ -33,6 +37,9 @@ public final class TMPSandbox: Sendable {
 
     /// The simulated onboarding server (`/api/onboarding/…`).
     public let onboarding: OnboardingServer
+
+    /// The simulated MIRACL platform of the PIN login.
+    public let miracl: MIRACLPlatform
 
     /// `http://127.0.0.1:PORT`.
     public var baseURL: String { "http://127.0.0.1:\(port)" }
@@ -54,34 +61,45 @@ public final class TMPSandbox: Sendable {
     ///   - log: receives one line per request (method, path, marker), never a body.
     ///   - powerAuth: the PowerAuth server side; by default one with a freshly generated identity.
     ///   - onboarding: how the onboarding server behaves (its clock, OTPs, verification switch).
+    ///   - miracl: how the MIRACL platform and relying party behave (client id, clock).
     public static func start(
         port: Int = 8787, slowDelay: Duration = .seconds(5), powerAuth: PowerAuthServer = PowerAuthServer(),
-        onboarding options: OnboardingOptions = OnboardingOptions(), log: (@Sendable (String) -> Void)? = nil
+        onboarding options: OnboardingOptions = OnboardingOptions(), miracl miraclOptions: MIRACLOptions = MIRACLOptions(),
+        log: (@Sendable (String) -> Void)? = nil
     ) async throws -> TMPSandbox {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let recorder = Recorder()
         let onboarding = OnboardingServer(powerAuth: powerAuth, options: options, log: log)
+        let miracl = MIRACLPlatform(options: miraclOptions, log: log)
+        let relyingParty = RelyingParty(platform: miracl)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 recorder.connections.withLockedValue { $0 += 1 }
                 return channel.pipeline.configureHTTPServerPipeline(withErrorHandling: true).flatMap {
-                    channel.pipeline.addHandler(SandboxHandler(recorder: recorder, powerAuth: powerAuth, onboarding: onboarding, slowDelay: slowDelay, log: log))
+                    channel.pipeline.addHandler(SandboxHandler(
+                        recorder: recorder, powerAuth: powerAuth, onboarding: onboarding, miracl: miracl,
+                        relyingParty: relyingParty, slowDelay: slowDelay, log: log
+                    ))
                 }
             }
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
         do {
             let channel = try await bootstrap.bind(host: "127.0.0.1", port: port).get()
-            return TMPSandbox(port: channel.localAddress?.port ?? port, channel: channel, group: group, recorder: recorder, powerAuth: powerAuth, onboarding: onboarding)
+            return TMPSandbox(port: channel.localAddress?.port ?? port, channel: channel, group: group, recorder: recorder, powerAuth: powerAuth, onboarding: onboarding, miracl: miracl)
         } catch {
             try? await group.shutdownGracefully()
             throw error
         }
     }
 
-    private init(port: Int, channel: any Channel, group: MultiThreadedEventLoopGroup, recorder: Recorder, powerAuth: PowerAuthServer, onboarding: OnboardingServer) {
+    private init(
+        port: Int, channel: any Channel, group: MultiThreadedEventLoopGroup, recorder: Recorder,
+        powerAuth: PowerAuthServer, onboarding: OnboardingServer, miracl: MIRACLPlatform
+    ) {
         self.powerAuth = powerAuth
+        self.miracl = miracl
         self.onboarding = onboarding
         self.port = port
         self.channel = channel

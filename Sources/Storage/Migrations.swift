@@ -106,6 +106,28 @@ enum Migrations {
                 ) WITHOUT ROWID;
                 """)
         }
+        migrator.registerMigration("v5-pin-login") { db in
+            // The PIN app login's one user per instance id. `secret` holds the client secret
+            // only between confirmation and set-pin, then the token (useless without the
+            // PIN, which is never stored); it is NULL for a blocked user.
+            try db.execute(sql: """
+                CREATE TABLE login_user (
+                    instance_id TEXT PRIMARY KEY NOT NULL,
+                    identity TEXT NOT NULL,
+                    device_name TEXT NOT NULL,
+                    mpin_id TEXT NOT NULL,
+                    reg_ott TEXT NOT NULL,
+                    state TEXT NOT NULL
+                        CHECK (state IN ('INVALID', 'STARTED_REGISTRATION', 'ACTIVATED', 'REGISTERED', 'BLOCKED')),
+                    secret TEXT,
+                    discovery TEXT NOT NULL,
+                    failed_attempts INTEGER NOT NULL DEFAULT 0,
+                    last_login_at TEXT,
+                    last_login_answer TEXT,
+                    created_at TEXT NOT NULL
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 }

@@ -23,6 +23,18 @@ public enum NextStep: String, Sendable, Equatable, CaseIterable {
     case createToken
     /// Finish identity verification, then try again.
     case finishVerification
+    /// Register a PIN login identity.
+    case registerLogin
+    /// Open the link in the confirmation e-mail, then confirm the registration.
+    case confirmLogin
+    /// Set the PIN that finishes the registration.
+    case setLoginPIN
+    /// Log in with the PIN.
+    case logIn
+    /// Delete the PIN login user of this installation.
+    case deleteLogin
+    /// Delete the blocked PIN login user, then register again.
+    case deleteLoginAndRegister
 }
 
 /// A coded error that may name the user's next step.

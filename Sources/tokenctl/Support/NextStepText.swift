@@ -17,6 +17,12 @@ enum NextStepText {
         case .removeDeviceLocallyAndOnboard: "`tokenctl device remove --local`, then onboard again"
         case .createToken: "run `tokenctl device token` first"
         case .finishVerification: "finish identity verification, then try again"
+        case .registerLogin: "register with `tokenctl login register --identity EMAIL`"
+        case .confirmLogin: "open the link in the confirmation e-mail, then run `tokenctl login confirm`"
+        case .setLoginPIN: "set the PIN with `tokenctl login set-pin`"
+        case .logIn: "log in with `tokenctl login run`"
+        case .deleteLogin: "`tokenctl login delete` forgets it"
+        case .deleteLoginAndRegister: "run `tokenctl login delete`, then `tokenctl login register --identity EMAIL`"
         }
     }
 

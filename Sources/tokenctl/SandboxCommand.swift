@@ -20,7 +20,7 @@ struct SandboxCommand: AsyncParsableCommand {
             Onboarding endpoints (ECIES application scope): /api/onboarding/start, status, otp/resend, \
             cleanup and the demo otp/detail; each OTP is also printed as a line \
             `onboarding otp process=ID code=OTP`, as a test SMS gateway would. A device activated \
-            through onboarding carries VERIFICATION_PENDING unless --skip-verification.
+            through onboarding carries VERIFICATION_PENDING unless --skip-verification.             The MIRACL platform of the PIN login (client id sandbox-client): /rps/clientSettings, /authorize,             /rps/user, /rps/signature, the second D-TA /dta2/clientSecret, /rps/codeStatus, /rps/pass1,             /rps/pass2, /rps/authenticate, /oidc/token; its relying party /rp/authzurl and /rp/authtoken.             Each confirmation e-mail is printed as a line `mpin: confirmation e-mail to USER: LINK`;             GET /_sandbox/mpin/email?userId=USER returns the latest link, and opening the link confirms.
             """
     )
 
@@ -74,6 +74,7 @@ struct SandboxCommand: AsyncParsableCommand {
         try identity.writeApplicationSecret(to: secretPath)
         let configuration: [String: Any] = [
             "tmp": ["base-url": baseURL],
+            "login": ["backend-url": baseURL, "relying-party-url": baseURL + "/rp"],
             "onboarding": [
                 "base-url": baseURL,
                 "powerauth": [

@@ -15,7 +15,7 @@ struct Tokenctl: AsyncParsableCommand {
             `tokenctl help exit-codes` lists every error code with its exit code and meaning.
             """,
         version: "0.1.0",
-        subcommands: [ActivateCommand.self, WalletCommand.self, AuditCommand.self, OnboardingCommand.self, DeviceCommand.self, SandboxCommand.self, DemoCommand.self]
+        subcommands: [ActivateCommand.self, WalletCommand.self, AuditCommand.self, OnboardingCommand.self, DeviceCommand.self, LoginCommand.self, SandboxCommand.self, DemoCommand.self]
     )
 
     /// Lets global options come before the subcommand (`tokenctl --config C wallet list`),

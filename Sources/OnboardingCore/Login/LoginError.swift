@@ -16,6 +16,14 @@ public struct LoginError: GuidedError, Equatable {
         self.attemptsLeft = attemptsLeft
     }
 
+    /// A PIN that could not be read or is not 4 to 12 digits.
+    public static func invalidPIN(_ message: String) -> LoginError {
+        LoginError(.loginInvalidPIN, message)
+    }
+
+    /// `login delete` with no user.
+    public static let noUser = LoginError(.loginNoUser, "this installation has no PIN login user", nextStep: .registerLogin)
+
     static func wrongState(_ step: LoginStep, state: LoginUserState?) -> LoginError {
         guard let state else {
             return LoginError(.loginNoUser, "this installation has no PIN login user", nextStep: .registerLogin)

@@ -27,12 +27,19 @@ public struct OnboardingSettings: Sendable, Equatable {
     public var connection: ConnectionSettings
     public var instanceID: String
     public var requiresFinishedUserActivation: Bool
+    /// `onboarding.require-pin-login-within-seconds`: token activation needs a PIN login this
+    /// recent; nil (the default) turns the gate off.
+    public var pinLoginWithinSeconds: Int?
     public var powerAuth: PowerAuth
 
-    public init(connection: ConnectionSettings, instanceID: String, requiresFinishedUserActivation: Bool, powerAuth: PowerAuth = PowerAuth()) {
+    public init(
+        connection: ConnectionSettings, instanceID: String, requiresFinishedUserActivation: Bool,
+        pinLoginWithinSeconds: Int? = nil, powerAuth: PowerAuth = PowerAuth()
+    ) {
         self.connection = connection
         self.instanceID = instanceID
         self.requiresFinishedUserActivation = requiresFinishedUserActivation
+        self.pinLoginWithinSeconds = pinLoginWithinSeconds
         self.powerAuth = powerAuth
     }
 

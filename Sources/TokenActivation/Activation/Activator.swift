@@ -1,4 +1,5 @@
 import ErrorCodes
+import Foundation
 import HTTPTransport
 import Logging
 import OnboardingCore
@@ -76,16 +77,20 @@ public struct Activator: Sendable {
         } catch {
             return .failure(ActivationError(error))
         }
-        guard settings.onboarding.requiresFinishedUserActivation else { return .success(headers) }
         do {
-            switch try await userCheck.status(store: store) {
-            case .finished:
-                return .success(headers)
-            case .notFinished(let reason, let nextStep):
+            if settings.onboarding.requiresFinishedUserActivation,
+               case .notFinished(let reason, let nextStep) = try await userCheck.status(store: store) {
                 return .failure(ActivationError(code: .userActivationRequired, message: "user activation required: \(reason)", nextStep: nextStep))
             }
+            if let seconds = settings.onboarding.pinLoginWithinSeconds {
+                let now = Date(timeIntervalSince1970: Double(clock().milliseconds) / 1000)
+                if case .notFinished(let reason, let nextStep) = try PINLoginGate.status(store: store, instanceID: settings.onboarding.instanceID, within: seconds, now: now) {
+                    return .failure(ActivationError(code: .loginRequired, message: "PIN login required: \(reason)", nextStep: nextStep))
+                }
+            }
+            return .success(headers)
         } catch {
-            // The check names its own failures (onboarding.unreachable, config.*, storage.*).
+            // The checks name their own failures (onboarding.unreachable, config.*, storage.*).
             return .failure(.coded(error))
         }
     }

@@ -26,6 +26,15 @@ enum ConfigKeys {
     static let onboardingCAFile = "onboarding.tls.ca-file"
     static let onboardingClientCertFile = "onboarding.tls.client-cert-file"
     static let onboardingClientKeyFile = "onboarding.tls.client-key-file"
+    static let onboardingPINLoginWithin = "onboarding.require-pin-login-within-seconds"
+    static let loginBackendURL = LoginSettings.Keys.backendURL
+    static let loginClientID = LoginSettings.Keys.clientID
+    static let loginRelyingPartyURL = LoginSettings.Keys.relyingPartyURL
+    static let loginConnectTimeout = "login.connect-timeout-ms"
+    static let loginTimeout = "login.timeout-ms"
+    static let loginCAFile = "login.tls.ca-file"
+    static let loginClientCertFile = "login.tls.client-cert-file"
+    static let loginClientKeyFile = "login.tls.client-key-file"
     static let powerAuthBaseURL = OnboardingSettings.Keys.powerAuthBaseURL
     static let powerAuthApplicationKey = OnboardingSettings.Keys.powerAuthApplicationKey
     static let powerAuthApplicationSecretFile = OnboardingSettings.Keys.powerAuthApplicationSecretFile
@@ -39,5 +48,7 @@ enum ConfigKeys {
         onboardingBaseURL, onboardingInstanceID, onboardingRequireFinished,
         onboardingConnectTimeout, onboardingTimeout, onboardingCAFile, onboardingClientCertFile, onboardingClientKeyFile,
         powerAuthBaseURL, powerAuthApplicationKey, powerAuthApplicationSecretFile, powerAuthMasterServerPublicKey,
+        onboardingPINLoginWithin, loginBackendURL, loginClientID, loginRelyingPartyURL,
+        loginConnectTimeout, loginTimeout, loginCAFile, loginClientCertFile, loginClientKeyFile,
     ]
 }

@@ -12,4 +12,9 @@ extension Settings {
     public func deviceService(environment: [String: String], logger: Logger) -> DeviceService {
         DeviceService(settings: onboarding, database: .options(database), environment: environment, logger: logger)
     }
+
+    /// The PIN login commands on these settings; the database is opened per call.
+    public func loginService(logger: Logger) -> LoginService {
+        LoginService(settings: login, instanceID: onboarding.instanceID, database: .options(database), logger: logger)
+    }
 }

@@ -15,6 +15,8 @@ public struct Settings: Sendable, Equatable {
     public var deeplinkFormats: [DeeplinkFormat]
     public var tmp: TMPSettings
     public var onboarding: OnboardingSettings
+    /// The PIN app login (`login.*`).
+    public var login: LoginSettings
     /// The configuration file that was read, if any.
     public var configFile: String?
 
@@ -43,6 +45,11 @@ public struct Settings: Sendable, Equatable {
                 connection: ConnectionSettings(baseURL: sandboxBaseURL, connectTimeoutMilliseconds: 3_000, timeoutMilliseconds: 20_000),
                 instanceID: "default",
                 requiresFinishedUserActivation: false
+            ),
+            login: LoginSettings(
+                connection: ConnectionSettings(baseURL: sandboxBaseURL, connectTimeoutMilliseconds: 3_000, timeoutMilliseconds: 20_000),
+                clientID: "sandbox-client",
+                relyingPartyURL: sandboxBaseURL + "/rp"
             ),
             configFile: nil
         )

@@ -106,6 +106,17 @@ public struct SettingsLoader: Sendable {
             settings.onboarding.instanceID = try nonEmpty(id, ConfigKeys.onboardingInstanceID, origin)
         }
         try layers.bool(ConfigKeys.onboardingRequireFinished).map { settings.onboarding.requiresFinishedUserActivation = $0 }
+        settings.onboarding.pinLoginWithinSeconds = try layers.int(ConfigKeys.onboardingPINLoginWithin, min: 1)
+        try layers.url(ConfigKeys.loginBackendURL).map { settings.login.connection.baseURL = $0 }
+        if let (id, origin) = try layers.string(ConfigKeys.loginClientID) {
+            settings.login.clientID = try nonEmpty(id, ConfigKeys.loginClientID, origin)
+        }
+        try layers.url(ConfigKeys.loginRelyingPartyURL).map { settings.login.relyingPartyURL = $0 }
+        try layers.int(ConfigKeys.loginConnectTimeout, min: 1).map { settings.login.connection.connectTimeoutMilliseconds = $0 }
+        try layers.int(ConfigKeys.loginTimeout, min: 1).map { settings.login.connection.timeoutMilliseconds = $0 }
+        settings.login.connection.tls.caFile = try layers.path(ConfigKeys.loginCAFile)
+        settings.login.connection.tls.clientCertificateFile = try layers.path(ConfigKeys.loginClientCertFile)
+        settings.login.connection.tls.clientKeyFile = try layers.path(ConfigKeys.loginClientKeyFile)
         settings.onboarding.powerAuth.baseURL = try layers.url(ConfigKeys.powerAuthBaseURL)
         settings.onboarding.powerAuth.applicationKey = try layers.string(ConfigKeys.powerAuthApplicationKey).map { try nonEmpty($0.0, ConfigKeys.powerAuthApplicationKey, $0.1) }
         settings.onboarding.powerAuth.applicationSecretFile = try layers.path(ConfigKeys.powerAuthApplicationSecretFile)

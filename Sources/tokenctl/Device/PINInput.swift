@@ -4,16 +4,22 @@ import OnboardingCore
 /// Where a PIN comes from: `--pin-file` (a file only its owner can read), or a
 /// prompt without echo on the controlling terminal. Never a command-line argument.
 enum PINInput {
-    static func read(file: String?, confirm: Bool = false) throws -> [UInt8] {
-        if let file { return try fromFile(file) }
-        guard isatty(STDIN_FILENO) == 1 else {
-            throw PowerAuthClientError.invalidPIN("no PIN: give --pin-file FILE (mode 0600), or run on a terminal to be asked")
+    /// - Parameter invalid: the error for a missing or unreadable PIN, in the caller's domain
+    ///   (`powerauth.invalidPIN` by default, `login.invalidPIN` for the PIN login).
+    static func read(file: String?, confirm: Bool = false, invalid: (String) -> any Error = PowerAuthClientError.invalidPIN) throws -> [UInt8] {
+        do {
+            if let file { return try fromFile(file) }
+            guard isatty(STDIN_FILENO) == 1 else {
+                throw PowerAuthClientError.invalidPIN("no PIN: give --pin-file FILE (mode 0600), or run on a terminal to be asked")
+            }
+            let pin = try prompt("PIN: ")
+            if confirm, try prompt("PIN again: ") != pin {
+                throw PowerAuthClientError.invalidPIN("the two PINs differ")
+            }
+            return pin
+        } catch let error as PowerAuthClientError {
+            throw invalid(error.message)
         }
-        let pin = try prompt("PIN: ")
-        if confirm, try prompt("PIN again: ") != pin {
-            throw PowerAuthClientError.invalidPIN("the two PINs differ")
-        }
-        return pin
     }
 
     private static func fromFile(_ path: String) throws -> [UInt8] {

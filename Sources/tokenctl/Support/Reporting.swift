@@ -35,7 +35,10 @@ func reportUsageError(_ message: String) {
 }
 
 func errorObject(_ error: any CodedError) -> JSONObject {
-    JSONObject(["code": .string(error.code.rawValue), "message": .string(NextStepText.message(error))])
+    if let left = (error as? LoginError)?.attemptsLeft {
+        return JSONObject(["code": .string(error.code.rawValue), "message": .string(NextStepText.message(error)), "attemptsLeft": .int(left)])
+    }
+    return JSONObject(["code": .string(error.code.rawValue), "message": .string(NextStepText.message(error))])
 }
 
 /// Buffered standard output, and messages on standard error.

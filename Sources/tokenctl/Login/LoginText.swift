@@ -1,0 +1,54 @@
+import Foundation
+import OnboardingCore
+import TokenActivation
+
+/// Text and JSON shapes of the login commands: never the PIN, the token, a ticket or the mpinId.
+enum LoginText {
+    static func json(_ status: LoginStatus) -> JSONObject {
+        JSONObject([
+            "identity": status.identity.map { .string($0) } ?? .null,
+            "deviceName": status.deviceName.map { .string($0) } ?? .null,
+            "state": status.state.map { .string($0.rawValue) } ?? .null,
+            "failedAttempts": .int(status.failedAttempts),
+            "lastLoginAt": status.lastLoginAt.map { .string($0.ISO8601Format()) } ?? .null,
+            "next": .string(NextStepText.command(status.nextStep)),
+        ])
+    }
+
+    static func lines(_ status: LoginStatus, done: String?) -> [String] {
+        var lines: [String] = done.map { [$0] } ?? []
+        guard let state = status.state else {
+            return lines + ["no login user on this installation", "next          \(NextStepText.command(status.nextStep))"]
+        }
+        lines += [
+            "identity      \(status.identity ?? "")",
+            "device        \(status.deviceName ?? "")",
+            "state         \(state.rawValue)",
+        ]
+        if status.failedAttempts > 0 { lines.append("wrong PINs    \(status.failedAttempts) since the last login") }
+        if let last = status.lastLoginAt { lines.append("last login    \(last.ISO8601Format())") }
+        lines.append("next          \(NextStepText.command(status.nextStep))")
+        return lines
+    }
+
+    static func json(_ outcome: LoginOutcome) -> JSONObject {
+        JSONObject([
+            "identity": .string(outcome.identity),
+            "loggedIn": .bool(true),
+            "loggedInAt": .string(outcome.loggedInAt.ISO8601Format()),
+            "requests": .int(outcome.requests),
+            "cryptoMicroseconds": .int(Int(outcome.cryptoMilliseconds * 1000)),
+        ])
+    }
+
+    static func lines(_ outcome: LoginOutcome) -> [String] {
+        ["logged in as \(outcome.identity) at \(outcome.loggedInAt.ISO8601Format()); the relying party accepted the login"]
+    }
+
+    static var hostName: String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "tokenctl" }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return name.isEmpty ? "tokenctl" : name
+    }
+}

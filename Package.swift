@@ -114,14 +114,14 @@ let package = Package(
             dependencies: ["HTTPTransport"],
             path: "Benchmarks/TransportBenchmark"
         ),
-        .target(name: "TestSupport", dependencies: ["HTTPTransport"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["HTTPTransport"], path: "Tests/TestSupport", resources: [.copy("Vectors")]),
         .testTarget(name: "ErrorCodesTests", dependencies: ["ErrorCodes"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "ErrorCodes", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "TokenActivationTests", dependencies: ["TokenActivation", "OnboardingCore", "HTTPTransport", "ErrorCodes", "Storage", "TestSupport", .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport", "Sandbox", "TestSupport"]),
         .testTarget(name: "SandboxTests", dependencies: ["Sandbox", "TestSupport"]),
         .testTarget(name: "OnboardingCoreTests", dependencies: ["OnboardingCore", "ErrorCodes", "Sandbox", "Storage", "HTTPTransport", "PowerAuth", "TestSupport"]),
-        .testTarget(name: "MPinTests", dependencies: ["MPin"], resources: [.copy("Vectors")]),
+        .testTarget(name: "MPinTests", dependencies: ["MPin", "TestSupport"]),
         .testTarget(
             name: "PowerAuthTests",
             dependencies: ["PowerAuth"],

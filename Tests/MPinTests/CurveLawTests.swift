@@ -1,21 +1,10 @@
+import TestSupport
 import Testing
 @testable import MPin
 
 /// Field and group laws on seeded random inputs: each seed is a property run.
 @Suite struct CurveLawTests {
     static let seeds: [UInt64] = Array(1...12)
-
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            // SplitMix64.
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
     static func element(_ generator: inout SeededGenerator) -> FieldElement {
         var value = UInt256(limbs: [generator.next(), generator.next(), generator.next(), generator.next()])
@@ -30,7 +19,7 @@ import Testing
 
     @Test(arguments: seeds)
     func fieldArithmeticFollowsTheFieldLaws(seed: UInt64) {
-        var generator = SeededGenerator(state: seed)
+        var generator = SeededGenerator(seed: seed)
         let a = Self.element(&generator), b = Self.element(&generator), c = Self.element(&generator)
         #expect((a + b) + c == a + (b + c))
         #expect((a * b) * c == a * (b * c))
@@ -54,7 +43,7 @@ import Testing
 
     @Test(arguments: seeds)
     func theGroupIsAbelianAndAssociative(seed: UInt64) {
-        var generator = SeededGenerator(state: seed)
+        var generator = SeededGenerator(seed: seed)
         let p = Self.point(&generator), q = Self.point(&generator), r = Self.point(&generator)
         #expect(p + q == q + p)
         #expect((p + q) + r == p + (q + r))
@@ -65,7 +54,7 @@ import Testing
 
     @Test(arguments: seeds)
     func scalarMultiplicationDistributesAndHasOrderR(seed: UInt64) {
-        var generator = SeededGenerator(state: seed)
+        var generator = SeededGenerator(seed: seed)
         let p = Self.point(&generator)
         let a = Scalar.random(using: &generator), b = Scalar.random(using: &generator)
         #expect((a + b) * p == a * p + b * p)
@@ -79,7 +68,7 @@ import Testing
 
     @Test(arguments: seeds)
     func encodingRoundTrips(seed: UInt64) throws {
-        var generator = SeededGenerator(state: seed)
+        var generator = SeededGenerator(seed: seed)
         let p = Self.point(&generator)
         let hex = try #require(p.hex)
         #expect(hex.count == 130)

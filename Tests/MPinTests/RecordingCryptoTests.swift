@@ -1,13 +1,14 @@
+import TestSupport
 import Testing
 @testable import MPin
 
 /// Golden checks over the recording: the hash to the curve, the share recombination and the PIN
 /// mapping must reproduce what a real MIRACL server accepted.
 @Suite struct RecordingCryptoTests {
-    let recording: Recording
+    let recording: MPinRecording
 
     init() throws {
-        recording = try Recording.load()
+        recording = try MPinRecording.load()
     }
 
     func point(_ hex: Any?) throws -> G1Point {

@@ -1,0 +1,185 @@
+import Foundation
+import GRDB
+import Sandbox
+import TestSupport
+import Testing
+
+/// `tokenctl login …` through the real binary against the sandbox's MIRACL platform and
+/// relying party, and the PIN-login gate of `tokenctl activate`.
+@Suite struct LoginCommandTests {
+    static let pin = "80417362"
+    let harness: ActivationHarness
+    var cli: CLI
+    let pinFile: String
+
+    init() async throws {
+        harness = try await ActivationHarness.start()
+        cli = harness.cli
+        cli.environment["TOKENCTL_LOGIN_BACKEND_URL"] = harness.sandbox.baseURL
+        cli.environment["TOKENCTL_LOGIN_RELYING_PARTY_URL"] = harness.sandbox.baseURL + "/rp"
+        pinFile = cli.write("pin", Self.pin + "\n")
+        chmod(pinFile, 0o600)
+    }
+
+    func login(_ arguments: String...) throws -> CLIResult {
+        try cli.run(["login"] + arguments)
+    }
+
+    /// register → (open the e-mailed link) → confirm → set-pin, each checked.
+    func register(_ identity: String = "alice@example.com") throws {
+        let registered = try login("register", "--identity", identity, "--json")
+        #expect(registered.status == 0, "\(registered.stderr)")
+        #expect(try registered.jsonObject()["state"] as? String == "STARTED_REGISTRATION")
+        #expect(harness.sandbox.miracl.confirmEmail(userID: identity))
+        #expect(try login("confirm").status == 0)
+        let set = try login("set-pin", "--pin-file", pinFile, "--json")
+        #expect(set.status == 0, "\(set.stderr)")
+        #expect(try set.jsonObject()["state"] as? String == "REGISTERED")
+    }
+
+    @Test func theFlowNamesTheNextStepAndExitsAsDocumented() async throws {
+        defer { Task { try await harness.stop() } }
+        let none = try login("status")
+        #expect(none.status == 0)
+        #expect(none.stdout.contains("tokenctl login register --identity EMAIL"))
+        #expect(try login("run", "--pin-file", pinFile).status == 66)
+
+        let registered = try login("register", "--identity", "alice@example.com")
+        #expect(registered.status == 0, "\(registered.stderr)")
+        #expect(registered.stdout.contains("STARTED_REGISTRATION"))
+        #expect(registered.stdout.contains("open the link in the confirmation e-mail, then run `tokenctl login confirm`"))
+
+        let early = try login("confirm", "--json")
+        #expect(early.status == 75)
+        #expect(early.stdout.contains("login.notConfirmed"))
+        let wrongStep = try login("set-pin", "--pin-file", pinFile)
+        #expect(wrongStep.status == 65)
+        #expect(wrongStep.stderr.contains("login.wrongState"))
+        #expect(try login("register", "--identity", "bob@example.com").status == 65)
+
+        #expect(try login("resend-email").status == 0)
+        #expect(harness.sandbox.miracl.confirmEmail(userID: "alice@example.com"))
+        let confirmed = try login("confirm")
+        #expect(confirmed.status == 0, "\(confirmed.stderr)")
+        #expect(confirmed.stdout.contains("tokenctl login set-pin"))
+        #expect(try login("set-pin", "--pin-file", pinFile).status == 0)
+
+        let loggedIn = try login("run", "--pin-file", pinFile, "--json")
+        #expect(loggedIn.status == 0, "\(loggedIn.stderr)")
+        #expect(try loggedIn.jsonObject()["loggedIn"] as? Bool == true)
+
+        let wrong = cli.write("wrong", "1111\n")
+        chmod(wrong, 0o600)
+        let first = try login("run", "--pin-file", wrong, "--json")
+        #expect(first.status == 2)
+        let error = try #require(try first.jsonObject()["error"] as? [String: Any])
+        #expect(error["code"] as? String == "login.wrongPIN")
+        #expect(error["attemptsLeft"] as? Int == 2)
+        #expect(try login("run", "--pin-file", wrong).status == 2)
+        let blocked = try login("run", "--pin-file", wrong)
+        #expect(blocked.status == 3)
+        #expect(blocked.stderr.contains("login.blocked"))
+        #expect(blocked.stderr.contains("tokenctl login delete"))
+        #expect(try login("status", "--json").jsonObject()["state"] as? String == "BLOCKED")
+
+        #expect(try login("delete").status == 0)
+        #expect(try login("delete").status == 66)
+    }
+
+    @Test func aPINComesOnlyFromAPrivateFileOrATerminal() async throws {
+        defer { Task { try await harness.stop() } }
+        try register()
+        let loose = cli.write("loose-pin", Self.pin + "\n")
+        chmod(loose, 0o644)
+        let refused = try login("run", "--pin-file", loose)
+        #expect(refused.status == 64)
+        #expect(refused.stderr.contains("chmod 600"))
+        #expect(refused.stderr.contains("login.invalidPIN"))
+        // No terminal, no file: refused, nothing sent.
+        let before = harness.sandbox.requests.count
+        let noPIN = try login("run")
+        #expect(noPIN.status == 64)
+        #expect(noPIN.stderr.contains("--pin-file"))
+        #expect(harness.sandbox.requests.count == before)
+        #expect(try login("run", "--pin", Self.pin).status == 64)
+    }
+
+    @Test func activationWaitsForARecentPINLoginAndTheRefusalIsAudited() async throws {
+        defer { Task { try await harness.stop() } }
+        try harness.add("SNPINGATE1", "DAPLPINGATE1")
+        try harness.add("SNPINGATE2", "DAPLPINGATE2")
+        let gate = ["TOKENCTL_ONBOARDING_REQUIRE_PIN_LOGIN_WITHIN_SECONDS": "300"]
+
+        let noUser = try harness.activate("SNPINGATE1", environment: gate)
+        #expect(noUser.status == 77)
+        #expect(noUser.stdout.contains("login.required"))
+        #expect(noUser.stdout.contains("tokenctl login register"))
+        try register()
+        let noLogin = try harness.activate("SNPINGATE1", environment: gate)
+        #expect(noLogin.status == 77)
+        #expect(noLogin.stdout.contains("tokenctl login run"))
+        #expect(harness.sandbox.activationRequestCount == 0)
+        let audited = try harness.auditEntries()
+        #expect(audited.filter { $0["errorCode"] as? String == "login.required" }.count == 2, "\(audited)")
+
+        #expect(try login("run", "--pin-file", pinFile).status == 0)
+        let approved = try harness.activate("SNPINGATE1", environment: gate)
+        #expect(approved.status == 0, "\(approved.stdout)\(approved.stderr)")
+        #expect(approved.outcome == "APPROVED")
+        let batch = try cli.run(["activate", "--batch", "-", "--json"], stdin: "mybank://activate?serialNumber=SNPINGATE2\n", environment: gate)
+        #expect(batch.status == 0, "\(batch.stdout)\(batch.stderr)")
+        #expect(harness.sandbox.activationRequestCount == 2)
+        // Without the setting there is no gate.
+        try harness.add("SNPINGATE3", "DAPLPINGATE3")
+        #expect(try harness.activate("SNPINGATE3").status == 0)
+    }
+
+    @Test func thePINAndTheTokenAppearNowhereButTheTokenColumn() async throws {
+        defer { Task { try await harness.stop() } }
+        var cli = cli
+        cli.environment["TOKENCTL_LOG_LEVEL"] = "trace"
+        var outputs: [String] = []
+        func run(_ arguments: String...) throws {
+            let result = try cli.run(["login"] + arguments)
+            outputs.append(result.stdout + result.stderr)
+        }
+        try run("register", "--identity", "alice@example.com")
+        #expect(harness.sandbox.miracl.confirmEmail(userID: "alice@example.com"))
+        try run("confirm", "--json")
+        try run("set-pin", "--pin-file", pinFile, "--json")
+        try run("run", "--pin-file", pinFile)
+        try run("run", "--pin-file", pinFile, "--json")
+        try run("status")
+        try run("status", "--json")
+        try run("--help")
+
+        let queue = try DatabaseQueue(path: cli.databasePath)
+        let (token, mpinID) = try await queue.read { db in
+            let row = try #require(try Row.fetchOne(db, sql: "SELECT secret, mpin_id FROM login_user"))
+            return (row["secret"] as String, row["mpin_id"] as String)
+        }
+        #expect(token.count == 130)
+        for output in outputs {
+            #expect(!output.contains(Self.pin))
+            #expect(!output.contains(token))
+            #expect(!output.contains(token.dropFirst(2).prefix(32)))
+            #expect(!output.contains(mpinID))
+        }
+        // Every other column and table, as text: neither the PIN nor the token.
+        let dump = try await queue.read { db in
+            var text = ""
+            for table in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'") {
+                for row in try Row.fetchAll(db, sql: "SELECT * FROM \"\(table)\"") {
+                    for (column, value) in row where !(table == "login_user" && column == "secret") {
+                        text += "\(value)\n"
+                    }
+                }
+            }
+            return text
+        }
+        #expect(!dump.contains(Self.pin))
+        #expect(!dump.contains(token))
+        // The test looks for text that is there: the token is in its column.
+        #expect(try String(contentsOfFile: cli.databasePath, encoding: .isoLatin1).contains(token) || (try? String(contentsOfFile: cli.databasePath + "-wal", encoding: .isoLatin1).contains(token)) == true)
+    }
+}

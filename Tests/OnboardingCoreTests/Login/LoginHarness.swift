@@ -17,7 +17,7 @@ final class LoginHarness: @unchecked Sendable {
     let pin = Array("1234".utf8)
 
     var platform: MIRACLPlatform { sandbox.miracl }
-    var databasePath: String { directory.file("login.sqlite") }
+    var databasePath: String { directory.file("mpin.sqlite") }
 
     init() async throws {
         sandbox = try await TMPSandbox.start(port: 0, miracl: MIRACLOptions(clock: clock.reader))

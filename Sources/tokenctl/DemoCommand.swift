@@ -12,8 +12,9 @@ struct DemoCommand: AsyncParsableCommand {
             port, activates each example deeplink and prints each outcome next to the documented one. \
             Then the onboarding path: with the user-activation gate on, a token waits; the user starts \
             a process, the OTP is read from the sandbox, the device is activated, verification ends \
-            on the sandbox, and the token is activated. Last, the audit. Exits 0 when everything is \
-            as documented.
+            on the sandbox, and the token is activated. Then the PIN login: with the PIN gate on, a \
+            token waits; the user registers, confirms from the e-mail, sets a PIN, mistypes it once, \
+            logs in, and the token is activated. Last, the audit. Exits 0 when everything is as documented.
             """
     )
 
@@ -47,6 +48,7 @@ struct DemoCommand: AsyncParsableCommand {
         }
         Output.line("")
         let onboarding = try await DemoOnboarding(sandbox: sandbox, settings: settings, directory: directory).run()
+        let login = try await DemoLogin(sandbox: sandbox, settings: settings).run()
 
         Output.line("\n\(sandbox.activationRequestCount) requests reached the sandbox\n")
         Output.line(AuditText.header)
@@ -55,9 +57,10 @@ struct DemoCommand: AsyncParsableCommand {
         Output.line("\naudit chain: \(broken == nil ? "verified" : "BROKEN"), \(rows) rows")
         Output.line("\(asExpected) of \(DemoExamples.deeplinks.count) outcomes as documented")
         Output.line("\(onboarding.passed) of \(onboarding.steps) onboarding steps as expected")
+        Output.line("\(login.passed) of \(login.steps) PIN login steps as expected")
         Output.flush()
         try await sandbox.shutdown()
-        if asExpected != DemoExamples.deeplinks.count || onboarding.passed != onboarding.steps || broken != nil { throw ExitCode(1) }
+        if asExpected != DemoExamples.deeplinks.count || onboarding.passed != onboarding.steps || login.passed != login.steps || broken != nil { throw ExitCode(1) }
     }
 }
 

@@ -36,6 +36,8 @@ import Testing
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.contains("8 of 8 outcomes as documented"))
         #expect(result.stdout.contains("6 of 6 onboarding steps as expected"))
+        #expect(result.stdout.contains("8 of 8 PIN login steps as expected"))
+        #expect(result.stdout.contains("login run with a wrong PIN: login.wrongPIN"))
         #expect(result.stdout.contains("audit chain: verified"))
     }
 

@@ -74,7 +74,7 @@ import Testing
         try sweep(["device", "status"])
         try sweep(["wallet", "remove", Self.batchSerial])
         try sweep(["demo"])
-        for command in [[], ["activate"], ["wallet"], ["audit"], ["onboarding"], ["device"], ["sandbox"], ["demo"]] {
+        for command in [[], ["activate"], ["wallet"], ["audit"], ["onboarding"], ["device"], ["login"], ["sandbox"], ["demo"]] {
             try sweep(command + ["--help"])
         }
         try sweepSandbox()

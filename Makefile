@@ -4,7 +4,8 @@
 #                system packages first), then 10 s of fuzzing per parser
 #   make stress  100 SIGKILL rounds and the load test (16 × 500 activations + batch + import)
 #   make demo    the activation flow on a temporary database and the loopback sandbox
-#   make bench   wallet figures: import of 1,000,000 records, lookups, cold `wallet show`
+#   make bench   wallet figures: import of 1,000,000 records, lookups, cold `wallet show`;
+#                activation figures; PIN login figures (`make bench-login` alone)
 #   make fuzz    libFuzzer on every parser (deeplink, importers, TMP answer, configuration,
 #                onboarding envelope), FUZZ_SECONDS each (make test runs 10 s each);
 #                make fuzz-merge keeps what reached new code in Fuzz/corpus
@@ -34,7 +35,7 @@ FUZZ_RUNS := \
   onboarding-envelope:OnboardingEnvelopeFuzzer:
 FUZZ_PRODUCTS := DeeplinkFuzzer ImportFuzzer TMPAnswerFuzzer ConfigurationFuzzer OnboardingEnvelopeFuzzer
 
-.PHONY: deps build test stress demo bench bench-activation fuzz fuzz-build fuzz-merge install clean
+.PHONY: deps build test stress demo bench bench-login bench-activation fuzz fuzz-build fuzz-merge install clean
 
 deps:
 	@missing=""; \
@@ -110,6 +111,14 @@ bench: deps
 	$(SWIFT) build -c release --product WalletBenchmark
 	@Benchmarks/wallet.sh .build/release $(BENCH_RECORDS)
 	@Benchmarks/activation.sh .build/release $(BENCH_LINES) $(BENCH_RSS_LINES)
+	$(SWIFT) build -c release --product MPinBenchmark
+	@Benchmarks/login.sh .build/release
+
+# Just the PIN login figures: the client's M-Pin crypto and `tokenctl login run`.
+bench-login: deps
+	$(SWIFT) build -c release --product tokenctl
+	$(SWIFT) build -c release --product MPinBenchmark
+	@Benchmarks/login.sh .build/release
 
 # Just the activation figures.
 # Measures the binary `make install` installs (Swift runtime linked statically).

@@ -110,6 +110,11 @@ let package = Package(
             path: "Benchmarks/WalletBenchmark"
         ),
         .executableTarget(
+            name: "MPinBenchmark",
+            dependencies: ["MPin"],
+            path: "Benchmarks/MPinBenchmark"
+        ),
+        .executableTarget(
             name: "TransportBenchmark",
             dependencies: ["HTTPTransport"],
             path: "Benchmarks/TransportBenchmark"

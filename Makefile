@@ -7,7 +7,7 @@
 #   make bench   wallet figures: import of 1,000,000 records, lookups, cold `wallet show`;
 #                activation figures; PIN login figures (`make bench-login` alone)
 #   make fuzz    libFuzzer on every parser (deeplink, importers, TMP answer, configuration,
-#                onboarding envelope), FUZZ_SECONDS each (make test runs 10 s each);
+#                onboarding envelope, M-Pin points), FUZZ_SECONDS each (make test runs 10 s each);
 #                make fuzz-merge keeps what reached new code in Fuzz/corpus
 #   make install release binary with the Swift runtime linked in, and the deeplink handler,
 #                into $(DESTDIR)$(PREFIX)/bin (PREFIX=/usr/local)
@@ -32,8 +32,9 @@ FUZZ_RUNS := \
   import-jsonl:ImportFuzzer:FUZZ_IMPORT_FORMAT=jsonl \
   tmp-answer:TMPAnswerFuzzer: \
   configuration:ConfigurationFuzzer:ASAN_OPTIONS=detect_leaks=0 \
-  onboarding-envelope:OnboardingEnvelopeFuzzer:
-FUZZ_PRODUCTS := DeeplinkFuzzer ImportFuzzer TMPAnswerFuzzer ConfigurationFuzzer OnboardingEnvelopeFuzzer
+  onboarding-envelope:OnboardingEnvelopeFuzzer: \
+  mpin-point:MPinPointFuzzer:
+FUZZ_PRODUCTS := DeeplinkFuzzer ImportFuzzer TMPAnswerFuzzer ConfigurationFuzzer OnboardingEnvelopeFuzzer MPinPointFuzzer
 
 .PHONY: deps build test stress demo bench bench-login bench-activation fuzz fuzz-build fuzz-merge install clean
 

@@ -150,6 +150,7 @@ if Context.environment["TOKENCTL_FUZZ"] != nil {
         ("TMPAnswerFuzzer", ["TokenActivation", "HTTPTransport"]),
         ("ConfigurationFuzzer", ["TokenActivation", "ErrorCodes"]),
         ("OnboardingEnvelopeFuzzer", ["OnboardingCore"]),
+        ("MPinPointFuzzer", ["MPin"]),
     ]
     package.targets += fuzzers.map { fuzzer in
         .executableTarget(

@@ -173,21 +173,7 @@ public struct LoginService: Sendable {
             let authOTT = try client.require(second, "authOTT", step: "pass 2")
 
             let verdict = try await client.send(MIRACLRequests.authenticate(discovery: discovery, clientID: settings.clientID, authOTT: authOTT))
-            switch verdict.status {
-            case 200:
-                break
-            case 401:
-                user.failedAttempts += 1
-                try LoginStore(store: store).save(user, instanceID: instanceID)
-                let left = max(Self.attemptsBeforeBlock - user.failedAttempts, 1)
-                throw LoginError(.loginWrongPIN, "wrong PIN; \(left) attempt\(left == 1 ? "" : "s") left before the identity is blocked", nextStep: .logIn, attemptsLeft: left)
-            case 410:
-                throw try block(&user, store: store)
-            case 412:
-                throw LoginError(.loginRetry, "the platform refused the login ticket as invalid or expired (HTTP 412); nothing was counted against the PIN", nextStep: .logIn)
-            default:
-                throw LoginError.unexpected(status: verdict.status, step: "authenticate", body: verdict.text)
-            }
+            try judge(verdict, user: &user, store: store)
             let code = try client.require(verdict, "code", step: "authenticate")
             let relyingParty = try await client.send(MIRACLRequests.authToken(relyingPartyURL: settings.relyingPartyURL, code: code, userID: user.identity), server: "the relying party")
             guard relyingParty.status == 200 else {
@@ -209,6 +195,26 @@ public struct LoginService: Sendable {
     }
 
     // MARK: Helpers
+
+    /// The platform's verdict on pass 2: 200 goes on; 401 counts a wrong PIN; 410 blocks; 412
+    /// is a stale ticket, not counted against the PIN.
+    func judge(_ verdict: MIRACLClient.Answer, user: inout LoginUser, store: Store) throws {
+        switch verdict.status {
+        case 200:
+            return
+        case 401:
+            user.failedAttempts += 1
+            try LoginStore(store: store).save(user, instanceID: instanceID)
+            let left = max(Self.attemptsBeforeBlock - user.failedAttempts, 1)
+            throw LoginError(.loginWrongPIN, "wrong PIN; \(left) attempt\(left == 1 ? "" : "s") left before the identity is blocked", nextStep: .logIn, attemptsLeft: left)
+        case 410:
+            throw try block(&user, store: store)
+        case 412:
+            throw LoginError(.loginRetry, "the platform refused the login ticket as invalid or expired (HTTP 412); nothing was counted against the PIN", nextStep: .logIn)
+        default:
+            throw LoginError.unexpected(status: verdict.status, step: "authenticate", body: verdict.text)
+        }
+    }
 
     /// Loads the user, checks `step` may run from its state (nothing is sent otherwise), and
     /// runs `body` with a client on the configured servers.

@@ -14,7 +14,11 @@ struct ActivateCommand: AsyncParsableCommand {
             --batch reads one deeplink a line from a file or - (standard input), activates them \
             --concurrency at a time over kept-alive connections, and prints JSON Lines in input order \
             (with "line": N) under --json, else a summary; a progress bar on a terminal. It exits with \
-            the most severe code of its lines: 78 > 74 > 69 > 76 > 75 > 77 > 66 > 65 > 3 > 2 > 0.
+            the most severe code of its lines: 78 > 74 > 69 > 76 > 75 > 77 > 66 > 65 > 3 > 2 > 0. \
+            Each JSON line is written as soon as it is in order. SIGINT or SIGTERM stops reading: the \
+            requests in flight finish (within tmp.timeout-ms), every finished line and the summary are \
+            printed, and the batch exits 130 (SIGINT) or 143 (SIGTERM); a second signal abandons the \
+            requests in flight, which the next run closes as UNKNOWN (activation.interrupted).
 
             Exit codes: 0 APPROVED or already activated, 2 DECLINED, 3 FAILED, 65 bad deeplink, \
             66 no activatable pass (missing, ambiguous, suspended, deactivated), 69 TMP unreachable, \

@@ -12,27 +12,45 @@ struct BatchRun {
 
     func run() async throws {
         var worst = ExitStatus.success
+        var stoppedBy: Int32?
         try await reportingErrors(json: output.json) {
             let settings = try await global.settings()
             let bar = Output.standardErrorIsTerminal ? ProgressBar(label: "activating") : nil
+            let ticker = bar.map { bar in
+                Task {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: .milliseconds(200))
+                        bar.tick()
+                    }
+                }
+            }
+            let interrupt = InterruptHandler(firstMessage: "interrupted: no further lines are read; the requests in flight finish (a second signal abandons them)")
+            defer { interrupt.cancel() }
             let activator = Activator(settings: settings, environment: ProcessInfo.processInfo.environment)
             let input: ImportInput = file == "-" ? .standardInput : .file(file)
             let summary = try await activator.activateBatch(from: input, concurrency: concurrency, progress: { read, total in
                 bar?.update(done: read, total: total)
-            }) { line, result in
+            }, stop: interrupt.stop) { line, result in
                 worst = ExitStatus.mostSevere(worst, result.exitStatus)
                 if output.json {
                     var object = JSONObject(["line": .int(line)])
                     object.append(contentsOf: result.json(reveal: output.reveal, message: result.error.map(NextStepText.message)))
                     Output.line(object.text)
+                    // Each line is out as soon as it is in order: an interrupted batch loses none.
+                    Output.flush()
                 }
             }
+            ticker?.cancel()
             bar?.clear()
+            stoppedBy = interrupt.exitStatus
             if !output.json {
-                Output.line(BatchText.summary(summary, exitCode: worst.rawValue))
+                Output.line(BatchText.summary(summary, exitCode: stoppedBy ?? worst.rawValue))
+            } else if summary.stoppedEarly {
+                Output.error("stopped early: \(summary.lines) line\(summary.lines == 1 ? "" : "s") done; the rest of the input was not read")
             }
         }
         Output.flush()
+        if let stoppedBy { throw ExitCode(stoppedBy) }
         if worst != .success { throw ExitCode(worst.rawValue) }
     }
 }
@@ -43,6 +61,7 @@ enum BatchText {
             summary.outcomes[outcome].map { "\(outcome.rawValue) \($0)" }
         }.joined(separator: ", ")
         var text = "\(summary.lines) line\(summary.lines == 1 ? "" : "s"): \(outcomes.isEmpty ? "none" : outcomes)"
+        if summary.stoppedEarly { text += "\nstopped early by a signal: the rest of the input was not read" }
         if !summary.errors.isEmpty {
             text += "\nerrors: " + summary.errors.sorted { $0.key < $1.key }.map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", ")
         }
@@ -50,5 +69,3 @@ enum BatchText {
     }
 }
 
-/// A progress bar class shared with the batch's @Sendable progress closure.
-extension ProgressBar: @unchecked Sendable {}

@@ -1,10 +1,14 @@
 import ErrorCodes
 import Glibc
 import Storage
+import Synchronization
 
 /// What a batch did, by outcome and by error code.
 public struct BatchSummary: Sendable, Equatable {
     public var lines = 0
+    /// The batch stopped reading early because ``BatchStop`` was requested: lines after the
+    /// last one counted were not read.
+    public var stoppedEarly = false
     public var outcomes: [Outcome: Int] = [:]
     public var errors: [ErrorCode: Int] = [:]
     /// Database transactions written, and the activation steps they carried.
@@ -25,19 +29,22 @@ extension Activator {
     /// Every guarantee of a single activation holds per line.
     ///
     /// - Parameters:
-    ///   - progress: called now and then with the bytes read and the input size when known.
-    ///   - emit: receives (line number, result), in input order.
+    ///   - progress: called as lines finish with the bytes read and the input size when known.
+    ///   - stop: once requested, no further line is read or started; the lines in flight
+    ///     finish and are emitted, and the summary says the batch stopped early.
+    ///   - emit: receives (line number, result), in input order, as soon as it is in order.
     /// - Throws: ``ImportError`` `import.unreadable` when the input cannot be read, or a
     ///   ``StorageError`` when the database cannot be opened.
     public func activateBatch(
         from input: ImportInput, concurrency: Int,
         progress: (@Sendable (_ bytesRead: Int, _ totalBytes: Int?) -> Void)? = nil,
+        stop: BatchStop = BatchStop(),
         emit: (_ line: Int, _ result: ActivationResult) -> Void
     ) async throws -> BatchSummary {
         let (descriptor, totalBytes) = try input.open()
         defer { if case .file = input { _ = Glibc.close(descriptor) } }
         return try await StoreSource.options(settings.database).using(logger: logger) { store in
-            try await activateBatch(lines: descriptor, name: input.name, totalBytes: totalBytes, store: store, concurrency: concurrency, progress: progress, emit: emit)
+            try await activateBatch(lines: descriptor, name: input.name, totalBytes: totalBytes, store: store, concurrency: concurrency, progress: progress, stop: stop, emit: emit)
         }
     }
 
@@ -50,7 +57,7 @@ extension Activator {
 
     private func activateBatch(
         lines descriptor: Int32, name: String, totalBytes: Int?, store: Store, concurrency: Int,
-        progress: (@Sendable (_ bytesRead: Int, _ totalBytes: Int?) -> Void)?,
+        progress: (@Sendable (_ bytesRead: Int, _ totalBytes: Int?) -> Void)?, stop: BatchStop,
         emit: (_ line: Int, _ result: ActivationResult) -> Void
     ) async throws -> BatchSummary {
         let workers = max(1, concurrency)
@@ -79,6 +86,10 @@ extension Activator {
             }
 
             while true {
+                if !exhausted && stop.isRequested {
+                    exhausted = true
+                    summary.stoppedEarly = true
+                }
                 // Start lines while a worker is free and the window allows.
                 while !exhausted, !freeWorkers.isEmpty, lastRead - nextToEmit < workers * Self.reorderWindowPerWorker {
                     let next: (line: Int, bytes: [UInt8], overflowed: Bool)?
@@ -117,7 +128,7 @@ extension Activator {
                     }
                 }
                 emitReady()
-                if lastRead % 4096 == 0 { progress?(lines.bytesConsumed, totalBytes) }
+                progress?(lines.bytesConsumed, totalBytes)
                 if inFlight == 0 && (exhausted || freeWorkers.isEmpty) { break }
                 guard let (number, worker, result) = await group.next() else { break }
                 inFlight -= 1
@@ -131,6 +142,19 @@ extension Activator {
         (summary.transactions, summary.committedSteps) = session.committer.figures
         return summary
     }
+}
+
+/// Asks a running batch to stop reading (a signal handler sets it; the batch polls it).
+public final class BatchStop: Sendable {
+    private let requested = Atomic<Bool>(false)
+
+    public init() {}
+
+    public func request() {
+        requested.store(true, ordering: .relaxed)
+    }
+
+    public var isRequested: Bool { requested.load(ordering: .relaxed) }
 }
 
 extension BatchSummary {

@@ -23,10 +23,16 @@ struct AuditFilterOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Started at or after (ISO 8601 date or date-time; UTC unless an offset is given).", valueName: "time"))
     var since: String?
 
-    @Option(help: ArgumentHelp("Started at or before (ISO 8601 date or date-time).", valueName: "time"))
+    @Option(help: ArgumentHelp("Started at or before (ISO 8601 date or date-time; a date alone includes that whole day).", valueName: "time"))
     var until: String?
 
+    @Flag(help: "Only attempts with no finished entry: in flight now, or left by a process that died (the next activation of the pass closes them as UNKNOWN).")
+    var unfinished = false
+
     func validate() throws {
+        if unfinished && outcome != nil {
+            throw ValidationError("--unfinished lists attempts without an outcome; it cannot be combined with --outcome")
+        }
         if let outcome, Outcome(rawValue: outcome) == nil || outcome == Outcome.dryRun.rawValue {
             throw ValidationError("--outcome must be one of \(Outcome.allCases.filter { $0 != .dryRun }.map(\.rawValue).joined(separator: ", "))")
         }
@@ -38,7 +44,17 @@ struct AuditFilterOptions: ParsableArguments {
     }
 
     var filter: AuditFilter {
-        AuditFilter(serialNumber: serial, outcome: outcome, since: since.flatMap(Timestamp.init(iso8601:)), until: until.flatMap(Timestamp.init(iso8601:)))
+        AuditFilter(
+            serialNumber: serial, outcome: outcome, since: since.flatMap(Timestamp.init(iso8601:)),
+            until: until.flatMap(Self.endOf), unfinished: unfinished
+        )
+    }
+
+    /// `--until`: a date alone means the end of that day (UTC), so the day is included.
+    static func endOf(_ value: String) -> Timestamp? {
+        guard let start = Timestamp(iso8601: value) else { return nil }
+        let dateOnly = value.count == 10 && !value.contains("T")
+        return dateOnly ? Timestamp(milliseconds: start.milliseconds + 86_400_000 - 1) : start
     }
 }
 

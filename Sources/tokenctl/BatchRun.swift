@@ -32,6 +32,7 @@ struct BatchRun {
                 bar?.update(done: read, total: total)
             }, stop: interrupt.stop) { line, result in
                 worst = ExitStatus.mostSevere(worst, result.exitStatus)
+                for warning in result.warnings { Output.error("warning: line \(line): \(warning)") }
                 if output.json {
                     var object = JSONObject(["line": .int(line)])
                     object.append(contentsOf: result.json(reveal: output.reveal, message: result.error.map(NextStepText.message)))
@@ -61,6 +62,9 @@ enum BatchText {
             summary.outcomes[outcome].map { "\(outcome.rawValue) \($0)" }
         }.joined(separator: ", ")
         var text = "\(summary.lines) line\(summary.lines == 1 ? "" : "s"): \(outcomes.isEmpty ? "none" : outcomes)"
+        if summary.warnings > 0 {
+            text += "\nwarnings: \(summary.warnings) line\(summary.warnings == 1 ? "" : "s") closed an unfinished attempt as UNKNOWN before sending again (tokenctl audit list --outcome UNKNOWN)"
+        }
         if summary.stoppedEarly { text += "\nstopped early by a signal: the rest of the input was not read" }
         if !summary.errors.isEmpty {
             text += "\nerrors: " + summary.errors.sorted { $0.key < $1.key }.map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", ")

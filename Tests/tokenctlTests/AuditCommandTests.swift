@@ -19,6 +19,11 @@ import Testing
         #expect(try harness.cli.run("audit", "list", "--since", "2999-01-01", "--json").stdout == "[]\n")
         #expect(try #require(try harness.cli.run("audit", "list", "--until", "2999-01-01T00:00:00+02:00", "--json").json() as? [Any]).count == 2)
         #expect(try harness.cli.run("audit", "list", "--since", "yesterday").status == 64)
+        // A date alone in --until includes that whole day (UTC).
+        let entries = try #require(try harness.cli.run("audit", "list", "--json").json() as? [[String: Any]])
+        let today = String(try #require(entries.first?["startedAt"] as? String).prefix(10))
+        #expect(try #require(try harness.cli.run("audit", "list", "--until", today, "--json").json() as? [Any]).count == 2)
+        #expect(try #require(try harness.cli.run("audit", "list", "--since", today, "--until", today, "--json").json() as? [Any]).count == 2)
 
         let masked = try harness.cli.run("audit", "export", "--format", "csv")
         #expect(masked.stdout.hasPrefix("id,requestId,startedAt"))

@@ -6,11 +6,11 @@ import Testing
 /// finish, and the exit is 128 + the signal.
 @Suite struct BatchInterruptTests {
     /// 40 passes whose requests each take `slowDelay` at the sandbox, and a batch file of them.
-    func prepare(_ harness: ActivationHarness) throws -> String {
+    func prepare(_ harness: ActivationHarness, prefix: String = "SNINT", count: Int = 40) throws -> String {
         var passes = "serialNumber,deviceAccountIdentifier\n"
-        for index in 0..<40 { passes += "SNINT\(index),SBXSLOW\(index)\n" }
-        #expect(try harness.cli.run("wallet", "import", harness.cli.write("passes.csv", passes)).status == 0)
-        return harness.cli.write("batch.txt", (0..<40).map { "mybank://activate?serialNumber=SNINT\($0)\n" }.joined())
+        for index in 0..<count { passes += "\(prefix)\(index),SBXSLOW\(prefix)\(index)\n" }
+        #expect(try harness.cli.run("wallet", "import", harness.cli.write("\(prefix).csv", passes)).status == 0)
+        return harness.cli.write("\(prefix).txt", (0..<count).map { "mybank://activate?serialNumber=\(prefix)\($0)\n" }.joined())
     }
 
     func requestIDs(_ stdout: String) throws -> Set<String> {
@@ -103,5 +103,45 @@ import Testing
         #expect(elapsed > .milliseconds(1_100))
         #expect(redraws >= 4, "\(redraws) redraws in \(elapsed): \(screen.debugDescription.prefix(400))")
         #expect(screen.contains("3 lines: APPROVED 3"))
+    }
+
+    /// After an abandoned batch, the re-run warns for each attempt it closes, in the line's
+    /// JSON, on standard error and in the summary; the audit finds the attempts before and after.
+    @Test func aRerunAfterAnAbandonedBatchWarnsAndTheAuditFindsTheAttempts() async throws {
+        let harness = try await ActivationHarness.start(slowDelay: .seconds(3))
+        defer { Task { try await harness.stop() } }
+        let file = try prepare(harness)
+        let running = try harness.cli.start(["activate", "--batch", file, "--json", "--concurrency", "4"], environment: ["TOKENCTL_TMP_TIMEOUT_MS": "10000"])
+        waitForRequests(harness, atLeast: 4)
+        kill(running.process.processIdentifier, SIGINT)
+        usleep(200_000)
+        kill(running.process.processIdentifier, SIGINT)
+        #expect(try running.finish().status == 130)
+
+        let open = try #require(try harness.cli.run("audit", "list", "--unfinished", "--json").json() as? [[String: Any]])
+        #expect(open.count == 4)
+        #expect(try harness.cli.run("audit", "list", "--unfinished", "--outcome", "UNKNOWN").status == 64)
+
+        // The re-run closes the four and sends again, with warnings.
+        let rerunFile = harness.cli.write("rerun.txt", (0..<4).map { "mybank://activate?serialNumber=SNINT\($0)\n" }.joined())
+        let rerun = try harness.cli.run(["activate", "--batch", rerunFile, "--json"], environment: ["TOKENCTL_TMP_TIMEOUT_MS": "10000"])
+        let lines = rerun.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(lines.filter { ($0["warnings"] as? [String])?.first?.contains("closed as UNKNOWN") == true }.count == 4, "\(rerun.stdout)")
+        #expect(rerun.stderr.components(separatedBy: "warning: line ").count - 1 == 4, "\(rerun.stderr)")
+        #expect((try harness.cli.run("audit", "list", "--unfinished", "--json").json() as? [Any])?.isEmpty == true)
+        let unknown = try #require(try harness.cli.run("audit", "list", "--outcome", "UNKNOWN", "--json").json() as? [[String: Any]])
+        #expect(unknown.count == 4)
+        #expect(unknown.allSatisfy { $0["errorCode"] as? String == "activation.interrupted" })
+
+        // The human summary counts them.
+        let again = try prepare(harness, prefix: "SNAGAIN", count: 2)
+        let running2 = try harness.cli.start(["activate", "--batch", again, "--concurrency", "2"], environment: ["TOKENCTL_TMP_TIMEOUT_MS": "10000"])
+        waitForRequests(harness, atLeast: harness.sandbox.activationRequestCount + 2)
+        kill(running2.process.processIdentifier, SIGINT)
+        usleep(200_000)
+        kill(running2.process.processIdentifier, SIGINT)
+        _ = try running2.finish()
+        let summary = try harness.cli.run(["activate", "--batch", again], environment: ["TOKENCTL_TMP_TIMEOUT_MS": "10000"])
+        #expect(summary.stdout.contains("warnings: 2 lines closed an unfinished attempt as UNKNOWN"), "\(summary.stdout)")
     }
 }

@@ -58,6 +58,9 @@ public struct ActivationResult: Sendable, Equatable {
         if let wouldSendTo {
             object.append("dryRun", .object(JSONObject(["url": .string(wouldSendTo)])))
         }
+        if !warnings.isEmpty {
+            object.append("warnings", .array(warnings.map { .string($0) }))
+        }
         return object
     }
 }

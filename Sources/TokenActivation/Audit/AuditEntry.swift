@@ -40,13 +40,16 @@ public struct AuditFilter: Sendable, Equatable {
     public var since: Timestamp?
     public var until: Timestamp?
     public var id: Int64?
+    /// Only attempts with no "finished" entry: in flight now, or left by a process that died.
+    public var unfinished: Bool
 
-    public init(serialNumber: String? = nil, outcome: String? = nil, since: Timestamp? = nil, until: Timestamp? = nil, id: Int64? = nil) {
+    public init(serialNumber: String? = nil, outcome: String? = nil, since: Timestamp? = nil, until: Timestamp? = nil, id: Int64? = nil, unfinished: Bool = false) {
         self.serialNumber = serialNumber
         self.outcome = outcome
         self.since = since
         self.until = until
         self.id = id
+        self.unfinished = unfinished
     }
 }
 
@@ -67,6 +70,7 @@ extension AuditLog {
         if let since = filter.since { sql += " AND s.at >= ?"; arguments += [since.iso8601] }
         if let until = filter.until { sql += " AND s.at <= ?"; arguments += [until.iso8601] }
         if let id = filter.id { sql += " AND s.attempt_id = ?"; arguments += [id] }
+        if filter.unfinished { sql += " AND f.attempt_id IS NULL" }
         let rows = try Row.fetchCursor(db, sql: sql + " ORDER BY s.attempt_id", arguments: arguments)
         while let row = try rows.next() {
             try body(AuditEntry(

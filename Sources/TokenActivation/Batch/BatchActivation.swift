@@ -9,6 +9,8 @@ public struct BatchSummary: Sendable, Equatable {
     /// The batch stopped reading early because ``BatchStop`` was requested: lines after the
     /// last one counted were not read.
     public var stoppedEarly = false
+    /// Lines that warned (an unfinished attempt closed as UNKNOWN before sending again).
+    public var warnings = 0
     public var outcomes: [Outcome: Int] = [:]
     public var errors: [ErrorCode: Int] = [:]
     /// Database transactions written, and the activation steps they carried.
@@ -160,6 +162,7 @@ public final class BatchStop: Sendable {
 extension BatchSummary {
     mutating func count(_ result: ActivationResult) {
         lines += 1
+        if !result.warnings.isEmpty { warnings += 1 }
         outcomes[result.outcome, default: 0] += 1
         if let code = result.error?.code { errors[code, default: 0] += 1 }
     }

@@ -20,7 +20,7 @@ import Testing
         #expect(first.status == 0)
         #expect(first.stdout == "imported 3 rows: 3 new, 0 updated, 0 unchanged\n")
         let again = try cli.run("wallet", "import", file, "--json")
-        #expect(again.stdout == "{\"rows\": 3, \"inserted\": 0, \"updated\": 0, \"unchanged\": 3}\n")
+        #expect(again.stdout == "{\"rows\": 3, \"inserted\": 0, \"updated\": 0, \"unchanged\": 3, \"keptStates\": 0}\n")
         let changed = try cli.run("wallet", "import", cli.write("changed.csv", "serialNumber,deviceAccountIdentifier,state\nSN1,DAPLSN1,activated\nSN9,DAPLSN9,\n"))
         #expect(changed.stdout == "imported 2 rows: 1 new, 1 updated, 0 unchanged\n")
         #expect(try count() == 4)

@@ -23,6 +23,9 @@ public struct ImportSummary: Sendable, Equatable {
     public var inserted: Int
     /// Rows that changed an existing record.
     public var updated: Int
+    /// Rows whose state would have moved an activated (or activating) pass back, kept as
+    /// stored (without `--overwrite-state`).
+    public var keptStates = 0
     /// Rows equal to what was stored (a row repeated in the file counts each time).
     public var unchanged: Int { rows - inserted - updated }
 }
@@ -36,6 +39,8 @@ struct WalletImporter {
     var input: ImportInput
     var format: WalletFileFormat?
     var progress: ImportProgress?
+    /// Lets the file's state move an activated or activating pass back.
+    var overwriteState = false
 
     func run(on store: Store) throws -> ImportSummary {
         let (descriptor, totalBytes) = try input.open()
@@ -55,12 +60,15 @@ struct WalletImporter {
             try db.execute(sql: "PRAGMA cache_size = -32768")
             try db.execute(sql: "PRAGMA mmap_size = 268435456")
             let before = try WalletRepository.count(db)
+            let kept = KeptStates()
+            db.add(function: kept.function)
+            defer { db.remove(function: kept.function) }
             let upsert = try WalletRepository.makeUpsert(db)
             var count = 0
             var written = 0
             while let (line, fields) = try rows.next() {
                 do {
-                    if try WalletRepository.upsert(fields, with: upsert, db) { written += 1 }
+                    if try WalletRepository.upsert(fields, overwriteState: overwriteState, with: upsert, db) { written += 1 }
                 } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                     throw ImportError.conflict(line: line, fields)
                 }
@@ -69,7 +77,16 @@ struct WalletImporter {
             }
             progress?(rows.bytesConsumed, totalBytes)
             let inserted = try WalletRepository.count(db) - before
-            return ImportSummary(rows: count, inserted: inserted, updated: written - inserted)
+            return ImportSummary(rows: count, inserted: inserted, updated: written - inserted, keptStates: kept.count)
+        }
+    }
+
+    /// `tokenctl_state_kept()`: counts the rows whose state the upsert kept; answers false.
+    final class KeptStates: @unchecked Sendable {
+        private(set) var count = 0
+        lazy var function = DatabaseFunction("tokenctl_state_kept", argumentCount: 0, pure: false) { [unowned self] _ in
+            self.count += 1
+            return false
         }
     }
 

@@ -69,9 +69,11 @@ public struct Wallet: Sendable {
     ///   - format: the input format; inferred from the extension, else from the content.
     ///   - progress: called now and then with the bytes read.
     /// - Throws: ``ImportError`` naming the line and reason, ``StorageError``.
-    public func importRecords(from input: ImportInput, format: WalletFileFormat? = nil, progress: ImportProgress? = nil) throws -> ImportSummary {
+    /// - Parameter overwriteState: let the file's state move an activated or activating pass
+    ///   back (by default such a state is kept and counted in ``ImportSummary/keptStates``).
+    public func importRecords(from input: ImportInput, format: WalletFileFormat? = nil, overwriteState: Bool = false, progress: ImportProgress? = nil) throws -> ImportSummary {
         let summary = try withStore { store in
-            try WalletImporter(input: input, format: format, progress: progress).run(on: store)
+            try WalletImporter(input: input, format: format, progress: progress, overwriteState: overwriteState).run(on: store)
         }
         logger.info("wallet.imported", metadata: ["rows": "\(summary.rows)", "inserted": "\(summary.inserted)"])
         return summary

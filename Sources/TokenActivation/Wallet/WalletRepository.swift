@@ -74,16 +74,24 @@ enum WalletRepository {
 
     /// Inserts or, when (pass type, serial, device account id) exists, updates the values
     /// that were given; values not given keep what is stored.
+    /// The upsert of an import. A stored `activated` or `activating` pass is never moved back
+    /// to `requiresActivation` (or to `activating`) unless ?7 (overwrite) is 1: that would send
+    /// it again. Each state kept that way calls `tokenctl_state_kept()`, which counts it and
+    /// answers false, so the WHERE clause still skips a row nothing else changes.
     static func makeUpsert(_ db: Database) throws -> Statement {
-        try db.makeStatement(sql: """
+        let kept = """
+            (?7 = 0 AND state IN ('activated', 'activating') AND ?4 IN ('requiresActivation', 'activating') AND state IS NOT ?4)
+            """
+        return try db.makeStatement(sql: """
             INSERT INTO pass_record (\(columns))
             VALUES (?1, ?2, ?3, ifnull(?4, 'requiresActivation'), ?5, ?6)
             ON CONFLICT (serial_number, pass_type_identifier, device_account_identifier) DO UPDATE SET
-                state = ifnull(?4, state),
+                state = CASE WHEN \(kept) THEN state ELSE ifnull(?4, state) END,
                 device_label = ifnull(?5, device_label),
                 card_suffix = ifnull(?6, card_suffix)
             -- Rewriting an unchanged row costs as much as a change: skip it.
-            WHERE state IS NOT ifnull(?4, state)
+            WHERE (\(kept) AND tokenctl_state_kept())
+               OR (NOT \(kept) AND state IS NOT ifnull(?4, state))
                OR device_label IS NOT ifnull(?5, device_label)
                OR card_suffix IS NOT ifnull(?6, card_suffix)
             """)
@@ -94,8 +102,9 @@ enum WalletRepository {
     /// Binds and steps through the SQLite C API: an import runs this once per row, and
     /// GRDB's argument boxing and per-call checks cost more than the insert itself
     /// (measured on 1,000,000 rows, Benchmarks/wallet.sh).
-    static func upsert(_ fields: ValidatedPassFields, with statement: Statement, _ db: Database) throws -> Bool {
+    static func upsert(_ fields: ValidatedPassFields, overwriteState: Bool, with statement: Statement, _ db: Database) throws -> Bool {
         let direct = DirectStatement(statement, db)
+        direct.bind(7, overwriteState ? 1 : 0)
         direct.bind(1, fields.passTypeIdentifier)
         direct.bind(2, fields.serialNumber)
         direct.bind(3, fields.deviceAccountIdentifier)

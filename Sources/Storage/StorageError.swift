@@ -15,7 +15,7 @@ public struct StorageError: CodedError, Equatable, CustomStringConvertible {
     public var isTemporary: Bool { code == .storageBusy }
     public var description: String { message }
 
-    private init(_ code: ErrorCode, _ message: String) {
+    init(_ code: ErrorCode, _ message: String) {
         self.code = code
         self.message = message
     }
@@ -30,6 +30,10 @@ public struct StorageError: CodedError, Equatable, CustomStringConvertible {
 
     static func readOnly(path: String) -> StorageError {
         StorageError(.storageReadOnly, "the database \(path) is read-only for this user; tokenctl needs to write the file and, for its -wal and -shm files, its directory")
+    }
+
+    static func unreadable(path: String) -> StorageError {
+        StorageError(.storageIO, "cannot read the database \(path): permission denied; reading commands need read access to the file")
     }
 
     static func io(path: String, _ detail: String) -> StorageError {

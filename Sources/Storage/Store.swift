@@ -1,6 +1,7 @@
 import GRDB
 import Logging
 
+import Foundation
 import Glibc
 
 /// The tokenctl database: one SQLite file in WAL mode with a busy timeout, foreign keys on,
@@ -12,6 +13,8 @@ public final class Store: Sendable {
     /// The options the store was opened with.
     public let options: StoreOptions
     private let queue: DatabaseQueue
+    /// Opened read-only: the user may read the file but not write it (``StoreOptions/readsOnly``).
+    public let isReadOnly: Bool
 
     /// Opens (creating when missing, with mode 0600) the database and migrates it.
     ///
@@ -20,6 +23,13 @@ public final class Store: Sendable {
     public init(options: StoreOptions, logger: Logger = Logger(label: "tokenctl.storage")) throws {
         self.options = options
         let path = options.path
+        if options.readsOnly, try Self.mustOpenReadOnly(path) {
+            queue = try Self.openReadOnly(options)
+            isReadOnly = true
+            logger.debug("store.opened", metadata: ["path": "\(path)", "access": "read-only"])
+            return
+        }
+        isReadOnly = false
         try Self.prepareFile(options)
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
@@ -137,6 +147,47 @@ public final class Store: Sendable {
         }
     }
 
+    /// A reading command on a file this user cannot write (or whose directory it cannot write,
+    /// where the -wal and -shm files live) opens it read-only. A file it cannot read at all
+    /// is `storage.io` "cannot read".
+    private static func mustOpenReadOnly(_ path: String) throws -> Bool {
+        guard access(path, F_OK) == 0 else { return false }
+        guard access(path, R_OK) == 0 else { throw StorageError.unreadable(path: path) }
+        return access(path, W_OK) != 0 || access(parentDirectory(of: path), W_OK) != 0
+    }
+
+    /// Read-only, no migration. When SQLite cannot use the write-ahead log's shared memory
+    /// (the -shm file is missing or not writable here), the file is opened immutable: it then
+    /// shows what was checkpointed, which every tokenctl process does when it closes.
+    private static func openReadOnly(_ options: StoreOptions) throws -> DatabaseQueue {
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.busyMode = .timeout(Double(options.busyTimeoutMilliseconds) / 1000)
+        configuration.label = "tokenctl"
+        let path = options.path
+        func check(_ queue: DatabaseQueue) throws -> DatabaseQueue {
+            let complete = try queue.read { db in try Migrations.migrator.hasCompletedMigrations(db) }
+            guard complete else {
+                throw StorageError(.storageReadOnly, "the database \(path) has an older schema and this user cannot upgrade it; run any tokenctl command once as its owner")
+            }
+            return queue
+        }
+        do {
+            return try check(DatabaseQueue(path: path, configuration: configuration))
+        } catch let error as DatabaseError where [.SQLITE_CANTOPEN, .SQLITE_READONLY].contains(error.resultCode.primaryResultCode) {
+            let uri = "file:" + (path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path) + "?immutable=1"
+            do {
+                return try check(DatabaseQueue(path: uri, configuration: configuration))
+            } catch let error as DatabaseError {
+                throw StorageError.classify(error, path: path, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
+                    ?? .io(path: path, error.message ?? "\(error.resultCode)")
+            }
+        } catch let error as DatabaseError {
+            throw StorageError.classify(error, path: path, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
+                ?? .io(path: path, error.message ?? "\(error.resultCode)")
+        }
+    }
+
     /// Checkpoints the write-ahead log and closes the file, so the next process starts fast.
     public func close() throws {
         try translatingErrors { try queue.close() }
@@ -166,6 +217,7 @@ public final class Store: Sendable {
         let descriptor = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
         if descriptor < 0 {
             let reason = errno
+            if reason == EACCES && access(path, F_OK) == 0 && access(path, R_OK) != 0 { throw StorageError.unreadable(path: path) }
             if reason == EACCES || reason == EROFS || reason == EPERM { throw StorageError.readOnly(path: path) }
             throw StorageError.io(path: path, String(cString: strerror(reason)))
         }

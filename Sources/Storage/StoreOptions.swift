@@ -19,10 +19,15 @@ public struct StoreOptions: Sendable, Equatable {
 
     public var durability: Durability
 
-    public init(path: String, createsDirectory: Bool = false, busyTimeoutMilliseconds: Int = 30_000, durability: Durability = .normal) {
+    /// The command only reads (audit list/show/export/verify, wallet list/show/export): a file
+    /// this user may read but not write (an auditor's) is opened read-only instead of failing.
+    public var readsOnly: Bool
+
+    public init(path: String, createsDirectory: Bool = false, busyTimeoutMilliseconds: Int = 30_000, durability: Durability = .normal, readsOnly: Bool = false) {
         self.path = path
         self.createsDirectory = createsDirectory
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         self.durability = durability
+        self.readsOnly = readsOnly
     }
 }

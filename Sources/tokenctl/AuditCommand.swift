@@ -67,7 +67,7 @@ struct AuditList: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors(json: output.json) {
-            let audit = Audit(settings: try await global.settings())
+            let audit = Audit(settings: try await global.readingSettings())
             var list = ListPrinter(json: output.json, header: AuditText.header)
             try audit.forEach(filter.filter) { entry in
                 list.add(entry.json(reveal: output.reveal), text: AuditText.row(entry, reveal: output.reveal))
@@ -89,7 +89,7 @@ struct AuditShow: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(json: output.json) {
             var found: AuditEntry?
-            try Audit(settings: try await global.settings()).forEach(AuditFilter(id: id)) { found = $0 }
+            try Audit(settings: try await global.readingSettings()).forEach(AuditFilter(id: id)) { found = $0 }
             guard let entry = found else { throw AuditError.notFound(id: id) }
             if output.json {
                 Output.line(entry.json(reveal: output.reveal).text)
@@ -113,7 +113,7 @@ struct AuditExport: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors(json: false) {
-            let audit = Audit(settings: try await global.settings())
+            let audit = Audit(settings: try await global.readingSettings())
             if format == .csv { Output.line(AuditText.csvHeader) }
             try audit.forEach(filter.filter) { entry in
                 Output.line(format == .csv ? AuditText.csvLine(entry, reveal: reveal) : entry.json(reveal: reveal).text)
@@ -131,7 +131,7 @@ struct AuditVerify: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors(json: json) {
-            let (rows, broken) = try Audit(settings: try await global.settings()).verify()
+            let (rows, broken) = try Audit(settings: try await global.readingSettings()).verify()
             if let broken { throw AuditError.chainBroken(seq: broken.seq, reason: broken.reason) }
             if json {
                 Output.line(JSONObject(["verified": .bool(true), "rows": .int(rows)]).text)

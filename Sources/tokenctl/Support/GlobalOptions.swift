@@ -27,6 +27,14 @@ struct GlobalOptions: ParsableArguments {
             .load(flags: .init(configFile: config, databasePath: database))
     }
 
+    /// The settings of a command that only reads: a database this user may read but not
+    /// write (an auditor's) is opened read-only.
+    func readingSettings() async throws -> Settings {
+        var settings = try await settings()
+        settings.database.readsOnly = true
+        return settings
+    }
+
     /// Logs go to standard error at `level`, else `$TOKENCTL_LOG_LEVEL`, else warning.
     static func bootstrapLogging(level name: String? = nil) {
         let name = name ?? ProcessInfo.processInfo.environment["TOKENCTL_LOG_LEVEL"] ?? "warning"

@@ -18,7 +18,7 @@ struct WalletExport: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors(json: false) {
-            let settings = try await global.settings()
+            let settings = try await global.readingSettings()
             try Wallet(settings: settings).export(format: format) { Output.write($0) }
         }
     }

@@ -22,7 +22,7 @@ struct WalletList: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors(json: output.json) {
-            let settings = try await global.settings()
+            let settings = try await global.readingSettings()
             var list = ListPrinter(json: output.json, header: PassRecordText.tableHeader)
             try Wallet(settings: settings).forEach(state: state.flatMap(PassState.init)) { record in
                 list.add(record.json(reveal: output.reveal), text: PassRecordText.tableRow(record, reveal: output.reveal))

@@ -14,7 +14,7 @@ struct WalletShow: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors(json: output.json) {
-            let settings = try await global.settings()
+            let settings = try await global.readingSettings()
             let records = try Wallet(settings: settings).show(selection.query)
             if output.json {
                 Output.line(JSONObject.Value.array(records.map { .object($0.json(reveal: output.reveal)) }).text)

@@ -229,7 +229,7 @@ public final class Store: Sendable {
         let parent = parentDirectory(of: directory)
         if parent != directory { try createDirectories(parent) }
         if mkdir(directory, 0o700) != 0 && errno != EEXIST {
-            throw StorageError.io(path: directory, "cannot create the directory: \(String(cString: strerror(errno)))")
+            throw StorageError.io(path: directory, "cannot create the directory: \(String(cString: strerror(errno))); set database.path (or TOKENCTL_DATABASE_PATH) to a writable location")
         }
     }
 

@@ -65,3 +65,20 @@ import Testing
         chmod(cli.directory.path, 0o700)
     }
 }
+
+/// A system service started without HOME or XDG_DATA_HOME (systemd gives it neither).
+@Suite struct ServiceWithoutHomeTests {
+    @Test(.enabled(if: getuid() == 0, "needs root to run as the nobody account"))
+    func aSystemAccountWithoutHomeUsesVarLibAndNamesTheSettingWhenItCannot() throws {
+        let cli = CLI()
+        let result = try cli.run(executable: "/usr/bin/env", [
+            "-i", "PATH=/usr/bin:/bin", "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", CLI.binary, "wallet", "list",
+        ])
+        #expect(!result.stderr.contains("/.local"), "\(result.stderr)")
+        if access("/var/lib/tokenctl", F_OK) != 0 {
+            #expect(result.status == 74)
+            #expect(result.stderr.contains("/var/lib/tokenctl"), "\(result.stderr)")
+            #expect(result.stderr.contains("database.path"), "\(result.stderr)")
+        }
+    }
+}

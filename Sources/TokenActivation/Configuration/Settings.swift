@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTransport
 import OnboardingCore
 import Storage
@@ -55,9 +56,26 @@ public struct Settings: Sendable, Equatable {
         )
     }
 
-    static func defaultDatabasePath(environment: [String: String]) -> String {
-        let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-            ?? (environment["HOME"] ?? "") + "/.local/share"
-        return dataHome + "/tokenctl/tokenctl.sqlite"
+    /// `$XDG_DATA_HOME/tokenctl/tokenctl.sqlite`, else under `$HOME/.local/share`. A service
+    /// started without either (systemd gives system services no HOME) uses the account's home
+    /// from the user database, and a system account without a usable home (`/`,
+    /// `/nonexistent`) uses `/var/lib/tokenctl/`.
+    static func defaultDatabasePath(environment: [String: String], accountHome: String? = Settings.accountHome()) -> String {
+        if let dataHome = environment["XDG_DATA_HOME"], dataHome.hasPrefix("/") {
+            return dataHome + "/tokenctl/tokenctl.sqlite"
+        }
+        if let home = environment["HOME"], home.hasPrefix("/"), home != "/" {
+            return home + "/.local/share/tokenctl/tokenctl.sqlite"
+        }
+        if let home = accountHome, home.hasPrefix("/"), home != "/", FileManager.default.fileExists(atPath: home) {
+            return home + "/.local/share/tokenctl/tokenctl.sqlite"
+        }
+        return "/var/lib/tokenctl/tokenctl.sqlite"
+    }
+
+    /// This process's account home from the user database (getpwuid), if any.
+    static func accountHome() -> String? {
+        guard let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir else { return nil }
+        return String(cString: directory)
     }
 }

@@ -51,6 +51,25 @@ import Testing
         #expect(settings.database.path == "/srv/data/tokenctl/tokenctl.sqlite")
     }
 
+    /// A service without HOME or XDG_DATA_HOME (a systemd system service) gets the account's
+    /// home, or /var/lib/tokenctl for a system account without one; never `/.local/…`.
+    @Test(arguments: [
+        ([String: String](), "/home/bob", "/home/bob/.local/share/tokenctl/tokenctl.sqlite"),
+        ([:], "/nonexistent", "/var/lib/tokenctl/tokenctl.sqlite"),
+        ([:], "/", "/var/lib/tokenctl/tokenctl.sqlite"),
+        ([:], nil, "/var/lib/tokenctl/tokenctl.sqlite"),
+        (["HOME": ""], "/nonexistent", "/var/lib/tokenctl/tokenctl.sqlite"),
+        (["HOME": "/"], "/nonexistent", "/var/lib/tokenctl/tokenctl.sqlite"),
+        (["HOME": "/home/alice"], "/home/bob", "/home/alice/.local/share/tokenctl/tokenctl.sqlite"),
+        (["XDG_DATA_HOME": "relative", "HOME": "/home/alice"], nil, "/home/alice/.local/share/tokenctl/tokenctl.sqlite"),
+    ] as [([String: String], String?, String)])
+    func aServiceWithoutHomeGetsASaneDefault(environment: [String: String], accountHome: String?, expected: String) throws {
+        let home = accountHome == "/home/bob" ? directory.path : accountHome
+        let path = Settings.defaultDatabasePath(environment: environment, accountHome: home)
+        #expect(path == expected.replacingOccurrences(of: "/home/bob", with: directory.path))
+        #expect(!path.hasPrefix("/.local"))
+    }
+
     @Test func precedenceIsFlagThenEnvironmentThenFileThenDefault() async throws {
         let file = write(#"{"database": {"path": "from-file.sqlite", "busy-timeout-ms": 5}, "tmp": {"timeout-ms": 7, "connect-timeout-ms": 8}}"#)
         let environment = ["TOKENCTL_DATABASE_PATH": "/env/db.sqlite", "TOKENCTL_TMP_TIMEOUT_MS": "9"]

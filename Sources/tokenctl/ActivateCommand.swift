@@ -86,8 +86,21 @@ struct ActivateCommand: AsyncParsableCommand {
 
 /// The human line of an activation.
 enum ActivationText {
+    /// What failed when no pass was reached: the deeplink, or what stopped the run before it.
+    static func subject(of code: ErrorCode?) -> String {
+        guard let code else { return "deeplink" }
+        let namespace = code.rawValue.prefix { $0 != "." }
+        switch namespace {
+        case "deeplink": return "deeplink"
+        case "storage": return "the database (\(code.rawValue))"
+        case "config": return "the configuration (\(code.rawValue))"
+        case "user", "login", "onboarding", "powerauth": return "the user check (\(code.rawValue))"
+        default: return code.rawValue
+        }
+    }
+
     static func line(_ result: ActivationResult, reveal: Bool) -> String {
-        let serial = result.serialNumber.map { "serial \(Mask.identifier($0, reveal: reveal))" } ?? "deeplink"
+        let serial = result.serialNumber.map { "serial \(Mask.identifier($0, reveal: reveal))" } ?? subject(of: result.error?.code)
         let token = result.tokenUniqueReference.map { " token \(Mask.identifier($0, reveal: reveal))" } ?? ""
         if let url = result.wouldSendTo {
             let reference = result.tokenUniqueReference.map { Mask.identifier($0, reveal: reveal) } ?? "-"

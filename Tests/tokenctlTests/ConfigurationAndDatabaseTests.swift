@@ -13,6 +13,15 @@ import Testing
         #expect((error["message"] as? String)?.contains("absent.json") == true)
     }
 
+    @Test func anActivationStoppedByTheConfigurationNamesItNotTheDeeplink() throws {
+        let result = try cli.run("activate", "mybank://activate?serialNumber=SN1", "--config", cli.directory.file("absent.json"))
+        #expect(result.status == 78)
+        #expect(result.stdout == "ERROR: the configuration (config.fileMissing)\n", "\(result.stdout)")
+        #expect(!result.stdout.contains("deeplink"))
+        let bad = try cli.run("activate", "not a deeplink")
+        #expect(bad.stdout.hasPrefix("ERROR: deeplink"))
+    }
+
     @Test func unreadableJSONExits78NamingTheFile() throws {
         let config = cli.write("broken.json", "{\"database\": ")
         let result = try cli.run("wallet", "list", "--config", config)

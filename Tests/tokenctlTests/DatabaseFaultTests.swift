@@ -68,6 +68,9 @@ import Testing
             #expect(errorCode(result) == "storage.corrupt", "\(command): \(result.stdout)")
             #expect(result.stderr.contains("restore it from a backup"))
         }
+        // The human line of an activation names what failed, not "deeplink".
+        let human = try harness.cli.run("activate", "mybank://activate?serialNumber=SN1")
+        #expect(human.stdout == "ERROR: the database (storage.corrupt)\n", "\(human.stdout)")
         // A list that fails prints its error only, no table header.
         let list = try harness.cli.run("wallet", "list")
         #expect(list.status == 74 && list.stdout.isEmpty, "\(list.stdout)")

@@ -20,12 +20,13 @@ extension ErrorCode {
         case .tmpConnectionRefused, .tmpDNSFailure, .tmpConnectTimeout, .tmpTLS, .tmpTimeout,
              .tmpConnectionLost, .tmpResponseTooLarge, .tmpTransport, .tmpServerError, .activationInterrupted,
              .onboardingUnreachable, .onboardingTLS, .onboardingServerError,
-             .powerAuthServerError, .powerAuthUnreachable, .loginUnreachable, .loginTLS, .loginServerError:
+             .powerAuthServerError, .powerAuthUnreachable, .loginUnreachable, .loginTLS, .loginServerError,
+             .sandboxCannotListen:
             .unavailable
         case .storageDirectoryMissing, .storageIO, .storageCorrupt, .storageReadOnly:
             .databaseError
         case .activationInProgress, .storageBusy, .onboardingInProgress, .onboardingResendTooEarly, .onboardingLimitReached,
-             .loginNotConfirmed, .loginRetry:
+             .loginNotConfirmed, .loginRetry, .sandboxPortInUse:
             .temporary
         case .tmpRedirect, .tmpUnexpectedStatus, .tmpInvalidBody, .tmpUnknownStatus, .onboardingProtocol, .powerAuthProtocol, .loginProtocol:
             .protocolError

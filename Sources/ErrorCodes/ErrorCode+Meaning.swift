@@ -56,6 +56,8 @@ extension ErrorCode {
         case .onboardingTLS: "the TLS handshake with the onboarding server failed"
         case .onboardingServerError: "the onboarding server answered HTTP 5xx"
         case .onboardingProtocol: "the onboarding server answered outside its contract"
+        case .sandboxPortInUse: "the sandbox's port is taken by another process; pick another or --port 0"
+        case .sandboxCannotListen: "the sandbox cannot listen on that address (permission, or no such interface)"
         case .loginNoUser: "this installation has no PIN login user"
         case .loginUserExists: "this installation already has a PIN login user (one per installation)"
         case .loginWrongState: "the PIN login user is not in the state this step needs; nothing changed"

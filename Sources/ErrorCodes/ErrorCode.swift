@@ -87,6 +87,10 @@ public enum ErrorCode: String, CaseIterable, Sendable, Hashable, Comparable {
     case loginServerError = "login.serverError"
     case loginProtocol = "login.protocol"
 
+    // The sandbox.
+    case sandboxPortInUse = "sandbox.portInUse"
+    case sandboxCannotListen = "sandbox.cannotListen"
+
     // The PowerAuth device activation.
     case powerAuthNotActivated = "powerauth.notActivated"
     case powerAuthAlreadyActivated = "powerauth.alreadyActivated"

@@ -22,7 +22,7 @@ public enum TMPMarker: String, CaseIterable, Sendable {
         case .declined: "200, issuerMobileAppAuthResponse DECLINED"
         case .failed: "200, issuerMobileAppAuthResponse FAILED"
         case .serverError: "HTTP 500"
-        case .slow: "answers APPROVED only after the slow delay (default 5 s), past a client's timeout"
+        case .slow: "answers APPROVED only after the slow delay (default 20 s), past the default client timeout (tmp.timeout-ms 15 s)"
         case .malformed: "200 with a body that is not JSON"
         case .unknownStatus: "200 with issuerMobileAppAuthResponse PENDING"
         case .lowercaseStatus: "200 with issuerMobileAppAuthResponse approved (lower case)"

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import Glibc
+import Dispatch
+import ErrorCodes
 import Sandbox
 
 struct SandboxCommand: AsyncParsableCommand {
@@ -24,11 +26,11 @@ struct SandboxCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "Port to listen on; 0 picks a free one.")
+    @Option(help: "Port to listen on (0 to 65535); 0 picks a free one.")
     var port: Int = 8787
 
-    @Option(name: .customLong("slow-delay-ms"), help: "How long SBXSLOW references wait before answering.")
-    var slowDelayMilliseconds: Int = 5000
+    @Option(name: .customLong("slow-delay-ms"), help: "How long SBXSLOW references wait before answering; the default outlasts the default tmp.timeout-ms.")
+    var slowDelayMilliseconds: Int = 20_000
 
     @Option(
         name: .customLong("powerauth-dir"),
@@ -39,18 +41,34 @@ struct SandboxCommand: AsyncParsableCommand {
     @Flag(name: .customLong("skip-verification"), help: "Finish onboarding processes at activation, so devices carry no VERIFICATION_PENDING flag.")
     var skipVerification = false
 
+    func validate() throws {
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+        guard slowDelayMilliseconds >= 0 else { throw ValidationError("--slow-delay-ms must not be negative") }
+    }
+
     func run() async throws {
         let directory = try prepareDirectory()
+        // A temporary directory holds the application secret: it goes when the sandbox does.
+        let temporary = powerAuthDirectory == nil ? directory : nil
+        let stopper = SandboxStopper(removing: temporary)
+        defer { stopper.cleanUp() }
         let identity = try PowerAuthServerIdentity.loadOrCreate(path: directory + "/server-identity.json")
-        let sandbox = try await TMPSandbox.start(port: port, slowDelay: .milliseconds(slowDelayMilliseconds), powerAuth: PowerAuthServer(identity: identity), onboarding: OnboardingOptions(skipVerification: skipVerification)) { line in
-            Output.line(line)
-            Output.flush()
+        let sandbox: TMPSandbox
+        do {
+            sandbox = try await TMPSandbox.start(port: port, slowDelay: .milliseconds(slowDelayMilliseconds), powerAuth: PowerAuthServer(identity: identity), onboarding: OnboardingOptions(skipVerification: skipVerification)) { line in
+                Output.line(line)
+                Output.flush()
+            }
+        } catch {
+            try await reportingErrors(json: false) { throw SandboxListenError(port: port, error: error) }
+            return
         }
         let configPath = try writeClientConfiguration(identity: identity, directory: directory, baseURL: sandbox.baseURL)
         Output.line("listening \(sandbox.baseURL)")
         Output.line("powerauth application-key=\(identity.applicationKey) master-server-public-key=\(identity.masterPublicKeyBase64)")
         Output.line("powerauth client configuration \(configPath)")
         Output.flush()
+        stopper.onSignal { Task { try? await sandbox.shutdown() } }
         try await sandbox.waitUntilClosed()
     }
 
@@ -88,5 +106,50 @@ struct SandboxCommand: AsyncParsableCommand {
         let data = try JSONSerialization.data(withJSONObject: configuration, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         try data.write(to: URL(fileURLWithPath: path))
         return path
+    }
+}
+
+/// Why the sandbox could not listen: the port taken (75) or anything else (69).
+struct SandboxListenError: CodedError {
+    let code: ErrorCode
+    let message: String
+
+    init(port: Int, error: any Error) {
+        let text = "\(error)"
+        if text.contains("Address already in use") || text.contains("EADDRINUSE") || text.contains("errno: 98") {
+            code = .sandboxPortInUse
+            message = "port \(port) on 127.0.0.1 is already in use; stop what holds it, pick another with --port, or --port 0 for any free one"
+        } else {
+            code = .sandboxCannotListen
+            message = "cannot listen on 127.0.0.1:\(port): \(text.prefix(160))"
+        }
+    }
+}
+
+/// SIGINT and SIGTERM stop the sandbox cleanly, and its temporary directory (with the
+/// application secret) is removed on every way out.
+final class SandboxStopper: @unchecked Sendable {
+    private let directory: String?
+    private var sources: [any DispatchSourceSignal] = []
+
+    init(removing directory: String?) {
+        self.directory = directory
+    }
+
+    func onSignal(_ stop: @escaping @Sendable () -> Void) {
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
+            source.setEventHandler { [weak self] in
+                self?.cleanUp()
+                stop()
+            }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    func cleanUp() {
+        if let directory { try? FileManager.default.removeItem(atPath: directory) }
     }
 }

@@ -73,3 +73,69 @@ import Testing
         #expect(try cli.run(["--config", config, "device", "status"]).stdout.contains("ACTIVE"))
     }
 }
+
+/// The sandbox as an operator meets it: bad ports, a port in use, its secret folder on the
+/// way out, and SBXSLOW past the default client timeout.
+@Suite struct SandboxOperatorTests {
+    func startSandbox(_ cli: CLI, _ arguments: [String] = []) throws -> (RunningCLI, port: Int, directory: String) {
+        let running = try cli.start(["sandbox", "--port", "0"] + arguments)
+        let deadline = ContinuousClock.now + .seconds(10)
+        var text = ""
+        while !text.contains("client configuration"), ContinuousClock.now < deadline {
+            usleep(20_000)
+            text = (try? String(contentsOfFile: running.outPath, encoding: .utf8)) ?? ""
+        }
+        let port = Int(text.split(separator: "\n").first?.split(separator: ":").last ?? "") ?? 0
+        let config = text.split(separator: "\n").first { $0.hasPrefix("powerauth client configuration ") }?.dropFirst("powerauth client configuration ".count) ?? ""
+        return (running, port, (String(config) as NSString).deletingLastPathComponent)
+    }
+
+    @Test(arguments: ["70000", "-1"])
+    func aPortOutOfRangeIsAUsageError(port: String) throws {
+        let result = try CLI().run("sandbox", "--port=\(port)")
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("between 0 and 65535"))
+    }
+
+    @Test func aPortInUseIsACodedError() throws {
+        let cli = CLI()
+        let (first, port, _) = try startSandbox(cli)
+        defer { kill(first.process.processIdentifier, SIGTERM); _ = try? first.finish() }
+        let second = try cli.run("sandbox", "--port", String(port))
+        #expect(second.status == 75)
+        #expect(second.stderr.contains("sandbox.portInUse"), "\(second.stderr)")
+        #expect(!second.stderr.contains("bind("))
+    }
+
+    @Test(arguments: [SIGINT, SIGTERM])
+    func theTemporaryFolderWithTheSecretGoesOnASignal(signal: Int32) throws {
+        let cli = CLI()
+        let (running, _, directory) = try startSandbox(cli)
+        #expect(FileManager.default.fileExists(atPath: directory + "/application-secret"), "\(directory)")
+        kill(running.process.processIdentifier, signal)
+        let result = try running.finish()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory), "\(directory) is left behind")
+    }
+
+    @Test func aKeptPowerAuthDirectoryStays() throws {
+        let cli = CLI()
+        let kept = cli.directory.file("kept")
+        let (running, _, directory) = try startSandbox(cli, ["--powerauth-dir", kept])
+        #expect(directory == kept)
+        kill(running.process.processIdentifier, SIGTERM)
+        _ = try running.finish()
+        #expect(FileManager.default.fileExists(atPath: kept + "/server-identity.json"))
+    }
+
+    /// SBXSLOW must outlast a client with the default timeout, as documented.
+    @Test func theDefaultSlowDelayIsPastTheDefaultClientTimeout() throws {
+        let help = try CLI().run("sandbox", "--help").stdout
+        let option = try #require(help.range(of: "--slow-delay-ms <slow-delay-ms>\n"))
+        let tail = help[option.upperBound...]
+        let slow = try #require(tail.range(of: #"\(default: \d+\)"#, options: .regularExpression).map { Int(tail[$0].filter(\.isNumber)) ?? 0 })
+        let defaults = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: repositoryRoot + "/Config/tokenctl.json"))) as? [String: Any]
+        let timeout = try #require((defaults?["tmp"] as? [String: Any])?["timeout-ms"] as? Int)
+        #expect(slow > timeout, "SBXSLOW waits \(slow) ms, the default client timeout is \(timeout) ms")
+    }
+}

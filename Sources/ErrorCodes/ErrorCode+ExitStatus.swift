@@ -15,7 +15,7 @@ extension ErrorCode {
              .auditChainBroken, .onboardingCannotActivate, .powerAuthAlreadyActivated,
              .loginUserExists, .loginWrongState, .loginRegistrationRefused:
             .rejectedInput
-        case .walletNotFound, .walletAmbiguous, .walletNotActivatable, .auditNotFound, .onboardingNotRunning, .loginNoUser:
+        case .walletNotFound, .walletAmbiguous, .walletNotActivatable, .auditNotFound, .onboardingNotRunning, .loginNoUser, .powerAuthNoToken:
             .notFound
         case .tmpConnectionRefused, .tmpDNSFailure, .tmpConnectTimeout, .tmpTLS, .tmpTimeout,
              .tmpConnectionLost, .tmpResponseTooLarge, .tmpTransport, .tmpServerError, .activationInterrupted,
@@ -30,7 +30,8 @@ extension ErrorCode {
             .temporary
         case .tmpRedirect, .tmpUnexpectedStatus, .tmpInvalidBody, .tmpUnknownStatus, .onboardingProtocol, .powerAuthProtocol, .loginProtocol:
             .protocolError
-        case .userActivationRequired, .powerAuthNotActivated, .powerAuthRejected, .powerAuthAuthFailed, .loginRequired:
+        case .userActivationRequired, .powerAuthNotActivated, .powerAuthRejected, .powerAuthAuthFailed, .loginRequired,
+             .powerAuthWrongPIN, .powerAuthBlocked:
             .userActivationRequired
         case .configFileMissing, .configUnreadable, .configInvalidJSON, .configUnknownKey, .configInvalidValue,
              .configSecretMissing, .configSecretPermissions, .configFileUnreadable, .configFileInvalid,

@@ -52,7 +52,10 @@ import Testing
         let id = try harness.activate()
         let wrong = try harness.device("request", "/pa/v3/signature/validate", "--auth", "possession_knowledge", "--pin-file", harness.wrongPinFile, "--json")
         #expect(wrong.status == 77)
-        #expect(try (wrong.jsonObject()["error"] as? [String: Any])?["code"] as? String == "powerauth.authFailed")
+        let error = try #require(try wrong.jsonObject()["error"] as? [String: Any])
+        #expect(error["code"] as? String == "powerauth.wrongPIN")
+        #expect((error["message"] as? String)?.contains("wrong PIN") == true)
+        #expect((error["message"] as? String)?.contains("4 attempts left") == true, "\(error)")
         #expect(harness.server.failedAttempts(id) == 1)
         #expect(try harness.status()["failedAttempts"] as? Int == 1)
 
@@ -73,7 +76,24 @@ import Testing
         let blocked = try harness.status()
         #expect(blocked["state"] as? String == "BLOCKED")
         #expect(blocked["failedAttempts"] as? Int == 5)
-        #expect(try harness.device("request", "/pa/v3/signature/validate", "--auth", "possession_knowledge", "--pin-file", harness.pinFile).status == 77)
+        let afterBlock = try harness.device("request", "/pa/v3/signature/validate", "--auth", "possession_knowledge", "--pin-file", harness.pinFile)
+        #expect(afterBlock.status == 77)
+        #expect(afterBlock.stderr.contains("powerauth.blocked"), "\(afterBlock.stderr)")
+        #expect(afterBlock.stderr.contains("tokenctl device remove --local"), "\(afterBlock.stderr)")
+        // Possession alone is refused too, with the same way out.
+        #expect(try harness.device("request", "/pa/v3/signature/validate").stderr.contains("device remove --local"))
+    }
+
+    @Test func aTokenRequestWithoutATokenSaysSoAndNamesTheStep() async throws {
+        let harness = try await DeviceHarness.start()
+        defer { Task { try? await harness.shutdown() } }
+        _ = try harness.activate()
+        let result = try harness.device("request", "/api/identity/status", "--auth", "token", "--json")
+        #expect(result.status == 66)
+        let error = try #require(try result.jsonObject()["error"] as? [String: Any])
+        #expect(error["code"] as? String == "powerauth.noToken")
+        #expect((error["message"] as? String)?.contains("tokenctl device token") == true, "\(error)")
+        #expect(!(result.stdout + result.stderr).contains("invalidPIN"))
     }
 
     @Test func flagsComeFromTheStatusResponse() async throws {

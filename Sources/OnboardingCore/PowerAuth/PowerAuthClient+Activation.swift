@@ -112,7 +112,7 @@ extension PowerAuthClient {
         let body = Array(try JSONEncoder().encode(request.payload))
         let header = try authorizationHeader(activation, uriIdentifier: "/pa/token/create", body: body, factor: factor, pin: pin)
         let reply = try await post("/pa/v3/token/create", headers: [("X-PowerAuth-Authorization", header)], body: body)
-        try check(reply)
+        try await explainingAuthFailure(factor: factor) { try check(reply) }
         let answer = try Self.object(Self.decrypt(Self.payload(reply.body, "the token response"), with: request.response, "token response"), "the token response")
         guard let id = answer["tokenId"] as? String, !id.isEmpty,
               let secret = (answer["tokenSecret"] as? String).flatMap(Bytes.base64), secret.count == 16

@@ -121,8 +121,24 @@ public struct PowerAuthClient: Sendable {
         let activation = try requireActivation()
         let header = try authorizationHeader(activation, uriIdentifier: Self.uriIdentifier(for: path), body: body, factor: factor, pin: pin)
         let reply = try await post(path, headers: [("X-PowerAuth-Authorization", header)], body: body)
-        try check(reply)
+        try await explainingAuthFailure(factor: factor) { try check(reply) }
         return reply.body
+    }
+
+    /// A 401 on a signed request says little: ask the activation status what it was. A BLOCKED
+    /// activation names the way out; with the knowledge factor on an ACTIVE one, the PIN was
+    /// wrong and the status says how many attempts are left.
+    func explainingAuthFailure(factor: SignatureFactor, _ body: () throws -> Void) async throws {
+        do {
+            try body()
+        } catch PowerAuthClientError.authenticationFailed(let message) {
+            guard let status = try? await status() else { throw PowerAuthClientError.authenticationFailed(message: message) }
+            if status.state == "BLOCKED" { throw PowerAuthClientError.blocked }
+            if factor.keys.contains(.knowledge), status.state == "ACTIVE" {
+                throw PowerAuthClientError.wrongPIN(remainingAttempts: max(0, Int(status.blob.maxFailedAttempts) - Int(status.blob.failedAttempts)))
+            }
+            throw PowerAuthClientError.authenticationFailed(message: message)
+        }
     }
 
     /// A POST authenticated with the stored MAC token.

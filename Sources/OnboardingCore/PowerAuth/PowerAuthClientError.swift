@@ -18,6 +18,10 @@ public enum PowerAuthClientError: GuidedError, Equatable {
     case invalidPIN(String)
     /// A token request with no token stored for the instance.
     case noToken(instance: String)
+    /// A signature with the knowledge factor refused, the activation still ACTIVE.
+    case wrongPIN(remainingAttempts: Int)
+    /// The activation is BLOCKED on the server.
+    case blocked
     case unsupportedFactor(SignatureFactor)
 
     public var code: ErrorCode {
@@ -29,7 +33,10 @@ public enum PowerAuthClientError: GuidedError, Equatable {
         case .protocolError: .powerAuthProtocol
         case .serverError: .powerAuthServerError
         case .unreachable(let error): error.kind == .tlsFiles ? .configTLSFiles : .powerAuthUnreachable
-        case .invalidPIN, .noToken: .powerAuthInvalidPIN
+        case .invalidPIN: .powerAuthInvalidPIN
+        case .noToken: .powerAuthNoToken
+        case .wrongPIN: .powerAuthWrongPIN
+        case .blocked: .powerAuthBlocked
         case .unsupportedFactor: .powerAuthUnsupportedFactor
         }
     }
@@ -39,6 +46,7 @@ public enum PowerAuthClientError: GuidedError, Equatable {
         case .notActivated: .activateDevice
         case .alreadyActivated: .removeDevice
         case .noToken: .createToken
+        case .blocked: .removeDeviceLocallyAndOnboard
         default: nil
         }
     }
@@ -55,6 +63,8 @@ public enum PowerAuthClientError: GuidedError, Equatable {
         case .unreachable(let error): "the PowerAuth server is unreachable: \(error.description)"
         case .invalidPIN(let why): why
         case .noToken(let instance): "no token stored for instance \"\(instance)\""
+        case .wrongPIN(let remaining): "wrong PIN: the server refused the signature; \(remaining) attempt\(remaining == 1 ? "" : "s") left before the device activation is blocked"
+        case .blocked: "the device activation is BLOCKED on the server (too many wrong PINs)"
         case .unsupportedFactor(let factor): "signature type \(factor.rawValue) needs a biometry key, which a tokenctl device does not have"
         }
     }

@@ -92,7 +92,7 @@ struct AuditShow: AsyncParsableCommand {
             try Audit(settings: try await global.readingSettings()).forEach(AuditFilter(id: id)) { found = $0 }
             guard let entry = found else { throw AuditError.notFound(id: id) }
             if output.json {
-                Output.line(entry.json(reveal: output.reveal).text)
+                Output.line(entry.detailedJSON(reveal: output.reveal).text)
             } else {
                 Output.write(AuditText.block(entry, reveal: output.reveal))
             }
@@ -103,7 +103,7 @@ struct AuditShow: AsyncParsableCommand {
 struct AuditExport: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "export", abstract: "Write audit entries as CSV or JSON Lines (masked unless --reveal).")
 
-    @Option(help: ArgumentHelp("csv or jsonl.", valueName: "format"))
+    @Option(help: ArgumentHelp("jsonl (default: keeps nulls, numbers and free-text comments as they are) or csv (for spreadsheets). wallet export defaults to csv because that is the import format operators edit.", valueName: "format"))
     var format: WalletFileFormat = .jsonl
 
     @OptionGroup var filter: AuditFilterOptions
@@ -132,7 +132,7 @@ struct AuditVerify: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(json: json) {
             let (rows, broken) = try Audit(settings: try await global.readingSettings()).verify()
-            if let broken { throw AuditError.chainBroken(seq: broken.seq, reason: broken.reason) }
+            if let broken { throw AuditError.chainBroken(broken) }
             if json {
                 Output.line(JSONObject(["verified": .bool(true), "rows": .int(rows)]).text)
             } else {

@@ -32,6 +32,12 @@ import Testing
 
         let show = try harness.cli.run("audit", "show", "1")
         #expect(show.stdout.contains("outcome:         APPROVED"))
+        // The JSON carries what the text shows.
+        let shown = try harness.cli.run("audit", "show", "1", "--json").jsonObject()
+        let hashLine = try #require(show.stdout.split(separator: "\n").first { $0.hasPrefix("deeplink hash:") })
+        #expect(hashLine.hasSuffix(try #require(shown["deeplinkHash"] as? String)))
+        #expect(shown["passTypeIdentifier"] as? String == "paymentpass.com.apple")
+        #expect(shown.keys.contains("device"))
         #expect(try harness.cli.run("audit", "show", "99", "--json").status == 66)
     }
 
@@ -51,7 +57,9 @@ import Testing
         let broken = try harness.cli.run("audit", "verify", "--json")
         #expect(broken.status == 65)
         #expect(broken.errorCode == "audit.chainBroken")
-        #expect((broken.object["error"] as? [String: Any])?["message"] as? String == "the audit chain is broken at row 2: its content does not match its hash (the row was changed)")
+        #expect((broken.object["error"] as? [String: Any])?["message"] as? String == "the audit chain is broken at audit entry 1 (its finished row): its content does not match its hash (the row was changed)")
+        // The id it names is one `audit show` finds.
+        #expect(try harness.cli.run("audit", "show", "1").status == 0)
     }
 
     /// Runs SQL with Python's sqlite3 module (another process, another SQLite client).

@@ -19,7 +19,7 @@ public struct Audit: Sendable {
 
     /// Checks the hash chain over every row.
     /// - Returns: nil when it holds, else the first broken row and why.
-    public func verify() throws -> (rows: Int, broken: (seq: Int64, reason: String)?) {
+    public func verify() throws -> (rows: Int, broken: BrokenRow?) {
         try withStore { store in
             try store.read { db in
                 (try Int.fetchOne(db, sql: "SELECT count(*) FROM audit_row") ?? 0, try AuditLog.firstBrokenRow(db))

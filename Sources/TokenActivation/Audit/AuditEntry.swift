@@ -33,6 +33,18 @@ public struct AuditEntry: Sendable, Equatable {
     }
 }
 
+extension AuditEntry {
+    /// ``json(reveal:)`` with what `audit show` also prints: the pass type, the device label
+    /// and the deeplink's keyed hash.
+    public func detailedJSON(reveal: Bool) -> JSONObject {
+        var object = json(reveal: reveal)
+        object.append("passTypeIdentifier", .optional(passTypeIdentifier))
+        object.append("device", .optional(device))
+        object.append("deeplinkHash", .string(deeplinkHash))
+        return object
+    }
+}
+
 /// Which audit entries to list.
 public struct AuditFilter: Sendable, Equatable {
     public var serialNumber: String?

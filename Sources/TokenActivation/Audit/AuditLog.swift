@@ -67,16 +67,19 @@ enum AuditLog {
     }
 
     /// Recomputes the chain. Returns the sequence number of the first bad row, or nil.
-    static func firstBrokenRow(_ db: Database) throws -> (seq: Int64, reason: String)? {
+    static func firstBrokenRow(_ db: Database) throws -> BrokenRow? {
         var previous = AuditRow.genesisHash
         let rows = try Row.fetchCursor(db, sql: "SELECT * FROM audit_row ORDER BY seq")
         while let row = try rows.next() {
             let seq: Int64 = row["seq"]
+            func broken(_ reason: String) -> BrokenRow {
+                BrokenRow(seq: seq, entryID: row["attempt_id"], event: row["event"], reason: reason)
+            }
             guard row["previous_hash"] as String == previous else {
-                return (seq, "its previous-hash link does not match the row before it (a row was removed or reordered)")
+                return broken("its previous-hash link does not match the row before it (a row was removed or reordered)")
             }
             guard let event = AuditRow.Event(rawValue: row["event"]), let at = Timestamp(iso8601: row["at"]) else {
-                return (seq, "it holds an unreadable event or time")
+                return broken("it holds an unreadable event or time")
             }
             let content = AuditRow(
                 attemptID: row["attempt_id"], event: event, at: at, requestID: row["request_id"],
@@ -88,7 +91,7 @@ enum AuditLog {
             )
             let hash: String = row["hash"]
             guard content.hash(previous: previous) == hash else {
-                return (seq, "its content does not match its hash (the row was changed)")
+                return broken("its content does not match its hash (the row was changed)")
             }
             previous = hash
         }
@@ -98,4 +101,13 @@ enum AuditLog {
 
 enum StorageFailure: Error {
     case missingHashKey
+}
+
+/// Where the audit's hash chain first breaks: the stored row, and the entry it belongs to
+/// (the id `audit show` takes) with its event.
+public struct BrokenRow: Sendable, Equatable {
+    public let seq: Int64
+    public let entryID: Int64?
+    public let event: String?
+    public let reason: String
 }

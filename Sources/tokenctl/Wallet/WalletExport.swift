@@ -8,7 +8,7 @@ struct WalletExport: AsyncParsableCommand {
         discussion: "Identifiers are never masked here; --reveal is accepted and changes nothing."
     )
 
-    @Option(help: ArgumentHelp("csv (with the import header) or jsonl.", valueName: "format"))
+    @Option(help: ArgumentHelp("csv (default: the import format, with its header; operators edit it) or jsonl. audit export defaults to jsonl because its entries carry nulls and free text.", valueName: "format"))
     var format: WalletFileFormat = .csv
 
     @Flag(help: "Accepted for symmetry with other commands; export always writes whole values.")

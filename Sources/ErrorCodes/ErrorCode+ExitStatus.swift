@@ -13,7 +13,7 @@ extension ErrorCode {
              .walletDuplicate, .walletConflict,
              .importUnreadable, .importInvalidHeader, .importInvalidRow, .importConflict,
              .auditChainBroken, .onboardingCannotActivate, .powerAuthAlreadyActivated,
-             .loginUserExists, .loginWrongState, .loginRegistrationRefused:
+             .loginUserExists, .loginWrongState, .loginRegistrationRefused, .activationBatchUnreadable:
             .rejectedInput
         case .walletNotFound, .walletAmbiguous, .walletNotActivatable, .auditNotFound, .onboardingNotRunning, .loginNoUser, .powerAuthNoToken:
             .notFound

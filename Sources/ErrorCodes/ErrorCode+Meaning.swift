@@ -59,6 +59,7 @@ extension ErrorCode {
         case .powerAuthWrongPIN: "the PowerAuth server refused the PIN; attempts are left before the activation blocks"
         case .powerAuthBlocked: "the device activation is BLOCKED (too many wrong PINs); remove it locally and onboard again"
         case .powerAuthNoToken: "no token is stored for this device activation; create one first"
+        case .activationBatchUnreadable: "the batch input cannot be read; nothing was activated"
         case .sandboxPortInUse: "the sandbox's port is taken by another process; pick another or --port 0"
         case .sandboxCannotListen: "the sandbox cannot listen on that address (permission, or no such interface)"
         case .loginNoUser: "this installation has no PIN login user"

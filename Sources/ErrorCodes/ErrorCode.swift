@@ -40,6 +40,7 @@ public enum ErrorCode: String, CaseIterable, Sendable, Hashable, Comparable {
     case auditChainBroken = "audit.chainBroken"
     case activationInProgress = "activation.inProgress"
     case activationInterrupted = "activation.interrupted"
+    case activationBatchUnreadable = "activation.batchUnreadable"
     case userActivationRequired = "user.activationRequired"
 
     // TMP: nothing sent, sent without an answer, or an answer outside the contract.

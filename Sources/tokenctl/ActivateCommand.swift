@@ -39,7 +39,7 @@ struct ActivateCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The device label of the pass, when the serial has several (iPhone, Watch).", valueName: "label"))
     var device: String?
 
-    @Flag(help: "Resolve everything and print what would be sent; send, audit and change nothing.")
+    @Flag(help: "Resolve everything and print what would be sent; send, audit and change nothing (with --batch: for every line, a preview of a replay).")
     var dryRun = false
 
     @OptionGroup var output: OutputOptions
@@ -49,8 +49,8 @@ struct ActivateCommand: AsyncParsableCommand {
         guard (deeplink == nil) != (batch == nil) else {
             throw ValidationError("give either a deeplink or --batch FILE")
         }
-        if batch != nil && (device != nil || dryRun) {
-            throw ValidationError("--device and --dry-run apply to a single deeplink, not to --batch")
+        if batch != nil && device != nil {
+            throw ValidationError("--device applies to a single deeplink, not to --batch")
         }
         guard (1...256).contains(concurrency) else {
             throw ValidationError("--concurrency must be between 1 and 256")
@@ -59,7 +59,7 @@ struct ActivateCommand: AsyncParsableCommand {
 
     func run() async throws {
         if let batch {
-            try await BatchRun(file: batch, concurrency: concurrency, output: output, global: global).run()
+            try await BatchRun(file: batch, concurrency: concurrency, dryRun: dryRun, output: output, global: global).run()
             return
         }
         var result: ActivationResult

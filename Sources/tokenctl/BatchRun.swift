@@ -7,6 +7,7 @@ import TokenActivation
 struct BatchRun {
     let file: String
     let concurrency: Int
+    let dryRun: Bool
     let output: OutputOptions
     let global: GlobalOptions
 
@@ -30,9 +31,12 @@ struct BatchRun {
             let input: ImportInput = file == "-" ? .standardInput : .file(file)
             let summary = try await activator.activateBatch(from: input, concurrency: concurrency, progress: { read, total in
                 bar?.update(done: read, total: total)
-            }, stop: interrupt.stop) { line, result in
+            }, dryRun: dryRun, stop: interrupt.stop) { line, result in
                 worst = ExitStatus.mostSevere(worst, result.exitStatus)
                 for warning in result.warnings { Output.error("warning: line \(line): \(warning)") }
+                if !output.json && dryRun {
+                    Output.line("line \(line): " + ActivationText.line(result, reveal: output.reveal))
+                }
                 if output.json {
                     var object = JSONObject(["line": .int(line)])
                     object.append(contentsOf: result.json(reveal: output.reveal, message: result.error.map(NextStepText.message)))

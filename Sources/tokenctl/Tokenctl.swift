@@ -1,4 +1,6 @@
 import ArgumentParser
+import ErrorCodes
+import Glibc
 
 @main
 struct Tokenctl: AsyncParsableCommand {
@@ -33,6 +35,7 @@ struct Tokenctl: AsyncParsableCommand {
                     HelpExitCodes.exit(withError: error)
                 }
             }
+            try checkCommandWords(arguments)
             var command = try parseAsRoot(arguments)
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
@@ -41,10 +44,37 @@ struct Tokenctl: AsyncParsableCommand {
             }
         } catch {
             // An ExitCode was already reported by the command itself.
-            if !(error is ExitCode), exitCode(for: error) == .validationFailure, arguments.contains("--json") {
-                reportUsageError(message(for: error))
+            if !(error is ExitCode), exitCode(for: error) == .validationFailure {
+                reportUsage(message(for: error), arguments: arguments)
             }
             exit(withError: error)
         }
+    }
+
+    /// Mistyped command words, and `help` for a command that does not exist: a usage error
+    /// with "did you mean", as ArgumentParser gives for flags.
+    static func checkCommandWords(_ arguments: [String]) throws {
+        var words = arguments
+        if words.first == "help" { words.removeFirst() }
+        let (path, unknown) = CommandPath.resolve(words, root: Tokenctl.self)
+        guard let unknown else { return }
+        let guess = CommandPath.suggestion(for: unknown.word, among: unknown.candidates)
+        let place = path.count == 1 ? "tokenctl" : CommandPath.name(path)
+        throw ValidationError("unknown command '\(unknown.word)' for \(place)" + (guess.map { ". Did you mean '\($0)'?" } ?? "; see '\(place) --help'"))
+    }
+
+    /// Every usage error in one format: `tokenctl: message (usage.invalid)` on standard error,
+    /// the command's usage under it, and `{"error": …}` on stdout with `--json`. Exits 64.
+    static func reportUsage(_ message: String, arguments: [String]) -> Never {
+        let text = message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message
+        if arguments.contains("--json") { reportUsageError(text) }
+        var words = arguments
+        if words.first == "help" { words.removeFirst() }
+        let path = CommandPath.resolve(words, root: Tokenctl.self).path
+        let usage = usageString(for: path.last!).replacingOccurrences(of: "\n", with: " ")
+        Output.flush()
+        Output.error("\(text) (usage.invalid)")
+        writeAll(STDERR_FILENO, "usage: \(usage)\nsee '\(CommandPath.name(path)) --help'\n")
+        Glibc.exit(ExitStatus.usage.rawValue)
     }
 }

@@ -114,7 +114,7 @@ import Testing
     @Test func aMissingBatchFileExits65() throws {
         let result = try CLI().run("activate", "--batch", "/nonexistent/batch.txt", "--json")
         #expect(result.status == 65)
-        #expect(result.errorCode == "import.unreadable")
+        #expect(result.errorCode == "activation.batchUnreadable")
     }
 
     @Test func aDeeplinkAndABatchTogetherIsAUsageError() throws {

@@ -106,7 +106,7 @@ import Testing
         let error = try #require(try json.jsonObject()["error"] as? [String: Any])
         #expect(error["code"] as? String == "usage.invalid")
         #expect((error["message"] as? String)?.contains("serial") == true)
-        #expect(json.stderr.contains("Usage"))
+        #expect(json.stderr.contains("usage: tokenctl wallet show"))
     }
 
     @Test func helpExplainsTheCommands() throws {

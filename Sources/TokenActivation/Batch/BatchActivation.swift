@@ -32,6 +32,7 @@ extension Activator {
     ///
     /// - Parameters:
     ///   - progress: called as lines finish with the bytes read and the input size when known.
+    ///   - dryRun: resolve every line and say what it would send; send, audit and change nothing.
     ///   - stop: once requested, no further line is read or started; the lines in flight
     ///     finish and are emitted, and the summary says the batch stopped early.
     ///   - emit: receives (line number, result), in input order, as soon as it is in order.
@@ -40,13 +41,19 @@ extension Activator {
     public func activateBatch(
         from input: ImportInput, concurrency: Int,
         progress: (@Sendable (_ bytesRead: Int, _ totalBytes: Int?) -> Void)? = nil,
+        dryRun: Bool = false,
         stop: BatchStop = BatchStop(),
         emit: (_ line: Int, _ result: ActivationResult) -> Void
     ) async throws -> BatchSummary {
-        let (descriptor, totalBytes) = try input.open()
+        let (descriptor, totalBytes): (Int32, Int?)
+        do {
+            (descriptor, totalBytes) = try input.open()
+        } catch {
+            throw BatchInputError(message: "cannot use the batch input: \(error.detail); nothing was activated")
+        }
         defer { if case .file = input { _ = Glibc.close(descriptor) } }
         return try await StoreSource.options(settings.database).using(logger: logger) { store in
-            try await activateBatch(lines: descriptor, name: input.name, totalBytes: totalBytes, store: store, concurrency: concurrency, progress: progress, stop: stop, emit: emit)
+            try await activateBatch(lines: descriptor, name: input.name, totalBytes: totalBytes, store: store, concurrency: concurrency, progress: progress, dryRun: dryRun, stop: stop, emit: emit)
         }
     }
 
@@ -59,7 +66,7 @@ extension Activator {
 
     private func activateBatch(
         lines descriptor: Int32, name: String, totalBytes: Int?, store: Store, concurrency: Int,
-        progress: (@Sendable (_ bytesRead: Int, _ totalBytes: Int?) -> Void)?, stop: BatchStop,
+        progress: (@Sendable (_ bytesRead: Int, _ totalBytes: Int?) -> Void)?, dryRun: Bool, stop: BatchStop,
         emit: (_ line: Int, _ result: ActivationResult) -> Void
     ) async throws -> BatchSummary {
         let workers = max(1, concurrency)
@@ -126,7 +133,7 @@ extension Activator {
                     let worker = freeWorkers.removeLast()
                     inFlight += 1
                     group.addTask {
-                        (number, worker, await session.run(deeplink, text: text, device: nil, client: worker))
+                        (number, worker, await session.run(deeplink, text: text, device: nil, client: worker, dryRun: dryRun))
                     }
                 }
                 emitReady()
@@ -144,6 +151,12 @@ extension Activator {
         (summary.transactions, summary.committedSteps) = session.committer.figures
         return summary
     }
+}
+
+/// The batch's input could not be opened.
+public struct BatchInputError: CodedError {
+    public let code = ErrorCode.activationBatchUnreadable
+    public let message: String
 }
 
 /// Asks a running batch to stop reading (a signal handler sets it; the batch polls it).

@@ -6,6 +6,8 @@ public struct ImportError: CodedError, Equatable, CustomStringConvertible {
     /// The 1-based line where the offending record starts, when there is one.
     public let line: Int?
     private let reason: String
+    /// The reason alone, without the import's wording (a batch reads the same input).
+    var detail: String { reason }
     public var message: String {
         let location = line.map { "line \($0): " } ?? ""
         return "import rejected, nothing was written: \(location)\(reason)"

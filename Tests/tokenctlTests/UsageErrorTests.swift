@@ -1,0 +1,57 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Usage errors in one format, "did you mean" for commands, and the batch's own words.
+@Suite struct UsageErrorTests {
+    let cli = CLI()
+
+    @Test(arguments: [
+        (["walet", "list"], "unknown command 'walet' for tokenctl. Did you mean 'wallet'?", "see 'tokenctl --help'"),
+        (["wallet", "lst"], "unknown command 'lst' for tokenctl wallet. Did you mean 'list'?", "see 'tokenctl wallet --help'"),
+        (["audit", "verfy"], "unknown command 'verfy' for tokenctl audit. Did you mean 'verify'?", "see 'tokenctl audit --help'"),
+        (["help", "nosuch"], "unknown command 'nosuch' for tokenctl", "see 'tokenctl --help'"),
+        (["wallet", "list", "--jsn"], "Unknown option '--jsn'. Did you mean '--json'?", "see 'tokenctl wallet list --help'"),
+        (["activate"], "give either a deeplink or --batch FILE", "see 'tokenctl activate --help'"),
+    ])
+    func everyUsageErrorHasOneFormatAndExits64(arguments: [String], message: String, hint: String) throws {
+        let result = try cli.run(arguments)
+        #expect(result.status == 64)
+        #expect(result.stderr.hasPrefix("tokenctl: \(message)"), "\(result.stderr)")
+        #expect(result.stderr.contains("(usage.invalid)\nusage: tokenctl"), "\(result.stderr)")
+        #expect(result.stderr.contains(hint), "\(result.stderr)")
+        #expect(!result.stderr.contains("Error:"))
+    }
+
+    @Test func helpForAKnownCommandStillWorks() throws {
+        let help = try cli.run("help", "wallet")
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("OVERVIEW: Administer wallet pass records"))
+    }
+
+    @Test func aMissingBatchFileIsABatchError() throws {
+        let result = try cli.run(["activate", "--batch", cli.directory.file("absent.txt"), "--json"])
+        #expect(result.status == 65)
+        #expect(result.stdout.contains("activation.batchUnreadable"))
+        #expect(result.stderr.contains("cannot use the batch input"), "\(result.stderr)")
+        #expect(!result.stderr.contains("import rejected"))
+    }
+
+    @Test func aBatchDryRunPreviewsEachLineAndSendsAndWritesNothing() async throws {
+        let harness = try await ActivationHarness.start()
+        defer { Task { try await harness.stop() } }
+        try harness.add("SNDRY1", "DAPLDRY1")
+        try harness.add("SNDRY2", "DAPLDRY2", state: "activated")
+        let file = harness.cli.write("dry.txt", "mybank://activate?serialNumber=SNDRY1\nmybank://activate?serialNumber=SNDRY2\nmybank://activate?serialNumber=SNDRYNONE\n")
+        let json = try harness.cli.run("activate", "--batch", file, "--dry-run", "--json")
+        let lines = json.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(lines.map { $0["outcome"] as? String } == ["DRY_RUN", "ALREADY_ACTIVATED", "ERROR"])
+        #expect((lines.first?["dryRun"] as? [String: Any])?["url"] as? String == harness.sandbox.baseURL + "/issuer/push-provisioning/tokens/activations")
+        let text = try harness.cli.run("activate", "--batch", file, "--dry-run")
+        #expect(text.stdout.contains("line 1: dry run: would POST"), "\(text.stdout)")
+        #expect(harness.sandbox.activationRequestCount == 0)
+        #expect(try harness.auditEntries().isEmpty)
+        let list = try #require(try harness.cli.run("wallet", "show", "SNDRY1", "--json").json() as? [[String: Any]])
+        #expect(list.first?["state"] as? String == "requiresActivation")
+    }
+}

@@ -111,6 +111,6 @@ enum ActivationText {
         if let status = result.httpStatus { details.append("HTTP \(status)") }
         if let id = result.auditID { details.append("audit \(id)") }
         let suffix = details.isEmpty ? "" : " (" + details.joined(separator: ", ") + ")"
-        return "\(result.outcome.rawValue): \(serial)\(token)\(suffix)"
+        return "\(Colour.outcome(result.outcome.rawValue, outcome: result.outcome.rawValue)): \(serial)\(token)\(suffix)"
     }
 }

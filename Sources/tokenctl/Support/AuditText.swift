@@ -8,7 +8,7 @@ enum AuditText {
         pad(String(entry.id), 6) + pad(entry.startedAt.iso8601, 25)
             + pad(Mask.identifier(entry.serialNumber, reveal: reveal), 12)
             + pad(entry.tokenUniqueReference.map { Mask.identifier($0, reveal: reveal) } ?? "-", 12)
-            + pad(entry.outcome ?? "(unfinished)", 18) + pad(entry.httpStatus.map(String.init) ?? "-", 5)
+            + Colour.outcome(pad(entry.outcome ?? "(unfinished)", 18), outcome: entry.outcome) + pad(entry.httpStatus.map(String.init) ?? "-", 5)
             + (entry.errorCode ?? "-")
     }
 
@@ -19,7 +19,7 @@ enum AuditText {
             ("serial number", Mask.identifier(entry.serialNumber, reveal: reveal)),
             ("pass type", entry.passTypeIdentifier), ("device", entry.device),
             ("token reference", entry.tokenUniqueReference.map { Mask.identifier($0, reveal: reveal) }),
-            ("outcome", entry.outcome ?? "(unfinished)"), ("error code", entry.errorCode),
+            ("outcome", Colour.outcome(entry.outcome ?? "(unfinished)", outcome: entry.outcome)), ("error code", entry.errorCode),
             ("HTTP status", entry.httpStatus.map(String.init)), ("card last 4", entry.cardLast4Digits),
             ("comment", entry.comment), ("latency", entry.latencyMilliseconds.map { "\($0) ms" }),
             ("deeplink hash", entry.deeplinkHash),

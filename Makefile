@@ -10,7 +10,8 @@
 #                onboarding envelope, M-Pin points), FUZZ_SECONDS each (make test runs 10 s each);
 #                make fuzz-merge keeps what reached new code in Fuzz/corpus
 #   make install release binary with the Swift runtime linked in, and the deeplink handler,
-#                into $(DESTDIR)$(PREFIX)/bin (PREFIX=/usr/local)
+#                into $(DESTDIR)$(PREFIX)/bin (PREFIX=/usr/local); the man page and bash, zsh
+#                and fish completions under $(DESTDIR)$(PREFIX)/share
 
 SHELL := /bin/bash
 SWIFT ?= swift
@@ -135,6 +136,15 @@ install: deps
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 .build-static/release/tokenctl $(DESTDIR)$(PREFIX)/bin/tokenctl
 	install -m 755 Deeplinks/tokenctl-handler $(DESTDIR)$(PREFIX)/bin/tokenctl-handler
+	@# The man page (swift-argument-parser's generate-manual) and shell completions.
+	rm -rf .build/manual && mkdir -p .build/manual
+	$(SWIFT) package --disable-sandbox generate-manual --output-directory .build/manual > /dev/null
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+	  $(DESTDIR)$(PREFIX)/share/zsh/site-functions $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	install -m 644 .build/manual/tokenctl.1 $(DESTDIR)$(PREFIX)/share/man/man1/tokenctl.1
+	.build-static/release/tokenctl --generate-completion-script bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/tokenctl
+	.build-static/release/tokenctl --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_tokenctl
+	.build-static/release/tokenctl --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/tokenctl.fish
 
 clean:
 	rm -rf .build .build-static .build-fuzz

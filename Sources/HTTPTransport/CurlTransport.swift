@@ -231,3 +231,10 @@ private func receiveBody(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ co
     let bytes = UnsafeRawBufferPointer(start: data, count: size * count)
     return handle.append(bytes) ? size * count : 0
 }
+
+extension CurlTransport {
+    /// libcurl's version line (`libcurl/8.x OpenSSL/… zlib/…`), for `tokenctl --version`.
+    public static var libraryVersion: String {
+        curl_version().map { String(cString: $0) } ?? "libcurl (unknown version)"
+    }
+}

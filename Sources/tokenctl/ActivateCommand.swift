@@ -30,7 +30,7 @@ struct ActivateCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The deeplink, e.g. 'mybank://activate?serialNumber=SN1234567890'. Quote it.", valueName: "deeplink"))
     var deeplink: String?
 
-    @Option(help: ArgumentHelp("Activate one deeplink per line of this file (- for standard input).", valueName: "file"))
+    @Option(help: ArgumentHelp("Activate one deeplink per line of this file (- for standard input).", valueName: "file"), completion: .file())
     var batch: String?
 
     @Option(help: "Lines in flight at once with --batch.")

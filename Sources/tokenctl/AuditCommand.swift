@@ -17,7 +17,7 @@ struct AuditFilterOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Only attempts for this serial number.", valueName: "serial"))
     var serial: String?
 
-    @Option(help: ArgumentHelp("Only this outcome: APPROVED, DECLINED, FAILED, ALREADY_ACTIVATED, UNKNOWN, ERROR.", valueName: "outcome"))
+    @Option(help: ArgumentHelp("Only this outcome: APPROVED, DECLINED, FAILED, ALREADY_ACTIVATED, UNKNOWN, ERROR.", valueName: "outcome"), completion: .list(["APPROVED", "DECLINED", "FAILED", "ALREADY_ACTIVATED", "UNKNOWN", "ERROR"]))
     var outcome: String?
 
     @Option(help: ArgumentHelp("Started at or after (ISO 8601 date or date-time; UTC unless an offset is given).", valueName: "time"))

@@ -34,7 +34,8 @@ struct SandboxCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("powerauth-dir"),
-        help: ArgumentHelp("Keep the PowerAuth server identity in this directory (created 0700): loaded when present, generated otherwise. Default: a new temporary directory, so a fresh identity.", valueName: "dir")
+        help: ArgumentHelp("Keep the PowerAuth server identity in this directory (created 0700): loaded when present, generated otherwise. Default: a new temporary directory, so a fresh identity.", valueName: "dir"),
+        completion: .directory
     )
     var powerAuthDirectory: String?
 

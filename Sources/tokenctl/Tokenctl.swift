@@ -1,6 +1,7 @@
 import ArgumentParser
 import ErrorCodes
 import Glibc
+import TokenActivation
 
 @main
 struct Tokenctl: AsyncParsableCommand {
@@ -16,7 +17,7 @@ struct Tokenctl: AsyncParsableCommand {
             76 TMP protocol error, 77 user activation required, 78 configuration error. \
             `tokenctl help exit-codes` lists every error code with its exit code and meaning.
             """,
-        version: "0.1.0",
+        version: "0.1.0\n\(LibraryVersions.summary)",
         subcommands: [ActivateCommand.self, WalletCommand.self, AuditCommand.self, OnboardingCommand.self, DeviceCommand.self, LoginCommand.self, SandboxCommand.self, DemoCommand.self]
     )
 

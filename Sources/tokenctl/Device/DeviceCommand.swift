@@ -21,7 +21,7 @@ struct DeviceCommand: AsyncParsableCommand {
 }
 
 struct PINOptions: ParsableArguments {
-    @Option(name: .customLong("pin-file"), help: ArgumentHelp("Read the PIN from this file (mode 0600); without it, a terminal prompt asks.", valueName: "file"))
+    @Option(name: .customLong("pin-file"), help: ArgumentHelp("Read the PIN from this file (mode 0600); without it, a terminal prompt asks.", valueName: "file"), completion: .file())
     var pinFile: String?
 
     /// The PIN when `factor` needs the knowledge factor; possession alone asks for none.
@@ -31,7 +31,7 @@ struct PINOptions: ParsableArguments {
 }
 
 struct SignatureOptions: ParsableArguments {
-    @Option(name: .customLong("signature-type"), help: ArgumentHelp("possession, or possession_knowledge (needs the PIN).", valueName: "type"))
+    @Option(name: .customLong("signature-type"), help: ArgumentHelp("possession, or possession_knowledge (needs the PIN).", valueName: "type"), completion: .list(["possession", "possession_knowledge"]))
     var signatureType: String = SignatureFactor.possession.rawValue
 
     func validate() throws {
@@ -164,7 +164,7 @@ struct DeviceRequest: AsyncParsableCommand {
     @Option(help: "The JSON body.")
     var body: String = #"{"requestObject":{}}"#
 
-    @Option(help: ArgumentHelp("possession, possession_knowledge or token.", valueName: "auth"))
+    @Option(help: ArgumentHelp("possession, possession_knowledge or token.", valueName: "auth"), completion: .list(["possession", "possession_knowledge", "token"]))
     var auth: String = SignatureFactor.possession.rawValue
 
     @OptionGroup var pin: PINOptions

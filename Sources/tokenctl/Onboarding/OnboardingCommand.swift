@@ -39,7 +39,7 @@ struct OnboardingStart: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The credentials object, as JSON.", valueName: "json"))
     var credentials: String?
 
-    @Option(name: .customLong("credentials-file"), help: ArgumentHelp("Read the credentials object from this file (- for standard input).", valueName: "file"))
+    @Option(name: .customLong("credentials-file"), help: ArgumentHelp("Read the credentials object from this file (- for standard input).", valueName: "file"), completion: .file(extensions: ["json"]))
     var credentialsFile: String?
 
     @OptionGroup var output: OutputOptions

@@ -5,13 +5,13 @@ import TokenActivation
 
 /// Options every command takes, before or after the subcommand.
 struct GlobalOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("Configuration file (default: $TOKENCTL_CONFIG, then ~/.config/tokenctl/config.json, then /etc/tokenctl/config.json).", valueName: "path"))
+    @Option(name: .long, help: ArgumentHelp("Configuration file (default: $TOKENCTL_CONFIG, then ~/.config/tokenctl/config.json, then /etc/tokenctl/config.json).", valueName: "path"), completion: .file(extensions: ["json"]))
     var config: String?
 
-    @Option(name: .long, help: ArgumentHelp("SQLite database file (overrides database.path).", valueName: "path"))
+    @Option(name: .long, help: ArgumentHelp("SQLite database file (overrides database.path).", valueName: "path"), completion: .file())
     var database: String?
 
-    @Option(name: .long, help: ArgumentHelp("Log level on standard error: trace, debug, info, notice, warning, error, critical (default: warning, or $TOKENCTL_LOG_LEVEL).", valueName: "level"))
+    @Option(name: .long, help: ArgumentHelp("Log level on standard error: trace, debug, info, notice, warning, error, critical (default: warning, or $TOKENCTL_LOG_LEVEL).", valueName: "level"), completion: .list(["trace", "debug", "info", "notice", "warning", "error", "critical"]))
     var logLevel: String?
 
     func validate() throws {

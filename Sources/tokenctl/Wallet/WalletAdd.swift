@@ -20,7 +20,7 @@ struct WalletAdd: AsyncParsableCommand {
     @Option(name: .customLong("pass-type-id"), help: ArgumentHelp("Pass type identifier (default: paymentpass.com.apple).", valueName: "id"))
     var passType: String?
 
-    @Option(help: ArgumentHelp("Activation state: \(PassState.names) (default: requiresActivation).", valueName: "state"))
+    @Option(help: ArgumentHelp("Activation state: \(PassState.names) (default: requiresActivation).", valueName: "state"), completion: .list(PassState.allCases.map(\.rawValue)))
     var state: String?
 
     @Option(help: ArgumentHelp("Device label that tells apart passes with one serial, e.g. iPhone or Watch.", valueName: "label"))

@@ -21,7 +21,7 @@ struct WalletImport: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("The file to import, or - for standard input.", valueName: "file"))
+    @Argument(help: ArgumentHelp("The file to import, or - for standard input.", valueName: "file"), completion: .file(extensions: ["csv", "jsonl"]))
     var file: String
 
     @Option(help: ArgumentHelp("csv or jsonl (default: from the file extension, else from the content).", valueName: "format"))

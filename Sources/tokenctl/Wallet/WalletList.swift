@@ -8,7 +8,7 @@ struct WalletList: AsyncParsableCommand {
         discussion: "--json prints an array of pass objects; output streams, whatever the wallet size."
     )
 
-    @Option(help: ArgumentHelp("Only records in this state: \(PassState.names).", valueName: "state"))
+    @Option(help: ArgumentHelp("Only records in this state: \(PassState.names).", valueName: "state"), completion: .list(PassState.allCases.map(\.rawValue)))
     var state: String?
 
     @OptionGroup var output: OutputOptions

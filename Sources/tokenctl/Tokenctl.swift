@@ -17,9 +17,11 @@ struct Tokenctl: AsyncParsableCommand {
             76 TMP protocol error, 77 user activation required, 78 configuration error. \
             `tokenctl help exit-codes` lists every error code with its exit code and meaning.
             """,
-        version: "0.1.0\n\(LibraryVersions.summary)",
+        version: Tokenctl.version,
         subcommands: [ActivateCommand.self, WalletCommand.self, AuditCommand.self, OnboardingCommand.self, DeviceCommand.self, LoginCommand.self, SandboxCommand.self, DemoCommand.self]
     )
+
+    static let version = "0.1.0"
 
     /// Lets global options come before the subcommand (`tokenctl --config C wallet list`),
     /// and reports usage errors as JSON too when `--json` was asked for.
@@ -35,6 +37,11 @@ struct Tokenctl: AsyncParsableCommand {
                 } catch {
                     HelpExitCodes.exit(withError: error)
                 }
+            }
+            // The library versions are asked for only here, not on every start.
+            if arguments == ["--version"] {
+                print("\(version)\n\(LibraryVersions.summary)")
+                return
             }
             try checkCommandWords(arguments)
             var command = try parseAsRoot(arguments)

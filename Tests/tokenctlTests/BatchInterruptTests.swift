@@ -20,6 +20,21 @@ import Testing
         })
     }
 
+    /// Starts a batch of slow requests, waits until `concurrency` are in flight, and sends
+    /// SIGINT twice: the second abandons them.
+    func abandon(_ harness: ActivationHarness, _ file: String, json: Bool, concurrency: Int) throws -> CLIResult {
+        let inFlight = harness.sandbox.activationRequestCount + concurrency
+        let running = try harness.cli.start(
+            ["activate", "--batch", file, "--concurrency", String(concurrency)] + (json ? ["--json"] : []),
+            environment: ["TOKENCTL_TMP_TIMEOUT_MS": "10000"]
+        )
+        waitForRequests(harness, atLeast: inFlight)
+        kill(running.process.processIdentifier, SIGINT)
+        usleep(200_000)
+        kill(running.process.processIdentifier, SIGINT)
+        return try running.finish()
+    }
+
     func waitForRequests(_ harness: ActivationHarness, atLeast count: Int) {
         let deadline = ContinuousClock.now + .seconds(10)
         while harness.sandbox.activationRequestCount < count && ContinuousClock.now < deadline { usleep(10_000) }
@@ -63,12 +78,7 @@ import Testing
         let harness = try await ActivationHarness.start(slowDelay: .seconds(3))
         defer { Task { try await harness.stop() } }
         let file = try prepare(harness)
-        let running = try harness.cli.start(["activate", "--batch", file, "--json", "--concurrency", "4"], environment: ["TOKENCTL_TMP_TIMEOUT_MS": "10000"])
-        waitForRequests(harness, atLeast: 4)
-        kill(running.process.processIdentifier, SIGINT)
-        usleep(200_000)
-        kill(running.process.processIdentifier, SIGINT)
-        let result = try running.finish()
+        let result = try abandon(harness, file, json: true, concurrency: 4)
         #expect(result.status == 130)
         #expect(result.stderr.contains("abandoning"))
         #expect(result.stdout.isEmpty)
@@ -111,12 +121,7 @@ import Testing
         let harness = try await ActivationHarness.start(slowDelay: .seconds(3))
         defer { Task { try await harness.stop() } }
         let file = try prepare(harness)
-        let running = try harness.cli.start(["activate", "--batch", file, "--json", "--concurrency", "4"], environment: ["TOKENCTL_TMP_TIMEOUT_MS": "10000"])
-        waitForRequests(harness, atLeast: 4)
-        kill(running.process.processIdentifier, SIGINT)
-        usleep(200_000)
-        kill(running.process.processIdentifier, SIGINT)
-        #expect(try running.finish().status == 130)
+        #expect(try abandon(harness, file, json: true, concurrency: 4).status == 130)
 
         let open = try #require(try harness.cli.run("audit", "list", "--unfinished", "--json").json() as? [[String: Any]])
         #expect(open.count == 4)
@@ -135,12 +140,7 @@ import Testing
 
         // The human summary counts them.
         let again = try prepare(harness, prefix: "SNAGAIN", count: 2)
-        let running2 = try harness.cli.start(["activate", "--batch", again, "--concurrency", "2"], environment: ["TOKENCTL_TMP_TIMEOUT_MS": "10000"])
-        waitForRequests(harness, atLeast: harness.sandbox.activationRequestCount + 2)
-        kill(running2.process.processIdentifier, SIGINT)
-        usleep(200_000)
-        kill(running2.process.processIdentifier, SIGINT)
-        _ = try running2.finish()
+        _ = try abandon(harness, again, json: false, concurrency: 2)
         let summary = try harness.cli.run(["activate", "--batch", again], environment: ["TOKENCTL_TMP_TIMEOUT_MS": "10000"])
         #expect(summary.stdout.contains("warnings: 2 lines closed an unfinished attempt as UNKNOWN"), "\(summary.stdout)")
     }

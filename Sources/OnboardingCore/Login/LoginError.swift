@@ -25,9 +25,7 @@ public struct LoginError: GuidedError, Equatable {
     public static let noUser = LoginError(.loginNoUser, "this installation has no PIN login user", nextStep: .registerLogin)
 
     static func wrongState(_ step: LoginStep, state: LoginUserState?) -> LoginError {
-        guard let state else {
-            return LoginError(.loginNoUser, "this installation has no PIN login user", nextStep: .registerLogin)
-        }
+        guard let state else { return .noUser }
         if step == .register {
             return LoginError(.loginUserExists, "this installation already has a PIN login user (\(state.rawValue)); one user per installation", nextStep: .deleteLogin)
         }

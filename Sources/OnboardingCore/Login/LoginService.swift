@@ -43,7 +43,9 @@ public struct LoginService: Sendable {
 
     /// Starts a registration: discovery, an access code, `PUT registerURL`. The platform
     /// e-mails a confirmation link. An INVALID or BLOCKED user is deleted first.
-    public func register(identity: String, deviceName: String) async throws -> LoginStatus {
+    /// - Parameter deviceName: the host name when nil, as a device activation is named.
+    public func register(identity: String, deviceName: String? = nil) async throws -> LoginStatus {
+        let deviceName = deviceName ?? ActivationProcess.hostName
         try settings.connection.check(keyPrefix: LoginSettings.Keys.prefix)
         return try await withUser(.register) { user, client, store in
             let discovery = try await client.discover()

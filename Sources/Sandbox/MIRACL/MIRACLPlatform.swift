@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import MPin
+import PowerAuth
 import Synchronization
 
 /// The MIRACL platform as the sandbox simulates it: discovery, the OIDC authorize endpoint
@@ -80,8 +81,7 @@ public final class MIRACLPlatform: Sendable {
     }
 
     static func randomHex(_ count: Int) -> String {
-        var generator = SystemRandomNumberGenerator()
-        return Hex.encode((0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        Hex.encode(Bytes.random(count))
     }
 
     static func sha256Hex(_ bytes: some DataProtocol) -> String {

@@ -56,8 +56,8 @@ struct LoginRegister: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors(json: output.json) {
-            let status = try await global.loginService().register(identity: identity, deviceName: deviceName ?? LoginText.hostName)
-            Output.print(json: output.json ? LoginText.json(status) : nil, lines: LoginText.lines(status, done: "registration started; a confirmation e-mail is on its way"))
+            let status = try await global.loginService().register(identity: identity, deviceName: deviceName)
+            LoginText.print(status, json: output.json, done: "registration started; a confirmation e-mail is on its way")
         }
     }
 }
@@ -75,7 +75,7 @@ struct LoginConfirm: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(json: output.json) {
             let status = try await global.loginService().confirm()
-            Output.print(json: output.json ? LoginText.json(status) : nil, lines: LoginText.lines(status, done: "identity confirmed"))
+            LoginText.print(status, json: output.json, done: "identity confirmed")
         }
     }
 }
@@ -92,7 +92,7 @@ struct LoginResendEmail: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(json: output.json) {
             let status = try await global.loginService().resendEmail()
-            Output.print(json: output.json ? LoginText.json(status) : nil, lines: LoginText.lines(status, done: "a new confirmation e-mail is on its way"))
+            LoginText.print(status, json: output.json, done: "a new confirmation e-mail is on its way")
         }
     }
 }
@@ -114,7 +114,7 @@ struct LoginSetPIN: AsyncParsableCommand {
             var digits = try PINInput.read(file: pin.pinFile, confirm: true, invalid: LoginError.invalidPIN)
             defer { digits.wipe() }
             let status = try await service.setPIN(digits)
-            Output.print(json: output.json ? LoginText.json(status) : nil, lines: LoginText.lines(status, done: "PIN set; the registration is finished"))
+            LoginText.print(status, json: output.json, done: "PIN set; the registration is finished")
         }
     }
 }
@@ -153,7 +153,7 @@ struct LoginStatusCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(json: output.json) {
             let status = try await global.loginService().status()
-            Output.print(json: output.json ? LoginText.json(status) : nil, lines: LoginText.lines(status, done: nil))
+            LoginText.print(status, json: output.json, done: nil)
         }
     }
 }

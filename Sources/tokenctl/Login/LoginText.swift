@@ -15,6 +15,11 @@ enum LoginText {
         ])
     }
 
+    /// A step's answer: the JSON object, or `done` and the status lines.
+    static func print(_ status: LoginStatus, json: Bool, done: String?) {
+        Output.print(json: json ? self.json(status) : nil, lines: lines(status, done: done))
+    }
+
     static func lines(_ status: LoginStatus, done: String?) -> [String] {
         var lines: [String] = done.map { [$0] } ?? []
         guard let state = status.state else {
@@ -43,12 +48,5 @@ enum LoginText {
 
     static func lines(_ outcome: LoginOutcome) -> [String] {
         ["logged in as \(outcome.identity) at \(outcome.loggedInAt.ISO8601Format()); the relying party accepted the login"]
-    }
-
-    static var hostName: String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "tokenctl" }
-        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return name.isEmpty ? "tokenctl" : name
     }
 }

@@ -65,11 +65,13 @@ struct SandboxCommand: AsyncParsableCommand {
             return
         }
         let configPath = try writeClientConfiguration(identity: identity, directory: directory, baseURL: sandbox.baseURL)
+        // Signals are handled before the sandbox announces itself: whoever waits for the
+        // announcement and then stops it is never lost in between.
+        stopper.onSignal()
         Output.line("listening \(sandbox.baseURL)")
         Output.line("powerauth application-key=\(identity.applicationKey) master-server-public-key=\(identity.masterPublicKeyBase64)")
         Output.line("powerauth client configuration \(configPath)")
         Output.flush()
-        stopper.onSignal { Task { try? await sandbox.shutdown() } }
         try await sandbox.waitUntilClosed()
     }
 
@@ -127,30 +129,38 @@ struct SandboxListenError: CodedError {
     }
 }
 
-/// SIGINT and SIGTERM stop the sandbox cleanly, and its temporary directory (with the
-/// application secret) is removed on every way out.
+/// SIGINT and SIGTERM stop the sandbox, and its temporary directory (with the application
+/// secret) is removed on every way out. The handler only unlinks the known files, removes
+/// the directory and exits: async-signal-safe calls, so no signal is lost to a dispatch
+/// source that is not yet listening.
 final class SandboxStopper: @unchecked Sendable {
     private let directory: String?
-    private var sources: [any DispatchSourceSignal] = []
 
     init(removing directory: String?) {
         self.directory = directory
     }
 
-    func onSignal(_ stop: @escaping @Sendable () -> Void) {
+    /// Installs the handlers (the sandbox's own files are named from `directory`).
+    func onSignal() {
+        SandboxStopper.paths = directory.map { directory in
+            ["application-secret", "server-identity.json", "client-config.json"].map { strdup(directory + "/" + $0) } + [strdup(directory)]
+        } ?? []
         for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
-            source.setEventHandler { [weak self] in
-                self?.cleanUp()
-                stop()
+            signal(number) { _ in
+                let paths = SandboxStopper.paths
+                for (index, path) in paths.enumerated() {
+                    guard let path else { continue }
+                    if index == paths.count - 1 { rmdir(path) } else { unlink(path) }
+                }
+                _exit(0)
             }
-            source.resume()
-            sources.append(source)
         }
     }
 
     func cleanUp() {
         if let directory { try? FileManager.default.removeItem(atPath: directory) }
     }
+
+    /// Read by the signal handler, which can capture nothing.
+    nonisolated(unsafe) static var paths: [UnsafeMutablePointer<CChar>?] = []
 }

@@ -13,7 +13,7 @@ extension ErrorCode {
         case .deeplinkMissingSerialNumber: "the deeplink has no serialNumber"
         case .deeplinkEmptySerialNumber: "serialNumber is empty"
         case .deeplinkInvalidUTF8: "a parameter does not decode to UTF-8"
-        case .deeplinkControlCharacter: "serialNumber holds a control character"
+        case .deeplinkControlCharacter: "serialNumber holds a control or bidirectional formatting character"
         case .deeplinkSerialTooLong: "serialNumber is longer than 128 bytes"
         case .deeplinkInvalidPassType: "passTypeIdentifier is empty or malformed"
         case .deeplinkInvalidAction: "action is present and is not verify"

@@ -139,6 +139,7 @@ import Testing
         "otherbank://activate?serialNumber=SN1",
         "mybank://activate?serialNumber=SN1#x",
         "mybank://activate?serialNumber=%FF",
+        "mybank://activate?serialNumber=SN%E2%80%AE1",
     ])
     func aBadDeeplinkExits65WithoutAuditOrRequest(deeplink: String) async throws {
         let harness = try await ActivationHarness.start()

@@ -4,8 +4,8 @@
 /// percent-encoded); no fragment; scheme and host equal to a configured format ignoring
 /// case, path equal (empty equals `/`); query names are case-sensitive and, like values,
 /// percent-decoded, with `+` a literal plus; `serialNumber` exactly once, non-empty,
-/// valid UTF-8, no control characters, at most 128 bytes; optional `passTypeIdentifier`
-/// (1–255 bytes) and `action` (must be `verify`); a repeated known parameter is rejected
+/// valid UTF-8, no control or bidirectional formatting characters (``SafeText``), at
+/// most 128 bytes; optional `passTypeIdentifier` (1–255 bytes) and `action` (must be `verify`); a repeated known parameter is rejected
 /// and unknown parameters are ignored.
 public struct DeeplinkParser: Sendable {
     public static let maximumLength = 2048
@@ -97,8 +97,8 @@ public struct DeeplinkParser: Sendable {
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw DeeplinkError(.invalidUTF8, "\(name) is not valid UTF-8 after percent-decoding")
         }
-        guard !bytes.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
-            throw DeeplinkError(.controlCharacter, "\(name) contains a control character")
+        guard !SafeText.containsUnsafe(text) else {
+            throw DeeplinkError(.controlCharacter, "\(name) contains a control or bidirectional formatting character")
         }
         return text
     }

@@ -58,11 +58,13 @@ public struct JSONObject: Sendable, Equatable {
         }
     }
 
-    /// RFC 8259 string escaping: quote, backslash and control characters.
+    /// RFC 8259 string escaping: quote, backslash and control characters, and the other
+    /// characters ``SafeText`` calls unsafe (bidirectional overrides, C1 controls, …) as
+    /// `\uXXXX`, so JSON printed on a terminal shows them instead of obeying them.
     private static func writeString(_ string: String, to output: inout String) {
         output += "\""
         // Most strings (identifiers, hashes, timestamps) need no escaping: append them whole.
-        if !string.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }) {
+        if SafeText.isPrintableASCII(string), !string.utf8.contains(where: { $0 == 0x22 || $0 == 0x5C }) {
             output += string
             output += "\""
             return
@@ -74,9 +76,11 @@ public struct JSONObject: Sendable, Equatable {
             case "\n": output += "\\n"
             case "\r": output += "\\r"
             case "\t": output += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                let hex = String(scalar.value, radix: 16)
-                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            case _ where SafeText.isUnsafe(scalar):
+                for unit in String(scalar).utf16 {
+                    let hex = String(unit, radix: 16)
+                    output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                }
             default: output.unicodeScalars.append(scalar)
             }
         }

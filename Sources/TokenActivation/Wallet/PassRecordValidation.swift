@@ -4,7 +4,6 @@ enum PassRecordValidation {
     static let maxSerialBytes = 128
     static let maxDeviceAccountIdentifierLength = 64
     static let maxPassTypeBytes = 255
-    static let maxDeviceLabelLength = 64
 
     static func validate(_ fields: PassRecordFields) throws(PassRecordError) -> ValidatedPassFields {
         guard let serial = fields.serialNumber, !serial.isEmpty else { throw .missing(.serialNumber) }
@@ -25,8 +24,8 @@ enum PassRecordValidation {
             state = parsed
         }
         if let device = fields.device {
-            guard !device.isEmpty, device.count <= maxDeviceLabelLength, !containsControlCharacter(device) else {
-                throw .invalid(.device, "must be 1 to \(maxDeviceLabelLength) characters without control characters")
+            guard SafeText.isLabel(device) else {
+                throw .invalid(.device, "must be \(SafeText.labelRule)")
             }
         }
         if let suffix = fields.cardSuffix {
@@ -44,14 +43,9 @@ enum PassRecordValidation {
         guard !value.isEmpty, value.utf8.count <= maxBytes else {
             throw .invalid(name, "must be 1 to \(maxBytes) bytes")
         }
-        guard !containsControlCharacter(value) else {
-            throw .invalid(name, "must not contain control characters")
+        guard !SafeText.containsUnsafe(value) else {
+            throw .invalid(name, "must not contain control or bidirectional formatting characters")
         }
-    }
-
-    /// C0 controls and DEL.
-    static func containsControlCharacter(_ value: String) -> Bool {
-        value.utf8.contains { $0 < 0x20 || $0 == 0x7F }
     }
 
     private static func isASCIIAlphanumeric(_ byte: UInt8) -> Bool {

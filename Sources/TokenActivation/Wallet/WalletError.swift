@@ -15,7 +15,7 @@ public struct WalletError: CodedError, Equatable, CustomStringConvertible {
     }
 
     static func ambiguous(_ query: PassQuery, matches: [PassRecord]) -> Self {
-        let labels = matches.map { $0.device.map { "\"\($0)\"" } ?? "(no device label)" }.joined(separator: ", ")
+        let labels = matches.map { $0.device.map { "\"\(SafeText.escaped($0))\"" } ?? "(no device label)" }.joined(separator: ", ")
         return Self(.walletAmbiguous, "\(matches.count) pass records match \(query.description) (devices: \(labels)); name one with --device or --pass-type-id")
     }
 
@@ -24,8 +24,8 @@ public struct WalletError: CodedError, Equatable, CustomStringConvertible {
     }
 
     static func conflict(_ record: PassRecord) -> Self {
-        let device = record.device.map { "device \"\($0)\"" } ?? "no device label"
-        return Self(.walletConflict, "serial \(Mask.identifier(record.serialNumber)) with \(device) already belongs to another device account id; remove it first or give another --device")
+        let device = record.device.map { "device \"\(SafeText.escaped($0))\"" } ?? "no device label"
+        return Self(.walletConflict, "serial \(SafeText.escaped(Mask.identifier(record.serialNumber))) with \(device) already belongs to another device account id; remove it first or give another --device")
     }
 }
 
@@ -42,9 +42,9 @@ public struct PassQuery: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String {
-        var text = "serial \(Mask.identifier(serialNumber))"
-        if let passTypeIdentifier { text += " of type \(passTypeIdentifier)" }
-        if let device { text += " on device \"\(device)\"" }
+        var text = "serial \(SafeText.escaped(Mask.identifier(serialNumber)))"
+        if let passTypeIdentifier { text += " of type \(SafeText.escaped(passTypeIdentifier))" }
+        if let device { text += " on device \"\(SafeText.escaped(device))\"" }
         return text
     }
 }

@@ -69,8 +69,9 @@ struct DeviceActivate: AsyncParsableCommand {
     func validate() throws {
         guard !attributes.isEmpty else { throw ValidationError("give at least one --attribute key=value") }
         for attribute in attributes where !attribute.contains("=") || attribute.hasPrefix("=") {
-            throw ValidationError("--attribute must be key=value, got \"\(attribute)\"")
+            throw ValidationError("--attribute must be key=value, got \"\(SafeText.escaped(attribute))\"")
         }
+        try LabelOption.check(name, option: "--name")
     }
 
     func run() async throws {

@@ -49,9 +49,10 @@ struct LoginRegister: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
-        guard !identity.isEmpty, identity.count <= 254, !identity.contains(where: { $0.isWhitespace || $0.isNewline }) else {
+        guard !identity.isEmpty, identity.count <= 254, !identity.contains(where: { $0.isWhitespace || $0.isNewline }), !SafeText.containsUnsafe(identity) else {
             throw ValidationError("--identity must be the user's e-mail address")
         }
+        try LabelOption.check(deviceName, option: "--device-name")
     }
 
     func run() async throws {

@@ -26,8 +26,8 @@ enum LoginText {
             return lines + ["no login user on this installation", "next          \(NextStepText.command(status.nextStep))"]
         }
         lines += [
-            "identity      \(status.identity ?? "")",
-            "device        \(status.deviceName ?? "")",
+            "identity      \(SafeText.escaped(status.identity ?? ""))",
+            "device        \(SafeText.escaped(status.deviceName ?? ""))",
             "state         \(state.rawValue)",
         ]
         if status.failedAttempts > 0 { lines.append("wrong PINs    \(status.failedAttempts) since the last login") }

@@ -103,6 +103,7 @@ struct OnboardingActivate: AsyncParsableCommand {
 
     func validate() throws {
         guard !otp.isEmpty, otp.count <= 64 else { throw ValidationError("--otp must be the code the user received") }
+        try LabelOption.check(name, option: "--name")
     }
 
     func run() async throws {

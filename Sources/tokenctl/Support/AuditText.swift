@@ -1,13 +1,14 @@
 import TokenActivation
 
-/// Human and CSV renderings of audit entries.
+/// Human and CSV renderings of audit entries. Text output shows stored text through
+/// ``SafeText/escaped(_:)``; CSV keeps values as they are, for the spreadsheet.
 enum AuditText {
     static let header = pad("ID", 6) + pad("STARTED", 25) + pad("SERIAL", 12) + pad("TOKEN", 12) + pad("OUTCOME", 18) + pad("HTTP", 5) + "ERROR"
 
     static func row(_ entry: AuditEntry, reveal: Bool) -> String {
         pad(String(entry.id), 6) + pad(entry.startedAt.iso8601, 25)
-            + pad(Mask.identifier(entry.serialNumber, reveal: reveal), 12)
-            + pad(entry.tokenUniqueReference.map { Mask.identifier($0, reveal: reveal) } ?? "-", 12)
+            + pad(SafeText.escaped(Mask.identifier(entry.serialNumber, reveal: reveal)), 12)
+            + pad(entry.tokenUniqueReference.map { SafeText.escaped(Mask.identifier($0, reveal: reveal)) } ?? "-", 12)
             + Colour.outcome(pad(entry.outcome ?? "(unfinished)", 18), outcome: entry.outcome) + pad(entry.httpStatus.map(String.init) ?? "-", 5)
             + (entry.errorCode ?? "-")
     }
@@ -16,12 +17,12 @@ enum AuditText {
         let lines: [(String, String?)] = [
             ("id", String(entry.id)), ("request id", entry.requestID),
             ("started at", entry.startedAt.iso8601), ("finished at", entry.finishedAt?.iso8601),
-            ("serial number", Mask.identifier(entry.serialNumber, reveal: reveal)),
-            ("pass type", entry.passTypeIdentifier), ("device", entry.device),
+            ("serial number", SafeText.escaped(Mask.identifier(entry.serialNumber, reveal: reveal))),
+            ("pass type", entry.passTypeIdentifier.map(SafeText.escaped)), ("device", entry.device.map(SafeText.escaped)),
             ("token reference", entry.tokenUniqueReference.map { Mask.identifier($0, reveal: reveal) }),
             ("outcome", Colour.outcome(entry.outcome ?? "(unfinished)", outcome: entry.outcome)), ("error code", entry.errorCode),
             ("HTTP status", entry.httpStatus.map(String.init)), ("card last 4", entry.cardLast4Digits),
-            ("comment", entry.comment), ("latency", entry.latencyMilliseconds.map { "\($0) ms" }),
+            ("comment", entry.comment.map(SafeText.escaped)), ("latency", entry.latencyMilliseconds.map { "\($0) ms" }),
             ("deeplink hash", entry.deeplinkHash),
         ]
         return lines.map { pad($0.0 + ":", 17) + ($0.1 ?? "-") + "\n" }.joined()
@@ -41,6 +42,6 @@ enum AuditText {
     }
 
     private static func pad(_ text: String, _ width: Int) -> String {
-        text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
+        TableCell.pad(text, width)
     }
 }

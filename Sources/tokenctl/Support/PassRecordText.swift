@@ -1,36 +1,34 @@
 import TokenActivation
 
-/// Human-readable renderings of pass records.
+/// Human-readable renderings of pass records. Stored text is shown through
+/// ``SafeText/escaped(_:)``, and the device label is cut to its column, so a label can
+/// neither reorder the line nor push the columns after it.
 enum PassRecordText {
-    static let tableHeader = row(["SERIAL", "DEVICE ACCOUNT ID", "STATE", "DEVICE", "CARD", "PASS TYPE"])
+    static let tableHeader = [("SERIAL", 18), ("DEVICE ACCOUNT ID", 20), ("STATE", 20), ("DEVICE", 16), ("CARD", 6)]
+        .map { TableCell.pad($0.0, $0.1) }.joined() + "PASS TYPE"
 
     static func tableRow(_ record: PassRecord, reveal: Bool) -> String {
-        row([
-            Mask.identifier(record.serialNumber, reveal: reveal),
-            Mask.identifier(record.deviceAccountIdentifier, reveal: reveal),
-            record.state.rawValue, record.device ?? "-", record.cardSuffix ?? "-", record.passTypeIdentifier,
-        ])
+        TableCell.pad(serial(record, reveal: reveal), 18)
+            + TableCell.pad(Mask.identifier(record.deviceAccountIdentifier, reveal: reveal), 20)
+            + TableCell.pad(record.state.rawValue, 20)
+            + TableCell.fit(record.device.map(SafeText.escaped) ?? "-", 16)
+            + TableCell.pad(record.cardSuffix ?? "-", 6)
+            + SafeText.escaped(record.passTypeIdentifier)
     }
 
     static func block(_ record: PassRecord, reveal: Bool) -> String {
         let lines: [(String, String)] = [
-            ("serial number", Mask.identifier(record.serialNumber, reveal: reveal)),
+            ("serial number", serial(record, reveal: reveal)),
             ("device account id", Mask.identifier(record.deviceAccountIdentifier, reveal: reveal)),
-            ("pass type", record.passTypeIdentifier),
+            ("pass type", SafeText.escaped(record.passTypeIdentifier)),
             ("state", record.state.rawValue),
-            ("device", record.device ?? "-"),
+            ("device", record.device.map(SafeText.escaped) ?? "-"),
             ("card suffix", record.cardSuffix ?? "-"),
         ]
-        return lines.map { pad($0.0 + ":", 19) + $0.1 + "\n" }.joined()
+        return lines.map { TableCell.pad($0.0 + ":", 19) + $0.1 + "\n" }.joined()
     }
 
-    private static let widths = [18, 20, 20, 10, 6]
-
-    private static func row(_ cells: [String]) -> String {
-        zip(cells, widths).map { pad($0, $1) }.joined() + (cells.last ?? "")
-    }
-
-    private static func pad(_ text: String, _ width: Int) -> String {
-        text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
+    private static func serial(_ record: PassRecord, reveal: Bool) -> String {
+        SafeText.escaped(Mask.identifier(record.serialNumber, reveal: reveal))
     }
 }

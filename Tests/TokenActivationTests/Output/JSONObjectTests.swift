@@ -19,4 +19,12 @@ import TokenActivation
         #expect(parsed["n"] is NSNull)
         #expect(Array(parsed.keys).count == 5)
     }
+
+    @Test func escapesBidirectionalAndInvisibleCharactersSoATerminalShowsThem() throws {
+        let value = "x\u{202E}gpj.exe \u{2066}a\u{2069} \u{85} \u{2028} \u{110BD} 号码 👨‍👩‍👧"
+        let text = JSONObject(["device": .string(value)]).text
+        #expect(text == #"{"device": "x\u202egpj.exe \u2066a\u2069 \u0085 \u2028 \ud804\udcbd 号码 👨‍👩‍👧"}"#)
+        let parsed = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        #expect(parsed["device"] as? String == value)
+    }
 }

@@ -41,6 +41,11 @@ public struct ConfigurationError: CodedError, Equatable, CustomStringConvertible
         return Self(.configUnknownKey, "configuration file \(path): unknown key \(key)\(hint)")
     }
 
+    public static func unknownVariable(_ name: String, suggestion: String?) -> Self {
+        let hint = suggestion.map { " (did you mean \($0)?)" } ?? ""
+        return Self(.configUnknownKey, "environment: unknown variable \(name)\(hint)")
+    }
+
     public static func secretMissing(_ detail: String) -> Self {
         Self(.configSecretMissing, detail)
     }

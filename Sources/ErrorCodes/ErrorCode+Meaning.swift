@@ -94,7 +94,7 @@ extension ErrorCode {
         case .configFileMissing: "the configuration file named by --config or TOKENCTL_CONFIG does not exist"
         case .configUnreadable: "the configuration file cannot be read"
         case .configInvalidJSON: "the configuration file is not valid JSON"
-        case .configUnknownKey: "the configuration file has an unknown key"
+        case .configUnknownKey: "the configuration file has an unknown key, or the environment an unknown TOKENCTL_* variable"
         case .configInvalidValue: "a configuration value has the wrong type or range"
         case .configSecretMissing: "a secret or setting a command needs is not given"
         case .configSecretPermissions: "a secret file is readable by group or others"

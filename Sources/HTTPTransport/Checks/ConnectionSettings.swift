@@ -25,9 +25,11 @@ public struct ConnectionSettings: Sendable, Equatable {
 
     /// What must hold before connecting: https unless the host is loopback, and usable TLS files.
     ///
-    /// - Parameter prefix: the configuration keys' prefix, such as `tmp`, for messages.
-    public func check(keyPrefix prefix: String) throws(ConfigurationError) {
-        try Self.checkTransportSecurity(baseURL, key: prefix + ".base-url")
+    /// - Parameters:
+    ///   - prefix: the configuration keys' prefix, such as `tmp`, for messages.
+    ///   - urlKey: the key of the base URL, when it is not `<prefix>.base-url`.
+    public func check(keyPrefix prefix: String, urlKey: String? = nil) throws(ConfigurationError) {
+        try Self.checkTransportSecurity(baseURL, key: urlKey ?? prefix + ".base-url")
         try tls.check(keyPrefix: prefix + ".tls")
     }
 

@@ -46,7 +46,7 @@ public struct LoginService: Sendable {
     /// - Parameter deviceName: the host name when nil, as a device activation is named.
     public func register(identity: String, deviceName: String? = nil) async throws -> LoginStatus {
         let deviceName = deviceName ?? ActivationProcess.hostName
-        try settings.connection.check(keyPrefix: LoginSettings.Keys.prefix)
+        try settings.checkConnection()
         return try await withUser(.register) { user, client, store in
             let discovery = try await client.discover()
             let accessCode = try await client.accessCode()
@@ -67,7 +67,7 @@ public struct LoginService: Sendable {
 
     /// Sends the confirmation e-mail again (a new regOTT, the same mpinId).
     public func resendEmail() async throws -> LoginStatus {
-        try settings.connection.check(keyPrefix: LoginSettings.Keys.prefix)
+        try settings.checkConnection()
         return try await withUser(.resendEmail) { user, client, store in
             guard var user else { throw LoginError.wrongState(.resendEmail, state: nil) }
             let accessCode = try await client.accessCode()
@@ -84,7 +84,7 @@ public struct LoginService: Sendable {
     /// Fetches both client-secret shares once the e-mail link was used, and keeps their sum
     /// until `set-pin`.
     public func confirm() async throws -> LoginStatus {
-        try settings.connection.check(keyPrefix: LoginSettings.Keys.prefix)
+        try settings.checkConnection()
         return try await withUser(.confirm) { user, client, store in
             guard var user else { throw LoginError.wrongState(.confirm, state: nil) }
             let first = try await client.send(MIRACLRequests.signature(discovery: user.discovery, clientID: settings.clientID, mpinID: user.mpinID, regOTT: user.regOTT))
@@ -146,7 +146,7 @@ public struct LoginService: Sendable {
     public func logIn(pin pinDigits: [UInt8]) async throws -> LoginOutcome {
         var pin = try Self.pin(pinDigits)
         defer { pin.wipe() }
-        try settings.connection.check(keyPrefix: LoginSettings.Keys.prefix)
+        try settings.checkConnection()
         let counting = CountingTransport()
         return try await withUser(.logIn, counting: counting) { user, client, store in
             guard var user, let tokenHex = user.secret else { throw LoginError.wrongState(.logIn, state: user?.state) }

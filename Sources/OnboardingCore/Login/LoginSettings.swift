@@ -1,3 +1,4 @@
+import ErrorCodes
 import HTTPTransport
 
 /// The PIN app login's configuration (`login.*`): the MIRACL platform, the OIDC client the
@@ -16,6 +17,13 @@ public struct LoginSettings: Sendable, Equatable {
         self.connection = connection
         self.clientID = clientID
         self.relyingPartyURL = relyingPartyURL
+    }
+
+    /// https unless on loopback, for the backend and the relying party (the authorization
+    /// code and the ID token travel to it), and usable TLS files.
+    public func checkConnection() throws(ConfigurationError) {
+        try connection.check(keyPrefix: Keys.prefix, urlKey: Keys.backendURL)
+        try ConnectionSettings.checkTransportSecurity(relyingPartyURL, key: Keys.relyingPartyURL)
     }
 
     /// The configuration keys, for messages.

@@ -10,14 +10,14 @@ enum TMPCredentials {
         try tmp.connection.check(keyPrefix: "tmp")
         var headers: [(name: String, value: String)] = []
         let auth = tmp.authentication
-        if let token = try SecretFile.secret(file: auth.bearerTokenFile, key: ConfigKeys.tmpBearerTokenFile, variable: "TOKENCTL_TMP_BEARER_TOKEN", environment: environment) {
+        if let token = try SecretFile.secret(file: auth.bearerTokenFile, key: ConfigKeys.tmpBearerTokenFile, variable: ConfigKeys.Secret.tmpBearerToken.variable, environment: environment) {
             headers.append(("Authorization", "Bearer " + token))
         }
         if let header = auth.apiKeyHeader {
             guard header.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ":") }) else {
                 throw .invalidValue(key: ConfigKeys.tmpAPIKeyHeader, origin: .environment, expected: "an HTTP header name")
             }
-            guard let key = try SecretFile.secret(file: auth.apiKeyFile, key: ConfigKeys.tmpAPIKeyFile, variable: "TOKENCTL_TMP_API_KEY", environment: environment) else {
+            guard let key = try SecretFile.secret(file: auth.apiKeyFile, key: ConfigKeys.tmpAPIKeyFile, variable: ConfigKeys.Secret.tmpAPIKey.variable, environment: environment) else {
                 throw .secretMissing("tmp.auth.api-key-header is set but no API key was given (tmp.auth.api-key-file or TOKENCTL_TMP_API_KEY)")
             }
             headers.append((header, key))

@@ -18,7 +18,7 @@ enum ConfigFileCheck {
             throw ConfigurationError.invalidJSON(path, "the top level must be an object")
         }
         for key in try leafKeys(root, prefix: "", file: path).sorted() where !ConfigKeys.all.contains(key) {
-            throw ConfigurationError.unknownKey(key, file: path, suggestion: suggestion(for: key))
+            throw ConfigurationError.unknownKey(key, file: path, suggestion: suggestion(for: key, among: ConfigKeys.all))
         }
         return root
     }
@@ -35,9 +35,17 @@ enum ConfigFileCheck {
         }
     }
 
-    /// The known key closest in spelling, when it is close enough to be a typo.
-    private static func suggestion(for key: String) -> String? {
-        let scored = ConfigKeys.all.map { ($0, editDistance(Array(key), Array($0))) }
+    /// Refuses a `TOKENCTL_*` variable that is neither a key's nor one of
+    /// ``ConfigKeys/otherVariables``, as the file refuses an unknown key.
+    static func validate(environment: [String: String]) throws(ConfigurationError) {
+        for name in environment.keys.sorted() where name.hasPrefix("TOKENCTL_") && !ConfigKeys.variables.contains(name) {
+            throw .unknownVariable(name, suggestion: suggestion(for: name, among: ConfigKeys.variables))
+        }
+    }
+
+    /// The known name closest in spelling, when it is close enough to be a typo.
+    static func suggestion(for key: String, among names: Set<String>) -> String? {
+        let scored = names.map { ($0, editDistance(Array(key), Array($0))) }
         guard let best = scored.min(by: { $0.1 < $1.1 || ($0.1 == $1.1 && $0.0 < $1.0) }), best.1 <= 3 else { return nil }
         return best.0
     }

@@ -1,3 +1,4 @@
+import ErrorCodes
 import OnboardingCore
 
 /// Every key of the configuration file, as dotted paths of kebab-case names.
@@ -40,15 +41,43 @@ enum ConfigKeys {
     static let powerAuthApplicationSecretFile = OnboardingSettings.Keys.powerAuthApplicationSecretFile
     static let powerAuthMasterServerPublicKey = OnboardingSettings.Keys.powerAuthMasterServerPublicKey
 
-    static let all: Set<String> = [
+    /// Every key, in the order `config show` prints them.
+    static let ordered: [String] = [
         databasePath, databaseBusyTimeout, databaseSynchronous, deeplinkFormats,
-        tmpBaseURL, tmpConnectTimeout, tmpTimeout, tmpRetryAttempts, tmpRetryBackoff, tmpTransport,
+        tmpBaseURL, tmpTransport, tmpConnectTimeout, tmpTimeout, tmpRetryAttempts, tmpRetryBackoff,
         tmpBearerTokenFile, tmpAPIKeyHeader, tmpAPIKeyFile,
         tmpCAFile, tmpClientCertFile, tmpClientKeyFile,
-        onboardingBaseURL, onboardingInstanceID, onboardingRequireFinished,
+        onboardingBaseURL, onboardingInstanceID, onboardingRequireFinished, onboardingPINLoginWithin,
         onboardingConnectTimeout, onboardingTimeout, onboardingCAFile, onboardingClientCertFile, onboardingClientKeyFile,
         powerAuthBaseURL, powerAuthApplicationKey, powerAuthApplicationSecretFile, powerAuthMasterServerPublicKey,
-        onboardingPINLoginWithin, loginBackendURL, loginClientID, loginRelyingPartyURL,
+        loginBackendURL, loginClientID, loginRelyingPartyURL,
         loginConnectTimeout, loginTimeout, loginCAFile, loginClientCertFile, loginClientKeyFile,
     ]
+
+    static let all = Set(ordered)
+
+    /// Variables that are not keys: the file's location, the log level and the secrets.
+    static let otherVariables: Set<String> = [
+        configFileVariable, "TOKENCTL_LOG_LEVEL", Secret.tmpBearerToken.variable, Secret.tmpAPIKey.variable,
+        Secret.powerAuthApplicationSecret.variable,
+    ]
+    static let configFileVariable = "TOKENCTL_CONFIG"
+
+    /// Every `TOKENCTL_*` variable tokenctl reads.
+    static let variables: Set<String> = Set(ordered.map(ConfigurationError.environmentName(for:))).union(otherVariables)
+
+    /// The secrets, each read from the file a key names or else from its variable.
+    struct Secret: Sendable {
+        let name: String
+        let fileKey: String
+        let variable: String
+
+        static let tmpBearerToken = Secret(name: "TMP bearer token", fileKey: tmpBearerTokenFile, variable: "TOKENCTL_TMP_BEARER_TOKEN")
+        static let tmpAPIKey = Secret(name: "TMP API key", fileKey: tmpAPIKeyFile, variable: "TOKENCTL_TMP_API_KEY")
+        static let powerAuthApplicationSecret = Secret(
+            name: "PowerAuth application secret", fileKey: powerAuthApplicationSecretFile,
+            variable: "TOKENCTL_ONBOARDING_POWERAUTH_APPLICATION_SECRET"
+        )
+        static let all = [tmpBearerToken, tmpAPIKey, powerAuthApplicationSecret]
+    }
 }

@@ -8,6 +8,8 @@ import ErrorCodes
 struct ConfigLayers {
     var environment: any ConfigProvider
     var file: (values: ConfigFileValues, path: String)?
+    /// Where each key found so far came from, for `config show`.
+    let origins = FoundOrigins()
 
     init(environment: [String: String]) {
         self.environment = EnvironmentVariablesProvider(environmentVariables: environment)
@@ -77,8 +79,14 @@ struct ConfigLayers {
             guard let value = extract(content) else {
                 throw ConfigurationError.invalidValue(key: key, origin: origin, expected: expected)
             }
+            origins.found[key] = origin
             return (value, origin)
         }
         return nil
     }
+}
+
+/// The origin of every key a lookup found.
+final class FoundOrigins {
+    var found: [String: ConfigOrigin] = [:]
 }

@@ -32,6 +32,19 @@ public struct SettingsLoader: Sendable {
     ///
     /// - Throws: ``ConfigurationError`` naming the file or variable and the key.
     public func load(flags: Flags = Flags()) async throws -> Settings {
+        let (layers, file) = try self.layers(flags: flags)
+        return try resolve(layers, flags: flags, file: file)
+    }
+
+    /// The settings ``load(flags:)`` gives, each with where it came from.
+    public func report(flags: Flags = Flags()) async throws -> ConfigReport {
+        let (layers, file) = try self.layers(flags: flags)
+        let settings = try resolve(layers, flags: flags, file: file)
+        return ConfigReport(settings: settings, origins: layers.origins.found, flags: flags, environment: environment)
+    }
+
+    private func layers(flags: Flags) throws -> (ConfigLayers, file: String?) {
+        try ConfigFileCheck.validate(environment: environment)
         let file = try locateFile(flags: flags)
         var layers = ConfigLayers(environment: environment)
         if let file {
@@ -39,7 +52,7 @@ public struct SettingsLoader: Sendable {
             let object = try ConfigFileCheck.validate(try Self.read(file), path: file)
             layers.file = (ConfigFileValues(object, path: file), file)
         }
-        return try resolve(layers, flags: flags, file: file)
+        return (layers, file)
     }
 
     private func resolve(_ layers: ConfigLayers, flags: Flags, file: String?) throws -> Settings {
@@ -134,8 +147,8 @@ public struct SettingsLoader: Sendable {
             guard FileManager.default.fileExists(atPath: path) else { throw ConfigurationError.fileMissing(path, namedBy: "--config") }
             return path
         }
-        if let path = environment["TOKENCTL_CONFIG"], !path.isEmpty {
-            guard FileManager.default.fileExists(atPath: path) else { throw ConfigurationError.fileMissing(path, namedBy: "TOKENCTL_CONFIG") }
+        if let path = environment[ConfigKeys.configFileVariable], !path.isEmpty {
+            guard FileManager.default.fileExists(atPath: path) else { throw ConfigurationError.fileMissing(path, namedBy: ConfigKeys.configFileVariable) }
             return path
         }
         let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }

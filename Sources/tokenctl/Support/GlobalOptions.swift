@@ -27,6 +27,13 @@ struct GlobalOptions: ParsableArguments {
             .load(flags: .init(configFile: config, databasePath: database))
     }
 
+    /// The settings with the origin of each value, for `config show`.
+    func configReport() async throws -> ConfigReport {
+        Self.bootstrapLogging(level: logLevel)
+        return try await SettingsLoader(environment: ProcessInfo.processInfo.environment)
+            .report(flags: .init(configFile: config, databasePath: database))
+    }
+
     /// The settings of a command that only reads: a database this user may read but not
     /// write (an auditor's) is opened read-only.
     func readingSettings() async throws -> Settings {

@@ -1,0 +1,64 @@
+import ArgumentParser
+import Foundation
+import TokenActivation
+
+struct ConfigCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "config",
+        abstract: "The effective configuration and where each value comes from; checks it.",
+        discussion: """
+            Precedence: flags, then TOKENCTL_* environment variables, then the configuration \
+            file, then the built-in defaults. Secrets are shown only as set or unset.
+            """,
+        subcommands: [ConfigShow.self, ConfigCheckCommand.self]
+    )
+}
+
+struct ConfigShow: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show",
+        abstract: "Print every setting's effective value and its origin: flag, environment, file or default.",
+        discussion: "Example: TOKENCTL_TMP_TIMEOUT_MS=5000 tokenctl config show"
+    )
+
+    @Flag(help: "Print JSON instead of text.")
+    var json = false
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        try await reportingErrors(json: json) {
+            let report = try await global.configReport()
+            Output.print(json: json ? report.json : nil, lines: ConfigText.lines(report))
+        }
+    }
+}
+
+struct ConfigCheckCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Validate the configuration: exit 0 when usable, 78 when not.",
+        discussion: """
+            Loads the configuration as every command does (unknown keys and TOKENCTL_* variables, \
+            values of the wrong type), then checks for each server what a command checks before \
+            its first request: https unless the host is loopback, TLS files that parse, secret \
+            files private to their owner and not empty. Nothing is sent. Every problem is listed, \
+            each with its error code.
+            """
+    )
+
+    @Flag(help: "Print JSON instead of text.")
+    var json = false
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        try await reportingErrors(json: json) {
+            let settings = try await global.settings()
+            let results = ConfigCheck.run(settings, environment: ProcessInfo.processInfo.environment)
+            Output.print(json: json ? ConfigText.json(results, configFile: settings.configFile) : nil, lines: ConfigText.lines(results, configFile: settings.configFile))
+            let failures = results.compactMap(\.error)
+            Output.flush()
+            for failure in failures { Output.error("\(failure.message) (\(failure.code.rawValue))") }
+            if let first = failures.first { throw ExitCode(first.exitStatus.rawValue) }
+        }
+    }
+}

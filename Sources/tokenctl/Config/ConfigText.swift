@@ -1,0 +1,51 @@
+import TokenActivation
+
+/// The text and JSON of `config show` and `config check`.
+enum ConfigText {
+    static func lines(_ report: ConfigReport) -> [String] {
+        var lines = ["configuration file: " + (report.configFile.map(SafeText.escaped) ?? "none (built-in defaults apply)")]
+        lines.append(TableCell.pad("KEY", 47) + TableCell.pad("ORIGIN", 13) + "VALUE")
+        for entry in report.entries {
+            lines.append(TableCell.pad(entry.key, 47) + TableCell.pad(entry.source.kind, 13) + text(entry.value))
+        }
+        lines.append("secrets (shown only as set or unset):")
+        for secret in report.secrets {
+            lines.append("  " + TableCell.pad(secret.name, 31) + (secret.from.map { "set, from \($0)" } ?? "unset"))
+        }
+        return lines
+    }
+
+    static func lines(_ results: [ConfigCheck.Result], configFile: String?) -> [String] {
+        var lines = ["ok    configuration  " + (configFile.map { "file \(SafeText.escaped($0))" } ?? "no file, built-in defaults")]
+        for result in results {
+            if let error = result.error {
+                lines.append("FAIL  " + TableCell.pad(result.part, 15) + error.code.rawValue)
+            } else {
+                lines.append("ok    " + TableCell.pad(result.part, 15) + SafeText.escaped(result.detail))
+            }
+        }
+        let failures = results.filter { $0.error != nil }.count
+        lines.append(failures == 0 ? "the configuration is usable" : "\(failures) \(failures == 1 ? "problem" : "problems") (below on standard error)")
+        return lines
+    }
+
+    static func json(_ results: [ConfigCheck.Result], configFile: String?) -> JSONObject {
+        let checks: [JSONObject.Value] = results.map { result in
+            .object(JSONObject([
+                "part": .string(result.part), "ok": .bool(result.error == nil),
+                "detail": result.error == nil ? .string(result.detail) : .null,
+                "error": result.error.map { .object(errorObject($0)) } ?? .null,
+            ]))
+        }
+        return JSONObject(["ok": .bool(results.allSatisfy { $0.error == nil }), "configFile": .optional(configFile), "checks": .array(checks)])
+    }
+
+    private static func text(_ value: JSONObject.Value) -> String {
+        switch value {
+        case .string(let string): SafeText.escaped(string)
+        case .null: "-"
+        case .array(let values): values.map(text).joined(separator: ",")
+        default: value.text
+        }
+    }
+}

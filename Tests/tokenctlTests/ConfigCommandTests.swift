@@ -1,0 +1,121 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `config show` gives each value with its origin and secrets only as set or unset;
+/// `config check` exits 0 or 78 listing every problem; an unknown `TOKENCTL_*` variable is
+/// refused with a did-you-mean like an unknown key in the file.
+@Suite struct ConfigCommandTests {
+    let cli = CLI()
+
+    func settings(_ result: CLIResult) throws -> [String: [String: Any]] {
+        try #require(try result.jsonObject()["settings"] as? [String: [String: Any]])
+    }
+
+    @Test func showNamesTheOriginOfEveryValue() throws {
+        let file = cli.write("config.json", #"{"tmp": {"timeout-ms": 9000, "base-url": "https://tmp.example.com"}}"#)
+        let environment = ["TOKENCTL_TMP_CONNECT_TIMEOUT_MS": "1234", "TOKENCTL_TMP_BEARER_TOKEN": "bearer-secret-value"]
+        let result = try cli.run(["config", "show", "--json", "--config", file, "--database", "flag.sqlite"], environment: environment)
+        #expect(result.status == 0)
+        let values = try settings(result)
+        #expect(values["tmp.timeout-ms"]?["value"] as? Int == 9000)
+        #expect(values["tmp.timeout-ms"]?["origin"] as? String == "file")
+        #expect(values["tmp.timeout-ms"]?["from"] as? String == file)
+        #expect(values["tmp.connect-timeout-ms"]?["value"] as? Int == 1234)
+        #expect(values["tmp.connect-timeout-ms"]?["origin"] as? String == "environment")
+        #expect(values["tmp.connect-timeout-ms"]?["from"] as? String == "TOKENCTL_TMP_CONNECT_TIMEOUT_MS")
+        #expect(values["database.path"]?["value"] as? String == "flag.sqlite")
+        #expect(values["database.path"]?["origin"] as? String == "flag")
+        #expect(values["onboarding.timeout-ms"]?["value"] as? Int == 20000)
+        #expect(values["onboarding.timeout-ms"]?["origin"] as? String == "default")
+        #expect(values["tmp.auth.bearer-token-file"]?["value"] is NSNull)
+        #expect(values.count == 37)
+
+        let secrets = try #require(try result.jsonObject()["secrets"] as? [String: [String: Any]])
+        #expect(secrets["TMP bearer token"]?["set"] as? Bool == true)
+        #expect(secrets["TMP bearer token"]?["from"] as? String == "TOKENCTL_TMP_BEARER_TOKEN")
+        #expect(secrets["TMP API key"]?["set"] as? Bool == false)
+        #expect(!result.stdout.contains("bearer-secret-value"))
+    }
+
+    @Test func showInTextIsATableWithSecretsAsSetOrUnset() throws {
+        let token = cli.write("tmp.token", "file-secret-value\n")
+        chmod(token, 0o600)
+        let file = cli.write("config.json", #"{"tmp": {"auth": {"bearer-token-file": "tmp.token"}}}"#)
+        let result = try cli.run(["config", "show", "--config", file], environment: ["TOKENCTL_TMP_TIMEOUT_MS": "5000"])
+        #expect(result.status == 0)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first == "configuration file: \(file)")
+        #expect(lines.contains("tmp.timeout-ms                                 environment  5000"))
+        #expect(lines.contains("tmp.auth.bearer-token-file                     file         \(token)"))
+        #expect(lines.contains("tmp.retry.backoff-ms                           default      100,300"))
+        #expect(lines.contains("  TMP bearer token               set, from tmp.auth.bearer-token-file"))
+        #expect(lines.contains("  TMP API key                    unset"))
+        #expect(!result.stdout.contains("file-secret-value"))
+    }
+
+    @Test func anUnknownVariableGetsTheSameDidYouMeanAsAnUnknownKey() throws {
+        let variable = try cli.run(["wallet", "list"], environment: ["TOKENCTL_TMP_TIMEOUT": "5000"])
+        #expect(variable.status == 78)
+        #expect(variable.stderr.contains("unknown variable TOKENCTL_TMP_TIMEOUT (did you mean TOKENCTL_TMP_TIMEOUT_MS?) (config.unknownKey)"))
+
+        let file = cli.write("config.json", #"{"tmp": {"timeout": 5000}}"#)
+        let key = try cli.run("wallet", "list", "--config", file)
+        #expect(key.status == 78)
+        #expect(key.stderr.contains("unknown key tmp.timeout (did you mean tmp.timeout-ms?) (config.unknownKey)"))
+
+        // The variables that are not keys are known too.
+        let known = ["TOKENCTL_LOG_LEVEL": "error", "TOKENCTL_TMP_API_KEY": "k", "TOKENCTL_ONBOARDING_POWERAUTH_APPLICATION_SECRET": "s"]
+        #expect(try cli.run(["wallet", "list"], environment: known).status == 0)
+        #expect(try cli.run(["config", "check"], environment: ["TOKENCTL_DATABSE_PATH": "x"]).stderr.contains("did you mean TOKENCTL_DATABASE_PATH?"))
+    }
+
+    @Test func checkPassesOnTheDefaultsAndOnAPrivateSecret() throws {
+        let defaults = try cli.run("config", "check")
+        #expect(defaults.status == 0)
+        #expect(defaults.stdout.hasSuffix("the configuration is usable\n"))
+
+        let token = cli.write("tmp.token", "secret\n")
+        chmod(token, 0o600)
+        let file = cli.write("config.json", #"{"tmp": {"auth": {"bearer-token-file": "tmp.token"}}}"#)
+        let result = try cli.run("config", "check", "--config", file, "--json")
+        #expect(result.status == 0)
+        let object = try result.jsonObject()
+        #expect(object["ok"] as? Bool == true)
+        let checks = try #require(object["checks"] as? [[String: Any]])
+        #expect(checks.map { $0["part"] as? String } == ["tmp", "onboarding", "powerauth", "login"])
+        #expect(checks[0]["detail"] as? String == "http://127.0.0.1:8787, bearer token")
+    }
+
+    @Test func checkListsEveryProblemAndExits78() throws {
+        let token = cli.write("tmp.token", "secret\n")
+        chmod(token, 0o644)
+        let file = cli.write("config.json", """
+            {"tmp": {"auth": {"bearer-token-file": "tmp.token"}},
+             "login": {"backend-url": "http://login.example.com"}}
+            """)
+        let result = try cli.run("config", "check", "--config", file)
+        #expect(result.status == 78)
+        #expect(result.stdout.contains("FAIL  tmp            config.secretPermissions\n"))
+        #expect(result.stdout.contains("FAIL  login          config.insecureURL\n"))
+        #expect(result.stdout.contains("ok    onboarding     http://127.0.0.1:8787\n"))
+        #expect(result.stdout.hasSuffix("2 problems (below on standard error)\n"))
+        #expect(result.stderr.contains("chmod 600 \(token)"))
+        #expect(result.stderr.contains("login.backend-url http://login.example.com uses plain http"))
+
+        let json = try cli.run("config", "check", "--config", file, "--json")
+        #expect(json.status == 78)
+        let checks = try #require(try json.jsonObject()["checks"] as? [[String: Any]])
+        #expect(checks.compactMap { ($0["error"] as? [String: Any])?["code"] as? String } == ["config.secretPermissions", "config.insecureURL"])
+    }
+
+    @Test func theRelyingPartyNeedsHTTPSLikeTheBackend() throws {
+        let file = cli.write("config.json", #"{"login": {"backend-url": "https://login.example.com", "relying-party-url": "http://rp.example.com"}}"#)
+        let check = try cli.run("config", "check", "--config", file)
+        #expect(check.status == 78)
+        #expect(check.stderr.contains("login.relying-party-url http://rp.example.com uses plain http"))
+        let register = try cli.run("login", "register", "--identity", "alice@example.com", "--config", file)
+        #expect(register.status == 78)
+        #expect(register.stderr.contains("(config.insecureURL)"))
+    }
+}

@@ -22,7 +22,7 @@ import Testing
         // 1FA and 2FA signed requests are accepted by the server …
         let possession = try harness.device("request", "/pa/v3/signature/validate")
         #expect(possession.status == 0, "\(possession.stderr)")
-        #expect(possession.stdout.contains(#""status":"OK""#))
+        #expect(possession.stdout == #"{"status":"OK"}"# + "\n", "a real server answers the status only")
         let twoFactor = try harness.device("request", "/pa/v3/signature/validate", "--auth", "possession_knowledge", "--pin-file", harness.pinFile)
         #expect(twoFactor.status == 0, "\(twoFactor.stderr)")
         // … and the counters stayed in step.
@@ -126,7 +126,13 @@ import Testing
         let harness = try await DeviceHarness.start()
         defer { Task { try? await harness.shutdown() } }
         _ = try harness.activate()
-        #expect(try harness.device("remove").status == 0)
+        // A real server refuses to remove an activation on possession alone …
+        let possessionOnly = try harness.device("remove", "--signature-type", "possession", "--json")
+        #expect(possessionOnly.status == 77, "\(possessionOnly.stderr)")
+        #expect(possessionOnly.stderr.contains("POWERAUTH_AUTH_FAIL") && possessionOnly.stderr.contains("(powerauth.authFailed)"))
+        #expect(try harness.status()["state"] as? String == "ACTIVE")
+        // … so `device remove` signs with the PIN by default.
+        #expect(try harness.device("remove", "--pin-file", harness.pinFile).status == 0)
         #expect(try harness.device("status").status == 77)
         _ = try harness.activate()
         #expect(try harness.device("remove", "--local").status == 0)

@@ -30,11 +30,12 @@ extension PowerAuthServer {
         }
     }
 
-    /// `POST /pa/v3/signature/validate`: answers OK to a valid signature of any factor.
+    /// `POST /pa/v3/signature/validate`: answers `{"status":"OK"}` (nothing more, like a
+    /// real server) to a valid signature of any factor.
     func validateSignature(_ request: RecordedRequest) -> SandboxReply {
         switch verifySignature(request, uriIdentifier: "/pa/signature/validate") {
         case .failure(let reply): return reply
-        case .success(let id): return Self.ok(["activationId": id])
+        case .success: return Self.ok()
         }
     }
 

@@ -31,15 +31,22 @@ struct PINOptions: ParsableArguments {
 }
 
 struct SignatureOptions: ParsableArguments {
-    @Option(name: .customLong("signature-type"), help: ArgumentHelp("possession, or possession_knowledge (needs the PIN).", valueName: "type"), completion: .list(["possession", "possession_knowledge"]))
-    var signatureType: String = SignatureFactor.possession.rawValue
+    @Option(name: .customLong("signature-type"), help: ArgumentHelp("possession, or possession_knowledge (needs the PIN); the command's help names its default.", valueName: "type"), completion: .list(["possession", "possession_knowledge"]))
+    var signatureType: String?
 
     func validate() throws {
-        guard factor != nil else { throw ValidationError("--signature-type must be possession or possession_knowledge") }
+        if let signatureType, Self.parse(signatureType) == nil {
+            throw ValidationError("--signature-type must be possession or possession_knowledge")
+        }
     }
 
-    var factor: SignatureFactor? {
-        SignatureFactor(rawValue: signatureType).flatMap { [.possession, .possessionKnowledge].contains($0) ? $0 : nil }
+    /// The factor asked for, else `fallback`.
+    func factor(default fallback: SignatureFactor) -> SignatureFactor {
+        signatureType.flatMap(Self.parse) ?? fallback
+    }
+
+    private static func parse(_ name: String) -> SignatureFactor? {
+        SignatureFactor(rawValue: name).flatMap { [.possession, .possessionKnowledge].contains($0) ? $0 : nil }
     }
 }
 
@@ -135,7 +142,7 @@ struct DeviceToken: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors(json: output.json) {
-            let factor = signature.factor ?? .possession
+            let factor = signature.factor(default: .possession)
             let service = try await global.deviceService().resolvingServer()
             let pinBytes = try pin.pin(for: factor)
             let token = try await service.createToken(factor: factor, pin: pinBytes)
@@ -200,7 +207,10 @@ struct DeviceRequest: AsyncParsableCommand {
 struct DeviceRemove: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "remove",
-        abstract: "Remove the activation on the server (signed) and forget it here; --local only forgets it."
+        abstract: "Remove the activation on the server (signed with the PIN) and forget it here; --local only forgets it.",
+        discussion: """
+            The server requires two factors to remove an activation, so the PIN is asked (or read             with --pin-file); a possession-only signature is refused with 401. A blocked or lost             activation cannot sign: use --local, then onboard again.
+            """
     )
 
     @Flag(help: "Only forget the local activation; do not tell the server.")
@@ -213,7 +223,7 @@ struct DeviceRemove: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors(json: output.json) {
-            let factor = signature.factor ?? .possession
+            let factor = signature.factor(default: .possessionKnowledge)
             let service = try await global.deviceService()
             let pinBytes = local ? nil : try pin.pin(for: factor)
             try await service.remove(localOnly: local, factor: factor, pin: pinBytes)

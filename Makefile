@@ -15,7 +15,7 @@
 
 SHELL := /bin/bash
 SWIFT ?= swift
-APT_PACKAGES := libcurl4-openssl-dev libsqlite3-dev pkg-config
+APT_PACKAGES := libcurl4-openssl-dev libsqlite3-dev zlib1g-dev pkg-config
 # Programs the tests start: curl and python3 as independent clients (python3-cryptography for
 # the ECIES reference implementation), script(1) for a terminal.
 TEST_PROGRAMS := curl python3 script openssl
@@ -41,7 +41,7 @@ FUZZ_PRODUCTS := DeeplinkFuzzer ImportFuzzer TMPAnswerFuzzer ConfigurationFuzzer
 
 deps:
 	@missing=""; \
-	command -v pkg-config >/dev/null 2>&1 && pkg-config --exists libcurl sqlite3 || missing="$(APT_PACKAGES)"; \
+	command -v pkg-config >/dev/null 2>&1 && pkg-config --exists libcurl sqlite3 zlib || missing="$(APT_PACKAGES)"; \
 	for program in $(TEST_PROGRAMS); do command -v $$program >/dev/null 2>&1 || missing="$$missing $$program"; done; \
 	missing=$$(echo "$$missing" | sed 's/\bscript\b/bsdutils/'); \
 	python3 -c 'import cryptography' >/dev/null 2>&1 || missing="$$missing python3-cryptography"; \

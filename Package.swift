@@ -28,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
     ],
     targets: [
         .systemLibrary(
@@ -66,6 +67,7 @@ let package = Package(
                 "Storage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
         ),
         .target(
@@ -91,6 +93,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
         ),
         .executableTarget(
@@ -125,7 +128,7 @@ let package = Package(
         .testTarget(name: "TokenActivationTests", dependencies: ["TokenActivation", "OnboardingCore", "HTTPTransport", "ErrorCodes", "Storage", "TestSupport", .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport", "Sandbox", "TestSupport"]),
         .testTarget(name: "SandboxTests", dependencies: ["Sandbox", "TestSupport"]),
-        .testTarget(name: "OnboardingCoreTests", dependencies: ["OnboardingCore", "ErrorCodes", "Sandbox", "Storage", "HTTPTransport", "PowerAuth", "TestSupport"]),
+        .testTarget(name: "OnboardingCoreTests", dependencies: ["OnboardingCore", "ErrorCodes", "Sandbox", "Storage", "HTTPTransport", "PowerAuth", "TestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .testTarget(name: "MPinTests", dependencies: ["MPin", "TestSupport"]),
         .testTarget(
             name: "PowerAuthTests",

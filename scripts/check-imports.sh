@@ -11,9 +11,9 @@ declare -A allowed=(
   [Storage]="ErrorCodes GRDB Logging"
   [PowerAuth]="Crypto _CryptoExtras"
   [MPin]="Crypto"
-  [OnboardingCore]="ErrorCodes PowerAuth MPin HTTPTransport Storage GRDB Logging Crypto"
+  [OnboardingCore]="ErrorCodes PowerAuth MPin HTTPTransport Storage GRDB Logging Crypto ZIPFoundation"
   [TokenActivation]="ErrorCodes OnboardingCore HTTPTransport Storage GRDB GRDBSQLite Logging Configuration Crypto"
-  [Sandbox]="PowerAuth MPin NIOCore NIOPosix NIOHTTP1 NIOConcurrencyHelpers Crypto _CryptoExtras"
+  [Sandbox]="PowerAuth MPin NIOCore NIOPosix NIOHTTP1 NIOConcurrencyHelpers Crypto _CryptoExtras ZIPFoundation"
   [tokenctl]="ErrorCodes TokenActivation OnboardingCore Sandbox ArgumentParser Logging"
 )
 always="Foundation Glibc Dispatch Synchronization SystemPackage"

@@ -13,9 +13,11 @@ extension ErrorCode {
              .walletDuplicate, .walletConflict,
              .importUnreadable, .importInvalidHeader, .importInvalidRow, .importConflict,
              .auditChainBroken, .onboardingCannotActivate, .powerAuthAlreadyActivated,
-             .loginUserExists, .loginWrongState, .loginRegistrationRefused, .activationBatchUnreadable:
+             .loginUserExists, .loginWrongState, .loginRegistrationRefused, .activationBatchUnreadable,
+             .verificationWrongStep, .verificationFileTooLarge, .verificationInvalidDocument:
             .rejectedInput
-        case .walletNotFound, .walletAmbiguous, .walletNotActivatable, .auditNotFound, .onboardingNotRunning, .loginNoUser, .powerAuthNoToken:
+        case .walletNotFound, .walletAmbiguous, .walletNotActivatable, .auditNotFound, .onboardingNotRunning, .loginNoUser, .powerAuthNoToken,
+             .verificationFileUnreadable:
             .notFound
         case .tmpConnectionRefused, .tmpDNSFailure, .tmpConnectTimeout, .tmpTLS, .tmpTimeout,
              .tmpConnectionLost, .tmpResponseTooLarge, .tmpTransport, .tmpServerError, .activationInterrupted,
@@ -26,20 +28,21 @@ extension ErrorCode {
         case .storageDirectoryMissing, .storageIO, .storageCorrupt, .storageReadOnly:
             .databaseError
         case .activationInProgress, .storageBusy, .onboardingInProgress, .onboardingResendTooEarly, .onboardingLimitReached,
-             .loginNotConfirmed, .loginRetry, .sandboxPortInUse:
+             .loginNotConfirmed, .loginRetry, .sandboxPortInUse, .verificationMissingStatus, .verificationTooEarly:
             .temporary
-        case .tmpRedirect, .tmpUnexpectedStatus, .tmpInvalidBody, .tmpUnknownStatus, .onboardingProtocol, .powerAuthProtocol, .loginProtocol:
+        case .tmpRedirect, .tmpUnexpectedStatus, .tmpInvalidBody, .tmpUnknownStatus, .onboardingProtocol, .powerAuthProtocol, .loginProtocol,
+             .verificationUnexpectedState:
             .protocolError
         case .userActivationRequired, .powerAuthNotActivated, .powerAuthRejected, .powerAuthAuthFailed, .loginRequired,
-             .powerAuthWrongPIN, .powerAuthBlocked:
+             .powerAuthWrongPIN, .powerAuthBlocked, .verificationActivationNotActive:
             .userActivationRequired
         case .configFileMissing, .configUnreadable, .configInvalidJSON, .configUnknownKey, .configInvalidValue,
              .configSecretMissing, .configSecretPermissions, .configFileUnreadable, .configFileInvalid,
              .configInsecureURL, .configTLSFiles:
             .configuration
-        case .onboardingOTPInvalid, .loginWrongPIN:
+        case .onboardingOTPInvalid, .loginWrongPIN, .verificationWrongOTP:
             .declined
-        case .onboardingProcessFailed, .loginBlocked, .loginRefused:
+        case .onboardingProcessFailed, .loginBlocked, .loginRefused, .verificationOTPFailed, .verificationFailed, .verificationEndstate:
             .failed
         }
     }

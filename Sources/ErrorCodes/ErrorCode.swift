@@ -88,6 +88,20 @@ public enum ErrorCode: String, CaseIterable, Sendable, Hashable, Comparable {
     case loginServerError = "login.serverError"
     case loginProtocol = "login.protocol"
 
+    // Identity verification.
+    case verificationUnexpectedState = "verification.unexpectedState"
+    case verificationMissingStatus = "verification.missingStatus"
+    case verificationActivationNotActive = "verification.activationNotActive"
+    case verificationWrongStep = "verification.wrongStep"
+    case verificationWrongOTP = "verification.wrongOTP"
+    case verificationOTPFailed = "verification.otpFailed"
+    case verificationFailed = "verification.failed"
+    case verificationEndstate = "verification.endstate"
+    case verificationTooEarly = "verification.tooEarly"
+    case verificationFileTooLarge = "verification.fileTooLarge"
+    case verificationFileUnreadable = "verification.fileUnreadable"
+    case verificationInvalidDocument = "verification.invalidDocument"
+
     // The sandbox.
     case sandboxPortInUse = "sandbox.portInUse"
     case sandboxCannotListen = "sandbox.cannotListen"

@@ -23,6 +23,22 @@ public enum NextStep: String, Sendable, Equatable, CaseIterable {
     case createToken
     /// Finish identity verification, then try again.
     case finishVerification
+    /// Ask the verification status, which names the step after it.
+    case verificationStatus
+    /// Read and approve the consent.
+    case approveConsent
+    /// Choose the document types to scan.
+    case selectDocuments
+    /// Submit the document images.
+    case submitDocuments
+    /// Start the presence check.
+    case startPresenceCheck
+    /// Say the presence check is done.
+    case finishPresenceCheck
+    /// Enter the verification OTP.
+    case verifyVerificationOTP
+    /// Start identity verification again.
+    case restartVerification
     /// Register a PIN login identity.
     case registerLogin
     /// Open the link in the confirmation e-mail, then confirm the registration.

@@ -1,0 +1,45 @@
+/// The documents the user scans, one per chosen type, with what the server has of each:
+/// a side is rejected when the server lists errors for it; a document is not uploaded (no
+/// sides), rejected (any side rejected) or accepted.
+public struct ScanProcess: Sendable, Equatable {
+    public struct Side: Sendable, Equatable {
+        public let side: DocumentSide
+        /// The server's id, sent as `originalDocumentId` when this side is uploaded again.
+        public let serverID: String
+        public let rejected: Bool
+    }
+
+    public enum UploadState: String, Sendable {
+        case notUploaded, rejected, accepted
+    }
+
+    public struct Document: Sendable, Equatable {
+        public let type: DocumentType
+        public let sides: [Side]
+
+        public var uploadState: UploadState {
+            if sides.isEmpty { return .notUploaded }
+            return sides.contains(where: \.rejected) ? .rejected : .accepted
+        }
+
+        /// The server id of this document's `side`, for a re-upload.
+        public func serverID(of side: DocumentSide) -> String? {
+            sides.last { $0.side == side }?.serverID
+        }
+    }
+
+    public let documents: [Document]
+
+    /// The first document not accepted; nil when all are.
+    public var nextDocumentToScan: Document? {
+        documents.first { $0.uploadState != .accepted }
+    }
+
+    public init(types: [DocumentType], serverDocuments: [ServerDocument]) {
+        documents = types.map { type in
+            Document(type: type, sides: serverDocuments.filter { $0.type == type }.map {
+                Side(side: $0.side ?? .front, serverID: $0.id, rejected: !$0.errors.isEmpty)
+            })
+        }
+    }
+}

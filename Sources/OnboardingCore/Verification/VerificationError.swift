@@ -1,0 +1,60 @@
+import ErrorCodes
+
+/// Why a verification call did not go on: a stable code, a message without secrets (never
+/// an OTP or image bytes), and the step that fits.
+public struct VerificationError: GuidedError, Equatable, CustomStringConvertible {
+    public let code: ErrorCode
+    public let message: String
+    public let nextStep: NextStep?
+    /// Attempts left after a wrong OTP.
+    public var remainingAttempts: Int?
+
+    init(_ code: ErrorCode, _ message: String, next: NextStep? = nil, remainingAttempts: Int? = nil) {
+        self.code = code
+        self.message = message
+        self.nextStep = next
+        self.remainingAttempts = remainingAttempts
+    }
+
+    public var description: String { message }
+
+    static func unexpectedState(phase: VerificationPhase?, status: VerificationStatus) -> Self {
+        Self(.verificationUnexpectedState, "the server reported phase \(phase?.rawValue ?? "none") with status \(status.rawValue), which no verification state fits", next: .verificationStatus)
+    }
+
+    static let missingStatus = Self(.verificationMissingStatus, "the last verification status call failed, so the process id is unknown", next: .verificationStatus)
+
+    static let activationNotActive = Self(.verificationActivationNotActive, "the device activation is no longer active on the server", next: .removeDeviceLocallyAndOnboard)
+
+    static func wrongStep(_ state: VerificationState, needs: String) -> Self {
+        Self(.verificationWrongStep, "the verification is in state \(state.name), not \(needs)", next: .verificationStatus)
+    }
+
+    static func wrongOTP(remaining: Int) -> Self {
+        Self(.verificationWrongOTP, "wrong OTP; \(remaining) \(remaining == 1 ? "attempt" : "attempts") left", next: .verifyVerificationOTP, remainingAttempts: remaining)
+    }
+
+    static let otpFailed = Self(.verificationOTPFailed, "the OTP has no attempts left or expired; the verification starts again", next: .verificationStatus)
+
+    static func failed(_ detail: String) -> Self {
+        Self(.verificationFailed, "identity verification failed (\(detail))", next: .restartVerification)
+    }
+
+    static func endstate(_ reason: VerificationState.EndstateReason) -> Self {
+        Self(.verificationEndstate, "identity verification ended for good (\(reason.rawValue))", next: .removeDeviceLocallyAndOnboard)
+    }
+
+    static let tooEarly = Self(.verificationTooEarly, "a new OTP cannot be sent yet; wait for the resend period", next: .verifyVerificationOTP)
+
+    static func fileTooLarge(_ path: String, bytes: Int) -> Self {
+        Self(.verificationFileTooLarge, "\(path) is \(bytes) bytes; a document image must be at most \(DocumentSubmission.maximumImageBytes) bytes (1 MiB)")
+    }
+
+    static func fileUnreadable(_ path: String, _ reason: String) -> Self {
+        Self(.verificationFileUnreadable, "\(path) cannot be read: \(reason)")
+    }
+
+    static func invalidDocument(_ detail: String) -> Self {
+        Self(.verificationInvalidDocument, detail)
+    }
+}

@@ -1,0 +1,198 @@
+import Foundation
+
+/// Identity verification of one onboarding process, as the simulated enrollment server
+/// keeps it: a value whose methods are the contract's "server semantics", driven with the
+/// time passed in. The background progression moves one step per `stepInterval`; with an
+/// interval of 0 (tests) it runs until the flow waits for the user.
+struct IdentityVerification {
+    enum Phase: String {
+        case documentUpload = "DOCUMENT_UPLOAD", documentVerification = "DOCUMENT_VERIFICATION"
+        case documentVerificationFinal = "DOCUMENT_VERIFICATION_FINAL", clientEvaluation = "CLIENT_EVALUATION"
+        case presenceCheck = "PRESENCE_CHECK", otpVerification = "OTP_VERIFICATION", completed = "COMPLETED"
+    }
+
+    enum Status: String {
+        case notInitialized = "NOT_INITIALIZED", inProgress = "IN_PROGRESS", verificationPending = "VERIFICATION_PENDING"
+        case accepted = "ACCEPTED", rejected = "REJECTED", failed = "FAILED"
+    }
+
+    struct Document {
+        let id: String
+        let filename: String
+        let type: String
+        let side: String
+        var status: String
+        var errors: [String]
+        /// The image asked for an end state (`SBXENDSTATE` in its bytes).
+        let endstate: Bool
+    }
+
+    struct OTP {
+        let code: String
+        let issuedAt: Date
+        var failures = 0
+    }
+
+    static let otpAttempts = 5
+    static let otpLifetime: TimeInterval = 5 * 60
+    static let resendPeriod: TimeInterval = 30
+    static let documentError = "Error verifying the document."
+
+    private(set) var phase: Phase = .documentUpload
+    private(set) var status: Status = .inProgress
+    private(set) var documents: [Document] = []
+    private(set) var otp: OTP?
+    private(set) var presenceCheckFailed = false
+    private var lastStep: Date
+
+    init(now: Date) {
+        lastStep = now
+    }
+
+    /// The documents `document/status` lists (a replaced original is not among them).
+    var listedDocuments: [Document] { documents.filter { $0.status != "DISPOSED" } }
+
+    var spentDocuments: Int { documents.filter { ["DISPOSED", "REJECTED", "FAILED"].contains($0.status) }.count }
+
+    // MARK: Background progression
+
+    /// Runs the background steps due by `now`: one per `stepInterval` (all of them when it
+    /// is 0). While the flow waits for the user, the clock of the steps stays at `now`, so
+    /// the first step after a user event comes one interval later.
+    /// - Returns: the OTPs issued, for delivery.
+    mutating func advance(now: Date, stepInterval: TimeInterval, presenceCheck: Bool, makeOTP: () -> String) -> [String] {
+        var issued: [String] = []
+        while stepInterval == 0 || now.timeIntervalSince(lastStep) >= stepInterval {
+            guard let result = step(now: now, presenceCheck: presenceCheck, makeOTP: makeOTP) else {
+                lastStep = now
+                break
+            }
+            if case .otp(let code) = result { issued.append(code) }
+            lastStep = stepInterval == 0 ? now : lastStep.addingTimeInterval(stepInterval)
+        }
+        return issued
+    }
+
+    private enum StepResult { case moved, otp(String) }
+
+    private mutating func step(now: Date, presenceCheck: Bool, makeOTP: () -> String) -> StepResult? {
+        switch (phase, status) {
+        case (.documentUpload, .inProgress):
+            guard documents.contains(where: { $0.status == "VERIFICATION_PENDING" }) else { return nil }
+            status = .verificationPending
+        case (.documentUpload, .verificationPending):
+            for index in documents.indices where documents[index].status == "VERIFICATION_PENDING" {
+                documents[index].status = "ACCEPTED"
+            }
+            (phase, status) = requiredSetAccepted ? (.documentVerification, .accepted) : (.documentUpload, .inProgress)
+        case (.documentVerification, .accepted):
+            (phase, status) = (.documentVerificationFinal, .inProgress)
+        case (.documentVerificationFinal, .inProgress):
+            status = listedDocuments.contains(where: \.endstate) ? .rejected : .accepted
+        case (.documentVerificationFinal, .accepted):
+            (phase, status) = (.clientEvaluation, .inProgress)
+        case (.clientEvaluation, .inProgress):
+            status = .accepted
+        case (.clientEvaluation, .accepted):
+            if presenceCheck {
+                (phase, status) = (.presenceCheck, .notInitialized)
+            } else {
+                return .otp(issueOTP(makeOTP(), now: now))
+            }
+        case (.presenceCheck, .verificationPending):
+            return .otp(issueOTP(makeOTP(), now: now))
+        default:
+            return nil
+        }
+        return .moved
+    }
+
+    /// Two distinct documents of ID_CARD, PASSPORT and DRIVING_LICENSE, all accepted, the
+    /// ID card (primary) with both sides.
+    private var requiredSetAccepted: Bool {
+        let listed = listedDocuments
+        guard listed.allSatisfy({ $0.status == "ACCEPTED" }) else { return false }
+        let sides = Set(listed.filter { $0.type == "ID_CARD" }.map(\.side))
+        let secondary = listed.contains { $0.type == "PASSPORT" || $0.type == "DRIVING_LICENSE" }
+        return sides == ["FRONT", "BACK"] && secondary
+    }
+
+    private mutating func issueOTP(_ code: String, now: Date) -> String {
+        (phase, status) = (.otpVerification, .verificationPending)
+        otp = OTP(code: code, issuedAt: now)
+        return code
+    }
+
+    // MARK: User events
+
+    /// Adds submitted documents; originals named by `originalDocumentId` become DISPOSED.
+    mutating func submit(_ submitted: [Document], replacing originals: [String]) {
+        for index in documents.indices where originals.contains(documents[index].id) {
+            documents[index].status = "DISPOSED"
+        }
+        documents += submitted
+    }
+
+    func hasDocument(id: String) -> Bool { documents.contains { $0.id == id && $0.status != "DISPOSED" } }
+
+    var canSubmit: Bool { phase == .documentUpload && status == .inProgress }
+
+    enum PresenceInit { case started, wrongState }
+
+    mutating func initPresenceCheck() -> PresenceInit {
+        guard phase == .presenceCheck, status == .notInitialized || status == .inProgress else { return .wrongState }
+        status = .inProgress
+        return .started
+    }
+
+    /// - Parameter fails: the check's result, known when the OTP is verified.
+    mutating func submitPresenceCheck(fails: Bool) -> Bool {
+        guard phase == .presenceCheck, status == .inProgress else { return false }
+        status = .verificationPending
+        presenceCheckFailed = fails
+        return true
+    }
+
+    enum Resend { case sent, tooEarly, wrongState }
+
+    mutating func resendOTP(_ code: String, now: Date) -> Resend {
+        guard phase == .otpVerification, let current = otp else { return .wrongState }
+        guard now.timeIntervalSince(current.issuedAt) >= Self.resendPeriod else { return .tooEarly }
+        otp = OTP(code: code, issuedAt: now)
+        return .sent
+    }
+
+    enum OTPResult: Equatable {
+        case notActive
+        case expired
+        case wrong(remaining: Int)
+        /// The fifth failure: the verification is reset.
+        case exhausted
+        case presenceCheckFailed
+        case verified
+    }
+
+    mutating func verifyOTP(_ code: String, now: Date) -> OTPResult {
+        guard phase == .otpVerification, var current = otp else { return .notActive }
+        guard now.timeIntervalSince(current.issuedAt) <= Self.otpLifetime else { return .expired }
+        guard code.utf8.elementsEqual(current.code.utf8) else {
+            current.failures += 1
+            otp = current
+            return current.failures >= Self.otpAttempts ? .exhausted : .wrong(remaining: Self.otpAttempts - current.failures)
+        }
+        otp = nil
+        if presenceCheckFailed {
+            presenceCheckFailed = false
+            (phase, status) = (.presenceCheck, .notInitialized)
+            return .presenceCheckFailed
+        }
+        (phase, status) = (.completed, .accepted)
+        return .verified
+    }
+
+    /// Cleanup or expiry.
+    mutating func fail() {
+        (phase, status) = (.completed, .failed)
+        otp = nil
+    }
+}

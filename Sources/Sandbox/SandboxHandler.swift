@@ -60,7 +60,7 @@ final class SandboxHandler: ChannelInboundHandler, @unchecked Sendable {
         if request.isActivation {
             return TMPBehaviour.reply(toActivation: request.body, slowDelay: slowDelay)
         }
-        if let reply = powerAuth.handle(request) ?? onboarding.handle(request) ?? miracl.handle(request) ?? relyingParty.handle(request) {
+        if let reply = powerAuth.handle(request) ?? onboarding.handle(request) ?? onboarding.handleIdentity(request) ?? miracl.handle(request) ?? relyingParty.handle(request) {
             return reply
         }
         if request.method == "GET" && request.path == "/_sandbox/stats" {

@@ -19,10 +19,16 @@ struct SandboxCommand: AsyncParsableCommand {
             GET /_sandbox/stats reports how many activation requests arrived. PowerAuth endpoints: \
             /pa/v3/activation/create (custom credentials), /pa/v3/activation/status, /pa/v3/activation/remove, \
             /pa/v3/token/create, /pa/v3/token/validate, /pa/v3/signature/validate, /pa/v3/status. \
+            Identity verification (built endpoint by endpoint): /api/identity/status with the device's token. \
             Onboarding endpoints (ECIES application scope): /api/onboarding/start, status, otp/resend, \
             cleanup and the demo otp/detail; each OTP is also printed as a line \
             `onboarding otp process=ID code=OTP`, as a test SMS gateway would. A device activated \
-            through onboarding carries VERIFICATION_PENDING unless --skip-verification.             The MIRACL platform of the PIN login (client id sandbox-client): /rps/clientSettings, /authorize,             /rps/user, /rps/signature, the second D-TA /dta2/clientSecret, /rps/codeStatus, /rps/pass1,             /rps/pass2, /rps/authenticate, /oidc/token; its relying party /rp/authzurl and /rp/authtoken.             Each confirmation e-mail is printed as a line `mpin: confirmation e-mail to USER: LINK`;             GET /_sandbox/mpin/email?userId=USER returns the latest link, and opening the link confirms.
+            through onboarding carries VERIFICATION_PENDING unless --skip-verification. The MIRACL platform of \
+            the PIN login (client id sandbox-client): /rps/clientSettings, /authorize, /rps/user, \
+            /rps/signature, the second D-TA /dta2/clientSecret, /rps/codeStatus, /rps/pass1, /rps/pass2, \
+            /rps/authenticate, /oidc/token; its relying party /rp/authzurl and /rp/authtoken. Each confirmation \
+            e-mail is printed as a line `mpin: confirmation e-mail to USER: LINK`; GET \
+            /_sandbox/mpin/email?userId=USER returns the latest link, and opening the link confirms.
             """
     )
 

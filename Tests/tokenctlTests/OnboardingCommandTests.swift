@@ -85,6 +85,30 @@ import Testing
         #expect(audit.compactMap { $0["errorCode"] as? String }.filter { $0 == "user.activationRequired" }.count == 4)
     }
 
+    /// `/api/identity/status` answers a MAC-token request with the process and, before
+    /// verification starts, (none, NOT_INITIALIZED); a signature instead of the token is 401.
+    @Test func theIdentityStatusNeedsTheDevicesToken() async throws {
+        let harness = try await DeviceHarness.start()
+        defer { Task { try? await harness.shutdown() } }
+        let processID = try #require(try harness.onboarding("start", "--credentials", Self.credentials, "--json").object["processId"] as? String)
+        let otp = try #require(harness.sandbox.onboarding.otp(processID))
+        #expect(try harness.onboarding("activate", "--otp", otp, "--pin-file", harness.pinFile).status == 0)
+
+        let signed = try harness.device("request", "/api/identity/status", "--json")
+        #expect(signed.status == 77)
+        #expect(signed.stderr.contains("POWERAUTH_AUTH_FAIL"))
+        #expect(try harness.device("token").status == 0)
+        let status = try harness.device("request", "/api/identity/status", "--auth", "token")
+        #expect(status.status == 0, "\(status.stderr)")
+        let answer = try #require(try status.jsonObject()["responseObject"] as? [String: Any])
+        #expect(answer["processId"] as? String == processID)
+        #expect(answer["identityVerificationStatus"] as? String == "NOT_INITIALIZED")
+        #expect(answer["identityVerificationPhase"] == nil, "null fields are left out")
+        let config = answer["config"] as? [String: Any]
+        #expect(config?["otpResendPeriod"] as? String == "PT30S")
+        #expect(config?["otpResendPeriodSeconds"] as? Int == 30)
+    }
+
     @Test func theFifthWrongOTPFailsTheProcess() async throws {
         let harness = try await DeviceHarness.start()
         defer { Task { try? await harness.shutdown() } }

@@ -103,15 +103,15 @@ public enum DocumentSubmission {
         guard Int(info.st_size) <= maximumImageBytes else { throw .fileTooLarge(path, bytes: Int(info.st_size)) }
         guard let handle = FileHandle(forReadingAtPath: path) else { throw .fileUnreadable(path, String(cString: strerror(errno))) }
         defer { try? handle.close() }
+        let data: Data
         do {
-            let data = try handle.read(upToCount: maximumImageBytes + 1) ?? Data()
-            guard data.count <= maximumImageBytes else { throw VerificationError.fileTooLarge(path, bytes: data.count) }
-            guard !data.isEmpty else { throw VerificationError.fileUnreadable(path, "the file is empty") }
-            return data
-        } catch let error as VerificationError {
-            throw error
+            data = try handle.read(upToCount: maximumImageBytes + 1) ?? Data()
         } catch {
             throw .fileUnreadable(path, error.localizedDescription)
         }
+        // The file may have grown since stat.
+        guard data.count <= maximumImageBytes else { throw .fileTooLarge(path, bytes: data.count) }
+        guard !data.isEmpty else { throw .fileUnreadable(path, "the file is empty") }
+        return data
     }
 }

@@ -81,7 +81,7 @@ extension PowerAuthServer {
     /// as a real server requires: possession alone is refused with 401 before it is verified.
     func removeActivation(_ request: RecordedRequest) -> SandboxReply {
         let factor = PowerAuthHeaderFields.parse(request.header("X-PowerAuth-Authorization"))?["pa_signature_type"].flatMap(SignatureFactor.init(rawValue:))
-        guard let factor, factor != .possession, factor.keys.contains(.possession), factor.keys.count >= 2 else {
+        guard let keys = factor?.keys, keys.contains(.possession), keys.count >= 2 else {
             return Self.error(401, "POWERAUTH_AUTH_FAIL", "signature type not allowed: removing an activation needs possession and knowledge")
         }
         switch verifySignature(request, uriIdentifier: "/pa/activation/remove") {

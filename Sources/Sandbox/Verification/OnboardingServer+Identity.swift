@@ -28,6 +28,7 @@ extension OnboardingServer {
         let now = options.clock()
         guard let processID = processID(activationID: activationID),
               let failed = updating(processID, { process -> Bool in
+                  // The device activation is kept, so that status can tell the device it failed.
                   _ = process.expire(now: now)
                   return process.status == .failed
               })

@@ -63,8 +63,9 @@ public struct JSONObject: Sendable, Equatable {
     /// `\uXXXX`, so JSON printed on a terminal shows them instead of obeying them.
     private static func writeString(_ string: String, to output: inout String) {
         output += "\""
-        // Most strings (identifiers, hashes, timestamps) need no escaping: append them whole.
-        if SafeText.isPrintableASCII(string), !string.utf8.contains(where: { $0 == 0x22 || $0 == 0x5C }) {
+        // Most strings (identifiers, masked ones with `…`, hashes, timestamps) need no
+        // escaping: append them whole.
+        if !string.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }), !SafeText.containsUnsafe(string) {
             output += string
             output += "\""
             return

@@ -22,16 +22,19 @@ struct GlobalOptions: ParsableArguments {
 
     /// Sets up logging and resolves the configuration.
     func settings() async throws -> Settings {
-        Self.bootstrapLogging(level: logLevel)
-        return try await SettingsLoader(environment: ProcessInfo.processInfo.environment)
-            .load(flags: .init(configFile: config, databasePath: database))
+        try await loader().load(flags: flags)
     }
 
     /// The settings with the origin of each value, for `config show`.
     func configReport() async throws -> ConfigReport {
+        try await loader().report(flags: flags)
+    }
+
+    private var flags: SettingsLoader.Flags { .init(configFile: config, databasePath: database) }
+
+    private func loader() -> SettingsLoader {
         Self.bootstrapLogging(level: logLevel)
-        return try await SettingsLoader(environment: ProcessInfo.processInfo.environment)
-            .report(flags: .init(configFile: config, databasePath: database))
+        return SettingsLoader(environment: ProcessInfo.processInfo.environment)
     }
 
     /// The settings of a command that only reads: a database this user may read but not

@@ -128,6 +128,21 @@ enum Migrations {
                 ) WITHOUT ROWID;
                 """)
         }
+        migrator.registerMigration("v6-identity-verification") { db in
+            // What identity verification keeps between calls, per instance id: the last
+            // successful status (NULL columns once a status call failed: every call but
+            // status needs its process id) and the locally chosen document types.
+            try db.execute(sql: """
+                CREATE TABLE identity_verification (
+                    instance_id TEXT PRIMARY KEY NOT NULL,
+                    process_id TEXT,
+                    phase TEXT,
+                    status TEXT,
+                    document_types TEXT,
+                    updated_at TEXT NOT NULL
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 }

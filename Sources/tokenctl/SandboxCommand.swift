@@ -45,12 +45,19 @@ struct SandboxCommand: AsyncParsableCommand {
     )
     var powerAuthDirectory: String?
 
-    @Flag(name: .customLong("skip-verification"), help: "Finish onboarding processes at activation, so devices carry no VERIFICATION_PENDING flag.")
+    @Flag(name: .customLong("skip-verification"), help: "Finish onboarding processes at activation, so devices carry no VERIFICATION_PENDING flag (quick manual tries only).")
     var skipVerification = false
+
+    @Option(name: .customLong("verification-step-seconds"), help: ArgumentHelp("Seconds between identity verification's background steps (0: at once).", valueName: "seconds"))
+    var verificationStepSeconds: Double = 3
+
+    @Flag(name: .customLong("no-presence-check"), help: "Identity verification without a presence check.")
+    var noPresenceCheck = false
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         guard slowDelayMilliseconds >= 0 else { throw ValidationError("--slow-delay-ms must not be negative") }
+        guard (0...3_600).contains(verificationStepSeconds) else { throw ValidationError("--verification-step-seconds must be between 0 and 3600") }
     }
 
     func run() async throws {
@@ -62,7 +69,9 @@ struct SandboxCommand: AsyncParsableCommand {
         let identity = try PowerAuthServerIdentity.loadOrCreate(path: directory + "/server-identity.json")
         let sandbox: TMPSandbox
         do {
-            sandbox = try await TMPSandbox.start(port: port, slowDelay: .milliseconds(slowDelayMilliseconds), powerAuth: PowerAuthServer(identity: identity), onboarding: OnboardingOptions(skipVerification: skipVerification)) { line in
+            sandbox = try await TMPSandbox.start(port: port, slowDelay: .milliseconds(slowDelayMilliseconds), powerAuth: PowerAuthServer(identity: identity), onboarding: OnboardingOptions(
+                skipVerification: skipVerification, verificationStepInterval: verificationStepSeconds, presenceCheck: !noPresenceCheck
+            )) { line in
                 Output.line(line)
                 Output.flush()
             }

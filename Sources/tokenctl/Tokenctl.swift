@@ -18,7 +18,7 @@ struct Tokenctl: AsyncParsableCommand {
             `tokenctl help exit-codes` lists every error code with its exit code and meaning.
             """,
         version: Tokenctl.version,
-        subcommands: [ActivateCommand.self, WalletCommand.self, AuditCommand.self, OnboardingCommand.self, DeviceCommand.self, LoginCommand.self, ConfigCommand.self, SandboxCommand.self, DemoCommand.self]
+        subcommands: [ActivateCommand.self, WalletCommand.self, AuditCommand.self, OnboardingCommand.self, VerificationCommand.self, DeviceCommand.self, LoginCommand.self, ConfigCommand.self, SandboxCommand.self, DemoCommand.self]
     )
 
     static let version = "0.1.0"

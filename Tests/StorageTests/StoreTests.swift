@@ -18,7 +18,7 @@ import Testing
         }
         #expect(journal == "wal")
         #expect(foreignKeys == 1)
-        #expect(tables == ["v1-pass-records", "v2-activation-audit", "v3-powerauth-activation", "v4-onboarding-process", "v5-pin-login"])
+        #expect(tables == ["v1-pass-records", "v2-activation-audit", "v3-powerauth-activation", "v4-onboarding-process", "v5-pin-login", "v6-identity-verification"])
         #expect(fileMode(path) == 0o600)
         #expect(fileMode(path + "-wal") == 0o600)
         #expect(fileMode(path + "-shm") == 0o600)

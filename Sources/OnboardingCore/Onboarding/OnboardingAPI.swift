@@ -36,8 +36,9 @@ public struct OnboardingAPI: Sendable {
     }
 
     /// `/api/onboarding/otp/detail`, offered by demo servers only.
-    func otpDetail(processID: String) async throws(OnboardingError) -> [String: Any] {
-        try await call("/api/onboarding/otp/detail", ["processId": processID, "otpType": "ACTIVATION"])
+    /// - Parameter type: `ACTIVATION` or `USER_VERIFICATION`.
+    func otpDetail(processID: String, type: String = "ACTIVATION") async throws(OnboardingError) -> [String: Any] {
+        try await call("/api/onboarding/otp/detail", ["processId": processID, "otpType": type])
     }
 
     /// Encrypts `{"requestObject": object}`, posts it, and answers the decrypted `responseObject`.

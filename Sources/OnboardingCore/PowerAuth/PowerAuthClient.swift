@@ -147,13 +147,17 @@ public struct PowerAuthClient: Sendable {
         guard let token = activation.token else {
             throw PowerAuthClientError.noToken(instance: activation.instanceID)
         }
+        let reply = try await post(path, headers: [("X-PowerAuth-Token", Self.tokenHeader(token))], body: body)
+        try check(reply)
+        return reply.body
+    }
+
+    /// The `X-PowerAuth-Token` value: a fresh nonce and timestamp, and their digest.
+    static func tokenHeader(_ token: DeviceActivation.Token) -> String {
         let nonce = Bytes.random(16)
         let timestamp = EciesClock.nowMilliseconds()
         let digest = TokenDigest.compute(tokenSecret: token.secret, nonce: nonce, timestampMilliseconds: timestamp)
-        let header = "PowerAuth token_id=\"\(token.id)\", token_digest=\"\(Bytes.base64String(digest))\", "
+        return "PowerAuth token_id=\"\(token.id)\", token_digest=\"\(Bytes.base64String(digest))\", "
             + "nonce=\"\(Bytes.base64String(nonce))\", timestamp=\"\(timestamp)\", version=\"\(PowerAuthVersion.current)\""
-        let reply = try await post(path, headers: [("X-PowerAuth-Token", header)], body: body)
-        try check(reply)
-        return reply.body
     }
 }

@@ -22,7 +22,7 @@ public struct VerificationError: GuidedError, Equatable, CustomStringConvertible
         Self(.verificationUnexpectedState, "the server reported phase \(phase?.rawValue ?? "none") with status \(status.rawValue), which no verification state fits", next: .verificationStatus)
     }
 
-    static let missingStatus = Self(.verificationMissingStatus, "the last verification status call failed, so the process id is unknown", next: .verificationStatus)
+    static let missingStatus = Self(.verificationMissingStatus, "no verification status is known here (none was asked yet, or the last call failed)", next: .verificationStatus)
 
     static let activationNotActive = Self(.verificationActivationNotActive, "the device activation is no longer active on the server", next: .removeDeviceLocallyAndOnboard)
 
@@ -30,18 +30,29 @@ public struct VerificationError: GuidedError, Equatable, CustomStringConvertible
         Self(.verificationWrongStep, "the verification is in state \(state.name), not \(needs)", next: .verificationStatus)
     }
 
+    /// The server codes that name a state: an end state or a restartable failure.
+    static func forServerCode(_ code: String?, message: String?) -> Self? {
+        let detail = [code, message].compactMap { $0 }.joined(separator: ": ")
+        switch code {
+        case "ONBOARDING_FAILED": return .endstate(.other, detail)
+        case "ONBOARDING_PROCESS_LIMIT_REACHED": return .endstate(.limitReached, detail)
+        case "IDENTITY_VERIFICATION_FAILED", "PRESENCE_CHECK_LIMIT_REACHED", "IDENTITY_VERIFICATION_LIMIT_REACHED": return .failed(detail)
+        default: return nil
+        }
+    }
+
     static func wrongOTP(remaining: Int) -> Self {
         Self(.verificationWrongOTP, "wrong OTP; \(remaining) \(remaining == 1 ? "attempt" : "attempts") left", next: .verifyVerificationOTP, remainingAttempts: remaining)
     }
 
-    static let otpFailed = Self(.verificationOTPFailed, "the OTP has no attempts left or expired; the verification starts again", next: .verificationStatus)
+    static let otpFailed = Self(.verificationOTPFailed, "the OTP was refused with no attempts left: it ran out, expired, or none is expected now", next: .verificationStatus)
 
     static func failed(_ detail: String) -> Self {
         Self(.verificationFailed, "identity verification failed (\(detail))", next: .restartVerification)
     }
 
-    static func endstate(_ reason: VerificationState.EndstateReason) -> Self {
-        Self(.verificationEndstate, "identity verification ended for good (\(reason.rawValue))", next: .removeDeviceLocallyAndOnboard)
+    static func endstate(_ reason: VerificationState.EndstateReason, _ detail: String? = nil) -> Self {
+        Self(.verificationEndstate, "identity verification ended for good (\(reason.rawValue)\(detail.map { ", \($0)" } ?? ""))", next: .removeDeviceLocallyAndOnboard)
     }
 
     static let tooEarly = Self(.verificationTooEarly, "a new OTP cannot be sent yet; wait for the resend period", next: .verifyVerificationOTP)

@@ -33,11 +33,25 @@ struct OnboardingProcess {
     /// The identification object as canonical JSON (sorted keys).
     let identification: String
     let createdAt: Date
-    private(set) var status = Status.activationInProgress
+    var status = Status.activationInProgress
     private(set) var otp: OTP
     /// The device activation made with this process's OTP.
     private(set) var activationID: String?
     private(set) var verificationStartedAt: Date?
+
+    /// The device's identity verification flag, mirrored on its activation.
+    enum IdentityFlag: String {
+        case pending = "VERIFICATION_PENDING", inProgress = "VERIFICATION_IN_PROGRESS"
+    }
+
+    var identityFlag: IdentityFlag?
+    /// The current identity verification (nil until `identity/init`) and what counts
+    /// toward the limits: verifications started, presence checks, the error score.
+    var verification: IdentityVerification?
+    var verificationsStarted = 0
+    var presenceChecks = 0
+    var errorScore = 0
+    var consentApproved = false
 
     init(id: String, identification: String, otp: String, now: Date) {
         self.id = id
@@ -81,6 +95,7 @@ struct OnboardingProcess {
         }
         guard Bytes.constantTimeEqual(Bytes.utf8(code), Bytes.utf8(otp.code)) else {
             otp.failedAttempts += 1
+            errorScore += 1
             if otp.failedAttempts >= Self.otpAttempts { status = .failed }
             return .reject(message: refused, remainingAttempts: isActive ? Self.otpAttempts - otp.failedAttempts : 0)
         }
@@ -91,13 +106,15 @@ struct OnboardingProcess {
         }
         status = .verificationInProgress
         verificationStartedAt = now
-        return .accept(flags: ["VERIFICATION_PENDING"])
+        identityFlag = .pending
+        return .accept(flags: [IdentityFlag.pending.rawValue])
     }
 
     /// Identity verification ended well.
     mutating func finishVerification() -> Bool {
         guard status == .verificationInProgress else { return false }
         status = .finished
+        identityFlag = nil
         return true
     }
 

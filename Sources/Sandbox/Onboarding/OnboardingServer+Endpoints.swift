@@ -73,9 +73,18 @@ extension OnboardingServer {
                 case .notActive: return (.error(400, "ONBOARDING_FAILED", "the process is \(process.status.rawValue)"), expired)
                 }
             default:
-                guard object["otpType"] as? String == "ACTIVATION" else { return (.error(400, "INVALID_REQUEST", "otpType must be ACTIVATION"), expired) }
-                guard process.status == .activationInProgress else { return (.error(400, "ONBOARDING_FAILED", "the process is \(process.status.rawValue)"), expired) }
-                return (.ok(["otpCode": process.otp.code]), expired)
+                switch object["otpType"] as? String {
+                case "ACTIVATION":
+                    guard process.status == .activationInProgress else { return (.error(400, "ONBOARDING_FAILED", "the process is \(process.status.rawValue)"), expired) }
+                    return (.ok(["otpCode": process.otp.code]), expired)
+                case "USER_VERIFICATION":
+                    guard process.status == .verificationInProgress, let otp = process.verification?.otp else {
+                        return (.error(400, "ONBOARDING_FAILED", "no identity verification OTP was sent"), expired)
+                    }
+                    return (.ok(["otpCode": otp.code]), expired)
+                default:
+                    return (.error(400, "INVALID_REQUEST", "otpType must be ACTIVATION or USER_VERIFICATION"), expired)
+                }
             }
         }
         guard let outcome else { return .error(400, "ONBOARDING_FAILED", "onboarding process not found") }

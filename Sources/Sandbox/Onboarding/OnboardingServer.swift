@@ -12,11 +12,18 @@ public struct OnboardingOptions: Sendable {
     public var makeOTP: @Sendable () -> String
     /// Processes per identification per 24 hours.
     public var processesPerDay: Int
+    /// Seconds between identity verification's background steps; 0 runs them at once.
+    public var verificationStepInterval: TimeInterval
+    /// Whether identity verification includes a presence check.
+    public var presenceCheck: Bool
 
     public init(
         clock: @escaping @Sendable () -> Date = { Date() }, skipVerification: Bool = false,
-        makeOTP: @escaping @Sendable () -> String = OnboardingOptions.randomOTP, processesPerDay: Int = 5
+        makeOTP: @escaping @Sendable () -> String = OnboardingOptions.randomOTP, processesPerDay: Int = 5,
+        verificationStepInterval: TimeInterval = 0, presenceCheck: Bool = true
     ) {
+        self.verificationStepInterval = verificationStepInterval
+        self.presenceCheck = presenceCheck
         self.clock = clock
         self.skipVerification = skipVerification
         self.makeOTP = makeOTP
@@ -86,6 +93,11 @@ public final class OnboardingServer: Sendable {
     /// The current OTP of a process, as the SMS would carry it.
     public func otp(_ id: String) -> String? {
         processes.withLock { $0[id]?.otp.code }
+    }
+
+    /// The identity verification OTP of a process, as the SMS would carry it.
+    public func verificationOTP(_ id: String) -> String? {
+        processes.withLock { $0[id]?.verification?.otp?.code }
     }
 
     /// The process that made this device activation.

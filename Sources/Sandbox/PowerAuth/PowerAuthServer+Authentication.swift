@@ -7,16 +7,17 @@ extension PowerAuthServer {
         case failure(SandboxReply)
     }
 
-    /// Checks `X-PowerAuth-Authorization` against the request body; on success the
+    /// Checks `X-PowerAuth-Authorization` against `body` (the request body unless given:
+    /// a signed-then-encrypted request is signed over its plaintext); on success the
     /// activation's counter has moved past the signature's.
-    func verifySignature(_ request: RecordedRequest, uriIdentifier: String) -> Verified<String> {
+    func verifySignature(_ request: RecordedRequest, uriIdentifier: String, body: [UInt8]? = nil) -> Verified<String> {
         guard let fields = PowerAuthHeaderFields.parse(request.header("X-PowerAuth-Authorization")),
               let id = fields["pa_activation_id"], let nonceText = fields["pa_nonce"], let nonce = Bytes.base64(nonceText),
               let factor = fields["pa_signature_type"].flatMap(SignatureFactor.init(rawValue:)), let signature = fields["pa_signature"]
         else { return .failure(Self.error(401, "POWERAUTH_AUTH_FAIL", "missing or malformed X-PowerAuth-Authorization header")) }
         guard fields["pa_version"] == PowerAuthVersion.current else { return .failure(Self.error(401, "POWERAUTH_AUTH_FAIL", "unsupported pa_version")) }
         guard fields["pa_application_key"] == identity.applicationKey else { return .failure(Self.error(401, "POWERAUTH_AUTH_FAIL", "unknown application key")) }
-        let data = Signature.normalizedData(method: request.method, uriIdentifier: uriIdentifier, nonce: nonce, body: request.body, applicationSecret: identity.applicationSecret)
+        let data = Signature.normalizedData(method: request.method, uriIdentifier: uriIdentifier, nonce: nonce, body: body ?? request.body, applicationSecret: identity.applicationSecret)
         let accepted: Bool? = activations.withLock { table in
             guard var activation = table[id], activation.state == .active else { return nil }
             let result = activation.verify(signature: signature, factor: factor, data: data)
@@ -28,6 +29,20 @@ extension PowerAuthServer {
         case .some(false): return .failure(Self.error(401, "POWERAUTH_AUTH_FAIL", "signature validation failed"))
         case .some(true): return .success(id)
         }
+    }
+
+    /// The activation a signature header names, without checking the signature (to find
+    /// the keys that decrypt the body it was made over).
+    static func signingActivation(_ request: RecordedRequest) -> String? {
+        PowerAuthHeaderFields.parse(request.header("X-PowerAuth-Authorization"))?["pa_activation_id"]
+    }
+
+    /// An activation-scope ECIES decryptor for an active activation.
+    func activationDecryptor(_ id: String, sharedInfo1: String) -> EciesDecryptor? {
+        guard let activation = activations.withLock({ $0[id] }), activation.state == .active else { return nil }
+        return EciesDecryptor(privateKey: activation.serverPrivateKey, parameters: .activation(
+            sharedInfo1: sharedInfo1, applicationKey: identity.applicationKey,
+            applicationSecret: identity.applicationSecret, activationId: id, transportKey: activation.keys.transport))
     }
 
     /// `POST /pa/v3/signature/validate`: answers `{"status":"OK"}` (nothing more, like a

@@ -25,6 +25,8 @@ struct IdentityVerification {
         var errors: [String]
         /// The image asked for an end state (`SBXENDSTATE` in its bytes).
         let endstate: Bool
+        /// The image asked for a failed presence check (`SBXPRESENCEFAIL`).
+        var failsPresenceCheck = false
     }
 
     struct OTP {
@@ -43,6 +45,8 @@ struct IdentityVerification {
     private(set) var documents: [Document] = []
     private(set) var otp: OTP?
     private(set) var presenceCheckFailed = false
+    /// Presence checks found failed when the OTP was verified.
+    private(set) var presenceCheckFailures = 0
     private var lastStep: Date
 
     init(now: Date) {
@@ -145,11 +149,12 @@ struct IdentityVerification {
         return .started
     }
 
-    /// - Parameter fails: the check's result, known when the OTP is verified.
-    mutating func submitPresenceCheck(fails: Bool) -> Bool {
+    /// The check's result is known when the OTP is verified: it fails once when an image
+    /// asked for it.
+    mutating func submitPresenceCheck() -> Bool {
         guard phase == .presenceCheck, status == .inProgress else { return false }
         status = .verificationPending
-        presenceCheckFailed = fails
+        presenceCheckFailed = presenceCheckFailures == 0 && listedDocuments.contains(where: \.failsPresenceCheck)
         return true
     }
 
@@ -183,6 +188,7 @@ struct IdentityVerification {
         otp = nil
         if presenceCheckFailed {
             presenceCheckFailed = false
+            presenceCheckFailures += 1
             (phase, status) = (.presenceCheck, .notInitialized)
             return .presenceCheckFailed
         }

@@ -8,6 +8,11 @@ extension Settings {
         OnboardingService(settings: onboarding, database: .options(database), environment: environment, logger: logger)
     }
 
+    /// The identity verification commands on these settings; the database is opened per call.
+    public func verificationService(environment: [String: String], logger: Logger) -> VerificationService {
+        VerificationService(settings: onboarding, database: .options(database), environment: environment, logger: logger)
+    }
+
     /// The device-activation commands on these settings; the database is opened per call.
     public func deviceService(environment: [String: String], logger: Logger) -> DeviceService {
         DeviceService(settings: onboarding, database: .options(database), environment: environment, logger: logger)

@@ -1,0 +1,211 @@
+import Foundation
+import Storage
+
+/// Identity verification for one instance, as the contract says: the state computed from
+/// the last status, the last-status rule (every call but `status` uses the process id of
+/// the last successful status), the activation check after a failure, and the server's
+/// error codes turned into states.
+public struct VerificationProcess: Sendable {
+    let api: IdentityAPI
+    let onboarding: OnboardingAPI
+    public let powerAuth: PowerAuthClient
+    let store: Store
+
+    var records: VerificationStore { VerificationStore(store: store, instanceID: powerAuth.settings.instanceID) }
+
+    // MARK: Status
+
+    /// Asks the server where the verification stands. A failure forgets the last status.
+    public func status() async throws -> VerificationState {
+        do {
+            let answer = try await guarded(needs: nil) { try await api.call("/api/identity/status", [:], .token) }
+            let last = try Self.lastStatus(answer)
+            try records.saveStatus(last)
+            return try await state(for: last)
+        } catch {
+            try? records.forgetStatus()
+            throw error
+        }
+    }
+
+    func state(for last: VerificationStore.LastStatus) async throws -> VerificationState {
+        switch VerificationStateTable.cell(phase: last.phase, status: last.status) {
+        case .state(let state): return state
+        case .empty: throw VerificationError.unexpectedState(phase: last.phase, status: last.status)
+        case .documents:
+            let documents = try await serverDocuments(processID: last.processID)
+            return VerificationStateTable.documentsState(documents, chosenTypes: try records.load().chosenTypes)
+        }
+    }
+
+    /// The documents the server holds for this verification.
+    public func documents() async throws -> [ServerDocument] {
+        let last = try requireLastStatus()
+        return try await serverDocuments(processID: last.processID)
+    }
+
+    private func serverDocuments(processID: String) async throws -> [ServerDocument] {
+        let answer = try await guarded(needs: nil) { try await api.call("/api/identity/document/status", ["processId": processID], .token, timeout: .documentStatus) }
+        return try Self.documents(answer)
+    }
+
+    // MARK: Consent
+
+    public func consentText() async throws -> String {
+        let last = try requireLastStatus()
+        let answer = try await guarded(needs: .intro) { try await api.call("/api/identity/consent/text", ["processId": last.processID, "consentType": "GDPR"], .token) }
+        guard let text = answer["consentText"] as? String else { throw OnboardingError(.networkBadServerResponse, httpStatus: 200, detail: "consentText missing") }
+        return text
+    }
+
+    /// Approves the consent and starts the verification: next, the document types.
+    public func approveConsent() async throws -> VerificationState {
+        let last = try requireLastStatus()
+        try await guarded(needs: .intro) {
+            _ = try await api.call("/api/identity/consent/approve", ["processId": last.processID, "approved": true, "consentType": "GDPR"], .signature)
+            _ = try await api.call("/api/identity/init", ["processId": last.processID], .signature)
+        }
+        try records.saveStatus(.init(processID: last.processID, phase: .documentUpload, status: .inProgress))
+        return .documentsToScanSelect
+    }
+
+    // MARK: Documents
+
+    /// Keeps the document types the user will scan (local), then initializes the scanning
+    /// SDK's session on the server.
+    public func selectDocumentTypes(_ types: [DocumentType]) async throws -> VerificationState {
+        let last = try requireLastStatus()
+        guard !types.isEmpty, types.allSatisfy(DocumentType.scannable.contains), Set(types).count == types.count else {
+            throw VerificationError.invalidDocument("choose distinct document types among \(DocumentType.scannable.map(\.rawValue).joined(separator: ", "))")
+        }
+        let challenge = UUID().uuidString
+        _ = try await guarded(needs: .scanning) {
+            try await api.call("/api/identity/document/init-sdk", ["processId": last.processID, "attributes": ["sdk-init-token": challenge]], .signedEncrypted)
+        }
+        try records.saveChosenTypes(types)
+        return .scanDocument(ScanProcess(types: types, serverDocuments: []))
+    }
+
+    /// Uploads document images, checked whole before anything is sent. Without chosen
+    /// types, the files' types become the choice.
+    public func submitDocuments(_ files: [DocumentImageFile], reupload: Bool) async throws -> VerificationState {
+        let last = try requireLastStatus()
+        let chosen = try records.load().chosenTypes ?? DocumentType.scannable.filter { type in files.contains { $0.type == type } }
+        if let other = files.first(where: { !chosen.contains($0.type) }) {
+            throw VerificationError.invalidDocument("\(other.type) is not among the chosen document types (\(chosen.map(\.rawValue).joined(separator: ", "))); choose again with `documents select`")
+        }
+        let process = reupload ? ScanProcess(types: chosen, serverDocuments: try await serverDocuments(processID: last.processID)) : nil
+        let planned = try DocumentSubmission.plan(files, reupload: reupload, process: process)
+        let object = DocumentSubmission.requestObject(processID: last.processID, documents: planned, archive: try DocumentSubmission.archive(planned))
+        _ = try await guarded(needs: .scanning) { try await api.call("/api/identity/document/submit", object, .tokenEncrypted, timeout: .documentSubmit) }
+        try records.saveChosenTypes(chosen)
+        return .processing(.documentUpload)
+    }
+
+    // MARK: Presence check
+
+    /// Starts a presence check: the session attributes for the presence-check SDK.
+    public func presenceCheckInit() async throws -> [String: String] {
+        let last = try requireLastStatus()
+        let answer = try await guarded(needs: .presenceCheck) { try await api.call("/api/identity/presence-check/init", ["processId": last.processID], .signedEncrypted) }
+        return (answer["sessionAttributes"] as? [String: Any])?.compactMapValues { $0 as? String } ?? [:]
+    }
+
+    public func presenceCheckSubmit() async throws -> VerificationState {
+        let last = try requireLastStatus()
+        _ = try await guarded(needs: .presenceCheck) { try await api.call("/api/identity/presence-check/submit", ["processId": last.processID], .signature) }
+        return .processing(.verifyingPresence)
+    }
+
+    // MARK: OTP
+
+    /// Checks the OTP: processing when verified; a wrong one with attempts left throws
+    /// `verification.wrongOTP`, an exhausted or expired one `verification.otpFailed`.
+    public func verifyOTP(_ code: String) async throws -> VerificationState {
+        let last = try requireLastStatus()
+        let answer = try await guarded(needs: .otp) { try await api.call("/api/identity/otp/verify", ["processId": last.processID, "otpCode": code], .encryptedOnly) }
+        guard let verified = answer["verified"] as? Bool else { throw OnboardingError(.networkBadServerResponse, httpStatus: 200, detail: "verified missing") }
+        if verified { return .processing(.other) }
+        let remaining = answer["remainingAttempts"] as? Int ?? 0
+        if remaining > 0, answer["expired"] as? Bool != true { throw VerificationError.wrongOTP(remaining: remaining) }
+        throw VerificationError.otpFailed
+    }
+
+    public func resendOTP() async throws {
+        let last = try requireLastStatus()
+        do {
+            _ = try await guarded(needs: .otp) { try await api.call("/api/identity/otp/resend", ["processId": last.processID], .signature) }
+        } catch let error as OnboardingError where error.serverCode == "ONBOARDING_OTP_FAILED" {
+            throw VerificationError.tooEarly
+        }
+    }
+
+    /// The OTP from a demo server's `otp/detail` endpoint.
+    public func demoOTP() async throws -> String {
+        let last = try requireLastStatus()
+        let answer = try await onboarding.otpDetail(processID: last.processID, type: "USER_VERIFICATION")
+        guard let code = answer["otpCode"] as? String, !code.isEmpty else { throw OnboardingError(.networkBadServerResponse, httpStatus: 200, detail: "otpCode missing") }
+        return code
+    }
+
+    // MARK: Restart and cancel
+
+    /// Ends this verification on the server; it can start again from the intro.
+    public func restart() async throws -> VerificationState {
+        let last = try requireLastStatus()
+        _ = try await guarded(needs: nil) { try await api.call("/api/identity/cleanup", ["processId": last.processID], .signature) }
+        try records.saveStatus(.init(processID: last.processID, phase: nil, status: .notInitialized))
+        return .intro
+    }
+
+    /// Cancels the whole onboarding process; the device activation is then forgotten here,
+    /// as the server removes it.
+    public func cancelWholeProcess() async throws {
+        let last = try requireLastStatus()
+        try await onboarding.cleanup(processID: last.processID)
+        _ = try powerAuth.forget()
+        try records.delete()
+    }
+
+    // MARK: Rules
+
+    func requireLastStatus() throws -> VerificationStore.LastStatus {
+        guard let last = try records.load().lastStatus else { throw VerificationError.missingStatus }
+        return last
+    }
+
+    /// Runs a call and turns its failure into what the contract says: a device activation
+    /// that is no longer active, a server code that names a state, or, for an event the
+    /// server refuses in another state, the state it is in.
+    func guarded<T>(needs step: Step?, _ call: () async throws -> T) async throws -> T {
+        do {
+            return try await call()
+        } catch {
+            guard !(error is VerificationError), !Self.isOffline(error) else { throw error }
+            if let state = try? await powerAuth.status().state, state != "ACTIVE" { throw VerificationError.activationNotActive }
+            guard let error = error as? OnboardingError else { throw error }
+            if let mapped = VerificationError.forServerCode(error.serverCode, message: error.serverMessage) { throw mapped }
+            if let step, error.serverCode == "ERROR_GENERIC", let current = try? await status(), !step.accepts(current) {
+                throw VerificationError.wrongStep(current, needs: step.name)
+            }
+            throw error
+        }
+    }
+
+    static func isOffline(_ error: Error) -> Bool {
+        if let error = error as? OnboardingError { return error.isOffline }
+        if case PowerAuthClientError.unreachable = error { return true }
+        return false
+    }
+
+    /// The state an event needs.
+    struct Step: Sendable {
+        let name: String
+        let accepts: @Sendable (VerificationState) -> Bool
+
+        static let intro = Step(name: "intro") { if case .intro = $0 { true } else if case .consent = $0 { true } else { false } }
+        static let scanning = Step(name: "scanDocument") { if case .scanDocument = $0 { true } else if case .documentsToScanSelect = $0 { true } else { false } }
+        static let presenceCheck = Step(name: "presenceCheck") { $0 == .presenceCheck }
+        static let otp = Step(name: "otp") { if case .otp = $0 { true } else { false } }
+    }
+}

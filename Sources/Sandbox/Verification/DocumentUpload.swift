@@ -1,0 +1,84 @@
+import Foundation
+import ZIPFoundation
+
+/// A `document/submit` read as the enrollment server reads it: `data` is base64 of a ZIP
+/// whose entry names are the documents' `filename`s. What the sandbox decides about each
+/// image comes from markers in its bytes, like the TMP test cards:
+///
+/// | marker | the document |
+/// |---|---|
+/// | `SBXREJECT` | REJECTED, with an error |
+/// | `SBXFAIL` | FAILED, with an error |
+/// | `SBXENDSTATE` | accepted, but the final verification rejects the user (an end state) |
+/// | `SBXPRESENCEFAIL` | accepted, but the first presence check fails |
+///
+/// Anything else is accepted; a missing entry marks its document FAILED.
+enum DocumentUpload {
+    static let markers = (reject: Data("SBXREJECT".utf8), fail: Data("SBXFAIL".utf8),
+                          endstate: Data("SBXENDSTATE".utf8), presenceFail: Data("SBXPRESENCEFAIL".utf8))
+
+    struct Refusal: Error {
+        let code: String
+        let message: String
+    }
+
+    /// The documents of a submit, and the ids of the originals they replace.
+    /// - Throws: ``Refusal`` for a request the server refuses whole.
+    static func read(_ object: [String: Any], into verification: IdentityVerification, makeID: () -> String) throws(Refusal) -> (documents: [IdentityVerification.Document], originals: [String]) {
+        guard let items = object["documents"] as? [[String: Any]], !items.isEmpty,
+              let data = (object["data"] as? String).flatMap({ Data(base64Encoded: $0) }),
+              let resubmit = object["resubmit"] as? Bool
+        else { throw Refusal(code: "INVALID_REQUEST", message: "documents, data (base64) and resubmit are required") }
+        let originals = items.compactMap { $0["originalDocumentId"] as? String }
+        // All or none: a resubmit replaces every file, a first upload none.
+        guard originals.count == (resubmit ? items.count : 0) else {
+            throw Refusal(code: "DOCUMENT_SUBMIT_FAILED", message: "resubmit must name an originalDocumentId for every document, and a first upload none")
+        }
+        guard originals.allSatisfy(verification.hasDocument(id:)) else {
+            throw Refusal(code: "DOCUMENT_SUBMIT_FAILED", message: "an originalDocumentId is not a document of this verification")
+        }
+        let archive: Archive
+        do {
+            archive = try Archive(data: data, accessMode: .read)
+        } catch {
+            throw Refusal(code: "DOCUMENT_SUBMIT_FAILED", message: "data is not a ZIP archive")
+        }
+        var documents: [IdentityVerification.Document] = []
+        for item in items {
+            guard let filename = item["filename"] as? String, let type = item["type"] as? String else {
+                throw Refusal(code: "INVALID_REQUEST", message: "every document needs a filename and a type")
+            }
+            let side = item["side"] as? String ?? "FRONT"
+            documents.append(document(id: makeID(), filename: filename, type: type, side: side, bytes: entry(filename, of: archive)))
+        }
+        return (documents, originals)
+    }
+
+    /// An entry's bytes; nil when it is missing or does not extract.
+    static func entry(_ name: String, of archive: Archive) -> Data? {
+        guard let entry = archive[name] else { return nil }
+        var content = Data()
+        do {
+            _ = try archive.extract(entry, skipCRC32: false) { (chunk: Data) in content.append(chunk) }
+        } catch {
+            return nil
+        }
+        return content
+    }
+
+    static func document(id: String, filename: String, type: String, side: String, bytes: Data?) -> IdentityVerification.Document {
+        func has(_ marker: Data) -> Bool { bytes?.range(of: marker) != nil }
+        let status: String
+        if bytes == nil || has(markers.fail) {
+            status = "FAILED"
+        } else if has(markers.reject) {
+            status = "REJECTED"
+        } else {
+            status = type.hasPrefix("SELFIE") ? "ACCEPTED" : "VERIFICATION_PENDING"
+        }
+        let errors = status == "FAILED" || status == "REJECTED" ? [IdentityVerification.documentError] : []
+        return IdentityVerification.Document(id: id, filename: filename, type: type, side: side, status: status, errors: errors,
+                                             endstate: has(markers.endstate), failsPresenceCheck: has(markers.presenceFail))
+    }
+
+}

@@ -1,0 +1,106 @@
+import OnboardingCore
+import TokenActivation
+
+/// Text and JSON shapes of the verification commands: every answer names the state and the
+/// command to run next (the server drives the flow). OTPs and image bytes are never printed.
+enum VerificationText {
+    /// What to run in `state`.
+    static func next(_ state: VerificationState) -> String {
+        switch state {
+        case .intro: NextStepText.command(.approveConsent)
+        case .consent: "approve it with `tokenctl verification consent --approve`"
+        case .documentsToScanSelect: NextStepText.command(.selectDocuments)
+        case .scanDocument(let process):
+            if let document = process.nextDocumentToScan {
+                "submit \(document.type) (\(options(document.type))) with `tokenctl verification documents submit`"
+                    + (document.uploadState == .rejected ? " --reupload" : "")
+            } else {
+                "run `tokenctl verification status` (every chosen document is accepted)"
+            }
+        case .processing: "the server is working; run `tokenctl verification status` again in a few seconds"
+        case .presenceCheck: NextStepText.command(.startPresenceCheck) + "; " + NextStepText.command(.finishPresenceCheck)
+        case .otp: NextStepText.command(.verifyVerificationOTP) + " (a new one: `tokenctl verification otp resend`)"
+        case .failed: NextStepText.command(.restartVerification)
+        case .endstate: NextStepText.command(.removeDeviceLocallyAndOnboard)
+        case .success: "none: the user is verified and may approve token activations (`tokenctl activate`)"
+        }
+    }
+
+    /// The `submit` options for a document type.
+    static func options(_ type: DocumentType) -> String {
+        switch type {
+        case .idCard: "--id-card-front F --id-card-back F"
+        case .passport: "--passport F"
+        case .drivingLicense: "--driving-license F"
+        default: type.rawValue
+        }
+    }
+
+    /// The state's detail: what is processed, attempts left, why it ended.
+    static func detail(_ state: VerificationState) -> String? {
+        switch state {
+        case .processing(let item): item.rawValue
+        case .otp(let remaining): remaining.map { "\($0) attempts left" }
+        case .endstate(let reason): reason.rawValue
+        case .scanDocument(let process):
+            process.documents.map { "\($0.type) \($0.uploadState.rawValue)" }.joined(separator: ", ")
+        default: nil
+        }
+    }
+
+    static func lines(_ state: VerificationState) -> [String] {
+        var lines = ["state         \(state.name)"]
+        if let detail = detail(state) { lines.append("detail        \(detail)") }
+        if case .consent(let text) = state { lines += ["", SafeText.escaped(text), ""] }
+        lines.append("next          \(next(state))")
+        return lines
+    }
+
+    static func json(_ state: VerificationState) -> JSONObject {
+        var object = JSONObject(["state": .string(state.name)])
+        switch state {
+        case .consent(let text): object.append("consentText", .string(text))
+        case .processing(let item): object.append("processing", .string(item.rawValue))
+        case .otp(let remaining): object.append("remainingAttempts", remaining.map { .int($0) } ?? .null)
+        case .endstate(let reason): object.append("reason", .string(reason.rawValue))
+        case .scanDocument(let process):
+            object.append("documents", .array(process.documents.map { document in
+                .object(JSONObject([
+                    "type": .string(document.type.rawValue), "state": .string(document.uploadState.rawValue),
+                    "sides": .array(document.sides.map { side in
+                        .object(JSONObject(["side": .string(side.side.rawValue), "id": .string(side.serverID), "rejected": .bool(side.rejected)]))
+                    }),
+                ]))
+            }))
+            object.append("nextDocument", process.nextDocumentToScan.map { .string($0.type.rawValue) } ?? .null)
+        default: break
+        }
+        object.append("next", .string(next(state)))
+        return object
+    }
+
+    static func print(_ state: VerificationState, json: Bool) {
+        Output.print(json: json ? Self.json(state) : nil, lines: lines(state))
+    }
+
+    // MARK: Documents
+
+    static func documentLines(_ documents: [ServerDocument]) -> [String] {
+        guard !documents.isEmpty else { return ["no documents on the server"] }
+        return documents.map { document in
+            let cells = [document.type.rawValue, document.side?.rawValue ?? "-", document.status.rawValue, document.id]
+            return cells.map { TableCell.pad(SafeText.escaped($0), 16) }.joined(separator: " ")
+                + (document.errors.isEmpty ? "" : " " + SafeText.escaped(document.errors.joined(separator: "; ")))
+        }
+    }
+
+    static func documentsJSON(_ documents: [ServerDocument]) -> JSONObject {
+        JSONObject(["documents": .array(documents.map { document in
+            .object(JSONObject([
+                "id": .string(document.id), "filename": document.filename.map { .string($0) } ?? .null,
+                "type": .string(document.type.rawValue), "side": document.side.map { .string($0.rawValue) } ?? .null,
+                "status": .string(document.status.rawValue), "errors": .array(document.errors.map { .string($0) }),
+            ]))
+        })])
+    }
+}

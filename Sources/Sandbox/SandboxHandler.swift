@@ -15,7 +15,9 @@ final class SandboxHandler: ChannelInboundHandler, @unchecked Sendable {
     private let log: (@Sendable (String) -> Void)?
     private var head: HTTPRequestHead?
     private var body: [UInt8] = []
-    private static let maximumBody = 1 << 20
+    private var tooLarge = false
+    /// Room for a document submit of four 1 MiB images, base64 and encrypted.
+    private static let maximumBody = 16 << 20
 
     init(
         recorder: Recorder, powerAuth: PowerAuthServer, onboarding: OnboardingServer, miracl: MIRACLPlatform,
@@ -35,9 +37,12 @@ final class SandboxHandler: ChannelInboundHandler, @unchecked Sendable {
         case .head(let head):
             self.head = head
             body.removeAll(keepingCapacity: true)
+            tooLarge = false
         case .body(var buffer):
             if body.count + buffer.readableBytes <= Self.maximumBody {
                 body.append(contentsOf: buffer.readBytes(length: buffer.readableBytes) ?? [])
+            } else {
+                tooLarge = true
             }
         case .end:
             guard let head else { return }
@@ -50,7 +55,7 @@ final class SandboxHandler: ChannelInboundHandler, @unchecked Sendable {
                 query: target.count > 1 ? String(target[1]) : ""
             )
             let count = recorder.record(request)
-            let reply = route(request, activationCount: count)
+            let reply = tooLarge ? PowerAuthServer.error(413, "ERROR_GENERIC", "the body is over \(Self.maximumBody >> 20) MiB") : route(request, activationCount: count)
             log?("\(request.method) \(path) \(describe(reply))")
             answer(reply, keepAlive: head.isKeepAlive, context: context)
         }

@@ -4,7 +4,7 @@ import Sandbox
 import TokenActivation
 
 /// The demo's onboarding path: with the gate on, a token waits for the user
-/// activation; the user onboards with the OTP; verification ends on the server; the
+/// activation; the user onboards with the OTP and verifies their identity; the
 /// token is activated.
 struct DemoOnboarding {
     let sandbox: TMPSandbox
@@ -49,10 +49,38 @@ struct DemoOnboarding {
 
         let pending = await activateToken()
         step(pending.error?.code == .userActivationRequired, "token while verification is pending: exit \(pending.exitStatus.rawValue), \(pending.error?.code.rawValue ?? pending.outcome.rawValue)")
-        sandbox.onboarding.finishVerification(processID: started.processID)
-        Output.line("     the sandbox ends identity verification")
+        // `step` counts the verification's steps too.
+        let verified = try await verifyIdentity(settings: settings, step)
         let after = await activateToken()
         step(after.outcome == .approved, "token after onboarding: exit \(after.exitStatus.rawValue), \(after.outcome.rawValue)")
-        return (passed, 6)
+        return (passed, 6 + verified)
+    }
+
+    /// Identity verification through the verification service, as `tokenctl verification`
+    /// runs it: consent, three generated document images, presence check, the OTP.
+    private func verifyIdentity(settings: Settings, _ check: (Bool, String) -> Void) async throws -> Int {
+        let service = settings.verificationService(environment: [:], logger: .init(label: "tokenctl.demo"))
+        let files = try [(DocumentType.idCard, DocumentSide.front), (.idCard, .back), (.passport, .front)].map { type, side in
+            let path = directory + "/\(type.rawValue.lowercased())-\(side.rawValue.lowercased()).jpg"
+            // A stand-in image: JPEG start and end markers around a label.
+            try (Data([0xFF, 0xD8, 0xFF, 0xE0]) + Data("sample \(type) \(side)".utf8) + Data([0xFF, 0xD9])).write(to: URL(fileURLWithPath: path))
+            return DocumentImageFile(type: type, side: side, path: path)
+        }
+        try await service.withProcess { process in
+            check(try await process.status() == .intro, "verification status: intro")
+            let consent = try await process.consentText()
+            check(!consent.isEmpty, "verification consent: \(consent.count) characters of text")
+            check(try await process.approveConsent() == .documentsToScanSelect, "consent approved: documents to choose")
+            _ = try await process.selectDocumentTypes([.idCard, .passport])
+            _ = try await process.submitDocuments(files, reupload: false)
+            check(try await process.status() == .presenceCheck, "ID card front and back and passport submitted (one ZIP), checked: presence check")
+            _ = try await process.presenceCheckInit()
+            _ = try await process.presenceCheckSubmit()
+            let otpState = try await process.status()
+            check({ if case .otp = otpState { true } else { false } }(), "presence check done: verification OTP sent")
+            _ = try await process.verifyOTP(try await process.demoOTP())
+            check(try await process.status() == .success, "verification OTP verified: success, flags cleared")
+        }
+        return 6
     }
 }

@@ -66,8 +66,8 @@ import Testing
         #expect(misconfigured.stderr.contains("onboarding.tls.client-key-file is set without onboarding.tls.client-cert-file"))
         #expect(harness.sandbox.activationRequestCount == 0)
 
-        // Verification ends on the server only; the gate asks it live and opens.
-        harness.sandbox.onboarding.finishVerification(processID: processID)
+        // Identity verification ends; the gate asks the server live and opens.
+        try harness.verifyIdentity(processID)
         let open = try activateToken(harness)
         #expect(open.status == 0, "\(open.stderr)")
         #expect(open.outcome == "APPROVED")
@@ -166,14 +166,10 @@ import Testing
     }
 
     @Test func theGateReportsAnUnreachableOnboardingServerAs69() async throws {
-        let harness = try await DeviceHarness.start(onboarding: OnboardingOptions(skipVerification: true))
+        let harness = try await DeviceHarness.start()
         defer { Task { try? await harness.shutdown() } }
         #expect(try harness.cli.run("wallet", "add", "--serial", "SN1", "--device-account-id", "DAPL00001111").status == 0)
-        let started = try harness.onboarding("start", "--credentials", Self.credentials, "--json")
-        let processID = try #require(started.object["processId"] as? String)
-        let otp = try #require(harness.sandbox.onboarding.otp(processID))
-        let activated = try harness.onboarding("activate", "--otp", otp, "--pin-file", harness.pinFile, "--json")
-        #expect(activated.object["flags"] as? [String] == [])
+        try harness.verifyIdentity(try harness.onboard())
 
         let unreachable = try activateToken(harness, environment: Self.gate.merging(["TOKENCTL_ONBOARDING_BASE_URL": "http://127.0.0.1:\(try unusedPort())"]) { $1 })
         #expect(unreachable.status == 69)

@@ -100,6 +100,20 @@ public final class OnboardingServer: Sendable {
         processes.withLock { $0[id]?.verification?.otp?.code }
     }
 
+    /// The file names of a process's verification documents, replaced ones included.
+    public func documentFilenames(_ id: String) -> [String] {
+        processes.withLock { $0[id]?.verification?.documents.map(\.filename) ?? [] }
+    }
+
+    /// What `identity/status` would report: `PHASE/STATUS` (`-/NOT_INITIALIZED` without a phase).
+    public func identityPair(_ id: String) -> String? {
+        processes.withLock { table in table[id].map { "\($0.identityPair.phase ?? "-")/\($0.identityPair.status)" } }
+    }
+
+    public func errorScore(_ id: String) -> Int? {
+        processes.withLock { $0[id]?.errorScore }
+    }
+
     /// The process that made this device activation.
     public func processID(activationID: String) -> String? {
         processes.withLock { table in table.values.first { $0.activationID == activationID }?.id }

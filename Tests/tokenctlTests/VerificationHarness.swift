@@ -9,8 +9,8 @@ extension DeviceHarness {
     static let credentials = #"{"email":"alice@example.com","birthDate":"1990-01-31"}"#
 
     @discardableResult
-    func verification(_ arguments: String..., environment: [String: String] = [:]) throws -> CLIResult {
-        try cli.run(["verification"] + arguments, environment: environment)
+    func verification(_ arguments: String..., stdin: String? = nil, environment: [String: String] = [:]) throws -> CLIResult {
+        try cli.run(["verification"] + arguments, stdin: stdin, environment: environment)
     }
 
     /// The state `verification status --json` names.

@@ -1,0 +1,231 @@
+import Foundation
+import Sandbox
+import TestSupport
+import Testing
+
+/// `tokenctl verification` against the sandbox's enrollment server: the states, their next
+/// steps and exit codes, the upload on the wire, and the gate.
+@Suite struct VerificationCommandTests {
+    static let gate = ["TOKENCTL_ONBOARDING_REQUIRE_FINISHED_USER_ACTIVATION": "true"]
+
+    @Test func aFullVerificationNamesEachStepAndOpensTheGate() async throws {
+        let harness = try await DeviceHarness.start()
+        defer { Task { try? await harness.shutdown() } }
+        #expect(try harness.cli.run("wallet", "add", "--serial", "SN1", "--device-account-id", "DAPL00001111").status == 0)
+        let processID = try harness.onboard()
+        let activate = { try harness.cli.run(["activate", "mybank://activate?serialNumber=SN1", "--json"], environment: Self.gate) }
+        #expect(try activate().status == 77)
+
+        // Every call but status needs the process of a successful status.
+        let early = try harness.verification("consent", "--json")
+        #expect(early.status == 75)
+        #expect(early.errorCode == "verification.missingStatus")
+        #expect(early.stderr.contains("tokenctl verification status"))
+
+        let intro = try harness.verification("status")
+        #expect(intro.status == 0)
+        #expect(intro.stdout.contains("state         intro"))
+        #expect(intro.stdout.contains("tokenctl verification consent --approve"))
+        let consent = try harness.verification("consent", "--json")
+        #expect((consent.object["consentText"] as? String)?.contains("GDPR") == true)
+        #expect(try harness.verification("consent", "--approve", "--json").object["state"] as? String == "documentsToScanSelect")
+
+        let chosen = try harness.verification("documents", "select", "id-card", "passport", "--json")
+        #expect(chosen.object["state"] as? String == "scanDocument")
+        #expect(chosen.object["nextDocument"] as? String == "ID_CARD")
+        let submitted = try harness.verification(
+            "documents", "submit", "--id-card-front", harness.image("f.jpg"), "--id-card-back", harness.image("b.jpg"), "--passport", harness.image("p.jpg"), "--json"
+        )
+        #expect(submitted.object["processing"] as? String == "documentUpload", "\(submitted.stderr)")
+        // The sandbox read the ZIP's entries by the contract's names.
+        #expect(harness.sandbox.onboarding.documentFilenames(processID) == ["idcard_front.jpg", "idcard_back.jpg", "passport_front.jpg"])
+        let listed = try harness.verification("documents", "status", "--json")
+        let documents = try #require(listed.object["documents"] as? [[String: Any]])
+        #expect(documents.compactMap { $0["status"] as? String } == ["ACCEPTED", "ACCEPTED", "ACCEPTED"])
+
+        #expect(try harness.verificationState() == "presenceCheck")
+        let session = try harness.verification("presence-check", "start", "--json")
+        #expect((session.object["sessionAttributes"] as? [String: Any])?.isEmpty == false)
+        #expect(try harness.verification("presence-check", "done", "--json").object["processing"] as? String == "verifyingPresence")
+        #expect(try harness.verificationState() == "otp")
+
+        let wrong = try harness.verification("otp", "verify", "00000000", "--json")
+        #expect(wrong.status == 2)
+        #expect(wrong.errorCode == "verification.wrongOTP")
+        #expect(wrong.stderr.contains("4 attempts left"))
+        let tooEarly = try harness.verification("otp", "resend", "--json")
+        #expect(tooEarly.status == 75)
+        #expect(tooEarly.errorCode == "verification.tooEarly")
+
+        let otp = try #require(harness.sandbox.onboarding.verificationOTP(processID))
+        let verified = try harness.verification("otp", "verify", "--otp-file", "-", "--json", stdin: otp + "\n")
+        #expect(verified.status == 0, "\(verified.stderr)")
+        #expect(!verified.stdout.contains(otp) && !verified.stderr.contains(otp))
+        let success = try harness.verification("status")
+        #expect(success.stdout.contains("state         success"))
+        #expect(harness.sandbox.onboarding.processStatus(processID) == "FINISHED")
+
+        let opened = try activate()
+        #expect(opened.status == 0, "\(opened.stderr)")
+        #expect(opened.outcome == "APPROVED")
+    }
+
+    @Test func refusedFilesSendNothing() async throws {
+        let harness = try await DeviceHarness.start()
+        defer { Task { try? await harness.shutdown() } }
+        _ = try harness.onboard()
+        #expect(try harness.submitDocumentsUpTo(selecting: ["ID_CARD", "PASSPORT"]) == 0)
+        let sent = harness.sandbox.requests.count
+        let large = try harness.image("large.jpg", bytes: (1 << 20) + 1)
+        let cases: [([String], Int32, String)] = [
+            (["--passport", large], 65, "verification.fileTooLarge"),
+            (["--passport", harness.cli.directory.file("missing.jpg")], 66, "verification.fileUnreadable"),
+            (["--passport", harness.cli.directory.path], 66, "verification.fileUnreadable"),
+            (["--passport", try harness.privateFile("empty.jpg", "")], 66, "verification.fileUnreadable"),
+            (["--driving-license", try harness.image("d.jpg")], 65, "verification.invalidDocument"),
+            (["--passport", try harness.image("p.jpg"), "--reupload"], 65, "verification.invalidDocument"),
+        ]
+        for (arguments, status, code) in cases {
+            let result = try harness.cli.run(["verification", "documents", "submit", "--json"] + arguments)
+            #expect(result.status == status, "\(arguments): \(result.stderr)")
+            #expect(result.errorCode == code, "\(arguments)")
+        }
+        // A re-upload asks the server for the documents first; nothing else went out.
+        let paths = harness.sandbox.requests.dropFirst(sent).map(\.path)
+        #expect(!paths.contains("/api/identity/document/submit"), "\(paths)")
+        #expect(harness.sandbox.requests.dropFirst(sent).allSatisfy { $0.body.count < 4_096 })
+    }
+
+    @Test func aRejectedImageIsUploadedAgainAllOrNone() async throws {
+        let harness = try await DeviceHarness.start()
+        defer { Task { try? await harness.shutdown() } }
+        let processID = try harness.onboard()
+        #expect(try harness.submitDocuments(front: "SBXREJECT") == "scanDocument")
+        let status = try harness.verification("status", "--json")
+        let documents = try #require(status.object["documents"] as? [[String: Any]])
+        #expect(documents.compactMap { $0["state"] as? String } == ["rejected", "accepted"])
+        #expect((status.object["next"] as? String)?.contains("--reupload") == true)
+        #expect(harness.sandbox.onboarding.errorScore(processID) == 2)
+
+        let again = try harness.verification("documents", "submit", "--id-card-front", harness.image("f2.jpg"), "--id-card-back", harness.image("b2.jpg"), "--reupload", "--json")
+        #expect(again.status == 0, "\(again.stderr)")
+        let submit = try #require(harness.sandbox.requests.last { $0.path == "/api/identity/document/submit" })
+        #expect(submit.header("X-PowerAuth-Token") != nil && submit.header("X-PowerAuth-Encryption") != nil)
+        #expect(try harness.verificationState() == "presenceCheck")
+        // The replaced originals are kept as DISPOSED, not listed.
+        #expect(harness.sandbox.onboarding.documentFilenames(processID).count == 5)
+        #expect(try #require(harness.verification("documents", "status", "--json").object["documents"] as? [[String: Any]]).count == 3)
+    }
+
+    @Test(arguments: [
+        ("SBXENDSTATE", "endstate", "tokenctl device remove --local"),
+        ("SBXFAIL", "scanDocument", "--reupload"),
+    ])
+    func markersDecideTheOutcome(marker: String, state: String, next: String) async throws {
+        let harness = try await DeviceHarness.start()
+        defer { Task { try? await harness.shutdown() } }
+        _ = try harness.onboard()
+        #expect(try harness.submitDocuments(passport: marker) == state)
+        let result = try harness.verification("status")
+        #expect(result.stdout.contains(next), "\(result.stdout)")
+        #expect(result.status == (state == "endstate" ? 3 : 0))
+    }
+
+    @Test func aFailedPresenceCheckGoesBackToItAndExhaustedOTPsRestart() async throws {
+        let harness = try await DeviceHarness.start()
+        defer { Task { try? await harness.shutdown() } }
+        let processID = try harness.onboard()
+        #expect(try harness.submitDocuments(front: "SBXPRESENCEFAIL") == "presenceCheck")
+        #expect(try harness.verification("presence-check", "start").status == 0)
+        #expect(try harness.verification("presence-check", "done").status == 0)
+        #expect(try harness.verification("otp", "verify", try #require(harness.sandbox.onboarding.verificationOTP(processID))).status == 0)
+        #expect(try harness.verificationState() == "presenceCheck")
+
+        #expect(try harness.verification("presence-check", "start").status == 0)
+        #expect(try harness.verification("presence-check", "done").status == 0)
+        #expect(try harness.verificationState() == "otp")
+        var statuses: [Int32] = []
+        for _ in 0..<5 { statuses.append(try harness.verification("otp", "verify", "00000000").status) }
+        #expect(statuses == [2, 2, 2, 2, 3])
+        // The verification starts again from the consent, with the device still pending.
+        #expect(try harness.verificationState() == "intro")
+        #expect(harness.server.activationFlags(try #require(harness.status()["activationId"] as? String)) == ["VERIFICATION_PENDING"])
+    }
+
+    @Test func aWrongStepIsNamedAndRestartAndCancelEndIt() async throws {
+        let harness = try await DeviceHarness.start()
+        defer { Task { try? await harness.shutdown() } }
+        let processID = try harness.onboard()
+        #expect(try harness.submitDocuments() == "presenceCheck")
+        let wrongStep = try harness.verification("otp", "resend", "--json")
+        #expect(wrongStep.status == 65)
+        #expect(wrongStep.errorCode == "verification.wrongStep")
+        #expect(wrongStep.stderr.contains("presenceCheck"))
+
+        #expect(try harness.verification("restart", "--json").object["state"] as? String == "intro")
+        #expect(harness.sandbox.onboarding.identityPair(processID) == "-/NOT_INITIALIZED")
+        #expect(try harness.verificationState() == "intro")
+
+        let cancelled = try harness.verification("cancel")
+        #expect(cancelled.status == 0, "\(cancelled.stderr)")
+        #expect(cancelled.stdout.contains("tokenctl onboarding start"))
+        #expect(harness.sandbox.onboarding.processStatus(processID) == "FAILED")
+        #expect(try harness.device("show", "--json").errorCode == "powerauth.notActivated")
+    }
+
+    @Test func anExpiredVerificationFailsAndAnInactiveDeviceIsNamed() async throws {
+        let clock = ManualClock()
+        let harness = try await DeviceHarness.start(onboarding: OnboardingOptions(clock: clock.reader))
+        defer { Task { try? await harness.shutdown() } }
+        let processID = try harness.onboard()
+        #expect(try harness.verificationState() == "intro")
+        clock.advance(seconds: 60 * 60 + 1)
+        let expired = try harness.verification("status", "--json")
+        #expect(expired.status == 3)
+        #expect(expired.object["state"] as? String == "failed")
+        let refused = try harness.verification("consent", "--approve", "--json")
+        #expect(refused.status == 3)
+        #expect(refused.errorCode == "verification.endstate")
+
+        harness.server.removeActivation(id: try #require(harness.status()["activationId"] as? String))
+        let inactive = try harness.verification("status", "--json")
+        #expect(inactive.status == 77)
+        #expect(inactive.errorCode == "verification.activationNotActive")
+        // The failed status is forgotten: the next call needs a new one.
+        #expect(try harness.verification("consent", "--json").errorCode == "verification.missingStatus")
+        _ = processID
+    }
+
+    @Test func anAnswerNoStateFitsIsACodedError() async throws {
+        let harness = try await DeviceHarness.start()
+        defer { Task { try? await harness.shutdown() } }
+        let processID = try harness.onboard()
+        harness.sandbox.onboarding.injectAnswer(
+            path: "/api/identity/status",
+            body: #"{"status":"OK","responseObject":{"processId":"\#(processID)","identityVerificationPhase":"OTP_VERIFICATION","identityVerificationStatus":"ACCEPTED"}}"#,
+            encrypted: false
+        )
+        let result = try harness.verification("status", "--json")
+        #expect(result.status == 76)
+        #expect(result.errorCode == "verification.unexpectedState")
+        #expect(result.stderr.contains("OTP_VERIFICATION"))
+    }
+
+    @Test func runRefusesWithoutATerminal() async throws {
+        let harness = try await DeviceHarness.start()
+        defer { Task { try? await harness.shutdown() } }
+        let result = try harness.verification("run")
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("tokenctl verification status"))
+        #expect(harness.sandbox.requests.isEmpty)
+    }
+}
+
+extension DeviceHarness {
+    /// Consent and document types: the exit status of the selection.
+    func submitDocumentsUpTo(selecting types: [String]) throws -> Int32 {
+        #expect(try verificationState() == "intro")
+        #expect(try verification("consent", "--approve").status == 0)
+        return try cli.run(["verification", "documents", "select"] + types).status
+    }
+}

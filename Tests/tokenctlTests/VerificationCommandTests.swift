@@ -229,3 +229,53 @@ extension DeviceHarness {
         return try cli.run(["verification", "documents", "select"] + types).status
     }
 }
+
+/// `tokenctl verification run` on a pseudo-terminal: prompts, progress, Ctrl-C, resume.
+@Suite struct VerificationRunTests {
+    @Test func theInteractiveRunStopsOnCtrlCAndResumesToSuccess() async throws {
+        let harness = try await DeviceHarness.start()
+        defer { Task { try? await harness.shutdown() } }
+        let processID = try harness.onboard()
+        let arguments = ["verification", "run", "--poll-interval", "0.1"]
+
+        let first = try TerminalSession(harness.cli, arguments)
+        try await first.waitFor("Approve the consent? [y/N] ")
+        #expect(first.text.contains("GDPR"))
+        first.type("y\n")
+        try await first.waitFor("Documents to scan")
+        first.type("\u{03}")
+        #expect(try await first.finish() == 130)
+        #expect(first.text.contains("run `tokenctl verification run` again to resume"))
+        #expect(harness.sandbox.onboarding.identityPair(processID) == "DOCUMENT_UPLOAD/IN_PROGRESS")
+
+        let second = try TerminalSession(harness.cli, arguments)
+        try await second.waitFor("Documents to scan")
+        second.type("ID_CARD PASSPORT\n")
+        try await second.waitFor("File of the ID_CARD front image: ")
+        second.type(harness.cli.directory.file("missing.jpg") + "\n")
+        try await second.waitFor("File of the ID_CARD back image: ")
+        second.type(try harness.image("b.jpg") + "\n")
+        try await second.waitFor("File of the PASSPORT front image: ")
+        second.type(try harness.image("p.jpg") + "\n")
+        // A refused file is asked for again, with nothing sent.
+        try await second.waitFor("give the files again")
+        try await second.waitFor("File of the ID_CARD front image: ", count: 2)
+        second.type(try harness.image("f.jpg") + "\n")
+        try await second.waitFor("File of the ID_CARD back image: ", count: 2)
+        second.type(harness.cli.directory.file("b.jpg") + "\n")
+        try await second.waitFor("File of the PASSPORT front image: ", count: 2)
+        second.type(harness.cli.directory.file("p.jpg") + "\n")
+        try await second.waitFor("submitted 3 images")
+        try await second.waitFor("then press Enter: ")
+        second.type("\n")
+        try await second.waitFor("OTP: ")
+        second.type("00000000\n")
+        try await second.waitFor("4 attempts left")
+        try await second.waitFor("OTP: ", count: 2)
+        second.type(try #require(harness.sandbox.onboarding.verificationOTP(processID)) + "\n")
+        try await second.waitFor("state         success")
+        #expect(try await second.finish() == 0)
+        #expect(harness.sandbox.onboarding.processStatus(processID) == "FINISHED")
+        #expect(harness.sandbox.requests.filter { $0.path == "/api/identity/document/submit" }.count == 1)
+    }
+}

@@ -127,7 +127,7 @@ let package = Package(
         .testTarget(name: "StorageTests", dependencies: ["Storage", "ErrorCodes", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "TokenActivationTests", dependencies: ["TokenActivation", "OnboardingCore", "HTTPTransport", "ErrorCodes", "Storage", "TestSupport", .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport", "Sandbox", "TestSupport"]),
-        .testTarget(name: "SandboxTests", dependencies: ["Sandbox", "TestSupport"]),
+        .testTarget(name: "SandboxTests", dependencies: ["Sandbox", "TestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .testTarget(name: "OnboardingCoreTests", dependencies: ["OnboardingCore", "ErrorCodes", "Sandbox", "Storage", "HTTPTransport", "PowerAuth", "TestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .testTarget(name: "MPinTests", dependencies: ["MPin", "TestSupport"]),
         .testTarget(

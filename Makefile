@@ -5,7 +5,8 @@
 #   make stress  100 SIGKILL rounds and the load test (16 × 500 activations + batch + import)
 #   make demo    the activation flow on a temporary database and the loopback sandbox
 #   make bench   wallet figures: import of 1,000,000 records, lookups, cold `wallet show`;
-#                activation figures; PIN login figures (`make bench-login` alone)
+#                activation figures; PIN login figures (`make bench-login` alone);
+#                identity verification figures (`make bench-verification` alone)
 #   make fuzz    libFuzzer on every parser (deeplink, importers, TMP answer, configuration,
 #                onboarding envelope, M-Pin points), FUZZ_SECONDS each (make test runs 10 s each);
 #                make fuzz-merge keeps what reached new code in Fuzz/corpus
@@ -37,7 +38,7 @@ FUZZ_RUNS := \
   mpin-point:MPinPointFuzzer:
 FUZZ_PRODUCTS := DeeplinkFuzzer ImportFuzzer TMPAnswerFuzzer ConfigurationFuzzer OnboardingEnvelopeFuzzer MPinPointFuzzer
 
-.PHONY: deps build test stress demo bench bench-login bench-activation fuzz fuzz-build fuzz-merge install clean
+.PHONY: deps build test stress demo bench bench-login bench-verification bench-activation fuzz fuzz-build fuzz-merge install clean
 
 deps:
 	@missing=""; \
@@ -115,6 +116,12 @@ bench: deps
 	@Benchmarks/activation.sh .build/release $(BENCH_LINES) $(BENCH_RSS_LINES)
 	$(SWIFT) build -c release --product MPinBenchmark
 	@Benchmarks/login.sh .build/release
+	@Benchmarks/verification.sh .build/release
+
+# Just the identity verification figures.
+bench-verification: deps
+	$(SWIFT) build -c release --product tokenctl
+	@Benchmarks/verification.sh .build/release
 
 # Just the PIN login figures: the client's M-Pin crypto and `tokenctl login run`.
 bench-login: deps

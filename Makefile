@@ -8,7 +8,7 @@
 #                activation figures; PIN login figures (`make bench-login` alone);
 #                identity verification figures (`make bench-verification` alone)
 #   make fuzz    libFuzzer on every parser (deeplink, importers, TMP answer, configuration,
-#                onboarding envelope, M-Pin points), FUZZ_SECONDS each (make test runs 10 s each);
+#                onboarding envelope, verification answers, M-Pin points), FUZZ_SECONDS each (make test runs 10 s each);
 #                make fuzz-merge keeps what reached new code in Fuzz/corpus
 #   make install release binary with the Swift runtime linked in, and the deeplink handler,
 #                into $(DESTDIR)$(PREFIX)/bin (PREFIX=/usr/local); the man page and bash, zsh
@@ -35,8 +35,9 @@ FUZZ_RUNS := \
   tmp-answer:TMPAnswerFuzzer: \
   configuration:ConfigurationFuzzer:ASAN_OPTIONS=detect_leaks=0 \
   onboarding-envelope:OnboardingEnvelopeFuzzer: \
+  verification-answer:VerificationAnswerFuzzer: \
   mpin-point:MPinPointFuzzer:
-FUZZ_PRODUCTS := DeeplinkFuzzer ImportFuzzer TMPAnswerFuzzer ConfigurationFuzzer OnboardingEnvelopeFuzzer MPinPointFuzzer
+FUZZ_PRODUCTS := DeeplinkFuzzer ImportFuzzer TMPAnswerFuzzer ConfigurationFuzzer OnboardingEnvelopeFuzzer VerificationAnswerFuzzer MPinPointFuzzer
 
 .PHONY: deps build test stress demo bench bench-login bench-verification bench-activation fuzz fuzz-build fuzz-merge install clean
 

@@ -153,6 +153,7 @@ if Context.environment["TOKENCTL_FUZZ"] != nil {
         ("TMPAnswerFuzzer", ["TokenActivation", "HTTPTransport"]),
         ("ConfigurationFuzzer", ["TokenActivation", "ErrorCodes"]),
         ("OnboardingEnvelopeFuzzer", ["OnboardingCore"]),
+        ("VerificationAnswerFuzzer", ["OnboardingCore"]),
         ("MPinPointFuzzer", ["MPin"]),
     ]
     package.targets += fuzzers.map { fuzzer in

@@ -17,9 +17,9 @@ struct VerificationCommand: AsyncParsableCommand {
             Exit codes: 0 ok; 2 wrong OTP, attempts left; 3 verification failed (restart it) or \
             ended for good (remove the device activation and onboard again), or the OTP ran out; \
             64 usage; 65 a refused document file or a command in the wrong state; 66 an unreadable \
-            file or no device activation; 69 server unreachable or failing; 75 run status first, \
-            or the OTP resend period has not passed; 76 an answer no state fits; 77 the device \
-            activation is no longer active; 78 configuration.
+            file; 69 server unreachable or failing; 75 run status first, \
+            or the OTP resend period has not passed; 76 an answer no state fits; 77 no device \
+            activation, or it is no longer active; 78 configuration.
             """,
         subcommands: [
             VerificationStatusCommand.self, VerificationConsent.self, VerificationDocuments.self, VerificationPresenceCheck.self,

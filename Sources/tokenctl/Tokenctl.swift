@@ -31,7 +31,7 @@ struct Tokenctl: AsyncParsableCommand {
             // `help` is ArgumentParser's own subcommand; `help exit-codes` is ours.
             if arguments.starts(with: ["help", "exit-codes"]) {
                 do {
-                    var command = try HelpExitCodes.parse(Array(arguments.dropFirst(2)))
+                    let command = try HelpExitCodes.parse(Array(arguments.dropFirst(2)))
                     try command.run()
                     return
                 } catch {

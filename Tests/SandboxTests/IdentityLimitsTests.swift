@@ -90,14 +90,14 @@ import ZIPFoundation
         let rejected = try Self.request(["a.jpg": "SBXREJECT"], documents: [("a.jpg", "PASSPORT", nil)])
         var results: [String] = []
         for _ in 0..<6 {
-            results.append(describe(scored.submitDocuments(rejected, now: now)))
+            results.append(describe(scored.submitDocuments(rejected)))
         }
         // Each rejected image scores 2; the sixth spent document resets the verification (+3).
         #expect(results == ["ok", "ok", "ok", "ok", "ok", "429 IDENTITY_VERIFICATION_LIMIT_REACHED"])
         #expect(scored.errorScore == 15)
         #expect(scored.identityPair.status == "NOT_INITIALIZED")
         _ = scored.initVerification(now: now)
-        #expect(describe(scored.submitDocuments(rejected, now: now)) == "429 ONBOARDING_PROCESS_LIMIT_REACHED")
+        #expect(describe(scored.submitDocuments(rejected)) == "429 ONBOARDING_PROCESS_LIMIT_REACHED")
         #expect(scored.status == .failed)
     }
 

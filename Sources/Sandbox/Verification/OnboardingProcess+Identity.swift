@@ -63,7 +63,7 @@ extension OnboardingProcess {
 
     /// `document/submit`: only in (DOCUMENT_UPLOAD, IN_PROGRESS). More than five spent
     /// documents reset the verification.
-    mutating func submitDocuments(_ object: [String: Any], now: Date) -> Answer {
+    mutating func submitDocuments(_ object: [String: Any]) -> Answer {
         guard var current = verification, identityFlag == .inProgress, current.canSubmit else {
             return .error(500, "ERROR_GENERIC", "documents are taken in DOCUMENT_UPLOAD / IN_PROGRESS only")
         }

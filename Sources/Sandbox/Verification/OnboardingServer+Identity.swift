@@ -97,7 +97,7 @@ extension OnboardingServer {
             let response = Bytes.base64String(Symmetric.sha256(Bytes.utf8("sandbox-sdk:" + challenge)))
             return .ok(["attributes": ["sdk-init-response": response]])
         case "/api/identity/document/submit":
-            return process.submitDocuments(object, now: now)
+            return process.submitDocuments(object)
         case "/api/identity/document/status":
             return process.documentStatus(object)
         case "/api/identity/presence-check/init":

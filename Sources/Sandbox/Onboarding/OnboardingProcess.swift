@@ -16,15 +16,6 @@ struct OnboardingProcess {
         case finished = "FINISHED"
     }
 
-    struct OTP {
-        let code: String
-        let issuedAt: Date
-        var failedAttempts = 0
-    }
-
-    static let otpAttempts = 5
-    static let otpLifetime: TimeInterval = 5 * 60
-    static let resendPeriod: TimeInterval = 30
     static let activationTimeout: TimeInterval = 5 * 60
     static let verificationTimeout: TimeInterval = 60 * 60
     static let processTimeout: TimeInterval = 3 * 60 * 60
@@ -34,7 +25,7 @@ struct OnboardingProcess {
     let identification: String
     let createdAt: Date
     var status = Status.activationInProgress
-    private(set) var otp: OTP
+    private(set) var otp: SentOTP
     /// The device activation made with this process's OTP.
     private(set) var activationID: String?
     private(set) var verificationStartedAt: Date?
@@ -51,13 +42,12 @@ struct OnboardingProcess {
     var verificationsStarted = 0
     var presenceChecks = 0
     var errorScore = 0
-    var consentApproved = false
 
     init(id: String, identification: String, otp: String, now: Date) {
         self.id = id
         self.identification = identification
         createdAt = now
-        self.otp = OTP(code: otp, issuedAt: now)
+        self.otp = SentOTP(code: otp, issuedAt: now)
     }
 
     var isActive: Bool { status == .activationInProgress || status == .verificationInProgress }
@@ -81,8 +71,8 @@ struct OnboardingProcess {
     /// A new OTP, unless inside the resend period or past the activation step.
     mutating func resend(otp code: String, now: Date) -> Resend {
         guard status == .activationInProgress else { return .notActive }
-        guard now.timeIntervalSince(otp.issuedAt) >= Self.resendPeriod else { return .tooEarly }
-        otp = OTP(code: code, issuedAt: now)
+        guard otp.mayResend(now: now) else { return .tooEarly }
+        otp = SentOTP(code: code, issuedAt: now)
         return .sent
     }
 
@@ -90,14 +80,14 @@ struct OnboardingProcess {
     /// `remainingAttempts` is `5 - failed` while the process is active, else 0.
     mutating func verify(otp code: String, activationID: String, now: Date, skipVerification: Bool) -> IdentityDecision {
         let refused = "POWER_AUTH_ACTIVATION_INVALID"
-        guard status == .activationInProgress, now.timeIntervalSince(otp.issuedAt) <= Self.otpLifetime else {
+        guard status == .activationInProgress, !otp.isExpired(now: now) else {
             return .reject(message: refused, remainingAttempts: 0)
         }
-        guard Bytes.constantTimeEqual(Bytes.utf8(code), Bytes.utf8(otp.code)) else {
+        guard otp.matches(code) else {
             otp.failedAttempts += 1
             errorScore += 1
-            if otp.failedAttempts >= Self.otpAttempts { status = .failed }
-            return .reject(message: refused, remainingAttempts: isActive ? Self.otpAttempts - otp.failedAttempts : 0)
+            if otp.isExhausted { status = .failed }
+            return .reject(message: refused, remainingAttempts: isActive ? otp.remainingAttempts : 0)
         }
         self.activationID = activationID
         if skipVerification {

@@ -69,7 +69,7 @@ extension OnboardingServer {
                 case .sent:
                     deliver(code, process: id)
                     return (.ok(nil), expired)
-                case .tooEarly: return (.error(400, "ONBOARDING_OTP_FAILED", "the OTP was sent less than \(Int(OnboardingProcess.resendPeriod)) s ago"), expired)
+                case .tooEarly: return (.error(400, "ONBOARDING_OTP_FAILED", "the OTP was sent less than \(Int(SentOTP.resendPeriod)) s ago"), expired)
                 case .notActive: return (.error(400, "ONBOARDING_FAILED", "the process is \(process.status.rawValue)"), expired)
                 }
             default:
@@ -100,7 +100,6 @@ extension OnboardingServer {
         }
         let key = PowerAuthServer.json(identification)
         let now = options.clock()
-        let config: [String: Any] = ["otpResendPeriod": "PT\(Int(OnboardingProcess.resendPeriod))S", "otpResendPeriodSeconds": Int(OnboardingProcess.resendPeriod)]
         let started: (process: OnboardingProcess, isNew: Bool)? = processes.withLock { table in
             for id in table.keys where table[id]?.identification == key {
                 if let expiredActivation = table[id]?.expire(now: now) { powerAuth.removeActivation(id: expiredActivation) }
@@ -117,7 +116,7 @@ extension OnboardingServer {
         guard let started else { return .error(429, "TOO_MANY_ONBOARDING_PROCESSES", "too many onboarding processes for this identification today") }
         if started.isNew { deliver(started.process.otp.code, process: started.process.id) }
         log?("onboarding \(started.isNew ? "started" : "resumed") process=\(started.process.id)")
-        return .ok(["processId": started.process.id, "onboardingStatus": started.process.status.rawValue, "config": config])
+        return .ok(["processId": started.process.id, "onboardingStatus": started.process.status.rawValue, "config": SentOTP.config])
     }
 
     /// What a test SMS gateway would send.

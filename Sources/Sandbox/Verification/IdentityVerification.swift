@@ -29,21 +29,12 @@ struct IdentityVerification {
         var failsPresenceCheck = false
     }
 
-    struct OTP {
-        let code: String
-        let issuedAt: Date
-        var failures = 0
-    }
-
-    static let otpAttempts = 5
-    static let otpLifetime: TimeInterval = 5 * 60
-    static let resendPeriod: TimeInterval = 30
     static let documentError = "Error verifying the document."
 
     private(set) var phase: Phase = .documentUpload
     private(set) var status: Status = .inProgress
     private(set) var documents: [Document] = []
-    private(set) var otp: OTP?
+    private(set) var otp: SentOTP?
     private(set) var presenceCheckFailed = false
     /// Presence checks found failed when the OTP was verified.
     private(set) var presenceCheckFailures = 0
@@ -123,7 +114,7 @@ struct IdentityVerification {
 
     private mutating func issueOTP(_ code: String, now: Date) -> String {
         (phase, status) = (.otpVerification, .verificationPending)
-        otp = OTP(code: code, issuedAt: now)
+        otp = SentOTP(code: code, issuedAt: now)
         return code
     }
 
@@ -162,8 +153,8 @@ struct IdentityVerification {
 
     mutating func resendOTP(_ code: String, now: Date) -> Resend {
         guard phase == .otpVerification, let current = otp else { return .wrongState }
-        guard now.timeIntervalSince(current.issuedAt) >= Self.resendPeriod else { return .tooEarly }
-        otp = OTP(code: code, issuedAt: now)
+        guard current.mayResend(now: now) else { return .tooEarly }
+        otp = SentOTP(code: code, issuedAt: now)
         return .sent
     }
 
@@ -179,11 +170,11 @@ struct IdentityVerification {
 
     mutating func verifyOTP(_ code: String, now: Date) -> OTPResult {
         guard phase == .otpVerification, var current = otp else { return .notActive }
-        guard now.timeIntervalSince(current.issuedAt) <= Self.otpLifetime else { return .expired }
-        guard code.utf8.elementsEqual(current.code.utf8) else {
-            current.failures += 1
+        guard !current.isExpired(now: now) else { return .expired }
+        guard current.matches(code) else {
+            current.failedAttempts += 1
             otp = current
-            return current.failures >= Self.otpAttempts ? .exhausted : .wrong(remaining: Self.otpAttempts - current.failures)
+            return current.isExhausted ? .exhausted : .wrong(remaining: current.remainingAttempts)
         }
         otp = nil
         if presenceCheckFailed {

@@ -53,11 +53,11 @@ extension OnboardingProcess {
         return .ok(nil)
     }
 
-    mutating func approveConsent(_ object: [String: Any]) -> Answer {
-        guard let approved = object["approved"] as? Bool, object["consentType"] as? String == "GDPR" else {
+    /// `consent/approve`: checked, not kept (the verification does not depend on it).
+    func approveConsent(_ object: [String: Any]) -> Answer {
+        guard object["approved"] is Bool, object["consentType"] as? String == "GDPR" else {
             return .error(400, "INVALID_REQUEST", "approved (a boolean) and consentType GDPR are required")
         }
-        consentApproved = approved
         return .ok(nil)
     }
 
@@ -124,7 +124,7 @@ extension OnboardingProcess {
         guard identityFlag == .inProgress, verification != nil else { return (.error(500, "ERROR_GENERIC", "no OTP is expected now"), false) }
         switch verification!.resendOTP(code, now: now) {
         case .sent: return (.ok(nil), true)
-        case .tooEarly: return (.error(400, "ONBOARDING_OTP_FAILED", "the OTP was sent less than \(Int(IdentityVerification.resendPeriod)) s ago"), false)
+        case .tooEarly: return (.error(400, "ONBOARDING_OTP_FAILED", "the OTP was sent less than \(Int(SentOTP.resendPeriod)) s ago"), false)
         case .wrongState: return (.error(500, "ERROR_GENERIC", "no OTP is expected now"), false)
         }
     }
@@ -142,7 +142,7 @@ extension OnboardingProcess {
         case .exhausted:
             errorScore += Score.otpFailed
             if let limit = reset() { return limit }
-        case .presenceCheckFailed: answer = (true, false, IdentityVerification.otpAttempts)
+        case .presenceCheckFailed: answer = (true, false, SentOTP.attempts)
         case .verified:
             answer.verified = true
             _ = finishVerification()

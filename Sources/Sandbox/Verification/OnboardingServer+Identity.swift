@@ -73,7 +73,7 @@ extension OnboardingServer {
         var answer: [String: Any] = [
             "processId": process.id,
             "identityVerificationStatus": pair.status,
-            "config": ["otpResendPeriod": "PT30S", "otpResendPeriodSeconds": Int(IdentityVerification.resendPeriod)],
+            "config": SentOTP.config,
         ]
         if let phase = pair.phase { answer["identityVerificationPhase"] = phase }
         return answer

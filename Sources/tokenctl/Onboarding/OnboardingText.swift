@@ -11,10 +11,7 @@ enum OnboardingText {
         if let text {
             data = Data(text.utf8)
         } else if let file {
-            guard let read = file == "-" ? FileHandle.standardInput.readDataToEndOfFile() : FileManager.default.contents(atPath: file) else {
-                throw UsageError(message: "--credentials-file \(file) cannot be read")
-            }
-            data = read
+            data = try InputFile.read(file, option: "--credentials-file")
         } else {
             data = Data()
         }

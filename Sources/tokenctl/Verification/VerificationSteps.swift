@@ -222,10 +222,7 @@ enum OTPInput {
         if let argument {
             code = argument
         } else if let file {
-            guard let data = file == "-" ? FileHandle.standardInput.readDataToEndOfFile() : FileManager.default.contents(atPath: file) else {
-                throw UsageError(message: "--otp-file \(SafeText.escaped(file)) cannot be read")
-            }
-            code = String(decoding: data, as: UTF8.self)
+            code = String(decoding: try InputFile.read(file, option: "--otp-file"), as: UTF8.self)
         } else {
             guard isatty(STDIN_FILENO) == 1 else { throw UsageError(message: "no OTP: give it as the argument or with --otp-file, or run on a terminal to be asked") }
             FileHandle.standardError.write(Data("OTP: ".utf8))

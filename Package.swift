@@ -31,11 +31,8 @@ let package = Package(
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
     ],
     targets: [
-        .systemLibrary(
-            name: "CCurl",
-            pkgConfig: "libcurl",
-            providers: [.apt(["libcurl4-openssl-dev"])]
-        ),
+        // Headers only: libcurl itself is loaded when the first transfer is set up (shim.h).
+        .systemLibrary(name: "CCurl"),
         .target(name: "ErrorCodes"),
         .target(name: "HTTPTransport", dependencies: ["CCurl", "ErrorCodes"]),
         .target(

@@ -25,8 +25,7 @@ public final class CurlMultiTransport: HTTPTransport, @unchecked Sendable {
     /// - Throws: ``TransportError`` when libcurl cannot be initialised.
     public init(options: CurlTransportOptions) throws(TransportError) {
         self.options = options
-        _ = EasyHandle()  // runs curl_global_init once
-        guard let multi = curl_multi_init() else {
+        guard tokenctl_curl_load(), let multi = tokenctl_curl_multi_init() else {
             throw TransportError(.other, wasSent: false, detail: "libcurl multi could not be initialised")
         }
         self.multi = multi
@@ -41,14 +40,14 @@ public final class CurlMultiTransport: HTTPTransport, @unchecked Sendable {
     /// Stops the transfer thread; requests still in flight fail.
     public func shutdown() {
         stopping.store(true, ordering: .releasing)
-        curl_multi_wakeup(multi)
+        tokenctl_curl_multi_wakeup(multi)
         pthread_join(thread, nil)
     }
 
     public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
         let result = await withCheckedContinuation { continuation in
             submissions.withLock { $0.append(Submission(request: request, continuation: continuation)) }
-            curl_multi_wakeup(multi)
+            tokenctl_curl_multi_wakeup(multi)
         }
         return try result.get()
     }
@@ -63,29 +62,29 @@ public final class CurlMultiTransport: HTTPTransport, @unchecked Sendable {
                     continue
                 }
                 easy.prepare(submission.request, options: options)
-                curl_multi_add_handle(multi, easy.pointer)
+                tokenctl_curl_multi_add_handle(multi, easy.pointer)
                 active[easy.pointer] = (easy, submission)
             }
             var running: Int32 = 0
-            curl_multi_perform(multi, &running)
+            tokenctl_curl_multi_perform(multi, &running)
             var queued: Int32 = 0
-            while let message = curl_multi_info_read(multi, &queued) {
+            while let message = tokenctl_curl_multi_info_read(multi, &queued) {
                 guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
                       let (easy, submission) = active.removeValue(forKey: handle) else { continue }
                 let code = message.pointee.data.result
-                curl_multi_remove_handle(multi, handle)
+                tokenctl_curl_multi_remove_handle(multi, handle)
                 submission.continuation.resume(returning: easy.result(of: code))
                 idle.append(easy)
             }
-            curl_multi_poll(multi, nil, 0, 1000, nil)
+            tokenctl_curl_multi_poll(multi, nil, 0, 1000, nil)
         }
         for (easy, submission) in active.values {
-            curl_multi_remove_handle(multi, easy.pointer)
+            tokenctl_curl_multi_remove_handle(multi, easy.pointer)
             submission.continuation.resume(returning: .failure(TransportError(.other, wasSent: true, detail: "the transport was shut down")))
         }
         for submission in submissions.withLock({ pending in defer { pending = [] }; return pending }) {
             submission.continuation.resume(returning: .failure(TransportError(.other, wasSent: false, detail: "the transport was shut down")))
         }
-        curl_multi_cleanup(multi)
+        tokenctl_curl_multi_cleanup(multi)
     }
 }

@@ -43,17 +43,14 @@ final class EasyHandle: @unchecked Sendable {
     /// libcurl's detailed message for the last failure (`CURLOPT_ERRORBUFFER`).
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
 
-    private static let globalInit: Void = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
-
     init?() {
-        _ = Self.globalInit
-        guard let curl = curl_easy_init() else { return nil }
+        guard tokenctl_curl_load(), let curl = tokenctl_curl_easy_init() else { return nil }
         self.curl = curl
     }
 
     deinit {
-        curl_easy_cleanup(curl)
-        curl_slist_free_all(headers)
+        tokenctl_curl_easy_cleanup(curl)
+        tokenctl_curl_slist_free_all(headers)
         body.deallocate()
         errorBuffer.deallocate()
     }
@@ -69,23 +66,23 @@ final class EasyHandle: @unchecked Sendable {
 
     func perform(_ request: HTTPRequest, options: CurlTransportOptions) throws(TransportError) -> HTTPResponse {
         prepare(request, options: options)
-        return try result(of: curl_easy_perform(curl)).get()
+        return try result(of: tokenctl_curl_easy_perform(curl)).get()
     }
 
     /// Sets every option for `request`; call ``result(of:)`` when libcurl is done with it.
     func prepare(_ request: HTTPRequest, options: CurlTransportOptions) {
-        curl_easy_reset(curl)  // keeps live connections and caches, drops every option
+        tokenctl_curl_easy_reset(curl)  // keeps live connections and caches, drops every option
         responseBody.removeAll(keepingCapacity: true)
         responseLimit = options.maximumResponseBytes
         overflowed = false
         isHTTPS = request.url.utf8.count >= 8 && request.url.prefix(8).lowercased() == "https://"
-        curl_slist_free_all(headers)
+        tokenctl_curl_slist_free_all(headers)
         headers = nil
         for (name, value) in request.headers {
-            headers = curl_slist_append(headers, "\(name): \(value)")
+            headers = tokenctl_curl_slist_append(headers, "\(name): \(value)")
         }
         // Without this, libcurl adds "Expect: 100-continue" to larger POST bodies.
-        headers = curl_slist_append(headers, "Expect:")
+        headers = tokenctl_curl_slist_append(headers, "Expect:")
         body.deallocate()
         body = UnsafeMutableRawBufferPointer.allocate(byteCount: max(request.body.count, 1), alignment: 1)
         body.copyBytes(from: request.body)
@@ -140,7 +137,7 @@ final class EasyHandle: @unchecked Sendable {
         // A refused rewind means libcurl wanted to send the body again: it was sent.
         let sent = requestSize > 0 || code == CURLE_SEND_FAIL_REWIND
         let message = String(cString: errorBuffer)
-        let detail = message.isEmpty ? String(cString: curl_easy_strerror(code)) : message
+        let detail = message.isEmpty ? String(cString: tokenctl_curl_easy_strerror(code)) : message
         if code == CURLE_RECV_ERROR || code == CURLE_SEND_ERROR, let refusal = handshakeRefusal(message: message, detail: detail, sent: sent) {
             return refusal
         }
@@ -235,6 +232,6 @@ private func receiveBody(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ co
 extension CurlTransport {
     /// libcurl's version line (`libcurl/8.x OpenSSL/… zlib/…`), for `tokenctl --version`.
     public static var libraryVersion: String {
-        curl_version().map { String(cString: $0) } ?? "libcurl (unknown version)"
+        tokenctl_curl_version().map { String(cString: $0) } ?? "libcurl (cannot be loaded)"
     }
 }

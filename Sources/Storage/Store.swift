@@ -69,16 +69,26 @@ public final class Store: Sendable {
     /// readers while another process runs a long import. GRDB decides what to apply
     /// before it takes the lock, so processes creating the same new file at the same
     /// moment can collide ("already exists", "no such table"): look again, a few times.
+    ///
+    /// The header's `user_version` holds the number of migrations applied: when it says the
+    /// schema is current, opening reads no schema at all (the migrator's own check parses
+    /// the whole schema, a tenth of a cold activation).
     private static func migrate(_ queue: DatabaseQueue) throws {
         let migrator = Migrations.migrator
+        let current = migrator.migrations.count
         var attempt = 0
         while true {
             do {
+                let version = try queue.inDatabase { db in try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 }
+                if version == current { return }
                 let complete = try queue.read { db in
                     db.clearSchemaCache()
                     return try migrator.hasCompletedMigrations(db)
                 }
                 if !complete { try migrator.migrate(queue) }
+                if version < current {
+                    try queue.inDatabase { db in try db.execute(sql: "PRAGMA user_version = \(current)") }
+                }
                 return
             } catch let error as DatabaseError where error.resultCode == .SQLITE_ERROR && attempt < 5 {
                 attempt += 1

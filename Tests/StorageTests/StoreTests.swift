@@ -25,6 +25,31 @@ import Testing
         try store.close()
     }
 
+    /// The header's user_version counts the migrations applied, so a later open can tell
+    /// the schema is current without reading it; a database migrated before the counter
+    /// existed gets it on its next open.
+    @Test func theSchemaVersionCountsTheMigrations() throws {
+        let path = directory.file("wallet.sqlite")
+        let migrations = Migrations.migrator.migrations.count
+        func userVersion() throws -> Int {
+            let store = try Store(options: StoreOptions(path: path))
+            defer { try? store.close() }
+            return try store.read { try Int.fetchOne($0, sql: "PRAGMA user_version") } ?? -1
+        }
+        #expect(try userVersion() == migrations)
+
+        let queue = try DatabaseQueue(path: path)
+        try queue.write { try $0.execute(sql: "PRAGMA user_version = 0") }
+        try queue.close()
+        #expect(try userVersion() == migrations)
+
+        // A counter that says current is trusted: the migrations table is not read.
+        let renamed = try DatabaseQueue(path: path)
+        try renamed.write { try $0.execute(sql: "ALTER TABLE grdb_migrations RENAME TO grdb_migrations_moved") }
+        try renamed.close()
+        #expect(try userVersion() == migrations)
+    }
+
     @Test(arguments: [(StoreOptions.Durability.normal, 1), (.full, 2)])
     func durabilitySetsSynchronous(durability: StoreOptions.Durability, pragma: Int) throws {
         let store = try Store(options: StoreOptions(path: directory.file("wallet.sqlite"), durability: durability))

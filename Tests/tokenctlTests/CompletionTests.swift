@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// Shell completion completes paths for file options and the values of enumerated ones;
-/// --version names the C libraries.
+/// --version --verbose names the C libraries, and libcurl is loaded only when needed.
 @Suite struct CompletionTests {
     @Test func bashCompletesFilesAndEnumeratedValues() throws {
         let script = try CLI().run("--generate-completion-script", "bash").stdout
@@ -22,10 +22,29 @@ import Testing
         #expect(block(after: "--format").contains("'jsonl'"))
     }
 
-    @Test func theVersionNamesLibcurlAndSQLite() throws {
+    @Test func theVerboseVersionNamesLibcurlAndSQLite() throws {
         let version = try CLI().run("--version")
         #expect(version.status == 0)
-        #expect(version.stdout.contains("libcurl/"))
-        #expect(version.stdout.contains("SQLite 3."))
+        #expect(version.stdout.split(separator: "\n").count == 1)
+        let verbose = try CLI().run("--version", "--verbose")
+        #expect(verbose.status == 0)
+        #expect(verbose.stdout.hasPrefix(version.stdout))
+        #expect(verbose.stdout.contains("libcurl/"))
+        #expect(verbose.stdout.contains("SQLite 3."))
+    }
+
+    /// libcurl (and the libraries it links) is loaded only by what sends: the dynamic
+    /// loader's own log says which libraries a process opened.
+    @Test func libcurlIsLoadedOnlyWhenNeeded() throws {
+        let cli = CLI()
+        let loaderLog = ["LD_DEBUG": "libs"]
+        for arguments in [["--version"], ["wallet", "list"], ["audit", "verify"]] {
+            let run = try cli.run(arguments, environment: loaderLog)
+            #expect(run.status == 0, "\(arguments): \(run.stderr.suffix(300))")
+            #expect(run.stderr.contains("libsqlite3") || arguments == ["--version"], "the loader's log is missing")
+            #expect(!run.stderr.contains("libcurl"), "\(arguments) loaded libcurl")
+        }
+        let verbose = try cli.run(["--version", "--verbose"], environment: loaderLog)
+        #expect(verbose.stderr.contains("libcurl"), "--version --verbose did not load libcurl")
     }
 }

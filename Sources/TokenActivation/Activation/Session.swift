@@ -5,7 +5,9 @@ import Storage
 
 /// What one process shares across its activations: the database (through the group
 /// committer), the preflight result, and one TMP client per concurrent worker. It runs
-/// each attempt's ``ActivationMachine`` by performing the actions the machine returns.
+/// each attempt's ``ActivationMachine`` by performing the actions the machine returns,
+/// on the calling worker's thread from start to end: database steps, the request and the
+/// answer cost no hop between threads.
 struct Session: Sendable {
     let activator: Activator
     let store: Store
@@ -33,8 +35,9 @@ struct Session: Sendable {
         multi?.shutdown()
     }
 
-    /// One activation on worker `index`'s connection.
-    func run(_ deeplink: Deeplink, text: String, device: String?, client index: Int, dryRun: Bool = false) async -> ActivationResult {
+    /// One activation on worker `index`'s connection. Blocks: call it on a worker thread
+    /// (``ActivationWorkers``), never on the cooperative pool.
+    func run(_ deeplink: Deeplink, text: String, device: String?, client index: Int, dryRun: Bool = false) -> ActivationResult {
         let prepared = clients[index]
         let requestID = Activator.makeRequestID()
         var machine = ActivationMachine(
@@ -61,7 +64,7 @@ struct Session: Sendable {
                 case .resolveRecords(let query):
                     // Reading, deciding and writing in one transaction.
                     let decided = machine
-                    let (next, written, id) = try await committer.run { db in
+                    let (next, written, id) = try committer.run { db in
                         var machine = decided
                         let id = try AuditLog.nextAttemptID(db)
                         let action = machine.handle(try attempt.resolve(query, attemptID: id, db))
@@ -74,14 +77,17 @@ struct Session: Sendable {
                 case .writeStarted, .writeStopped, .writeFinished:
                     let latency = began.map { ContinuousClock.now - $0 }
                     let (write, id) = (action, attemptID)
-                    try await committer.run { db in try attempt.write(write, attemptID: id, latency: latency, db) }
+                    try committer.run { db in try attempt.write(write, attemptID: id, latency: latency, db) }
                     action = write.committedEvent.map { machine.handle($0) } ?? .stop(machine.result)
                 case .send(let record, let delay):
-                    if delay > .zero { await activator.sleep(delay) }
+                    if delay > .zero {
+                        let sleep = activator.sleep
+                        Blocking.wait { await sleep(delay) }
+                    }
                     guard case .success(let client) = prepared else { return machine.result }
                     logger.info("activation.sending", metadata: ["serial": "\(Mask.identifier(record.serialNumber))", "attempt": "\(attemptID)"])
                     if began == nil { began = .now }
-                    action = machine.handle(.tmpAnswered(await client.send(tokenUniqueReference: record.deviceAccountIdentifier, requestID: requestID)))
+                    action = machine.handle(.tmpAnswered(client.send(tokenUniqueReference: record.deviceAccountIdentifier, requestID: requestID)))
                 case .stop(let result):
                     logger.info("activation.finished", metadata: ["outcome": "\(result.outcome.rawValue)", "error": "\(result.error?.code.rawValue ?? "-")"])
                     return result

@@ -57,13 +57,6 @@ extension Activator {
         }
     }
 
-    /// A line of the batch as it finishes: a result, or a blank line that is counted and
-    /// printed nowhere (blank lines keep their numbers).
-    private enum LineResult: Sendable {
-        case blank
-        case result(ActivationResult)
-    }
-
     private func activateBatch(
         lines descriptor: Int32, name: String, totalBytes: Int?, store: Store, concurrency: Int,
         progress: (@Sendable (_ bytesRead: Int, _ totalBytes: Int?) -> Void)?, dryRun: Bool, stop: BatchStop,
@@ -73,83 +66,24 @@ extension Activator {
         let session = try await Session(activator: self, store: store, clients: workers)
         defer { session.close() }
         let parser = self.parser
-        var lines = LineReader(reader: ByteReader(descriptor: descriptor, name: name))
-        var summary = BatchSummary()
-
-        await withTaskGroup(of: (Int, Int, ActivationResult).self) { group in
-            var freeWorkers = Array(0..<workers)
-            var pending: [Int: LineResult] = [:]
-            var nextToEmit = 1
-            var lastRead = 0
-            var exhausted = false
-            var inFlight = 0
-
-            func emitReady() {
-                while let line = pending.removeValue(forKey: nextToEmit) {
-                    if case .result(let result) = line {
-                        summary.count(result)
-                        emit(nextToEmit, result)
-                    }
-                    nextToEmit += 1
+        // Every worker has returned before this function does: `emit` does not outlive it.
+        return await withoutActuallyEscaping(emit) { emit in
+            let lines = BatchLines(
+                reader: LineReader(reader: ByteReader(descriptor: descriptor, name: name)), parser: parser,
+                window: workers * Self.reorderWindowPerWorker, stop: stop,
+                progress: progress.map { progress in { progress($0, totalBytes) } }, emit: UncheckedEmit(emit)
+            )
+            // Each worker takes the next line, activates it on its own connection and thread
+            // from start to end, and hands the result back for output in input order.
+            await ActivationWorkers.run(count: workers) { worker in
+                while let line = lines.take() {
+                    lines.finish(line.number, session.run(line.deeplink, text: line.text, device: nil, client: worker, dryRun: dryRun))
                 }
             }
-
-            while true {
-                if !exhausted && stop.isRequested {
-                    exhausted = true
-                    summary.stoppedEarly = true
-                }
-                // Start lines while a worker is free and the window allows.
-                while !exhausted, !freeWorkers.isEmpty, lastRead - nextToEmit < workers * Self.reorderWindowPerWorker {
-                    let next: (line: Int, bytes: [UInt8], overflowed: Bool)?
-                    do {
-                        next = try lines.next(limit: Self.batchLineLimit)
-                    } catch {
-                        exhausted = true
-                        pending[lastRead + 1] = .result(ActivationResult(outcome: .error, error: .coded(error)))
-                        lastRead += 1
-                        break
-                    }
-                    guard let (number, bytes, overflowed) = next else {
-                        exhausted = true
-                        break
-                    }
-                    lastRead = number
-                    let text = String(decoding: bytes, as: UTF8.self).trimmingASCIISpaces
-                    if text.isEmpty {
-                        pending[number] = .blank
-                        continue
-                    }
-                    let deeplink: Deeplink
-                    do throws(DeeplinkError) {
-                        // The parser's own errors for what the line reader already knows.
-                        if overflowed { throw DeeplinkParser.tooLong }
-                        if !bytes.isValidUTF8 { throw DeeplinkParser.invalidCharacter(bytes.first { $0 >= 0x80 } ?? 0x80) }
-                        deeplink = try parser.parse(text)
-                    } catch {
-                        pending[number] = .result(.refused(error))
-                        continue
-                    }
-                    let worker = freeWorkers.removeLast()
-                    inFlight += 1
-                    group.addTask {
-                        (number, worker, await session.run(deeplink, text: text, device: nil, client: worker, dryRun: dryRun))
-                    }
-                }
-                emitReady()
-                progress?(lines.bytesConsumed, totalBytes)
-                if inFlight == 0 && (exhausted || freeWorkers.isEmpty) { break }
-                guard let (number, worker, result) = await group.next() else { break }
-                inFlight -= 1
-                freeWorkers.append(worker)
-                pending[number] = .result(result)
-                emitReady()
-            }
-            emitReady()
+            var summary = lines.finished()
+            (summary.transactions, summary.committedSteps) = session.committer.figures
+            return summary
         }
-        progress?(lines.bytesConsumed, totalBytes)
-        (summary.transactions, summary.committedSteps) = session.committer.figures
-        return summary
     }
 }
 
@@ -194,17 +128,4 @@ extension ImportInput {
         }
         return (descriptor, (info.st_mode & S_IFMT) == S_IFREG ? Int(info.st_size) : nil)
     }
-}
-
-private extension String {
-    var trimmingASCIISpaces: String {
-        var text = Substring(self)
-        while let first = text.first, first == " " || first == "\t" { text = text.dropFirst() }
-        while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
-        return String(text)
-    }
-}
-
-private extension Array where Element == UInt8 {
-    var isValidUTF8: Bool { String(validating: self, as: UTF8.self) != nil }
 }

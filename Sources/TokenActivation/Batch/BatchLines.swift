@@ -1,0 +1,141 @@
+import Foundation
+
+/// The lines of a batch as the workers share them: each worker takes the next line to
+/// activate and hands its result back; results are emitted in input order as soon as they
+/// are in order, and counted. Blank lines and lines that do not parse are settled here,
+/// without a worker. At most `window` lines are read ahead of the oldest unfinished one,
+/// so memory stays bounded whatever the input size.
+///
+/// Everything is guarded by one lock, `emit` and `progress` included: output is written by
+/// one worker at a time, in order.
+final class BatchLines: @unchecked Sendable {
+    /// A line of the batch as it finishes: a result, or a blank line that is counted and
+    /// printed nowhere (blank lines keep their numbers).
+    private enum LineResult {
+        case blank
+        case result(ActivationResult)
+    }
+
+    private let condition = NSCondition()
+    private var reader: LineReader
+    private let parser: DeeplinkParser
+    private let window: Int
+    private let stop: BatchStop
+    private let progress: ((_ bytesRead: Int) -> Void)?
+    /// Dropped by ``finished()``: the caller's closure must not outlive the batch.
+    private var emit: UncheckedEmit?
+    private var pending: [Int: LineResult] = [:]
+    private var nextToEmit = 1
+    private var lastRead = 0
+    private var exhausted = false
+    private var summary = BatchSummary()
+
+    init(reader: LineReader, parser: DeeplinkParser, window: Int, stop: BatchStop, progress: ((_ bytesRead: Int) -> Void)?, emit: UncheckedEmit) {
+        self.reader = reader
+        self.parser = parser
+        self.window = window
+        self.stop = stop
+        self.progress = progress
+        self.emit = emit
+    }
+
+    /// The next line to activate, or nil when there is none (the input ended or could not
+    /// be read, or a stop was requested). Waits while the window is full.
+    func take() -> (number: Int, deeplink: Deeplink, text: String)? {
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if !exhausted && stop.isRequested {
+                exhausted = true
+                summary.stoppedEarly = true
+            }
+            if exhausted { return nil }
+            if lastRead - nextToEmit >= window {
+                condition.wait()
+                continue
+            }
+            let next: (line: Int, bytes: [UInt8], overflowed: Bool)?
+            do {
+                next = try reader.next(limit: Activator.batchLineLimit)
+            } catch {
+                exhausted = true
+                lastRead += 1
+                settle(lastRead, .result(ActivationResult(outcome: .error, error: .coded(error))))
+                return nil
+            }
+            guard let (number, bytes, overflowed) = next else {
+                exhausted = true
+                condition.broadcast()
+                return nil
+            }
+            lastRead = number
+            let text = String(decoding: bytes, as: UTF8.self).trimmingASCIISpaces
+            if text.isEmpty {
+                settle(number, .blank)
+                continue
+            }
+            do throws(DeeplinkError) {
+                // The parser's own errors for what the line reader already knows.
+                if overflowed { throw DeeplinkParser.tooLong }
+                if !bytes.isValidUTF8 { throw DeeplinkParser.invalidCharacter(bytes.first { $0 >= 0x80 } ?? 0x80) }
+                return (number, try parser.parse(text), text)
+            } catch {
+                settle(number, .result(.refused(error)))
+            }
+        }
+    }
+
+    /// A worker's result for line `number`.
+    func finish(_ number: Int, _ result: ActivationResult) {
+        condition.lock()
+        defer { condition.unlock() }
+        settle(number, .result(result))
+        progress?(reader.bytesConsumed)
+    }
+
+    /// The summary, once every worker has returned. Nothing is emitted after it.
+    func finished() -> BatchSummary {
+        condition.lock()
+        defer { condition.unlock() }
+        progress?(reader.bytesConsumed)
+        emit = nil
+        return summary
+    }
+
+    /// Records a line's end and emits every result now in order. Called under the lock.
+    private func settle(_ number: Int, _ result: LineResult) {
+        pending[number] = result
+        let before = nextToEmit
+        while let line = pending.removeValue(forKey: nextToEmit) {
+            if case .result(let result) = line {
+                summary.count(result)
+                emit?.body(nextToEmit, result)
+            }
+            nextToEmit += 1
+        }
+        if nextToEmit != before { condition.broadcast() }
+    }
+}
+
+/// The caller's `emit`, called by one worker at a time under ``BatchLines``' lock, and only
+/// while the batch runs.
+struct UncheckedEmit: @unchecked Sendable {
+    let body: (_ line: Int, _ result: ActivationResult) -> Void
+
+    init(_ body: @escaping (_ line: Int, _ result: ActivationResult) -> Void) {
+        self.body = body
+    }
+}
+
+private extension String {
+    var trimmingASCIISpaces: String {
+        var text = Substring(self)
+        while let first = text.first, first == " " || first == "\t" { text = text.dropFirst() }
+        while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
+        return String(text)
+    }
+}
+
+private extension Array where Element == UInt8 {
+    var isValidUTF8: Bool { String(validating: self, as: UTF8.self) != nil }
+}

@@ -3,7 +3,8 @@ import PackageDescription
 
 // Layers, from the bottom up (dependencies point one way):
 //   ErrorCodes       every stable error code, its exit status and meaning; the errors all layers share
-//   CCurl            libcurl as a system library, typed wrappers for its variadic calls
+//   CCurl            libcurl's headers; libcurl loaded on first use, typed wrappers for its variadic calls
+//   CMalloc          glibc's allocator tuning (mallopt)
 //   HTTPTransport    the HTTPTransport protocol, CurlTransport (libcurl), the checks on what a connection uses
 //   Storage          the SQLite database: GRDB setup, migrations, WAL and busy settings
 //   PowerAuth        PowerAuth 3.2 cryptography (client and server side) on swift-crypto
@@ -33,6 +34,8 @@ let package = Package(
     targets: [
         // Headers only: libcurl itself is loaded when the first transfer is set up (shim.h).
         .systemLibrary(name: "CCurl"),
+        // glibc's mallopt, for the allocator settings of long runs.
+        .systemLibrary(name: "CMalloc"),
         .target(name: "ErrorCodes"),
         .target(name: "HTTPTransport", dependencies: ["CCurl", "ErrorCodes"]),
         .target(
@@ -70,6 +73,7 @@ let package = Package(
         .target(
             name: "TokenActivation",
             dependencies: [
+                "CMalloc",
                 "ErrorCodes",
                 "OnboardingCore",
                 "Storage",

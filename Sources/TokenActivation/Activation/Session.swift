@@ -19,7 +19,6 @@ struct Session: Sendable {
     init(activator: Activator, store: Store, clients count: Int) async throws {
         self.activator = activator
         self.store = store
-        committer = GroupCommitter(store: store)
         hashKey = try store.read { try AuditLog.deeplinkHashKey($0) }
         switch await activator.preflight(store: store) {
         case .failure(let error):
@@ -28,10 +27,13 @@ struct Session: Sendable {
         case .success(let headers):
             (clients, multi) = activator.makeClients(count: count, headers: headers)
         }
+        // Last: nothing above may throw once its writer thread runs (close() stops it).
+        committer = GroupCommitter(store: store)
     }
 
-    /// Stops the transfer thread of a multi transport, if there is one.
+    /// Stops the database writer, and the transfer thread of a multi transport if there is one.
     func close() {
+        committer.close()
         multi?.shutdown()
     }
 

@@ -63,6 +63,7 @@ extension Activator {
         emit: (_ line: Int, _ result: ActivationResult) -> Void
     ) async throws -> BatchSummary {
         let workers = max(1, concurrency)
+        AllocatorTuning.forLongRun()
         let session = try await Session(activator: self, store: store, clients: workers)
         defer { session.close() }
         let parser = self.parser

@@ -8,22 +8,23 @@ import Storage
 /// started entry is committed before the request leaves" holds per line while the cost of a
 /// commit is shared by many lines.
 ///
-/// There is no writer thread: the caller that finds no transaction being written writes
-/// one itself, with every job waiting at that moment, while later callers queue for the
-/// next. A job costs no hop to another thread, only a wake-up when another caller wrote it.
-/// Callers are activation workers' own threads: a write may wait for another process's
-/// lock up to the busy timeout.
+/// One writer thread of its own writes the transactions (a write may wait for another
+/// process's lock up to the busy timeout). A caller blocks on its own job's semaphore: one
+/// wake-up for the writer per transaction, one per job for its caller, none for the others.
 final class GroupCommitter: @unchecked Sendable {
     private let store: Store
     private let condition = NSCondition()
     // Guarded by `condition`.
     private var waiting: [any PendingJob] = []
-    private var writing = false
+    private var closed = false
     private var transactions = 0
     private var jobs = 0
 
     init(store: Store) {
         self.store = store
+        let writer = Thread { [self] in writeUntilClosed() }
+        writer.name = "tokenctl.database-writer"
+        writer.start()
     }
 
     /// Transactions written so far, and the jobs they carried (for figures).
@@ -34,40 +35,49 @@ final class GroupCommitter: @unchecked Sendable {
     }
 
     /// Runs `body` in a savepoint of the next shared transaction and returns its value
-    /// once that transaction is committed.
+    /// once that transaction is committed. Blocks the calling thread.
     func run<T>(_ body: @escaping (Database) throws -> T) throws -> T {
         let job = Job(body: body)
         condition.lock()
         waiting.append(job)
-        while !job.isDone {
-            guard !writing else {
-                condition.wait()
-                continue
-            }
-            writing = true
-            let batch = waiting
-            waiting = []
-            condition.unlock()
-            let failure = write(batch)
-            condition.lock()
-            for done in batch { done.complete(transactionError: failure) }
-            transactions += 1
-            jobs += batch.count
-            writing = false
-            condition.broadcast()
-        }
+        if waiting.count == 1 { condition.signal() }
         condition.unlock()
+        job.done.wait()
         return try job.result.get()
     }
 
-    private func write(_ batch: [any PendingJob]) -> (any Error)? {
-        do {
-            try store.write { db in
-                for job in batch { job.execute(db) }
+    /// Stops the writer once the jobs already queued are written.
+    func close() {
+        condition.lock()
+        closed = true
+        condition.signal()
+        condition.unlock()
+    }
+
+    private func writeUntilClosed() {
+        while true {
+            condition.lock()
+            while waiting.isEmpty && !closed { condition.wait() }
+            let batch = waiting
+            waiting = []
+            if batch.isEmpty {
+                condition.unlock()
+                return
             }
-            return nil
-        } catch {
-            return error
+            condition.unlock()
+            var failure: (any Error)?
+            do {
+                try store.write { db in
+                    for job in batch { job.execute(db) }
+                }
+            } catch {
+                failure = error
+            }
+            condition.lock()
+            transactions += 1
+            jobs += batch.count
+            condition.unlock()
+            for job in batch { job.complete(transactionError: failure) }
         }
     }
 }
@@ -78,14 +88,13 @@ private protocol PendingJob: AnyObject {
     func complete(transactionError: (any Error)?)
 }
 
-/// One caller's work and its typed result. Made by the caller, executed and completed by
-/// whichever caller writes the transaction (under the committer's lock or while it alone
-/// writes), read by the caller after it saw `isDone` under the lock.
+/// One caller's work and its typed result. Made by the caller, executed and completed on
+/// the writer thread, read by the caller after `done` is signalled.
 private final class Job<T>: PendingJob {
     private let body: (Database) throws -> T
     private var outcome: Result<T, any Error> = .failure(CancellationError())
     private(set) var result: Result<T, any Error> = .failure(CancellationError())
-    private(set) var isDone = false
+    let done = DispatchSemaphore(value: 0)
 
     init(body: @escaping (Database) throws -> T) {
         self.body = body
@@ -106,6 +115,6 @@ private final class Job<T>: PendingJob {
 
     func complete(transactionError: (any Error)?) {
         result = transactionError.map { .failure($0) } ?? outcome
-        isDone = true
+        done.signal()
     }
 }

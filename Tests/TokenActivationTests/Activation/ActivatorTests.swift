@@ -57,6 +57,41 @@ struct ActivatorTests {
         #expect(entries.first?.id == result.auditID)
     }
 
+    /// Eight workers on their own threads: results come out in input order, each pass gets
+    /// one request, blank and bad lines are settled without a worker, and the group commit
+    /// shares transactions (two committed steps per activation, fewer transactions).
+    @Test func aBatchOnWorkerThreadsKeepsOrderAndSharesCommits() async throws {
+        let lines = 400
+        let passes = (1...lines).map { "SN\($0),DAPL\(String(format: "%08d", $0))" }.joined(separator: "\n")
+        let csv = directory.file("passes.csv")
+        try "serialNumber,deviceAccountIdentifier\n\(passes)\n".write(toFile: csv, atomically: true, encoding: .utf8)
+        _ = try Wallet(settings: settings()).importRecords(from: .file(csv))
+        var input = (1...lines).map { "mybank://activate?serialNumber=SN\($0)" }
+        input.insert("", at: 10)
+        input.insert("not a deeplink", at: 200)
+        let batch = directory.file("batch.txt")
+        try (input.joined(separator: "\n") + "\n").write(toFile: batch, atomically: true, encoding: .utf8)
+        let transport = ClosureTransport { _, _ throws(TransportError) in
+            HTTPResponse(status: 200, body: Array(#"{"issuerMobileAppAuthResponse":"APPROVED"}"#.utf8))
+        }
+
+        var emitted: [Int] = []
+        let summary = try await activator(transport, slept: Sleeps()).activateBatch(from: .file(batch), concurrency: 8) { line, _ in
+            emitted.append(line)
+        }
+
+        #expect(emitted == (1...(lines + 2)).filter { $0 != 11 })
+        #expect(summary.lines == lines + 1)
+        #expect(summary.outcomes[.approved] == lines)
+        #expect(summary.outcomes[.error] == 1 && summary.errors.values.reduce(0, +) == 1)
+        #expect(transport.requests.count == lines)
+        #expect(Set(transport.requests.map(\.body)).count == lines)
+        #expect(summary.committedSteps == 2 * lines)
+        #expect(summary.transactions < summary.committedSteps)
+        let (rows, broken) = try Audit(settings: settings()).verify()
+        #expect(rows == 2 * lines && broken == nil)
+    }
+
     @Test func aRequestThatLeftIsNeverSentAgain() async throws {
         _ = try Wallet(settings: settings()).add(PassRecordFields(serialNumber: "SN1", deviceAccountIdentifier: "DAPL00000001"))
         let transport = ClosureTransport { _, _ throws(TransportError) in

@@ -27,4 +27,22 @@ import TokenActivation
         let parsed = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
         #expect(parsed["device"] as? String == value)
     }
+
+    /// The text of each kind of string, plain ASCII (written whole) and not: the audit's
+    /// chain hashes this text, so it must not change.
+    @Test(arguments: [
+        ("SN1000000001", #""SN1000000001""#),
+        ("", #""""#),
+        ("2026-11-24T07:00:00.000Z", #""2026-11-24T07:00:00.000Z""#),
+        ("a \"b\" c", #""a \"b\" c""#),
+        ("back\\slash", #""back\\slash""#),
+        ("tab\there", #""tab\there""#),
+        ("del\u{7F}", #""del\u007f""#),
+        ("…1234", #""…1234""#),
+        ("é\u{202E}", #""é\u202e""#),
+        ("~ !#$%&'()*+,-./:;<=>?@[]^_`{|}", #""~ !#$%&'()*+,-./:;<=>?@[]^_`{|}""#),
+    ])
+    func writesEachStringExactly(value: String, text: String) {
+        #expect(JSONObject(["k": .string(value)]).text == "{\"k\": \(text)}")
+    }
 }

@@ -17,39 +17,15 @@ work=$(mktemp -d)
 sandbox_pid=
 cleanup() { [ -n "$sandbox_pid" ] && kill "$sandbox_pid" 2>/dev/null; rm -rf "$work"; }
 trap cleanup EXIT
-export HOME="$work"
-for tool in hyperfine wrk; do
-  command -v $tool >/dev/null || { echo "bench: installing $tool"; apt-get install -y -qq $tool >/dev/null 2>&1 || sudo apt-get install -y -qq $tool >/dev/null; }
-done
-python3 -c 'import requests' 2>/dev/null || pip install -q requests
-
-"$bin/tokenctl" sandbox --port 0 > "$work/sandbox.log" &
-sandbox_pid=$!
-for _ in $(seq 100); do grep -q '^listening ' "$work/sandbox.log" 2>/dev/null && break; sleep 0.05; done
-url=$(sed -n 's/^listening //p' "$work/sandbox.log")
-export TOKENCTL_TMP_BASE_URL="$url" TOKENCTL_LOG_LEVEL=error
-endpoint="$url/issuer/push-provisioning/tokens/activations"
-echo "sandbox at $url (its log is discarded below to keep it fast)"
-kill "$sandbox_pid"; wait "$sandbox_pid" 2>/dev/null || true
-port=${url##*:}
-"$bin/tokenctl" sandbox --port "$port" > /dev/null &
-sandbox_pid=$!
-sleep 0.3
-
-passes() { # count prefix -> CSV
-  awk -v n="$1" -v p="$2" 'BEGIN { print "serialNumber,deviceAccountIdentifier"; for (i = 0; i < n; i++) printf "%s%d,DAPL%012d\n", p, i, i }'
-}
-deeplinks() { awk -v n="$1" -v p="$2" 'BEGIN { for (i = 0; i < n; i++) printf "mybank://activate?serialNumber=%s%d\n", p, i }'; }
-fresh_db() { rm -f "$work"/db.sqlite*; export TOKENCTL_DATABASE_PATH="$work/db.sqlite"; "$bin/tokenctl" wallet import "$1" > /dev/null; }
+export HOME="$work" TOKENCTL_LOG_LEVEL=error
+. "$(dirname "$0")/common.sh"
+install_tools hyperfine wrk
+start_sandbox
+echo "sandbox at $url (its log discarded to keep it fast)"
 
 passes "$lines" SN > "$work/passes.csv"
 deeplinks "$lines" SN > "$work/batch.txt"
-cat > "$work/post.lua" <<'LUA'
-wrk.method = "POST"
-wrk.body = '{"tokenUniqueReference": "DAPL000000000001"}'
-wrk.headers["Content-Type"] = "application/json"
-wrk.headers["Accept"] = "application/json"
-LUA
+write_post_lua
 
 echo
 batch_rate() { # concurrency transport -> activations per second

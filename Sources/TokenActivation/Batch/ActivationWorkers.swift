@@ -3,7 +3,7 @@ import Synchronization
 
 /// Threads of the activations' own. A worker runs each of its activations from start to
 /// end on one thread: libcurl's blocking transfer, the group commit and the audit's hash
-/// run there, without hops between executors (measured: Benchmarks/targets.sh).
+/// run there, without hops between executors.
 enum ActivationWorkers {
     /// Runs `body` on a new thread and returns its value.
     static func result<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {

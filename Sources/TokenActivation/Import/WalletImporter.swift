@@ -51,8 +51,8 @@ struct WalletImporter {
         case .csv: try CSVRowSource(reader: reader)
         case .jsonl: JSONLinesRowSource(reader: reader)
         }
-        // Parsing on a second thread while this one writes: 1,000,000 rows in
-        // 3.4 s instead of 5.3 s (Benchmarks/wallet.sh).
+        // Parsing on a second thread while this one writes: measured 9.4 s → 7.5 s for
+        // 1,000,000 rows on a 2-core machine (Benchmarks/targets.sh).
         let rows = ReadAheadRowSource(source)
         defer { rows.finish() }
         return try store.write { db in

@@ -129,7 +129,14 @@ public struct Activator: Sendable {
         var bytes = withUnsafeBytes(of: (generator.next() as UInt64, generator.next() as UInt64)) { Array($0) }
         bytes[6] = bytes[6] & 0x0F | 0x40
         bytes[8] = bytes[8] & 0x3F | 0x80
-        let hex = Array(Hex.encode(bytes))
-        return [hex[0..<8], hex[8..<12], hex[12..<16], hex[16..<20], hex[20..<32]].map { String($0) }.joined(separator: "-")
+        // 8-4-4-4-12 hex digits, written as bytes: this runs once per line of a batch.
+        let hex = Array(Hex.encode(bytes).utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(36)
+        for (index, digit) in hex.enumerated() {
+            if index == 8 || index == 12 || index == 16 || index == 20 { text.append(UInt8(ascii: "-")) }
+            text.append(digit)
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 }

@@ -34,8 +34,8 @@ struct AuditRow: Sendable, Equatable {
             "outcome": .optional(outcome), "error": .optional(errorCode),
             "http": httpStatus.map { .int($0) } ?? .null, "last4": .optional(cardLast4Digits),
             "comment": .optional(comment), "latency": latencyMilliseconds.map { .int($0) } ?? .null,
-        ]).text
-        return Hex.encode(SHA256.hash(data: Array(content.utf8)))
+        ]).utf8
+        return Hex.encode(SHA256.hash(data: content))
     }
 
     static let genesisHash = String(repeating: "0", count: 64)

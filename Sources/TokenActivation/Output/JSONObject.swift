@@ -33,75 +33,85 @@ public struct JSONObject: Sendable, Equatable {
     /// Compact JSON text on one line.
     public var text: String { Value.object(self).text }
 
-    fileprivate static func write(_ value: Value, to output: inout String) {
+    /// The text's UTF-8 bytes, written as bytes (what the audit hashes, twice a line).
+    var utf8: [UInt8] { Value.object(self).utf8 }
+
+    /// Writes UTF-8 into a byte array: appending bytes costs none of a String's checks.
+    fileprivate static func write(_ value: Value, to output: inout [UInt8]) {
         switch value {
         case .string(let string): writeString(string, to: &output)
-        case .int(let int): output += String(int)
-        case .bool(let bool): output += bool ? "true" : "false"
-        case .null: output += "null"
+        case .int(let int): output.append(contentsOf: String(int).utf8)
+        case .bool(let bool): output.append(contentsOf: (bool ? "true" : "false").utf8)
+        case .null: output.append(contentsOf: "null".utf8)
         case .array(let values):
-            output += "["
+            output.append(UInt8(ascii: "["))
             for (index, element) in values.enumerated() {
-                if index > 0 { output += "," }
+                if index > 0 { output.append(UInt8(ascii: ",")) }
                 write(element, to: &output)
             }
-            output += "]"
+            output.append(UInt8(ascii: "]"))
         case .object(let object):
-            output += "{"
+            output.append(UInt8(ascii: "{"))
             for (index, (key, element)) in object.members.enumerated() {
-                if index > 0 { output += ", " }
+                if index > 0 { output.append(contentsOf: ", ".utf8) }
                 writeString(key, to: &output)
-                output += ": "
+                output.append(contentsOf: ": ".utf8)
                 write(element, to: &output)
             }
-            output += "}"
+            output.append(UInt8(ascii: "}"))
         }
     }
 
     /// RFC 8259 string escaping: quote, backslash and control characters, and the other
     /// characters ``SafeText`` calls unsafe (bidirectional overrides, C1 controls, …) as
     /// `\uXXXX`, so JSON printed on a terminal shows them instead of obeying them.
-    private static func isPlainASCII(_ string: String) -> Bool {
+    private static func writeString(_ string: String, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        // Most strings (identifiers, masked ones with `…`, hashes, timestamps) need no
+        // escaping and are appended whole: printable ASCII without a quote or backslash is
+        // told in one pass over contiguous bytes.
         var string = string
-        return string.withUTF8 { bytes in
+        let plainASCII = string.withUTF8 { bytes in
             for byte in bytes where byte < 0x20 || byte == 0x22 || byte == 0x5C || byte >= 0x7F { return false }
+            output.append(contentsOf: bytes)
             return true
         }
-    }
-
-    private static func writeString(_ string: String, to output: inout String) {
-        output += "\""
-        // Most strings (identifiers, masked ones with `…`, hashes, timestamps) need no
-        // escaping: append them whole. Printable ASCII without a quote or backslash is
-        // told in one pass over contiguous bytes (the audit hashes two objects per line).
-        if Self.isPlainASCII(string) || (!string.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }) && !SafeText.containsUnsafe(string)) {
-            output += string
-            output += "\""
+        if plainASCII {
+            output.append(UInt8(ascii: "\""))
+            return
+        }
+        if !string.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }), !SafeText.containsUnsafe(string) {
+            output.append(contentsOf: string.utf8)
+            output.append(UInt8(ascii: "\""))
             return
         }
         for scalar in string.unicodeScalars {
             switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
+            case "\"": output.append(contentsOf: "\\\"".utf8)
+            case "\\": output.append(contentsOf: "\\\\".utf8)
+            case "\n": output.append(contentsOf: "\\n".utf8)
+            case "\r": output.append(contentsOf: "\\r".utf8)
+            case "\t": output.append(contentsOf: "\\t".utf8)
             case _ where SafeText.isUnsafe(scalar):
                 for unit in String(scalar).utf16 {
                     let hex = String(unit, radix: 16)
-                    output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                    output.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8)
                 }
-            default: output.unicodeScalars.append(scalar)
+            default: output.append(contentsOf: String(scalar).utf8)
             }
         }
-        output += "\""
+        output.append(UInt8(ascii: "\""))
     }
 }
 
 extension JSONObject.Value {
     /// Compact JSON text on one line.
     public var text: String {
-        var output = ""
+        String(decoding: utf8, as: UTF8.self)
+    }
+
+    var utf8: [UInt8] {
+        var output: [UInt8] = []
         output.reserveCapacity(512)
         JSONObject.write(self, to: &output)
         return output

@@ -92,6 +92,13 @@ struct ActivatorTests {
         #expect(rows == 2 * lines && broken == nil)
     }
 
+    @Test func requestIDsAreVersion4UUIDs() throws {
+        let pattern = try Regex("^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
+        let ids = (0..<200).map { _ in Activator.makeRequestID() }
+        for id in ids { #expect(id.wholeMatch(of: pattern) != nil, "\(id)") }
+        #expect(Set(ids).count == ids.count)
+    }
+
     @Test func aRequestThatLeftIsNeverSentAgain() async throws {
         _ = try Wallet(settings: settings()).add(PassRecordFields(serialNumber: "SN1", deviceAccountIdentifier: "DAPL00000001"))
         let transport = ClosureTransport { _, _ throws(TransportError) in

@@ -25,7 +25,7 @@ BENCH_LINES ?= 20000
 BENCH_RSS_LINES ?= 200000
 BENCH_JSON ?= .build/bench/targets.json
 # Release builds link the Swift runtime and Foundation statically: no Swift libraries to
-# load and bind at start (a cold activation 32 ms → 23 ms, Benchmarks/targets.sh).
+# load and bind at start (measured: a cold activation 32 ms → 23 ms).
 RELEASE := -c release --static-swift-stdlib
 FUZZ_SECONDS ?= 60
 # Each fuzz target: its name, the SwiftPM product (Fuzz/Targets/), and the environment it runs

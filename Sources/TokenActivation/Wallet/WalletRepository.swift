@@ -42,10 +42,16 @@ enum WalletRepository {
         return try Row.fetchAll(statement, arguments: arguments).map(record)
     }
 
+    /// Bound through the C API, like the audit's insert: an activation runs this twice.
     static func setState(_ state: PassState, of record: PassRecord, _ db: Database) throws {
-        try db.cachedStatement(
+        let update = DirectStatement(try db.cachedStatement(
             sql: "UPDATE pass_record SET state = ? WHERE serial_number = ? AND pass_type_identifier = ? AND device_account_identifier = ?"
-        ).execute(arguments: [state.rawValue, record.serialNumber, record.passTypeIdentifier, record.deviceAccountIdentifier])
+        ), db)
+        update.bind(1, state.rawValue)
+        update.bind(2, record.serialNumber)
+        update.bind(3, record.passTypeIdentifier)
+        update.bind(4, record.deviceAccountIdentifier)
+        _ = try update.run()
     }
 
     static func delete(_ record: PassRecord, _ db: Database) throws {

@@ -230,7 +230,8 @@ private func receiveBody(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ co
 }
 
 extension CurlTransport {
-    /// libcurl's version line (`libcurl/8.x OpenSSL/… zlib/…`), for `tokenctl --version`.
+    /// libcurl's version line (`libcurl/8.x OpenSSL/… zlib/…`), for `tokenctl --version --verbose`.
+    /// Loads libcurl when nothing has yet.
     public static var libraryVersion: String {
         tokenctl_curl_version().map { String(cString: $0) } ?? "libcurl (cannot be loaded)"
     }

@@ -1,6 +1,6 @@
 import CMalloc
 
-/// glibc's allocator settings for the long runs (a batch, an import): many threads allocate
+/// glibc's allocator settings for a batch, a long run in which many threads allocate
 /// and free request-sized buffers, and by default each thread's heap gives freed memory back
 /// to the system as soon as its top is free (madvise, then a page fault to take it again,
 /// and a TLB flush on every core). Keeping up to 256 MiB free per heap, and serving blocks

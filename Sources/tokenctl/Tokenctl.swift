@@ -15,7 +15,8 @@ struct Tokenctl: AsyncParsableCommand {
             65 rejected input (deeplink, import file, broken audit chain), 66 no matching pass record, \
             69 TMP unreachable, 74 database I/O error, 75 in progress or database busy, \
             76 TMP protocol error, 77 user activation required, 78 configuration error. \
-            `tokenctl help exit-codes` lists every error code with its exit code and meaning.
+            `tokenctl help exit-codes` lists every error code with its exit code and meaning. \
+            `tokenctl --version --verbose` also names the libcurl and SQLite it runs on.
             """,
         version: Tokenctl.version,
         subcommands: [ActivateCommand.self, WalletCommand.self, AuditCommand.self, OnboardingCommand.self, VerificationCommand.self, DeviceCommand.self, LoginCommand.self, ConfigCommand.self, SandboxCommand.self, DemoCommand.self]

@@ -31,6 +31,7 @@ import Testing
         #expect(verbose.stdout.hasPrefix(version.stdout))
         #expect(verbose.stdout.contains("libcurl/"))
         #expect(verbose.stdout.contains("SQLite 3."))
+        #expect(try CLI().run("--help").stdout.contains("tokenctl --version --verbose"))
     }
 
     /// libcurl (and the libraries it links) is loaded only by what sends: the dynamic

@@ -5,6 +5,7 @@ import PackageDescription
 //   ErrorCodes       every stable error code, its exit status and meaning; the errors all layers share
 //   CCurl            libcurl's headers; libcurl loaded on first use, typed wrappers for its variadic calls
 //   CMalloc          glibc's allocator tuning (mallopt)
+//   CSQLite          SQLite's process-wide settings (sqlite3_config)
 //   HTTPTransport    the HTTPTransport protocol, CurlTransport (libcurl), the checks on what a connection uses
 //   Storage          the SQLite database: GRDB setup, migrations, WAL and busy settings
 //   PowerAuth        PowerAuth 3.2 cryptography (client and server side) on swift-crypto
@@ -36,11 +37,14 @@ let package = Package(
         .systemLibrary(name: "CCurl"),
         // glibc's mallopt, for the allocator settings of long runs.
         .systemLibrary(name: "CMalloc"),
+        // sqlite3_config, variadic, for SQLite's process-wide settings.
+        .systemLibrary(name: "CSQLite"),
         .target(name: "ErrorCodes"),
         .target(name: "HTTPTransport", dependencies: ["CCurl", "ErrorCodes"]),
         .target(
             name: "Storage",
             dependencies: [
+                "CSQLite",
                 "ErrorCodes",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),

@@ -18,7 +18,7 @@ import Testing
         }
         #expect(journal == "wal")
         #expect(foreignKeys == 1)
-        #expect(tables == ["v1-pass-records", "v2-activation-audit", "v3-powerauth-activation", "v4-onboarding-process", "v5-pin-login", "v6-identity-verification"])
+        #expect(tables == ["v1-pass-records", "v2-activation-audit", "v3-powerauth-activation", "v4-onboarding-process", "v5-pin-login", "v6-identity-verification", "v7-pass-state-check"])
         #expect(fileMode(path) == 0o600)
         #expect(fileMode(path + "-wal") == 0o600)
         #expect(fileMode(path + "-shm") == 0o600)
@@ -48,6 +48,51 @@ import Testing
         try renamed.write { try $0.execute(sql: "ALTER TABLE grdb_migrations RENAME TO grdb_migrations_moved") }
         try renamed.close()
         #expect(try userVersion() == migrations)
+    }
+
+    /// v7 rebuilds the wallet's table with the state check written as equalities: every row
+    /// and its state survive, and the check and the device label's uniqueness still hold.
+    @Test func theStateCheckMigrationKeepsEveryRecordAndItsConstraints() throws {
+        let path = directory.file("wallet.sqlite")
+        let old = try DatabaseQueue(path: path)
+        try Migrations.migrator.migrate(old, upTo: "v6-identity-verification")
+        let rows: [[String?]] = [
+            ["t", "S1", "D1", "requiresActivation", nil, nil],
+            ["t", "S1", "D2", "activated", "Watch", "1234"],
+            ["t", "S2", "D3", "activating", "iPhone", nil],
+            ["u", "S2", "D4", "suspended", nil, "0000"],
+            ["t", "S3", "D5", "deactivated", "", nil],
+        ]
+        try old.write { db in
+            for row in rows {
+                try db.execute(sql: """
+                    INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier, state, device_label, card_suffix)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """, arguments: StatementArguments(row))
+            }
+        }
+        try old.close()
+
+        let store = try Store(options: StoreOptions(path: path))
+        let stored = try store.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT pass_type_identifier, serial_number, device_account_identifier, state, device_label, card_suffix
+                FROM pass_record ORDER BY device_account_identifier
+                """).map { row in (0..<6).map { row[$0] as String? } }
+        }
+        #expect(stored == rows)
+        func insert(_ state: String, device: String?, account: String) throws {
+            try store.write { db in
+                try db.execute(sql: """
+                    INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier, state, device_label)
+                    VALUES ('t', 'S1', ?, ?, ?)
+                    """, arguments: [account, state, device])
+            }
+        }
+        #expect(throws: DatabaseError.self) { try insert("bogus", device: "Tablet", account: "D9") }
+        #expect(throws: DatabaseError.self) { try insert("activated", device: "Watch", account: "D9") }
+        try insert("activated", device: "Tablet", account: "D9")
+        try store.close()
     }
 
     @Test(arguments: [(StoreOptions.Durability.normal, 1), (.full, 2)])

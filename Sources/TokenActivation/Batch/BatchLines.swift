@@ -137,5 +137,5 @@ private extension String {
 }
 
 private extension Array where Element == UInt8 {
-    var isValidUTF8: Bool { String(validating: self, as: UTF8.self) != nil }
+    var isValidUTF8: Bool { String(checkedUTF8: self) != nil }
 }

@@ -94,7 +94,7 @@ public struct DeeplinkParser: Sendable {
     }
 
     private static func utf8(_ bytes: [UInt8], name: String) throws(DeeplinkError) -> String {
-        guard let text = String(validating: bytes, as: UTF8.self) else {
+        guard let text = String(checkedUTF8: bytes) else {
             throw DeeplinkError(.invalidUTF8, "\(name) is not valid UTF-8 after percent-decoding")
         }
         guard !SafeText.containsUnsafe(text) else {

@@ -101,7 +101,7 @@ struct CSVRecordReader {
         guard fields.count < Self.maxFields else {
             throw .invalidRow(line: line, "more than \(Self.maxFields) fields")
         }
-        guard let text = String(validating: field, as: UTF8.self) else {
+        guard let text = String(checkedUTF8: field) else {
             throw .invalidRow(line: line, "invalid UTF-8")
         }
         fields.append(text)

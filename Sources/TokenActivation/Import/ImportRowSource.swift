@@ -64,7 +64,7 @@ struct JSONLinesRowSource: ImportRowSource {
     mutating func next() throws -> (line: Int, fields: ValidatedPassFields)? {
         while let (line, bytes) = try lines.next() {
             if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-            guard String(validating: bytes, as: UTF8.self) != nil else {
+            guard String(checkedUTF8: bytes) != nil else {
                 throw ImportError.invalidRow(line: line, "invalid UTF-8")
             }
             let object: [String: String?]

@@ -52,6 +52,27 @@ import Testing
         #expect(try count() == 1, "\(name)")
     }
 
+    /// Into an empty wallet, a file's device index is built after its rows; when the index
+    /// refuses them, the import runs again row by row and names the line, as it does for
+    /// standard input (read once, row by row) and for a wallet that is not empty.
+    @Test(arguments: [false, true])
+    func aLabelBoundTwiceIntoAnEmptyWalletNamesItsLine(fromStandardInput: Bool) throws {
+        let text = "serialNumber,deviceAccountIdentifier,device\nSN1,DAPL1,Watch\nSN2,DAPL2,Watch\nSN2,DAPL2,iPhone\nSN1,DAPL3,Watch\n"
+        let result = fromStandardInput
+            ? try cli.run(["wallet", "import", "-", "--format", "csv"], stdin: text)
+            : try cli.run("wallet", "import", cli.write("twice.csv", text))
+        #expect(result.status == 65)
+        #expect(result.stderr.contains("line 5: "), "\(result.stderr)")
+        #expect(result.stderr.contains("already bound to another device account id"))
+        #expect(try count() == 0)
+
+        // The index is in place afterwards: a later record cannot take a bound label.
+        #expect(try cli.run("wallet", "import", cli.write("good.csv", rows(3))).status == 0)
+        let taken = try cli.run("wallet", "add", "--serial", "SN1", "--device-account-id", "DAPLX", "--device", "iPhone")
+        #expect(taken.status != 0)
+        #expect(try count() == 3)
+    }
+
     @Test func invalidUTF8Exits65WithItsLine() throws {
         let bytes = Data("serialNumber,deviceAccountIdentifier\nSN1,DAPL1\n".utf8) + Data([0xFF, 0xFE, 0x2C, 0x44, 0x0A])
         let result = try cli.run(["wallet", "import", cli.write("bad.csv", bytes)])

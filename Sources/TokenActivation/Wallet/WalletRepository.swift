@@ -74,6 +74,18 @@ enum WalletRepository {
         }
     }
 
+    /// The unique index that lets a device label name at most one pass of a serial (as
+    /// created by the schema's migrations), dropped and built again by an import into an
+    /// empty wallet.
+    static func dropDeviceIndex(_ db: Database) throws {
+        try db.execute(sql: "DROP INDEX pass_record_device")
+    }
+
+    /// - Throws: a constraint `DatabaseError` when two records break the label's uniqueness.
+    static func createDeviceIndex(_ db: Database) throws {
+        try db.execute(sql: "CREATE UNIQUE INDEX pass_record_device ON pass_record (serial_number, pass_type_identifier, ifnull(device_label, ''))")
+    }
+
     static func count(_ db: Database) throws -> Int {
         try Int.fetchOne(db, sql: "SELECT count(*) FROM pass_record") ?? 0
     }

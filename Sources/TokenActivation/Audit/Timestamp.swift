@@ -22,12 +22,45 @@ public struct Timestamp: Sendable, Equatable, Comparable, Hashable {
         var seconds = time_t(milliseconds.floorDivided(by: 1000))
         var parts = tm()
         gmtime_r(&seconds, &parts)
+        let year = parts.tm_year + 1900
+        let millisecond = Int32(milliseconds.floorModulo(1000))
+        guard (0...9999).contains(year) else { return Self.padded(parts, year: year, millisecond: millisecond) }
+        // Written as 24 bytes: the audit formats four times a line (measured: 30,000 of a
+        // batch line's 675,000 instructions through string interpolation).
+        return String(unsafeUninitializedCapacity: 24) { text in
+            func put(_ value: Int32, _ width: Int, at offset: Int) {
+                var value = value
+                for index in stride(from: offset + width - 1, through: offset, by: -1) {
+                    text[index] = UInt8(truncatingIfNeeded: 0x30 + value % 10)
+                    value /= 10
+                }
+            }
+            put(year, 4, at: 0)
+            text[4] = UInt8(ascii: "-")
+            put(parts.tm_mon + 1, 2, at: 5)
+            text[7] = UInt8(ascii: "-")
+            put(parts.tm_mday, 2, at: 8)
+            text[10] = UInt8(ascii: "T")
+            put(parts.tm_hour, 2, at: 11)
+            text[13] = UInt8(ascii: ":")
+            put(parts.tm_min, 2, at: 14)
+            text[16] = UInt8(ascii: ":")
+            put(parts.tm_sec, 2, at: 17)
+            text[19] = UInt8(ascii: ".")
+            put(millisecond, 3, at: 20)
+            text[23] = UInt8(ascii: "Z")
+            return 24
+        }
+    }
+
+    /// Years outside 0–9999, each field padded with zeros to its width.
+    private static func padded(_ parts: tm, year: Int32, millisecond: Int32) -> String {
         func pad(_ value: Int32, _ width: Int) -> String {
             let text = String(value)
             return String(repeating: "0", count: max(0, width - text.count)) + text
         }
-        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
-            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(Int32(milliseconds.floorModulo(1000)), 3))Z"
+        return "\(pad(year, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
+            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(millisecond, 3))Z"
     }
 
     /// Parses an ISO 8601 date (`2026-11-21`, midnight UTC) or date-time

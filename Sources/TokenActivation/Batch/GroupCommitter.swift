@@ -68,7 +68,7 @@ final class GroupCommitter: @unchecked Sendable {
             var failure: (any Error)?
             do {
                 try store.write { db in
-                    for job in batch { job.execute(db) }
+                    for job in batch { try job.execute(db) }
                 }
             } catch {
                 failure = error
@@ -84,7 +84,7 @@ final class GroupCommitter: @unchecked Sendable {
 
 /// A job whose result type is known only to itself: no casts on the way back.
 private protocol PendingJob: AnyObject {
-    func execute(_ db: Database)
+    func execute(_ db: Database) throws
     func complete(transactionError: (any Error)?)
 }
 
@@ -102,15 +102,20 @@ private final class Job<T>: PendingJob {
 
     /// Runs the body in a savepoint; its failure rolls back its own work only. GRDB may
     /// run the transaction body again (busy retry): each run starts from a clean result.
-    func execute(_ db: Database) {
+    /// The savepoint's statements are prepared once per connection (GRDB's `inSavepoint`
+    /// prepares them on every call: 60,000 of a batch line's 675,000 instructions).
+    ///
+    /// - Throws: when the savepoint itself cannot be set, rolled back or released: the
+    ///   transaction is then rolled back whole.
+    func execute(_ db: Database) throws {
+        try db.cachedStatement(sql: "SAVEPOINT activation_step").execute()
         do {
-            try db.inSavepoint {
-                outcome = .success(try body(db))
-                return .commit
-            }
+            outcome = .success(try body(db))
         } catch {
             outcome = .failure(error)
+            try db.cachedStatement(sql: "ROLLBACK TO SAVEPOINT activation_step").execute()
         }
+        try db.cachedStatement(sql: "RELEASE SAVEPOINT activation_step").execute()
     }
 
     func complete(transactionError: (any Error)?) {

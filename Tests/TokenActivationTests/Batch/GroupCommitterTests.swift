@@ -1,0 +1,56 @@
+import Foundation
+import GRDB
+import Storage
+import Synchronization
+import Testing
+@testable import TokenActivation
+
+@Suite struct GroupCommitterTests {
+    let directory = TemporaryDirectory()
+
+    struct Refused: Error {}
+
+    final class Results: Sendable {
+        private let byJob = Mutex<[Int: Bool]>([:])
+        func record(_ job: Int, _ succeeded: Bool) { byJob.withLock { $0[job] = succeeded } }
+        var all: [Int: Bool] { byJob.withLock { $0 } }
+    }
+
+    /// Given many threads sharing transactions, when some jobs fail after writing, then
+    /// exactly their writes are gone, every other job's are committed, and each caller gets
+    /// its own result.
+    @Test func aFailingJobRollsBackItsOwnWritesOnly() async throws {
+        let store = try Store(options: StoreOptions(path: directory.file("wallet.sqlite")))
+        let committer = GroupCommitter(store: store)
+        let jobs = 400
+        let results = Results()
+        await ActivationWorkers.run(count: 8) { worker in
+            for job in stride(from: worker, to: jobs, by: 8) {
+                let succeeded: Bool
+                do {
+                    succeeded = try committer.run { db in
+                        try db.execute(sql: """
+                            INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier)
+                            VALUES ('t', ?, 'd')
+                            """, arguments: ["S\(job)"])
+                        if job % 7 == 3 { throw Refused() }
+                        return true
+                    }
+                } catch {
+                    succeeded = false
+                    #expect(error is Refused)
+                }
+                results.record(job, succeeded)
+            }
+        }
+        let stored = try store.read { db in Set(try String.fetchAll(db, sql: "SELECT serial_number FROM pass_record")) }
+        let expected = Set((0..<jobs).filter { $0 % 7 != 3 }.map { "S\($0)" })
+        #expect(stored == expected)
+        #expect(results.all == Dictionary(uniqueKeysWithValues: (0..<jobs).map { ($0, $0 % 7 != 3) }))
+        let figures = committer.figures
+        #expect(figures.jobs == jobs)
+        #expect(figures.transactions <= jobs)
+        committer.close()
+        try store.close()
+    }
+}

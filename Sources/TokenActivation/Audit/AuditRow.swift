@@ -25,17 +25,59 @@ struct AuditRow: Sendable, Equatable {
     /// SHA-256 (hex) over the previous row's hash and this row's content, in a fixed
     /// order and encoding, so any change to a stored row breaks the chain from there on.
     func hash(previous: String) -> String {
-        let content = JSONObject([
-            "previous": .string(previous), "attempt": .int(Int(attemptID)), "event": .string(event.rawValue),
-            "at": .string(at.iso8601), "request": .string(requestID), "serial": .string(serialNumber),
-            "passType": .optional(passTypeIdentifier), "token": .optional(tokenUniqueReference),
-            "device": .optional(device), "deeplink": .string(deeplinkHash),
-            "pid": ownerPID.map { .int(Int($0)) } ?? .null, "ownerStart": .optional(ownerStart),
-            "outcome": .optional(outcome), "error": .optional(errorCode),
-            "http": httpStatus.map { .int($0) } ?? .null, "last4": .optional(cardLast4Digits),
-            "comment": .optional(comment), "latency": latencyMilliseconds.map { .int($0) } ?? .null,
-        ]).utf8
-        return Hex.encode(SHA256.hash(data: content))
+        Hex.encode(SHA256.hash(data: hashedText(previous: previous)))
+    }
+
+    /// The hashed text: a JSON object with its keys in a fixed order, `", "` and `": "`
+    /// between them (``JSONObject``'s text of the same members, written here without
+    /// building one: the database writer hashes two rows per activation).
+    func hashedText(previous: String) -> [UInt8] {
+        var text = HashedText()
+        text.member("previous", previous, first: true)
+        text.member("attempt", Int(attemptID))
+        text.member("event", event.rawValue)
+        text.member("at", at.iso8601)
+        text.member("request", requestID)
+        text.member("serial", serialNumber)
+        text.member("passType", passTypeIdentifier)
+        text.member("token", tokenUniqueReference)
+        text.member("device", device)
+        text.member("deeplink", deeplinkHash)
+        text.member("pid", ownerPID.map { Int($0) })
+        text.member("ownerStart", ownerStart)
+        text.member("outcome", outcome)
+        text.member("error", errorCode)
+        text.member("http", httpStatus)
+        text.member("last4", cardLast4Digits)
+        text.member("comment", comment)
+        text.member("latency", latencyMilliseconds)
+        text.bytes.append(UInt8(ascii: "}"))
+        return text.bytes
+    }
+
+    private struct HashedText {
+        var bytes: [UInt8] = [UInt8(ascii: "{")]
+
+        init() {
+            bytes.reserveCapacity(640)
+        }
+
+        mutating func key(_ key: StaticString, first: Bool) {
+            if !first { bytes.append(contentsOf: ", ".utf8) }
+            bytes.append(UInt8(ascii: "\""))
+            bytes.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+            bytes.append(contentsOf: "\": ".utf8)
+        }
+
+        mutating func member(_ name: StaticString, _ value: String?, first: Bool = false) {
+            key(name, first: first)
+            if let value { JSONObject.writeString(value, to: &bytes) } else { bytes.append(contentsOf: "null".utf8) }
+        }
+
+        mutating func member(_ name: StaticString, _ value: Int?) {
+            key(name, first: false)
+            bytes.append(contentsOf: (value.map { String($0) } ?? "null").utf8)
+        }
     }
 
     static let genesisHash = String(repeating: "0", count: 64)

@@ -33,9 +33,6 @@ public struct JSONObject: Sendable, Equatable {
     /// Compact JSON text on one line.
     public var text: String { Value.object(self).text }
 
-    /// The text's UTF-8 bytes, written as bytes (what the audit hashes, twice a line).
-    var utf8: [UInt8] { Value.object(self).utf8 }
-
     /// Writes UTF-8 into a byte array: appending bytes costs none of a String's checks.
     fileprivate static func write(_ value: Value, to output: inout [UInt8]) {
         switch value {
@@ -65,7 +62,7 @@ public struct JSONObject: Sendable, Equatable {
     /// RFC 8259 string escaping: quote, backslash and control characters, and the other
     /// characters ``SafeText`` calls unsafe (bidirectional overrides, C1 controls, …) as
     /// `\uXXXX`, so JSON printed on a terminal shows them instead of obeying them.
-    private static func writeString(_ string: String, to output: inout [UInt8]) {
+    static func writeString(_ string: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
         // Most strings (identifiers, masked ones with `…`, hashes, timestamps) need no
         // escaping and are appended whole: printable ASCII without a quote or backslash is

@@ -23,3 +23,44 @@ import Testing
         #expect(Self.finished.hash(previous: first) == "25915f268a1e7c302abcdf55eae621a07026e475f3d420302ccd02da3a00f211")
     }
 }
+
+/// The hashed text is written directly; it must stay the JSON object's text of the same
+/// members, whatever the values.
+@Suite struct AuditRowHashedTextTests {
+    static func viaJSONObject(_ row: AuditRow, previous: String) -> [UInt8] {
+        Array(JSONObject([
+            "previous": .string(previous), "attempt": .int(Int(row.attemptID)), "event": .string(row.event.rawValue),
+            "at": .string(row.at.iso8601), "request": .string(row.requestID), "serial": .string(row.serialNumber),
+            "passType": .optional(row.passTypeIdentifier), "token": .optional(row.tokenUniqueReference),
+            "device": .optional(row.device), "deeplink": .string(row.deeplinkHash),
+            "pid": row.ownerPID.map { .int(Int($0)) } ?? .null, "ownerStart": .optional(row.ownerStart),
+            "outcome": .optional(row.outcome), "error": .optional(row.errorCode),
+            "http": row.httpStatus.map { .int($0) } ?? .null, "last4": .optional(row.cardLast4Digits),
+            "comment": .optional(row.comment), "latency": row.latencyMilliseconds.map { .int($0) } ?? .null,
+        ]).text.utf8)
+    }
+
+    @Test(arguments: [AuditRowHashTests.started, AuditRowHashTests.finished])
+    func isTheJSONObjectsText(row: AuditRow) {
+        #expect(row.hashedText(previous: "p\"\\") == Self.viaJSONObject(row, previous: "p\"\\"))
+    }
+
+    @Test func randomRowsAgree() {
+        var generator = SystemRandomNumberGenerator()
+        let pieces = ["", "SN1", "Work \"iPhone\"", "号码", "\u{202E}", "tab\there", "\u{7F}", "back\\slash", "é"]
+        func text() -> String { (0..<Int.random(in: 0...3, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined() }
+        func maybe() -> String? { Bool.random(using: &generator) ? text() : nil }
+        for _ in 0..<500 {
+            let row = AuditRow(
+                attemptID: Int64.random(in: -5...Int64.max, using: &generator), event: Bool.random() ? .started : .finished,
+                at: Timestamp(milliseconds: Int64.random(in: 0...4_000_000_000_000, using: &generator)), requestID: text(),
+                serialNumber: text(), passTypeIdentifier: maybe(), tokenUniqueReference: maybe(), device: maybe(),
+                deeplinkHash: text(), ownerPID: Bool.random() ? Int32.random(in: Int32.min...Int32.max) : nil, ownerStart: maybe(),
+                outcome: maybe(), errorCode: maybe(), httpStatus: Bool.random() ? Int.random(in: -1...999) : nil,
+                cardLast4Digits: maybe(), comment: maybe(), latencyMilliseconds: Bool.random() ? Int.random(in: 0...100_000) : nil
+            )
+            let previous = text()
+            #expect(row.hashedText(previous: previous) == Self.viaJSONObject(row, previous: previous))
+        }
+    }
+}

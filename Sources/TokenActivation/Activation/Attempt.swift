@@ -30,23 +30,23 @@ struct Attempt: Sendable {
     }
 
     /// Performs a write action of the machine inside the caller's transaction.
-    func write(_ action: ActivationMachine.Action, attemptID: Int64, latency: Duration?, _ db: Database) throws {
+    func write(_ action: ActivationMachine.Action, attemptID: Int64, latency: Duration?, _ db: Database, tail: AuditTail) throws {
         switch action {
         case .writeStarted(let start):
-            if let closing = start.closing { try closeInterrupted(closing, record: start.record, db) }
+            if let closing = start.closing { try closeInterrupted(closing, record: start.record, db, tail: tail) }
             var started = row(.started, attemptID: attemptID, record: start.record)
             let owner = ProcessIdentity.current
             started.ownerPID = owner.pid
             started.ownerStart = owner.start
-            try AuditLog.append(started, db)
+            try AuditLog.append(started, db, tail: tail)
             try WalletRepository.setState(.activating, of: start.record, db)
         case .writeStopped(let stop):
-            if let closing = stop.closing, let record = stop.record { try closeInterrupted(closing, record: record, db) }
-            try AuditLog.append(row(.started, attemptID: attemptID, record: stop.record), db)
+            if let closing = stop.closing, let record = stop.record { try closeInterrupted(closing, record: record, db, tail: tail) }
+            try AuditLog.append(row(.started, attemptID: attemptID, record: stop.record), db, tail: tail)
             var finished = row(.finished, attemptID: attemptID, record: stop.record)
             finished.outcome = stop.outcome.rawValue
             finished.errorCode = stop.error?.code.rawValue
-            try AuditLog.append(finished, db)
+            try AuditLog.append(finished, db, tail: tail)
         case .writeFinished(let finish):
             var finished = row(.finished, attemptID: attemptID, record: finish.record)
             finished.outcome = finish.answer.outcome.rawValue
@@ -55,7 +55,7 @@ struct Attempt: Sendable {
             finished.cardLast4Digits = finish.answer.cardLast4Digits
             finished.comment = finish.answer.comment
             finished.latencyMilliseconds = latency.map { Int($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) }
-            try AuditLog.append(finished, db)
+            try AuditLog.append(finished, db, tail: tail)
             try WalletRepository.setState(finish.passState, of: finish.record, db)
         case .checkUser, .resolveRecords, .send, .stop:
             break
@@ -63,13 +63,13 @@ struct Attempt: Sendable {
     }
 
     /// Closes the attempt of a process that died mid-request as UNKNOWN.
-    private func closeInterrupted(_ open: ActivationMachine.OpenAttempt, record: PassRecord, _ db: Database) throws {
+    private func closeInterrupted(_ open: ActivationMachine.OpenAttempt, record: PassRecord, _ db: Database, tail: AuditTail) throws {
         try AuditLog.append(AuditRow(
             attemptID: open.attemptID, event: .finished, at: clock(), requestID: open.requestID,
             serialNumber: record.serialNumber, passTypeIdentifier: record.passTypeIdentifier,
             tokenUniqueReference: record.deviceAccountIdentifier, device: record.device,
             deeplinkHash: open.deeplinkHash, outcome: Outcome.unknown.rawValue, errorCode: ErrorCode.activationInterrupted.rawValue
-        ), db)
+        ), db, tail: tail)
     }
 
     private func row(_ event: AuditRow.Event, attemptID: Int64, record: PassRecord?) -> AuditRow {

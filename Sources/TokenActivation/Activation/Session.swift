@@ -66,11 +66,11 @@ struct Session: Sendable {
                 case .resolveRecords(let query):
                     // Reading, deciding and writing in one transaction.
                     let decided = machine
-                    let (next, written, id) = try committer.run { db in
+                    let (next, written, id) = try committer.run { db, tail in
                         var machine = decided
-                        let id = try AuditLog.nextAttemptID(db)
+                        let id = try AuditLog.nextAttemptID(db, tail: tail)
                         let action = machine.handle(try attempt.resolve(query, attemptID: id, db))
-                        try attempt.write(action, attemptID: id, latency: nil, db)
+                        try attempt.write(action, attemptID: id, latency: nil, db, tail: tail)
                         return (machine, action, id)
                     }
                     machine = next
@@ -79,7 +79,7 @@ struct Session: Sendable {
                 case .writeStarted, .writeStopped, .writeFinished:
                     let latency = began.map { ContinuousClock.now - $0 }
                     let (write, id) = (action, attemptID)
-                    try committer.run { db in try attempt.write(write, attemptID: id, latency: latency, db) }
+                    try committer.run { db, tail in try attempt.write(write, attemptID: id, latency: latency, db, tail: tail) }
                     action = write.committedEvent.map { machine.handle($0) } ?? .stop(machine.result)
                 case .send(let record, let delay):
                     if delay > .zero {

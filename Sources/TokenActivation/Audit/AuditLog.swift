@@ -9,9 +9,14 @@ enum AuditLog {
         try Int64.fetchOne(db.cachedStatement(sql: "SELECT ifnull(max(attempt_id), 0) + 1 FROM audit_row")) ?? 1
     }
 
-    /// Appends a row, chained to the last one.
-    static func append(_ row: AuditRow, _ db: Database) throws {
-        let previous = try String.fetchOne(db.cachedStatement(sql: "SELECT hash FROM audit_row ORDER BY seq DESC LIMIT 1")) ?? AuditRow.genesisHash
+    /// The hash of the last row, or the genesis hash.
+    static func lastHash(_ db: Database) throws -> String {
+        try String.fetchOne(db.cachedStatement(sql: "SELECT hash FROM audit_row ORDER BY seq DESC LIMIT 1")) ?? AuditRow.genesisHash
+    }
+
+    /// Appends a row chained to `previous`, the hash of the last row.
+    /// - Returns: the row's hash.
+    static func append(_ row: AuditRow, previous: String, _ db: Database) throws -> String {
         // Bound through the C API: this runs twice per activation (measured in a batch).
         let insert = DirectStatement(try db.cachedStatement(sql: """
             INSERT INTO audit_row (attempt_id, event, at, request_id, serial_number, pass_type_identifier,
@@ -36,9 +41,11 @@ enum AuditLog {
         insert.bind(15, row.cardLast4Digits)
         insert.bind(16, row.comment)
         insert.bind(17, row.latencyMilliseconds)
+        let hash = row.hash(previous: previous)
         insert.bind(18, previous)
-        insert.bind(19, row.hash(previous: previous))
+        insert.bind(19, hash)
         _ = try insert.run()
+        return hash
     }
 
     /// The key of the deeplink hash, random and made with the database.

@@ -13,6 +13,8 @@ import Storage
 /// wake-up for the writer per transaction, one per job for its caller, none for the others.
 final class GroupCommitter: @unchecked Sendable {
     private let store: Store
+    /// The audit's end within the transaction being written; the writer thread's alone.
+    private let tail = AuditTail()
     private let condition = NSCondition()
     // Guarded by `condition`.
     private var waiting: [any PendingJob] = []
@@ -35,8 +37,9 @@ final class GroupCommitter: @unchecked Sendable {
     }
 
     /// Runs `body` in a savepoint of the next shared transaction and returns its value
-    /// once that transaction is committed. Blocks the calling thread.
-    func run<T>(_ body: @escaping (Database) throws -> T) throws -> T {
+    /// once that transaction is committed. Blocks the calling thread. `body` appends to the
+    /// audit through the ``AuditTail`` it is given.
+    func run<T>(_ body: @escaping (Database, AuditTail) throws -> T) throws -> T {
         let job = Job(body: body)
         condition.lock()
         waiting.append(job)
@@ -68,7 +71,8 @@ final class GroupCommitter: @unchecked Sendable {
             var failure: (any Error)?
             do {
                 try store.write { db in
-                    for job in batch { try job.execute(db) }
+                    tail.forget()
+                    for job in batch { try job.execute(db, tail: tail) }
                 }
             } catch {
                 failure = error
@@ -84,19 +88,19 @@ final class GroupCommitter: @unchecked Sendable {
 
 /// A job whose result type is known only to itself: no casts on the way back.
 private protocol PendingJob: AnyObject {
-    func execute(_ db: Database) throws
+    func execute(_ db: Database, tail: AuditTail) throws
     func complete(transactionError: (any Error)?)
 }
 
 /// One caller's work and its typed result. Made by the caller, executed and completed on
 /// the writer thread, read by the caller after `done` is signalled.
 private final class Job<T>: PendingJob {
-    private let body: (Database) throws -> T
+    private let body: (Database, AuditTail) throws -> T
     private var outcome: Result<T, any Error> = .failure(CancellationError())
     private(set) var result: Result<T, any Error> = .failure(CancellationError())
     let done = DispatchSemaphore(value: 0)
 
-    init(body: @escaping (Database) throws -> T) {
+    init(body: @escaping (Database, AuditTail) throws -> T) {
         self.body = body
     }
 
@@ -107,12 +111,13 @@ private final class Job<T>: PendingJob {
     ///
     /// - Throws: when the savepoint itself cannot be set, rolled back or released: the
     ///   transaction is then rolled back whole.
-    func execute(_ db: Database) throws {
+    func execute(_ db: Database, tail: AuditTail) throws {
         try db.cachedStatement(sql: "SAVEPOINT activation_step").execute()
         do {
-            outcome = .success(try body(db))
+            outcome = .success(try body(db, tail))
         } catch {
             outcome = .failure(error)
+            tail.forget()
             try db.cachedStatement(sql: "ROLLBACK TO SAVEPOINT activation_step").execute()
         }
         try db.cachedStatement(sql: "RELEASE SAVEPOINT activation_step").execute()

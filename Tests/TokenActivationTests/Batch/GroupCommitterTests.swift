@@ -28,7 +28,7 @@ import Testing
             for job in stride(from: worker, to: jobs, by: 8) {
                 let succeeded: Bool
                 do {
-                    succeeded = try committer.run { db in
+                    succeeded = try committer.run { db, _ in
                         try db.execute(sql: """
                             INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier)
                             VALUES ('t', ?, 'd')

@@ -40,6 +40,32 @@ struct Session: Sendable {
     /// One activation on worker `index`'s connection. Blocks: call it on a worker thread
     /// (``ActivationWorkers``), never on the cooperative pool.
     func run(_ deeplink: Deeplink, text: String, device: String?, client index: Int, dryRun: Bool = false) -> ActivationResult {
+        run(deeplink, text: text, device: device, client: index, dryRun: dryRun, deferringFinish: false, settlePrevious: {}).result
+    }
+
+    /// One activation of a batch line whose "finished" write is queued but not waited for:
+    /// the worker goes on to its next line, whose first write is committed after it (see
+    /// ``DeferredActivation``). A line then waits for one commit instead of two.
+    ///
+    /// - Parameter settlePrevious: called once, as soon as this line's first write is
+    ///   committed (or, without one, before returning): the worker's previous line is then
+    ///   committed whole and can be reported.
+    func runDeferringFinish(_ deeplink: Deeplink, text: String, client index: Int, dryRun: Bool, settlePrevious: () -> Void) -> DeferredActivation {
+        run(deeplink, text: text, device: nil, client: index, dryRun: dryRun, deferringFinish: true, settlePrevious: settlePrevious)
+    }
+
+    private func run(
+        _ deeplink: Deeplink, text: String, device: String?, client index: Int, dryRun: Bool,
+        deferringFinish: Bool, settlePrevious: () -> Void
+    ) -> DeferredActivation {
+        var settled = false
+        func settle() {
+            if !settled {
+                settled = true
+                settlePrevious()
+            }
+        }
+        defer { settle() }
         let prepared = clients[index]
         let requestID = Activator.makeRequestID()
         var machine = ActivationMachine(
@@ -54,6 +80,7 @@ struct Session: Sendable {
         logger[metadataKey: "request-id"] = "\(requestID)"
         var attemptID: Int64 = 0
         var began: ContinuousClock.Instant?
+        var finish: GroupCommitter.Ticket<Void>?
         var action = machine.handle(.parsed(.success(deeplink)))
         do {
             while true {
@@ -66,16 +93,23 @@ struct Session: Sendable {
                 case .resolveRecords(let query):
                     // Reading, deciding and writing in one transaction.
                     let decided = machine
-                    let (next, written, id) = try committer.run { db, tail in
+                    let committed = Result { try committer.run { db, tail in
                         var machine = decided
                         let id = try AuditLog.nextAttemptID(db, tail: tail)
                         let action = machine.handle(try attempt.resolve(query, attemptID: id, db))
                         try attempt.write(action, attemptID: id, latency: nil, db, tail: tail)
                         return (machine, action, id)
-                    }
+                    } }
+                    settle()
+                    let (next, written, id) = try committed.get()
                     machine = next
                     attemptID = id
                     action = written.committedEvent.map { machine.handle($0) } ?? written
+                case .writeFinished where deferringFinish:
+                    let latency = began.map { ContinuousClock.now - $0 }
+                    let (write, id) = (action, attemptID)
+                    finish = committer.submit { db, tail in try attempt.write(write, attemptID: id, latency: latency, db, tail: tail) }
+                    action = machine.handle(.finishCommitted)
                 case .writeStarted, .writeStopped, .writeFinished:
                     let latency = began.map { ContinuousClock.now - $0 }
                     let (write, id) = (action, attemptID)
@@ -86,17 +120,17 @@ struct Session: Sendable {
                         let sleep = activator.sleep
                         Blocking.wait { await sleep(delay) }
                     }
-                    guard case .success(let client) = prepared else { return machine.result }
+                    guard case .success(let client) = prepared else { return DeferredActivation(result: machine.result, finish: nil) }
                     logger.info("activation.sending", metadata: ["serial": "\(Mask.identifier(record.serialNumber))", "attempt": "\(attemptID)"])
                     if began == nil { began = .now }
                     action = machine.handle(.tmpAnswered(client.send(tokenUniqueReference: record.deviceAccountIdentifier, requestID: requestID)))
                 case .stop(let result):
                     logger.info("activation.finished", metadata: ["outcome": "\(result.outcome.rawValue)", "error": "\(result.error?.code.rawValue ?? "-")"])
-                    return result
+                    return DeferredActivation(result: result, finish: finish)
                 }
             }
         } catch {
-            return ActivationResult(outcome: .error, error: .coded(error))
+            return DeferredActivation(result: ActivationResult(outcome: .error, error: .coded(error)), finish: nil)
         }
     }
 }
@@ -106,5 +140,23 @@ extension Result {
     var failure: Failure? {
         if case .failure(let error) = self { return error }
         return nil
+    }
+}
+
+/// A batch line's result while its "finished" write may still wait in the commit queue.
+struct DeferredActivation {
+    let result: ActivationResult
+    /// The queued "finished" write, if there is one.
+    let finish: GroupCommitter.Ticket<Void>?
+
+    /// The line's result once its writes are committed: an error if the last one failed.
+    func settled() -> ActivationResult {
+        guard let finish else { return result }
+        do {
+            try finish.result()
+            return result
+        } catch {
+            return ActivationResult(outcome: .error, error: .coded(error))
+        }
     }
 }

@@ -62,21 +62,37 @@ struct AuditRow: Sendable, Equatable {
             bytes.reserveCapacity(640)
         }
 
+        /// Literal text, copied whole (a String's UTF-8 view is appended byte by byte).
+        mutating func append(_ text: StaticString) {
+            bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        }
+
         mutating func key(_ key: StaticString, first: Bool) {
-            if !first { bytes.append(contentsOf: ", ".utf8) }
+            if !first { append(", ") }
             bytes.append(UInt8(ascii: "\""))
-            bytes.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
-            bytes.append(contentsOf: "\": ".utf8)
+            append(key)
+            append("\": ")
         }
 
         mutating func member(_ name: StaticString, _ value: String?, first: Bool = false) {
             key(name, first: first)
-            if let value { JSONObject.writeString(value, to: &bytes) } else { bytes.append(contentsOf: "null".utf8) }
+            if let value { JSONObject.writeString(value, to: &bytes) } else { append("null") }
         }
 
         mutating func member(_ name: StaticString, _ value: Int?) {
             key(name, first: false)
-            bytes.append(contentsOf: (value.map { String($0) } ?? "null").utf8)
+            guard var value else { return append("null") }
+            if value < 0 {
+                guard value != .min else { return bytes.append(contentsOf: Array(String(value).utf8)) }
+                bytes.append(UInt8(ascii: "-"))
+                value = -value
+            }
+            let start = bytes.count
+            repeat {
+                bytes.append(UInt8(truncatingIfNeeded: 0x30 + value % 10))
+                value /= 10
+            } while value > 0
+            bytes[start...].reverse()
         }
     }
 

@@ -75,10 +75,32 @@ extension Activator {
                 progress: progress.map { progress in { progress($0, totalBytes) } }, emit: UncheckedEmit(emit)
             )
             // Each worker takes the next line, activates it on its own connection and thread
-            // from start to end, and hands the result back for output in input order.
+            // from start to end, and hands the result back for output in input order. A
+            // line's "finished" write is committed with the worker's next line's first write:
+            // the line is reported once that one is committed (or, at the end, on its own).
             await ActivationWorkers.run(count: workers) { worker in
-                while let line = lines.take() {
-                    lines.finish(line.number, session.run(line.deeplink, text: line.text, device: nil, client: worker, dryRun: dryRun))
+                var held: (number: Int, activation: DeferredActivation)?
+                func finishHeld() {
+                    if let line = held {
+                        held = nil
+                        lines.finish(line.number, line.activation.settled())
+                    }
+                }
+                while true {
+                    switch lines.take(holdingUnfinished: held != nil) {
+                    case .end:
+                        finishHeld()
+                        return
+                    case .finishHeldLine:
+                        finishHeld()
+                    case .line(let number, let deeplink, let text):
+                        let activation = session.runDeferringFinish(deeplink, text: text, client: worker, dryRun: dryRun, settlePrevious: finishHeld)
+                        if activation.finish == nil {
+                            lines.finish(number, activation.result)
+                        } else {
+                            held = (number, activation)
+                        }
+                    }
                 }
             }
             var summary = lines.finished()

@@ -39,9 +39,19 @@ final class BatchLines: @unchecked Sendable {
         self.emit = emit
     }
 
-    /// The next line to activate, or nil when there is none (the input ended or could not
-    /// be read, or a stop was requested). Waits while the window is full.
-    func take() -> (number: Int, deeplink: Deeplink, text: String)? {
+    /// What ``take(holdingUnfinished:)`` gives a worker.
+    enum Take {
+        case line(number: Int, deeplink: Deeplink, text: String)
+        /// The input ended or could not be read, or a stop was requested.
+        case end
+        /// The window is full and the worker holds an unfinished line: it must finish that
+        /// line before it may wait (the line may be the one the window waits for).
+        case finishHeldLine
+    }
+
+    /// The next line to activate. Waits while the window is full, unless the caller holds
+    /// an unfinished line.
+    func take(holdingUnfinished: Bool = false) -> Take {
         condition.lock()
         defer { condition.unlock() }
         while true {
@@ -49,8 +59,9 @@ final class BatchLines: @unchecked Sendable {
                 exhausted = true
                 summary.stoppedEarly = true
             }
-            if exhausted { return nil }
+            if exhausted { return .end }
             if lastRead - nextToEmit >= window {
+                if holdingUnfinished { return .finishHeldLine }
                 condition.wait()
                 continue
             }
@@ -61,12 +72,12 @@ final class BatchLines: @unchecked Sendable {
                 exhausted = true
                 lastRead += 1
                 settle(lastRead, .result(ActivationResult(outcome: .error, error: .coded(error))))
-                return nil
+                return .end
             }
             guard let (number, bytes, overflowed) = next else {
                 exhausted = true
                 condition.broadcast()
-                return nil
+                return .end
             }
             lastRead = number
             let text = String(decoding: bytes, as: UTF8.self).trimmingASCIISpaces
@@ -78,7 +89,7 @@ final class BatchLines: @unchecked Sendable {
                 // The parser's own errors for what the line reader already knows.
                 if overflowed { throw DeeplinkParser.tooLong }
                 if !bytes.isValidUTF8 { throw DeeplinkParser.invalidCharacter(bytes.first { $0 >= 0x80 } ?? 0x80) }
-                return (number, try parser.parse(text), text)
+                return .line(number: number, deeplink: try parser.parse(text), text: text)
             } catch {
                 settle(number, .result(.refused(error)))
             }

@@ -43,6 +43,29 @@ struct DirectStatement {
         sqlite3_bind_int64(handle, index, sqlite3_int64(value))
     }
 
+    /// Steps through the statement's rows, handing each to `body`, then resets it.
+    func forEachRow(_ body: (Row) throws -> Void) throws {
+        defer { sqlite3_reset(handle) }
+        while true {
+            switch sqlite3_step(handle) {
+            case SQLITE_ROW: try body(Row(handle: handle))
+            case SQLITE_DONE: return
+            case let code: throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+            }
+        }
+    }
+
+    /// The current row of a stepping statement; valid only inside ``forEachRow(_:)``'s body.
+    struct Row {
+        fileprivate let handle: OpaquePointer
+
+        /// The text of the 0-based column `index`, or nil when it is NULL.
+        func text(_ index: Int32) -> String? {
+            guard let bytes = sqlite3_column_text(handle, index) else { return nil }
+            return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, index))), as: UTF8.self)
+        }
+    }
+
     /// Steps the statement to completion.
     /// - Returns: the number of rows it changed.
     func run() throws -> Int {

@@ -53,4 +53,33 @@ import Testing
         committer.close()
         try store.close()
     }
+
+    /// A job submitted without waiting is committed once a job submitted after it by the
+    /// same thread has returned; a failed one makes its line's result an error.
+    @Test func aSubmittedJobIsCommittedBeforeALaterOneReturns() async throws {
+        let store = try Store(options: StoreOptions(path: directory.file("wallet.sqlite")))
+        let committer = GroupCommitter(store: store)
+        let outcome = await ActivationWorkers.result { () -> Result<(Int, ActivationResult), any Error> in
+            Result {
+                let written = committer.submit { db, _ in
+                    try db.execute(sql: "INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier) VALUES ('t', 'S1', 'd')")
+                }
+                let refused = committer.submit { _, _ in throw Refused() }
+                try committer.run { db, _ in
+                    try db.execute(sql: "INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier) VALUES ('t', 'S2', 'd')")
+                }
+                // Committed: another connection sees it.
+                let seen = try DatabaseQueue(path: directory.file("wallet.sqlite")).read { db in
+                    try Int.fetchOne(db, sql: "SELECT count(*) FROM pass_record WHERE serial_number = 'S1'") ?? 0
+                }
+                #expect(DeferredActivation(result: ActivationResult(outcome: .approved), finish: written).settled().outcome == .approved)
+                return (seen, DeferredActivation(result: ActivationResult(outcome: .approved), finish: refused).settled())
+            }
+        }
+        let (seen, settled) = try outcome.get()
+        #expect(seen == 1)
+        #expect(settled.outcome == .error)
+        committer.close()
+        try store.close()
+    }
 }

@@ -76,8 +76,9 @@ struct Session: Sendable {
             deeplinkHash: AuditLog.deeplinkHash(text, key: hashKey), serialNumber: deeplink.serialNumber,
             passTypeIdentifier: deeplink.passTypeIdentifier, device: device, requestID: requestID, clock: activator.clock
         )
-        var logger = activator.logger
-        logger[metadataKey: "request-id"] = "\(requestID)"
+        // The request id goes into each event's metadata, which is built only when the
+        // level lets the event through (a logger's own metadata would be set on every line).
+        let logger = activator.logger
         var attemptID: Int64 = 0
         var began: ContinuousClock.Instant?
         var finish: GroupCommitter.Ticket<Void>?
@@ -121,11 +122,11 @@ struct Session: Sendable {
                         Blocking.wait { await sleep(delay) }
                     }
                     guard case .success(let client) = prepared else { return DeferredActivation(result: machine.result, finish: nil) }
-                    logger.info("activation.sending", metadata: ["serial": "\(Mask.identifier(record.serialNumber))", "attempt": "\(attemptID)"])
+                    logger.info("activation.sending", metadata: ["request-id": "\(requestID)", "serial": "\(Mask.identifier(record.serialNumber))", "attempt": "\(attemptID)"])
                     if began == nil { began = .now }
                     action = machine.handle(.tmpAnswered(client.send(tokenUniqueReference: record.deviceAccountIdentifier, requestID: requestID)))
                 case .stop(let result):
-                    logger.info("activation.finished", metadata: ["outcome": "\(result.outcome.rawValue)", "error": "\(result.error?.code.rawValue ?? "-")"])
+                    logger.info("activation.finished", metadata: ["request-id": "\(requestID)", "outcome": "\(result.outcome.rawValue)", "error": "\(result.error?.code.rawValue ?? "-")"])
                     return DeferredActivation(result: result, finish: finish)
                 }
             }

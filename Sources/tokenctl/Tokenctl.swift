@@ -48,6 +48,12 @@ struct Tokenctl: AsyncParsableCommand {
                 print("\(version)\n\(LibraryVersions.summary)")
                 return
             }
+            if let deeplink = ActivateCommand.plainDeeplink(arguments) {
+                try await ActivateCommand.activate(deeplink: deeplink, device: nil, dryRun: false, json: false, reveal: false) {
+                    try await GlobalOptions.defaultSettings()
+                }
+                return
+            }
             try checkCommandWords(arguments)
             var command = try command(for: arguments)
             if var asyncCommand = command as? AsyncParsableCommand {

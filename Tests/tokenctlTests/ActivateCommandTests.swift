@@ -236,3 +236,33 @@ import Testing
         #expect(try harness.auditEntries().map { $0["errorCode"] as? String } == ["user.activationRequired"])
     }
 }
+
+/// `tokenctl activate DEEPLINK`, the handler's form, runs without the argument parser; it
+/// must answer exactly what the parsed command answers.
+@Suite struct PlainActivateFormTests {
+    static func normalized(_ text: String) -> String {
+        text.replacingOccurrences(of: #"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"#, with: "ID", options: .regularExpression)
+            .replacingOccurrences(of: #"\d+ ms"#, with: "N ms", options: .regularExpression)
+    }
+
+    @Test(arguments: [
+        "mybank://activate?serialNumber=SN1",  // approved
+        "mybank://activate?serialNumber=SN2",  // declined
+        "mybank://activate?serialNumber=SN404",  // no such pass
+        "otherbank://activate?serialNumber=SN1",  // not a configured format
+        "help",
+        "--json",
+    ])
+    func thePlainFormAnswersAsTheParsedOne(deeplink: String) async throws {
+        var answers: [(Int32, String, String)] = []
+        for extra in [[], ["--log-level", "warning"]] {
+            let harness = try await ActivationHarness.start()
+            try harness.add("SN1", "DAPL00000000001234")
+            try harness.add("SN2", "SBXDECLINED0001")
+            let result = try harness.cli.run(["activate", deeplink] + extra)
+            try await harness.stop()
+            answers.append((result.status, Self.normalized(result.stdout), Self.normalized(result.stderr)))
+        }
+        #expect(answers[0] == answers[1], "\(answers)")
+    }
+}

@@ -25,6 +25,12 @@ struct GlobalOptions: ParsableArguments {
         try await loader().load(flags: flags)
     }
 
+    /// The settings of a command line that gives none of these options.
+    static func defaultSettings() async throws -> Settings {
+        bootstrapLogging(level: nil)
+        return try await SettingsLoader(environment: ProcessInfo.processInfo.environment).load(flags: .init(configFile: nil, databasePath: nil))
+    }
+
     /// The settings with the origin of each value, for `config show`.
     func configReport() async throws -> ConfigReport {
         try await loader().report(flags: flags)

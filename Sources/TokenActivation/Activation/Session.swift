@@ -28,7 +28,7 @@ struct Session: Sendable {
             (clients, multi) = activator.makeClients(count: count, headers: headers)
         }
         // Last: nothing above may throw once its writer thread runs (close() stops it).
-        committer = GroupCommitter(store: store)
+        committer = GroupCommitter(store: store, sharing: count > 1)
     }
 
     /// Stops the database writer, and the transfer thread of a multi transport if there is one.

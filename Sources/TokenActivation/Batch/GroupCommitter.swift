@@ -13,8 +13,10 @@ import Storage
 /// wake-up for the writer per transaction, one per job for its caller, none for the others.
 final class GroupCommitter: @unchecked Sendable {
     private let store: Store
-    /// The audit's end within the transaction being written; the writer thread's alone.
+    /// The audit's end within the transaction being written; the writer's alone.
     private let tail = AuditTail()
+    /// False for a single worker: its jobs are written on its own thread, one a transaction.
+    private let hasWriterThread: Bool
     private let condition = NSCondition()
     // Guarded by `condition`.
     private var waiting: [any PendingJob] = []
@@ -22,8 +24,13 @@ final class GroupCommitter: @unchecked Sendable {
     private var transactions = 0
     private var jobs = 0
 
-    init(store: Store) {
+    /// - Parameter sharing: whether several threads submit jobs. Only then do transactions
+    ///   carry many jobs, written by a thread of the committer's own; a single caller (one
+    ///   activation) writes its jobs itself, without a thread to start and two hand-offs a job.
+    init(store: Store, sharing: Bool = true) {
         self.store = store
+        hasWriterThread = sharing
+        guard sharing else { return }
         let writer = Thread { [self] in writeUntilClosed() }
         writer.name = "tokenctl.database-writer"
         writer.start()
@@ -48,6 +55,10 @@ final class GroupCommitter: @unchecked Sendable {
     /// returned from ``run(_:)``, this one is committed too.
     func submit<T>(_ body: @escaping (Database, AuditTail) throws -> T) -> Ticket<T> {
         let job = Job(body: body)
+        guard hasWriterThread else {
+            write([job])
+            return Ticket(job: job)
+        }
         condition.lock()
         waiting.append(job)
         if waiting.count == 1 { condition.signal() }
@@ -85,21 +96,26 @@ final class GroupCommitter: @unchecked Sendable {
                 return
             }
             condition.unlock()
-            var failure: (any Error)?
-            do {
-                try store.write { db in
-                    tail.forget()
-                    for job in batch { try job.execute(db, tail: tail) }
-                }
-            } catch {
-                failure = error
-            }
-            condition.lock()
-            transactions += 1
-            jobs += batch.count
-            condition.unlock()
-            for job in batch { job.complete(transactionError: failure) }
+            write(batch)
         }
+    }
+
+    /// Writes `batch` in one transaction and completes its jobs.
+    private func write(_ batch: [any PendingJob]) {
+        var failure: (any Error)?
+        do {
+            try store.write { db in
+                tail.forget()
+                for job in batch { try job.execute(db, tail: tail) }
+            }
+        } catch {
+            failure = error
+        }
+        condition.lock()
+        transactions += 1
+        jobs += batch.count
+        condition.unlock()
+        for job in batch { job.complete(transactionError: failure) }
     }
 }
 

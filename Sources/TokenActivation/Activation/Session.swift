@@ -1,3 +1,4 @@
+import Crypto
 import ErrorCodes
 import Logging
 import HTTPTransport
@@ -14,12 +15,12 @@ struct Session: Sendable {
     let committer: GroupCommitter
     private let clients: [Result<TMPClient, ActivationError>]
     private let multi: CurlMultiTransport?
-    private let hashKey: [UInt8]
+    private let deeplinkMAC: KeyedDeeplinkHash
 
     init(activator: Activator, store: Store, clients count: Int) async throws {
         self.activator = activator
         self.store = store
-        hashKey = try store.read { try AuditLog.deeplinkHashKey($0) }
+        deeplinkMAC = KeyedDeeplinkHash(HMAC(key: SymmetricKey(data: try store.read { try AuditLog.deeplinkHashKey($0) })))
         switch await activator.preflight(store: store) {
         case .failure(let error):
             clients = Array(repeating: .failure(error), count: count)
@@ -73,7 +74,7 @@ struct Session: Sendable {
             dryRunEndpoint: dryRun ? TMPClient.endpoint(baseURL: activator.settings.tmp.baseURL) : nil
         )
         let attempt = Attempt(
-            deeplinkHash: AuditLog.deeplinkHash(text, key: hashKey), serialNumber: deeplink.serialNumber,
+            deeplinkHash: AuditLog.deeplinkHash(text, keyed: deeplinkMAC.mac), serialNumber: deeplink.serialNumber,
             passTypeIdentifier: deeplink.passTypeIdentifier, device: device, requestID: requestID, clock: activator.clock
         )
         // The request id goes into each event's metadata, which is built only when the
@@ -159,5 +160,16 @@ struct DeferredActivation {
         } catch {
             return ActivationResult(outcome: .error, error: .coded(error))
         }
+    }
+}
+
+/// The deeplink hash's HMAC with its key set up, shared by the workers: keying costs as much
+/// as hashing a line. Each use copies it; swift-crypto copies the digest state before a
+/// copy's first update (copy on write), so the shared value is only ever read.
+struct KeyedDeeplinkHash: @unchecked Sendable {
+    let mac: HMAC<SHA256>
+
+    init(_ mac: HMAC<SHA256>) {
+        self.mac = mac
     }
 }

@@ -59,7 +59,14 @@ enum AuditLog {
     /// HMAC-SHA256 (hex) of a deeplink: the audit can tell two attempts came from the same
     /// deeplink without storing it.
     static func deeplinkHash(_ deeplink: String, key: [UInt8]) -> String {
-        Hex.encode(HMAC<SHA256>.authenticationCode(for: Array(deeplink.utf8), using: SymmetricKey(data: key)))
+        deeplinkHash(deeplink, keyed: HMAC(key: SymmetricKey(data: key)))
+    }
+
+    /// The same with the key set up once (a batch hashes every line with one key).
+    static func deeplinkHash(_ deeplink: String, keyed: HMAC<SHA256>) -> String {
+        var mac = keyed
+        mac.update(data: Array(deeplink.utf8))
+        return Hex.encode(mac.finalize())
     }
 
     /// The "started" row of the attempt still open on a pass, if any.

@@ -1,4 +1,3 @@
-import Crypto
 import ErrorCodes
 import Logging
 import HTTPTransport
@@ -15,12 +14,12 @@ struct Session: Sendable {
     let committer: GroupCommitter
     private let clients: [Result<TMPClient, ActivationError>]
     private let multi: CurlMultiTransport?
-    private let deeplinkMAC: KeyedDeeplinkHash
+    private let deeplinkHasher: DeeplinkHasher
 
     init(activator: Activator, store: Store, clients count: Int) async throws {
         self.activator = activator
         self.store = store
-        deeplinkMAC = KeyedDeeplinkHash(HMAC(key: SymmetricKey(data: try store.read { try AuditLog.deeplinkHashKey($0) })))
+        deeplinkHasher = DeeplinkHasher(key: try store.read { try AuditLog.deeplinkHashKey($0) })
         switch await activator.preflight(store: store) {
         case .failure(let error):
             clients = Array(repeating: .failure(error), count: count)
@@ -74,7 +73,7 @@ struct Session: Sendable {
             dryRunEndpoint: dryRun ? TMPClient.endpoint(baseURL: activator.settings.tmp.baseURL) : nil
         )
         let attempt = Attempt(
-            deeplinkHash: AuditLog.deeplinkHash(text, keyed: deeplinkMAC.mac), serialNumber: deeplink.serialNumber,
+            deeplinkHash: deeplinkHasher.hash(text), serialNumber: deeplink.serialNumber,
             passTypeIdentifier: deeplink.passTypeIdentifier, device: device, requestID: requestID, clock: activator.clock
         )
         // The request id goes into each event's metadata, which is built only when the
@@ -160,16 +159,5 @@ struct DeferredActivation {
         } catch {
             return ActivationResult(outcome: .error, error: .coded(error))
         }
-    }
-}
-
-/// The deeplink hash's HMAC with its key set up, shared by the workers: keying costs as much
-/// as hashing a line. Each use copies it; swift-crypto copies the digest state before a
-/// copy's first update (copy on write), so the shared value is only ever read.
-struct KeyedDeeplinkHash: @unchecked Sendable {
-    let mac: HMAC<SHA256>
-
-    init(_ mac: HMAC<SHA256>) {
-        self.mac = mac
     }
 }

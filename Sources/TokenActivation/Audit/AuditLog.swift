@@ -1,5 +1,4 @@
 import Foundation
-import Crypto
 import GRDB
 
 /// SQL access to the activation audit. Callers provide the transaction; appending
@@ -54,19 +53,6 @@ enum AuditLog {
             throw StorageFailure.missingHashKey
         }
         return Array(key)
-    }
-
-    /// HMAC-SHA256 (hex) of a deeplink: the audit can tell two attempts came from the same
-    /// deeplink without storing it.
-    static func deeplinkHash(_ deeplink: String, key: [UInt8]) -> String {
-        deeplinkHash(deeplink, keyed: HMAC(key: SymmetricKey(data: key)))
-    }
-
-    /// The same with the key set up once (a batch hashes every line with one key).
-    static func deeplinkHash(_ deeplink: String, keyed: HMAC<SHA256>) -> String {
-        var mac = keyed
-        mac.update(data: Array(deeplink.utf8))
-        return Hex.encode(mac.finalize())
     }
 
     /// The "started" row of the attempt still open on a pass, if any.

@@ -81,18 +81,9 @@ struct AuditRow: Sendable, Equatable {
 
         mutating func member(_ name: StaticString, _ value: Int?) {
             key(name, first: false)
-            guard var value else { return append("null") }
-            if value < 0 {
-                guard value != .min else { return bytes.append(contentsOf: Array(String(value).utf8)) }
-                bytes.append(UInt8(ascii: "-"))
-                value = -value
-            }
-            let start = bytes.count
-            repeat {
-                bytes.append(UInt8(truncatingIfNeeded: 0x30 + value % 10))
-                value /= 10
-            } while value > 0
-            bytes[start...].reverse()
+            guard let value else { return append("null") }
+            var text = String(value)
+            text.withUTF8 { bytes.append(contentsOf: $0) }
         }
     }
 

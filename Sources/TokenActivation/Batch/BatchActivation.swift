@@ -139,7 +139,6 @@ extension BatchSummary {
 }
 
 extension ImportInput {
-
     /// A descriptor to read, and the size when it is a regular file.
     func open() throws(ImportError) -> (Int32, Int?) {
         guard case .file(let path) = self else { return (STDIN_FILENO, nil) }

@@ -125,8 +125,9 @@ private protocol PendingJob: AnyObject {
     func complete(transactionError: (any Error)?)
 }
 
-/// One caller's work and its typed result. Made by the caller, executed and completed on
-/// the writer thread, read by the caller after `done` is signalled.
+/// One caller's work and its typed result. Made by the caller, executed and completed by
+/// the writer thread (or, without one, by the caller), read by the caller after `done` is
+/// signalled.
 fileprivate final class Job<T>: PendingJob {
     private let body: (Database, AuditTail) throws -> T
     private var outcome: Result<T, any Error> = .failure(CancellationError())

@@ -13,13 +13,6 @@ public enum ImportInput: Sendable, Equatable {
         case .standardInput: "standard input"
         }
     }
-
-    /// A regular file, which can be read again from the start.
-    var isRegularFile: Bool {
-        guard case .file(let path) = self else { return false }
-        var info = stat()
-        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
-    }
 }
 
 /// What an import did.
@@ -51,7 +44,7 @@ struct WalletImporter {
 
     func run(on store: Store) throws -> ImportSummary {
         do {
-            return try write(on: store, deferringDeviceIndex: input.isRegularFile)
+            return try write(on: store, deferringDeviceIndex: true)
         } catch is DeviceIndexRefused {
             // The file binds a device label twice: nothing was written. Row by row, with the
             // index in place, the refused row is found and named by its line.
@@ -64,8 +57,9 @@ struct WalletImporter {
     /// - Parameter deferringDeviceIndex: into an empty wallet, build the device label's
     ///   unique index once, after the rows, instead of keeping it up to date row by row:
     ///   measured 2.32 s → 1.95 s of SQLite's work for 1,000,000 rows. Only for input that
-    ///   can be read again (a regular file): should the index refuse the rows, the import
-    ///   throws ``DeviceIndexRefused`` and runs again without deferring.
+    ///   can be read again (a regular file, the one input whose size is known): should the
+    ///   index refuse the rows, the import throws ``DeviceIndexRefused`` and runs again
+    ///   without deferring.
     private func write(on store: Store, deferringDeviceIndex: Bool) throws -> ImportSummary {
         let (descriptor, totalBytes) = try input.open()
         defer { if case .file = input { _ = Glibc.close(descriptor) } }
@@ -88,7 +82,7 @@ struct WalletImporter {
             try db.execute(sql: "PRAGMA cache_size = -32768")
             try db.execute(sql: "PRAGMA mmap_size = 268435456")
             let before = try WalletRepository.count(db)
-            let defersIndex = deferringDeviceIndex && before == 0
+            let defersIndex = deferringDeviceIndex && totalBytes != nil && before == 0
             if defersIndex { try WalletRepository.dropDeviceIndex(db) }
             let kept = KeptStates()
             db.add(function: kept.function)

@@ -50,7 +50,7 @@ struct DirectStatement {
             switch sqlite3_step(handle) {
             case SQLITE_ROW: try body(Row(handle: handle))
             case SQLITE_DONE: return
-            case let code: throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+            case let code: throw failure(code)
             }
         }
     }
@@ -71,11 +71,16 @@ struct DirectStatement {
     func run() throws -> Int {
         let code = sqlite3_step(handle)
         guard code == SQLITE_DONE else {
-            let message = String(cString: sqlite3_errmsg(db.sqliteConnection))
+            let error = failure(code)
             sqlite3_reset(handle)
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message)
+            throw error
         }
         sqlite3_reset(handle)
         return Int(sqlite3_changes(db.sqliteConnection))
+    }
+
+    /// The error of a step that answered `code`; read before the statement is reset.
+    private func failure(_ code: Int32) -> DatabaseError {
+        DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
     }
 }

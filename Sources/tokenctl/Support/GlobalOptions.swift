@@ -27,8 +27,7 @@ struct GlobalOptions: ParsableArguments {
 
     /// The settings of a command line that gives none of these options.
     static func defaultSettings() async throws -> Settings {
-        bootstrapLogging(level: nil)
-        return try await SettingsLoader(environment: ProcessInfo.processInfo.environment).load(flags: .init(configFile: nil, databasePath: nil))
+        try await loader(logLevel: nil).load(flags: .init(configFile: nil, databasePath: nil))
     }
 
     /// The settings with the origin of each value, for `config show`.
@@ -39,7 +38,11 @@ struct GlobalOptions: ParsableArguments {
     private var flags: SettingsLoader.Flags { .init(configFile: config, databasePath: database) }
 
     private func loader() -> SettingsLoader {
-        Self.bootstrapLogging(level: logLevel)
+        Self.loader(logLevel: logLevel)
+    }
+
+    private static func loader(logLevel: String?) -> SettingsLoader {
+        bootstrapLogging(level: logLevel)
         return SettingsLoader(environment: ProcessInfo.processInfo.environment)
     }
 

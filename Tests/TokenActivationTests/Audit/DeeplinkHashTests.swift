@@ -11,16 +11,16 @@ import Testing
     /// One keyed HMAC shared by many threads answers, for every line, the HMAC keyed anew.
     @Test func aSharedKeyedHashAnswersAsAFreshOne() async {
         let key = (0..<32).map { UInt8($0 * 7 & 0xFF) }
-        let shared = KeyedDeeplinkHash(HMAC(key: SymmetricKey(data: key)))
+        let shared = DeeplinkHasher(key: key)
         let mismatches = Mismatches()
         await ActivationWorkers.run(count: 8) { worker in
             for line in 0..<500 {
                 let text = "mybank://activate?serialNumber=SN\(worker)-\(line)"
                 let expected = Hex.encode(HMAC<SHA256>.authenticationCode(for: Array(text.utf8), using: SymmetricKey(data: key)))
-                if AuditLog.deeplinkHash(text, keyed: shared.mac) != expected { mismatches.count.add(1, ordering: .relaxed) }
+                if shared.hash(text) != expected { mismatches.count.add(1, ordering: .relaxed) }
             }
         }
         #expect(mismatches.count.load(ordering: .relaxed) == 0)
-        #expect(AuditLog.deeplinkHash("x", key: key) == AuditLog.deeplinkHash("x", keyed: shared.mac))
+        #expect(DeeplinkHasher(key: key).hash("x") == shared.hash("x"))
     }
 }

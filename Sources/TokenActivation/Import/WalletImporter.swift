@@ -83,7 +83,13 @@ struct WalletImporter {
             try db.execute(sql: "PRAGMA mmap_size = 268435456")
             let before = try WalletRepository.count(db)
             let defersIndex = deferringDeviceIndex && totalBytes != nil && before == 0
-            if defersIndex { try WalletRepository.dropDeviceIndex(db) }
+            if defersIndex {
+                try WalletRepository.dropDeviceIndex(db)
+                // Rows into an empty table compare with no stored ones: half the cache does as
+                // well (measured 2.8–2.9 s for 1,000,000 rows either way) and keeps the peak
+                // 17 MiB lower (47 against 64 MiB).
+                try db.execute(sql: "PRAGMA cache_size = -16384")
+            }
             let kept = KeptStates()
             db.add(function: kept.function)
             defer { db.remove(function: kept.function) }

@@ -51,12 +51,15 @@ deps:
 	for program in $(TEST_PROGRAMS); do command -v $$program >/dev/null 2>&1 || missing="$$missing $$program"; done; \
 	missing=$$(echo "$$missing" | sed 's/\bscript\b/bsdutils/'); \
 	python3 -c 'import cryptography' >/dev/null 2>&1 || missing="$$missing python3-cryptography"; \
+	[ -x /usr/lib/postgresql/15/bin/initdb ] || missing="$$missing postgresql-15"; \
 	if [ -n "$$missing" ]; then \
 	  echo "deps: installing$$missing"; \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; elif command -v sudo >/dev/null 2>&1; then SUDO=sudo; else \
 	    echo "deps: missing packages and no sudo; as root run: apt-get install$$missing" >&2; exit 1; fi; \
 	  if ! command -v apt-get >/dev/null 2>&1; then \
 	    echo "deps: no apt-get here; install:$$missing" >&2; exit 1; fi; \
+	  case "$$missing" in *postgresql-15*) $$SUDO mkdir -p /etc/postgresql-common/createcluster.d; \
+	    echo "create_main_cluster = false" | $$SUDO tee /etc/postgresql-common/createcluster.d/50-tokenctl-no-main.conf >/dev/null;; esac; \
 	  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null \
 	    || { echo "deps: apt-get install$$missing failed" >&2; exit 1; }; \
 	fi
@@ -64,10 +67,13 @@ deps:
 build: deps
 	$(SWIFT) build $(RELEASE) --product tokenctl
 
+# The PostgreSQL tests run against a private server started for them (scripts/test-postgres.sh)
+# and stopped afterwards, also when a test fails.
 test: deps
 	@scripts/check-imports.sh
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	@eval "$$(scripts/test-postgres.sh start)"; status=0; $(SWIFT) test --skip-build || status=$$?; \
+	  scripts/test-postgres.sh stop; exit $$status
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=10
 
 fuzz-build: deps

@@ -8,6 +8,8 @@ import PackageDescription
 //   CSQLite          SQLite's process-wide settings (sqlite3_config)
 //   HTTPTransport    the HTTPTransport protocol, CurlTransport (libcurl), the checks on what a connection uses
 //   Storage          the SQLite database: GRDB setup, migrations, WAL and busy settings
+//   PostgresStorage  the PostgreSQL database for a fleet of hosts (postgres-nio): connection,
+//                    versioned schema, leases, the chained audit's server-side append
 //   PowerAuth        PowerAuth 3.2 cryptography (client and server side) on swift-crypto
 //   MPin             M-Pin (MIRACL) cryptography on BN254CX: field and G1 arithmetic, hash to the curve,
 //                    the PIN mapping and the client's passes (the sandbox's server side uses the curve only)
@@ -31,6 +33,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // Headers only: libcurl itself is loaded when the first transfer is set up (shim.h).
@@ -47,6 +51,18 @@ let package = Package(
                 "CSQLite",
                 "ErrorCodes",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "PostgresStorage",
+            dependencies: [
+                "ErrorCodes",
+                "Storage",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -81,6 +97,7 @@ let package = Package(
                 "ErrorCodes",
                 "OnboardingCore",
                 "Storage",
+                "PostgresStorage",
                 "HTTPTransport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),

@@ -9,10 +9,11 @@ declare -A allowed=(
   [ErrorCodes]=""
   [HTTPTransport]="CCurl ErrorCodes"
   [Storage]="CSQLite ErrorCodes GRDB Logging"
+  [PostgresStorage]="ErrorCodes Storage PostgresNIO Logging NIOCore NIOPosix NIOSSL"
   [PowerAuth]="Crypto _CryptoExtras"
   [MPin]="Crypto"
   [OnboardingCore]="ErrorCodes PowerAuth MPin HTTPTransport Storage GRDB Logging Crypto ZIPFoundation"
-  [TokenActivation]="CMalloc ErrorCodes OnboardingCore HTTPTransport Storage GRDB GRDBSQLite Logging Configuration Crypto"
+  [TokenActivation]="CMalloc ErrorCodes OnboardingCore HTTPTransport Storage PostgresStorage GRDB GRDBSQLite Logging Configuration Crypto"
   [Sandbox]="PowerAuth MPin NIOCore NIOPosix NIOHTTP1 NIOConcurrencyHelpers Crypto _CryptoExtras ZIPFoundation"
   [tokenctl]="ErrorCodes TokenActivation OnboardingCore Sandbox ArgumentParser Logging"
 )

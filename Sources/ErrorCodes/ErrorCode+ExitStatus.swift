@@ -25,9 +25,10 @@ extension ErrorCode {
              .powerAuthServerError, .powerAuthUnreachable, .loginUnreachable, .loginTLS, .loginServerError,
              .sandboxCannotListen:
             .unavailable
-        case .storageDirectoryMissing, .storageIO, .storageCorrupt, .storageReadOnly:
+        case .storageDirectoryMissing, .storageIO, .storageCorrupt, .storageReadOnly, .storageAuthentication,
+             .storageMigrationRequired, .storageSchemaTooNew, .storageTargetNotEmpty:
             .databaseError
-        case .activationInProgress, .storageBusy, .onboardingInProgress, .onboardingResendTooEarly, .onboardingLimitReached,
+        case .activationInProgress, .storageBusy, .storageUnreachable, .storageConnectionLost, .onboardingInProgress, .onboardingResendTooEarly, .onboardingLimitReached,
              .loginNotConfirmed, .loginRetry, .sandboxPortInUse, .verificationMissingStatus, .verificationTooEarly:
             .temporary
         case .tmpRedirect, .tmpUnexpectedStatus, .tmpInvalidBody, .tmpUnknownStatus, .onboardingProtocol, .powerAuthProtocol, .loginProtocol,

@@ -126,6 +126,12 @@ public enum ErrorCode: String, CaseIterable, Sendable, Hashable, Comparable {
     case storageIO = "storage.io"
     case storageCorrupt = "storage.corrupt"
     case storageReadOnly = "storage.readOnly"
+    case storageUnreachable = "storage.unreachable"
+    case storageAuthentication = "storage.authentication"
+    case storageConnectionLost = "storage.connectionLost"
+    case storageMigrationRequired = "storage.migrationRequired"
+    case storageSchemaTooNew = "storage.schemaTooNew"
+    case storageTargetNotEmpty = "storage.targetNotEmpty"
 
     // The configuration and the files it names.
     case configFileMissing = "config.fileMissing"

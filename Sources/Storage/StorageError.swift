@@ -15,7 +15,7 @@ public struct StorageError: CodedError, Equatable, CustomStringConvertible {
     public var isTemporary: Bool { code == .storageBusy }
     public var description: String { message }
 
-    init(_ code: ErrorCode, _ message: String) {
+    public init(_ code: ErrorCode, _ message: String) {
         self.code = code
         self.message = message
     }

@@ -1,0 +1,163 @@
+import ErrorCodes
+import Storage
+
+/// Where and how to reach the PostgreSQL database (`database.url` and the keys beside it).
+public struct PostgresOptions: Sendable, Equatable {
+    public enum TLSMode: String, Sendable, Equatable {
+        /// No TLS (a server on loopback or a private socket only).
+        case disable
+        /// TLS, the server's certificate not checked.
+        case require
+        /// TLS, the certificate checked against the CA, the host name not.
+        case verifyCA = "verify-ca"
+        /// TLS, the certificate and the host name checked (the default).
+        case verifyFull = "verify-full"
+    }
+
+    public var host: String
+    public var port: Int
+    public var user: String
+    public var database: String
+    public var tls: TLSMode
+    /// The password: from `database.password-file` or `TOKENCTL_DATABASE_PASSWORD`, never
+    /// from the URL (a URL is printed by `config show` and lands in shell histories).
+    public var password: String?
+    /// PEM file of the certificate authorities that sign the server's certificate
+    /// (`database.tls.ca-file`); the system's when nil.
+    public var caFile: String?
+    public var connectTimeoutMilliseconds: Int
+    /// This host's name in attempt leases (`--host-id`, `database.host-id`; the host name by default).
+    public var hostID: String
+    /// How long an attempt's lease lasts: after that, another host closes the attempt of a
+    /// host that died as UNKNOWN `activation.interrupted`.
+    public var leaseMilliseconds: Int
+
+    public init(
+        host: String, port: Int = 5432, user: String, database: String, tls: TLSMode = .verifyFull,
+        password: String? = nil, caFile: String? = nil, connectTimeoutMilliseconds: Int = 10_000,
+        hostID: String, leaseMilliseconds: Int = 60_000
+    ) {
+        self.host = host
+        self.port = port
+        self.user = user
+        self.database = database
+        self.tls = tls
+        self.password = password
+        self.caFile = caFile
+        self.connectTimeoutMilliseconds = connectTimeoutMilliseconds
+        self.hostID = hostID
+        self.leaseMilliseconds = leaseMilliseconds
+    }
+
+    /// The URL without a password, as `config show` and errors print it.
+    public var displayURL: String {
+        "postgres://\(user)@\(host):\(port)/\(database)?sslmode=\(tls.rawValue)"
+    }
+}
+
+/// A `database.url`: `postgres://USER@HOST[:PORT]/DATABASE[?sslmode=MODE]`.
+public struct PostgresURL: Sendable, Equatable {
+    public var host: String
+    public var port: Int
+    public var user: String
+    public var database: String
+    public var tls: PostgresOptions.TLSMode
+
+    /// Whether `text` names PostgreSQL (rather than being a mistyped path or another scheme).
+    public static func isPostgres(_ text: String) -> Bool {
+        text.hasPrefix("postgres://") || text.hasPrefix("postgresql://")
+    }
+
+    /// - Throws: a message naming what is wrong, for the caller's `config.invalidValue`.
+    public init(parsing text: String) throws(PostgresURLError) {
+        guard let schemeEnd = text.range(of: "://"), Self.isPostgres(text) else {
+            throw PostgresURLError("it must start with postgres:// (postgres://USER@HOST:PORT/DATABASE?sslmode=verify-full)")
+        }
+        var rest = Substring(text[schemeEnd.upperBound...])
+        var query = ""
+        if let mark = rest.firstIndex(of: "?") {
+            query = String(rest[rest.index(after: mark)...])
+            rest = rest[..<mark]
+        }
+        guard let slash = rest.firstIndex(of: "/") else { throw PostgresURLError("it names no database (…/DATABASE)") }
+        let authority = rest[..<slash]
+        database = try Self.decoded(rest[rest.index(after: slash)...], "database")
+        guard !database.isEmpty, !database.contains("/") else { throw PostgresURLError("it names no database (…/DATABASE)") }
+        guard let at = authority.lastIndex(of: "@") else { throw PostgresURLError("it names no user (postgres://USER@HOST/…)") }
+        let userInfo = authority[..<at]
+        guard !userInfo.contains(":") else {
+            throw PostgresURLError("it holds a password: put it in database.password-file or TOKENCTL_DATABASE_PASSWORD instead")
+        }
+        user = try Self.decoded(userInfo, "user")
+        guard !user.isEmpty else { throw PostgresURLError("it names no user (postgres://USER@HOST/…)") }
+        var hostPort = authority[authority.index(after: at)...]
+        port = 5432
+        if hostPort.hasPrefix("[") {
+            guard let close = hostPort.firstIndex(of: "]") else { throw PostgresURLError("its IPv6 host has no closing ]") }
+            let after = hostPort[hostPort.index(after: close)...]
+            host = String(hostPort[hostPort.index(after: hostPort.startIndex)..<close])
+            if !after.isEmpty {
+                guard after.hasPrefix(":"), let number = Int(after.dropFirst()) else { throw PostgresURLError("its port is not a number") }
+                port = number
+            }
+        } else {
+            if let colon = hostPort.lastIndex(of: ":") {
+                guard let number = Int(hostPort[hostPort.index(after: colon)...]) else { throw PostgresURLError("its port is not a number") }
+                port = number
+                hostPort = hostPort[..<colon]
+            }
+            host = String(hostPort)
+        }
+        guard !host.isEmpty else { throw PostgresURLError("it names no host") }
+        guard (1...65535).contains(port) else { throw PostgresURLError("its port is outside 1–65535") }
+        tls = .verifyFull
+        for parameter in query.split(separator: "&") where !parameter.isEmpty {
+            let parts = parameter.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, parts[0] == "sslmode" else {
+                throw PostgresURLError("it has the parameter \(parts[0].prefix(40)), and only sslmode is known")
+            }
+            guard let mode = PostgresOptions.TLSMode(rawValue: String(parts[1])) else {
+                throw PostgresURLError("its sslmode must be disable, require, verify-ca or verify-full")
+            }
+            tls = mode
+        }
+    }
+
+    private static func decoded(_ text: Substring, _ what: String) throws(PostgresURLError) -> String {
+        guard let value = String(text).removingPercentEncodingStrictly() else {
+            throw PostgresURLError("its \(what) has a bad percent-encoding")
+        }
+        return value
+    }
+}
+
+public struct PostgresURLError: Error, Equatable {
+    public let reason: String
+    init(_ reason: String) { self.reason = reason }
+}
+
+extension String {
+    /// Percent-decoding that refuses a stray `%` and what does not decode to UTF-8.
+    fileprivate func removingPercentEncodingStrictly() -> String? {
+        var bytes: [UInt8] = []
+        var iterator = utf8.makeIterator()
+        while let byte = iterator.next() {
+            if byte == UInt8(ascii: "%") {
+                guard let high = iterator.next().flatMap(Self.hexValue), let low = iterator.next().flatMap(Self.hexValue) else { return nil }
+                bytes.append(high << 4 | low)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,179 @@
+/// The PostgreSQL schema, as numbered migrations. Append new ones; never edit a shipped one.
+/// `tokenctl_schema` records each one applied; `tokenctl db migrate` applies what is missing
+/// under an advisory lock, so hosts migrating at once apply each migration once.
+enum PostgresSchema {
+    struct Migration {
+        let name: String
+        let sql: String
+    }
+
+    /// The advisory lock keys: the migration's, and the audit chain's (one appender at a time).
+    static let migrationLock: Int64 = 0x746F_6B65_6E63_0001
+    static let chainLock: Int64 = 0x746F_6B65_6E63_0002
+
+    static let migrations: [Migration] = [
+        Migration(name: "v1-wallet-and-audit", sql: """
+            CREATE TABLE tokenctl_metadata (
+                key text PRIMARY KEY,
+                value bytea NOT NULL
+            );
+
+            -- One row per wallet pass, as on SQLite: identity is (pass type, serial, device
+            -- account id); a device label names at most one of them (NULL as the empty label).
+            CREATE TABLE pass_record (
+                pass_type_identifier text NOT NULL,
+                serial_number text NOT NULL,
+                device_account_identifier text NOT NULL,
+                state text NOT NULL DEFAULT 'requiresActivation'
+                    CHECK (state IN ('requiresActivation', 'activating', 'activated', 'suspended', 'deactivated')),
+                device_label text,
+                card_suffix text,
+                PRIMARY KEY (serial_number, pass_type_identifier, device_account_identifier)
+            );
+            CREATE UNIQUE INDEX pass_record_device ON pass_record (serial_number, pass_type_identifier, coalesce(device_label, ''));
+
+            -- The audit: the same rows and hash chain as on SQLite. seq is the chain's order,
+            -- given under the chain lock by tokenctl_apply.
+            CREATE TABLE audit_row (
+                seq bigint PRIMARY KEY,
+                attempt_id bigint NOT NULL,
+                event text NOT NULL CHECK (event IN ('started', 'finished')),
+                at text NOT NULL,
+                request_id text NOT NULL,
+                serial_number text NOT NULL,
+                pass_type_identifier text,
+                token_unique_reference text,
+                device_label text,
+                deeplink_hash text NOT NULL,
+                owner_pid integer,
+                owner_start text,
+                outcome text,
+                error_code text,
+                http_status integer,
+                card_last4 text,
+                comment text,
+                latency_ms integer,
+                previous_hash text NOT NULL,
+                hash text NOT NULL,
+                UNIQUE (attempt_id, event)
+            );
+            CREATE INDEX audit_row_serial ON audit_row (serial_number);
+            CREATE SEQUENCE audit_attempt_id;
+
+            CREATE FUNCTION tokenctl_audit_is_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                RAISE EXCEPTION 'the activation audit is append-only' USING ERRCODE = 'insufficient_privilege';
+            END $$;
+            CREATE TRIGGER audit_row_append_only BEFORE UPDATE OR DELETE ON audit_row
+                FOR EACH ROW EXECUTE FUNCTION tokenctl_audit_is_append_only();
+            CREATE TRIGGER audit_row_no_truncate BEFORE TRUNCATE ON audit_row
+                FOR EACH STATEMENT EXECUTE FUNCTION tokenctl_audit_is_append_only();
+            REVOKE UPDATE, DELETE, TRUNCATE ON audit_row FROM PUBLIC;
+            REVOKE UPDATE, DELETE, TRUNCATE ON audit_row FROM CURRENT_USER;
+
+            -- Who owns an attempt in flight: a host, a process on it, until when. A host that
+            -- died is detected when its lease expires; the attempt is then closed as UNKNOWN.
+            CREATE TABLE attempt_lease (
+                serial_number text NOT NULL,
+                token_unique_reference text NOT NULL,
+                attempt_id bigint NOT NULL UNIQUE,
+                request_id text NOT NULL,
+                deeplink_hash text NOT NULL,
+                host_id text NOT NULL,
+                owner_pid integer NOT NULL,
+                owner_start text NOT NULL,
+                expires_at timestamptz NOT NULL,
+                PRIMARY KEY (serial_number, token_unique_reference)
+            );
+
+            \(applyFunction)
+            """),
+    ]
+
+    /// tokenctl_apply(changes, genesis): each change checks what it expects (pass states, leases
+    /// it closes) with the rows locked, then applies them and queues its audit rows; a change
+    /// whose expectation fails is skipped and answered "conflict". The queued rows are then
+    /// chained and inserted under one transaction-scoped advisory lock: one round trip and
+    /// one lock per call, however many rows it carries. The statement runs in autocommit, so
+    /// the lock is released at its commit.
+    ///
+    /// A row's hash is SHA-256 over the same text as on SQLite: the client sends the text
+    /// after the previous hash ("rest"), which only the server knows under the lock.
+    static let applyFunction = """
+        CREATE FUNCTION tokenctl_apply(changes jsonb, genesis text) RETURNS jsonb LANGUAGE plpgsql AS $$
+        DECLARE
+            change jsonb;
+            item jsonb;
+            ok boolean;
+            found_state text;
+            statuses jsonb := '[]';
+            pending jsonb := '[]';
+            previous text;
+            last_seq bigint;
+            row_hash text;
+            r jsonb;
+        BEGIN
+            FOR change IN SELECT value FROM jsonb_array_elements(changes) LOOP
+                -- A finish sent again after its answer was lost: applied already.
+                IF change ? 'once' AND EXISTS (
+                    SELECT 1 FROM audit_row WHERE attempt_id = (change->>'once')::bigint AND event = 'finished') THEN
+                    statuses := statuses || '"done"';
+                    CONTINUE;
+                END IF;
+                ok := true;
+                FOR item IN SELECT value FROM jsonb_array_elements(coalesce(change->'states', '[]')) LOOP
+                    SELECT state INTO found_state FROM pass_record
+                    WHERE serial_number = item->>'serial' AND pass_type_identifier = item->>'passType'
+                      AND device_account_identifier = item->>'token'
+                    FOR UPDATE;
+                    IF found_state IS DISTINCT FROM item->>'from' THEN ok := false; END IF;
+                END LOOP;
+                FOR item IN SELECT value FROM jsonb_array_elements(coalesce(change->'dropLeases', '[]')) LOOP
+                    PERFORM 1 FROM attempt_lease WHERE attempt_id = (item #>> '{}')::bigint FOR UPDATE;
+                    IF NOT FOUND THEN ok := false; END IF;
+                END LOOP;
+                IF NOT ok THEN
+                    statuses := statuses || '"conflict"';
+                    CONTINUE;
+                END IF;
+                FOR item IN SELECT value FROM jsonb_array_elements(coalesce(change->'states', '[]')) LOOP
+                    UPDATE pass_record SET state = item->>'to'
+                    WHERE serial_number = item->>'serial' AND pass_type_identifier = item->>'passType'
+                      AND device_account_identifier = item->>'token' AND state IS DISTINCT FROM item->>'to';
+                END LOOP;
+                DELETE FROM attempt_lease
+                WHERE attempt_id IN (SELECT (value #>> '{}')::bigint FROM jsonb_array_elements(coalesce(change->'dropLeases', '[]')));
+                IF change ? 'lease' THEN
+                    item := change->'lease';
+                    INSERT INTO attempt_lease (serial_number, token_unique_reference, attempt_id, request_id, deeplink_hash,
+                                               host_id, owner_pid, owner_start, expires_at)
+                    VALUES (item->>'serial', item->>'token', (item->>'attempt')::bigint, item->>'request', item->>'deeplink',
+                            item->>'host', (item->>'pid')::integer, item->>'processStart',
+                            clock_timestamp() + (item->>'milliseconds')::bigint * interval '1 millisecond');
+                END IF;
+                pending := pending || coalesce(change->'rows', '[]');
+                statuses := statuses || '"ok"';
+            END LOOP;
+            IF jsonb_array_length(pending) > 0 THEN
+                PERFORM pg_advisory_xact_lock(\(chainLock));
+                SELECT seq, hash INTO last_seq, previous FROM audit_row ORDER BY seq DESC LIMIT 1;
+                IF NOT FOUND THEN
+                    last_seq := 0;
+                    previous := genesis;
+                END IF;
+                FOR r IN SELECT value FROM jsonb_array_elements(pending) LOOP
+                    last_seq := last_seq + 1;
+                    row_hash := encode(sha256(convert_to('{"previous": "' || previous || '"' || (r->>'rest'), 'UTF8')), 'hex');
+                    INSERT INTO audit_row (seq, attempt_id, event, at, request_id, serial_number, pass_type_identifier,
+                        token_unique_reference, device_label, deeplink_hash, owner_pid, owner_start, outcome, error_code,
+                        http_status, card_last4, comment, latency_ms, previous_hash, hash)
+                    VALUES (last_seq, (r->>'attempt')::bigint, r->>'event', r->>'at', r->>'request', r->>'serial', r->>'passType',
+                        r->>'token', r->>'device', r->>'deeplink', (r->>'pid')::integer, r->>'ownerStart', r->>'outcome', r->>'error',
+                        (r->>'http')::integer, r->>'last4', r->>'comment', (r->>'latency')::integer, previous, row_hash);
+                    previous := row_hash;
+                END LOOP;
+            END IF;
+            RETURN statuses;
+        END $$;
+        """
+}

@@ -1,0 +1,80 @@
+import PostgresNIO
+import Storage
+
+/// Where a database's schema stands against this binary's.
+public struct SchemaStatus: Sendable, Equatable {
+    /// Migrations applied to the database (0 for a new one).
+    public let applied: Int
+    /// Migrations this tokenctl knows.
+    public let known: Int
+    /// The names of the migrations this binary would apply.
+    public let pending: [String]
+}
+
+extension PostgresStore {
+    /// The database's schema version next to this binary's.
+    public func schemaStatus() throws -> SchemaStatus {
+        let applied = try withConnection { connection -> Int in
+            let exists = try connection.query("SELECT to_regclass('tokenctl_schema') IS NOT NULL", logger: logger).wait()
+            guard try exists.first?.decode(Bool.self) == true else { return 0 }
+            let rows = try connection.query("SELECT coalesce(max(version), 0) FROM tokenctl_schema", logger: logger).wait()
+            return try rows.first?.decode(Int.self) ?? 0
+        }
+        let known = PostgresSchema.migrations.count
+        let pending = applied < known ? PostgresSchema.migrations[applied...].map(\.name) : []
+        return SchemaStatus(applied: applied, known: known, pending: pending)
+    }
+
+    /// Applies the missing migrations, each in its own transaction, under a session advisory
+    /// lock (a second host migrating at the same moment waits, then finds nothing to do).
+    /// - Returns: the names of the migrations applied.
+    /// - Throws: `storage.schemaTooNew` when the database is ahead of this binary.
+    @discardableResult
+    public func migrate() throws -> [String] {
+        try withConnection { connection in
+            _ = try connection.query("SELECT pg_advisory_lock(\(PostgresSchema.migrationLock))", logger: logger).wait()
+            defer { _ = try? connection.query("SELECT pg_advisory_unlock(\(PostgresSchema.migrationLock))", logger: logger).wait() }
+            _ = try connection.simpleQuery("""
+                CREATE TABLE IF NOT EXISTS tokenctl_schema (
+                    version integer PRIMARY KEY,
+                    name text NOT NULL,
+                    applied_at timestamptz NOT NULL DEFAULT now()
+                )
+                """).wait()
+            let rows = try connection.query("SELECT coalesce(max(version), 0) FROM tokenctl_schema", logger: logger).wait()
+            let applied = try rows.first?.decode(Int.self) ?? 0
+            let known = PostgresSchema.migrations
+            if applied > known.count {
+                throw StorageError(.storageSchemaTooNew, "the database \(options.displayURL) has schema version \(applied), newer than this tokenctl knows (\(known.count)); use a newer tokenctl")
+            }
+            var names: [String] = []
+            for (index, migration) in known.enumerated().dropFirst(applied) {
+                let version = index + 1
+                // The key of the deeplink hash: random, made with the database, in its first transaction.
+                let key = version == 1 ? "INSERT INTO tokenctl_metadata (key, value) VALUES ('deeplink-hash-key', '\\x\(Self.randomHex(bytes: 32))');\n" : ""
+                do {
+                    _ = try connection.simpleQuery("""
+                        BEGIN;
+                        \(migration.sql);
+                        \(key)INSERT INTO tokenctl_schema (version, name) VALUES (\(version), '\(migration.name)');
+                        COMMIT;
+                        """).wait()
+                } catch {
+                    _ = try? connection.simpleQuery("ROLLBACK").wait()
+                    throw error
+                }
+                names.append(migration.name)
+            }
+            return names
+        }
+    }
+
+    static func randomHex(bytes count: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        let digits = Array("0123456789abcdef")
+        return String((0..<count).flatMap { _ -> [Character] in
+            let byte = UInt8.random(in: 0...255, using: &generator)
+            return [digits[Int(byte >> 4)], digits[Int(byte & 15)]]
+        })
+    }
+}

@@ -1,0 +1,223 @@
+import ErrorCodes
+import Logging
+import NIOCore
+import NIOPosix
+import NIOSSL
+import PostgresNIO
+import Storage
+import Synchronization
+
+import Foundation
+
+/// The tokenctl database on a PostgreSQL server, shared by many hosts: a small pool of
+/// connections (one per concurrent caller), each call blocking its thread until the server
+/// answers. Opening checks the schema version: an older schema asks for `tokenctl db
+/// migrate`, a newer one is refused.
+///
+/// Every failure surfaces as a ``StorageError`` (`storage.*`); the messages carry the
+/// server's message, never a statement's values.
+public final class PostgresStore: Sendable {
+    public let options: PostgresOptions
+    let logger: Logger
+    private let configuration: PostgresConnection.Configuration
+    private let idle = Mutex<[PostgresConnection]>([])
+    private let nextID = Atomic<Int>(0)
+
+    /// Connects and checks the schema.
+    /// - Parameter migrating: true for `tokenctl db migrate` and `db status`, which open a
+    ///   database whatever its schema.
+    public init(options: PostgresOptions, logger: Logger = Logger(label: "tokenctl.storage"), checkingSchema: Bool = true) throws {
+        self.options = options
+        self.logger = logger
+        configuration = try Self.configuration(options)
+        if checkingSchema {
+            let status = try schemaStatus()
+            if status.applied > status.known {
+                throw StorageError(.storageSchemaTooNew, "the database \(options.displayURL) has schema version \(status.applied), newer than this tokenctl knows (\(status.known)); use a newer tokenctl")
+            }
+            if status.applied < status.known {
+                throw StorageError(.storageMigrationRequired, "the database \(options.displayURL) has schema version \(status.applied) of \(status.known); run tokenctl db migrate")
+            }
+        }
+    }
+
+    /// Closes every idle connection.
+    public func close() {
+        let connections = idle.withLock { idle in
+            defer { idle.removeAll() }
+            return idle
+        }
+        for connection in connections { try? connection.close().wait() }
+    }
+
+    deinit {
+        close()
+    }
+
+    // MARK: Running statements
+
+    /// Runs `body` on a connection of the pool: one made when none is idle. A connection the
+    /// server or the network broke is dropped, not returned.
+    func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        let connection = try idle.withLock { $0.popLast() } ?? connect()
+        do {
+            let result = try body(connection)
+            idle.withLock { $0.append(connection) }
+            return result
+        } catch {
+            if connection.isClosed {
+                _ = try? connection.close().wait()
+            } else {
+                idle.withLock { $0.append(connection) }
+            }
+            throw classify(error)
+        }
+    }
+
+    /// Runs one statement and returns its rows.
+    @discardableResult
+    func query(_ query: PostgresQuery) throws -> PostgresQueryResult {
+        try withConnection { connection in try connection.query(query, logger: logger).wait() }
+    }
+
+    /// Runs several statements (no parameters) in one round trip: the simple query protocol.
+    func execute(_ sql: String) throws {
+        try withConnection { connection in
+            _ = try connection.simpleQuery(sql).wait()
+        }
+    }
+
+    /// Runs `body` in a transaction on one connection; rolled back when it throws.
+    func transaction<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        try withConnection { connection in
+            _ = try connection.query("BEGIN", logger: logger).wait()
+            do {
+                let result = try body(connection)
+                _ = try connection.query("COMMIT", logger: logger).wait()
+                return result
+            } catch {
+                _ = try? connection.query("ROLLBACK", logger: logger).wait()
+                throw error
+            }
+        }
+    }
+
+    /// Waits for an async call from a thread outside the cooperative pool.
+    static func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+        let done = DispatchSemaphore(value: 0)
+        let result = Mutex<Result<T, any Error>?>(nil)
+        Task {
+            let outcome: Result<T, any Error>
+            do { outcome = .success(try await body()) } catch { outcome = .failure(error) }
+            result.withLock { $0 = outcome }
+            done.signal()
+        }
+        done.wait()
+        return try result.withLock { $0! }.get()
+    }
+
+    private func connect() throws -> PostgresConnection {
+        let id = nextID.wrappingAdd(1, ordering: .relaxed).newValue
+        do {
+            return try PostgresConnection.connect(
+                on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: id, logger: logger
+            ).wait()
+        } catch {
+            throw classify(error, connecting: true)
+        }
+    }
+
+    private static func configuration(_ options: PostgresOptions) throws -> PostgresConnection.Configuration {
+        let tls: PostgresConnection.Configuration.TLS
+        switch options.tls {
+        case .disable:
+            tls = .disable
+        case .require, .verifyCA, .verifyFull:
+            var settings = TLSConfiguration.makeClientConfiguration()
+            settings.minimumTLSVersion = .tlsv12
+            switch options.tls {
+            case .require: settings.certificateVerification = .none
+            case .verifyCA: settings.certificateVerification = .noHostnameVerification
+            default: settings.certificateVerification = .fullVerification
+            }
+            if let caFile = options.caFile {
+                settings.trustRoots = .file(caFile)
+            }
+            do {
+                tls = .require(try NIOSSLContext(configuration: settings))
+            } catch {
+                throw StorageError(.storageIO, "cannot use the CA file \(options.caFile ?? "(system)") of database.tls.ca-file: \(error)")
+            }
+        }
+        var configuration = PostgresConnection.Configuration(
+            host: options.host, port: options.port, username: options.user, password: options.password,
+            database: options.database, tls: tls
+        )
+        configuration.options.connectTimeout = .milliseconds(Int64(options.connectTimeoutMilliseconds))
+        if options.tls == .verifyFull { configuration.options.tlsServerName = options.host }
+        return configuration
+    }
+
+    // MARK: Errors
+
+    /// SQLSTATEs tokenctl's own functions raise.
+    enum State {
+        static let uniqueViolation = "23505"
+        static let serializationFailure = "40001"
+        static let deadlock = "40P01"
+    }
+
+    /// The SQLSTATE of a server error, if `error` is one.
+    static func sqlState(_ error: any Error) -> String? {
+        (error as? PSQLError)?.serverInfo?[.sqlState]
+    }
+
+    /// Maps a postgres-nio error to a ``StorageError``; a ``StorageError`` passes through,
+    /// and so does a server error the caller explains itself (a unique violation).
+    func classify(_ error: any Error, connecting: Bool = false) -> any Error {
+        if error is StorageError { return error }
+        let place = "\(options.host):\(options.port)"
+        guard let error = error as? PSQLError else {
+            if connecting { return StorageError(.storageUnreachable, "cannot reach PostgreSQL at \(place): \(error)") }
+            return error
+        }
+        if let info = error.serverInfo {
+            let state = info[.sqlState] ?? ""
+            let message = info[.message] ?? "error \(state)"
+            switch state {
+            case "28P01", "28000":
+                return StorageError(.storageAuthentication, "PostgreSQL at \(place) refused user \(options.user): \(message); check database.password-file or TOKENCTL_DATABASE_PASSWORD")
+            case "3D000":
+                return StorageError(.storageIO, "PostgreSQL at \(place): \(message); create it or fix database.url")
+            case "57P01", "57P02", "57P03":
+                return StorageError(.storageConnectionLost, "PostgreSQL at \(place) is shutting down or starting: \(message); try again")
+            case State.uniqueViolation, State.serializationFailure, State.deadlock:
+                return error
+            default:
+                if state.hasPrefix("08") { return StorageError(.storageConnectionLost, "the connection to PostgreSQL at \(place) broke: \(message)") }
+                return StorageError(.storageIO, "PostgreSQL at \(place): \(message)")
+            }
+        }
+        switch error.code {
+        case .connectionError, .sslUnsupported, .failedToAddSSLHandler:
+            let detail = error.underlying.map { "\($0)" } ?? "\(error.code)"
+            return StorageError(.storageUnreachable, "cannot reach PostgreSQL at \(place): \(detail)")
+        case .authMechanismRequiresPassword:
+            return StorageError(.storageAuthentication, "PostgreSQL at \(place) asks user \(options.user) for a password: set database.password-file or TOKENCTL_DATABASE_PASSWORD")
+        case .unsupportedAuthMechanism, .saslError:
+            return StorageError(.storageAuthentication, "PostgreSQL at \(place) refused the authentication of user \(options.user) (\(error.code))")
+        case .serverClosedConnection, .uncleanShutdown, .clientClosedConnection:
+            if connecting { return StorageError(.storageUnreachable, "cannot reach PostgreSQL at \(place): the server closed the connection") }
+            return StorageError(.storageConnectionLost, "the connection to PostgreSQL at \(place) broke mid-command; what was committed before stays")
+        default:
+            return StorageError(.storageIO, "PostgreSQL at \(place): \(error.code)")
+        }
+    }
+}
+
+extension StorageError {
+    /// The connection broke or the server could not be reached: trying again later may work.
+    public var isConnectionFailure: Bool {
+        code == .storageConnectionLost || code == .storageUnreachable
+    }
+}

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# test-postgres.sh start|stop|env — a private PostgreSQL 15 for the test suite and benchmarks.
+#
+#   eval "$(scripts/test-postgres.sh start)"   starts it (idempotent) and prints the exports:
+#                                              TOKENCTL_TEST_DATABASE_URL and _PASSWORD, PG* for psql
+#   scripts/test-postgres.sh stop [--purge]    stops it (--purge also removes its files)
+#
+# The server listens on 127.0.0.1 at the first free port from 55432 and on a private socket
+# directory, under TOKENCTL_PG_DIR (default /tmp/tokenctl-test-postgres). Its data are
+# throwaway: fsync is off unless TOKENCTL_PG_DURABLE=1 when the directory is first made.
+# initdb, pg_ctl and postgres refuse to run as root: as root they run as the postgres user.
+set -euo pipefail
+
+BIN=/usr/lib/postgresql/15/bin
+DIR="${TOKENCTL_PG_DIR:-/tmp/tokenctl-test-postgres}"
+DATA="$DIR/data"
+SOCKETS="$DIR/sockets"
+
+as_server() {
+    if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+require_server() {
+    if [ ! -x "$BIN/initdb" ] || [ ! -x "$BIN/postgres" ]; then
+        echo "test-postgres: PostgreSQL 15 is not installed; run make deps (apt-get install postgresql-15)" >&2
+        exit 1
+    fi
+}
+
+is_running() {
+    [ -f "$DATA/postmaster.pid" ] && as_server "$BIN/pg_ctl" -D "$DATA" status >/dev/null 2>&1
+}
+
+free_port() {
+    local port=55432
+    while ss -Hltn "sport = :$port" | grep -q .; do port=$((port + 1)); done
+    echo "$port"
+}
+
+print_env() {
+    local port
+    port="$(cat "$DIR/port")"
+    echo "export TOKENCTL_TEST_DATABASE_URL='postgres://tokenctl@127.0.0.1:$port/tokenctl?sslmode=disable' TOKENCTL_TEST_DATABASE_PASSWORD=tokenctl"
+    echo "export PGHOST=127.0.0.1 PGPORT=$port PGUSER=tokenctl PGPASSWORD=tokenctl PGDATABASE=tokenctl"
+}
+
+initialise() {
+    rm -rf "$DATA" "$SOCKETS"
+    mkdir -p "$DIR"
+    if [ "$(id -u)" = 0 ]; then chown postgres:postgres "$DIR"; fi
+    chmod 0755 "$DIR"
+    as_server mkdir -p "$SOCKETS"
+    as_server env LC_ALL=C.UTF-8 "$BIN/initdb" -D "$DATA" -U postgres -E UTF8 --locale=C.UTF-8 \
+        --auth-local=trust --auth-host=scram-sha-256 --no-sync >/dev/null
+    local durable=off
+    if [ "${TOKENCTL_PG_DURABLE:-0}" = 1 ]; then durable=on; fi
+    # The superuser may connect over TCP without a password (tests create databases with it);
+    # everyone else gives one.
+    as_server sh -c "printf '%s\n' 'host all postgres 127.0.0.1/32 trust' | cat - '$DATA/pg_hba.conf' > '$DATA/pg_hba.new' && mv '$DATA/pg_hba.new' '$DATA/pg_hba.conf'"
+    as_server sh -c "printf '%s\n' \"listen_addresses = '127.0.0.1'\" \"unix_socket_directories = '$SOCKETS'\" \
+        'fsync = $durable' 'synchronous_commit = $durable' 'full_page_writes = $durable' \
+        'dynamic_shared_memory_type = mmap' 'max_connections = 200' >> '$DATA/postgresql.conf'"
+}
+
+start() {
+    require_server
+    if is_running; then print_env; return; fi
+    if [ ! -f "$DATA/PG_VERSION" ]; then initialise; fi
+    local port
+    port="$(free_port)"
+    echo "$port" > "$DIR/port"
+    as_server "$BIN/pg_ctl" -D "$DATA" -l "$DIR/server.log" -o "-p $port" -w -t 30 start >/dev/null
+    as_server "$BIN/psql" -X -q -w -v ON_ERROR_STOP=1 -h "$SOCKETS" -p "$port" -U postgres -d postgres <<'SQL'
+SELECT 'CREATE ROLE tokenctl LOGIN PASSWORD ''tokenctl'' CREATEDB' WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'tokenctl') \gexec
+SELECT 'CREATE DATABASE tokenctl OWNER tokenctl' WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = 'tokenctl') \gexec
+SQL
+    print_env
+}
+
+stop() {
+    if is_running; then as_server "$BIN/pg_ctl" -D "$DATA" -m fast -w -t 30 stop >/dev/null; fi
+    if [ "${1:-}" = --purge ]; then rm -rf "$DIR"; fi
+}
+
+case "${1:-}" in
+    start) start ;;
+    stop) stop "${2:-}" ;;
+    env) print_env ;;
+    *) echo "usage: $0 start|stop [--purge]|env" >&2; exit 2 ;;
+esac

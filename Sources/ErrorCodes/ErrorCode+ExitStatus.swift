@@ -26,7 +26,7 @@ extension ErrorCode {
              .sandboxCannotListen:
             .unavailable
         case .storageDirectoryMissing, .storageIO, .storageCorrupt, .storageReadOnly, .storageAuthentication,
-             .storageMigrationRequired, .storageSchemaTooNew, .storageTargetNotEmpty:
+             .storageMigrationRequired, .storageSchemaTooNew, .storageTargetNotEmpty, .storageUnsupported:
             .databaseError
         case .activationInProgress, .storageBusy, .storageUnreachable, .storageConnectionLost, .onboardingInProgress, .onboardingResendTooEarly, .onboardingLimitReached,
              .loginNotConfirmed, .loginRetry, .sandboxPortInUse, .verificationMissingStatus, .verificationTooEarly:

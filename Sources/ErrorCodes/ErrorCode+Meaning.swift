@@ -109,6 +109,7 @@ extension ErrorCode {
         case .storageMigrationRequired: "the database schema is older than this tokenctl: run tokenctl db migrate"
         case .storageSchemaTooNew: "the database schema is newer than this tokenctl knows"
         case .storageTargetNotEmpty: "tokenctl db copy refuses a target that already holds data"
+        case .storageUnsupported: "PostgreSQL does not hold the onboarding core's state in this release"
         case .configFileMissing: "the configuration file named by --config or TOKENCTL_CONFIG does not exist"
         case .configUnreadable: "the configuration file cannot be read"
         case .configInvalidJSON: "the configuration file is not valid JSON"

@@ -132,6 +132,7 @@ public enum ErrorCode: String, CaseIterable, Sendable, Hashable, Comparable {
     case storageMigrationRequired = "storage.migrationRequired"
     case storageSchemaTooNew = "storage.schemaTooNew"
     case storageTargetNotEmpty = "storage.targetNotEmpty"
+    case storageUnsupported = "storage.unsupported"
 
     // The configuration and the files it names.
     case configFileMissing = "config.fileMissing"

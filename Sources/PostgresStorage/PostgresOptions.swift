@@ -22,6 +22,8 @@ public struct PostgresOptions: Sendable, Equatable {
     /// The password: from `database.password-file` or `TOKENCTL_DATABASE_PASSWORD`, never
     /// from the URL (a URL is printed by `config show` and lands in shell histories).
     public var password: String?
+    /// Where the password came from, when from a file (`config show` names it).
+    public var passwordFile: String?
     /// PEM file of the certificate authorities that sign the server's certificate
     /// (`database.tls.ca-file`); the system's when nil.
     public var caFile: String?

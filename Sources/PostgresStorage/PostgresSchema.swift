@@ -4,7 +4,8 @@
 enum PostgresSchema {
     struct Migration {
         let name: String
-        let sql: String
+        /// One statement each: the extended protocol runs one at a time.
+        let statements: [String]
     }
 
     /// The advisory lock keys: the migration's, and the audit chain's (one appender at a time).
@@ -12,14 +13,16 @@ enum PostgresSchema {
     static let chainLock: Int64 = 0x746F_6B65_6E63_0002
 
     static let migrations: [Migration] = [
-        Migration(name: "v1-wallet-and-audit", sql: """
+        Migration(name: "v1-wallet-and-audit", statements: [
+            """
             CREATE TABLE tokenctl_metadata (
                 key text PRIMARY KEY,
                 value bytea NOT NULL
-            );
-
-            -- One row per wallet pass, as on SQLite: identity is (pass type, serial, device
-            -- account id); a device label names at most one of them (NULL as the empty label).
+            )
+            """,
+            // One row per wallet pass, as on SQLite: identity is (pass type, serial, device
+            // account id); a device label names at most one of them (NULL as the empty label).
+            """
             CREATE TABLE pass_record (
                 pass_type_identifier text NOT NULL,
                 serial_number text NOT NULL,
@@ -29,11 +32,14 @@ enum PostgresSchema {
                 device_label text,
                 card_suffix text,
                 PRIMARY KEY (serial_number, pass_type_identifier, device_account_identifier)
-            );
-            CREATE UNIQUE INDEX pass_record_device ON pass_record (serial_number, pass_type_identifier, coalesce(device_label, ''));
-
-            -- The audit: the same rows and hash chain as on SQLite. seq is the chain's order,
-            -- given under the chain lock by tokenctl_apply.
+            )
+            """,
+            """
+            CREATE UNIQUE INDEX pass_record_device ON pass_record (serial_number, pass_type_identifier, coalesce(device_label, ''))
+            """,
+            // The audit: the same rows and hash chain as on SQLite. seq is the chain's order,
+            // given under the chain lock by tokenctl_apply.
+            """
             CREATE TABLE audit_row (
                 seq bigint PRIMARY KEY,
                 attempt_id bigint NOT NULL,
@@ -56,23 +62,37 @@ enum PostgresSchema {
                 previous_hash text NOT NULL,
                 hash text NOT NULL,
                 UNIQUE (attempt_id, event)
-            );
-            CREATE INDEX audit_row_serial ON audit_row (serial_number);
-            CREATE SEQUENCE audit_attempt_id;
-
+            )
+            """,
+            """
+            CREATE INDEX audit_row_serial ON audit_row (serial_number)
+            """,
+            """
+            CREATE SEQUENCE audit_attempt_id
+            """,
+            """
             CREATE FUNCTION tokenctl_audit_is_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN
                 RAISE EXCEPTION 'the activation audit is append-only' USING ERRCODE = 'insufficient_privilege';
-            END $$;
+            END $$
+            """,
+            """
             CREATE TRIGGER audit_row_append_only BEFORE UPDATE OR DELETE ON audit_row
-                FOR EACH ROW EXECUTE FUNCTION tokenctl_audit_is_append_only();
+                FOR EACH ROW EXECUTE FUNCTION tokenctl_audit_is_append_only()
+            """,
+            """
             CREATE TRIGGER audit_row_no_truncate BEFORE TRUNCATE ON audit_row
-                FOR EACH STATEMENT EXECUTE FUNCTION tokenctl_audit_is_append_only();
-            REVOKE UPDATE, DELETE, TRUNCATE ON audit_row FROM PUBLIC;
-            REVOKE UPDATE, DELETE, TRUNCATE ON audit_row FROM CURRENT_USER;
-
-            -- Who owns an attempt in flight: a host, a process on it, until when. A host that
-            -- died is detected when its lease expires; the attempt is then closed as UNKNOWN.
+                FOR EACH STATEMENT EXECUTE FUNCTION tokenctl_audit_is_append_only()
+            """,
+            """
+            REVOKE UPDATE, DELETE, TRUNCATE ON audit_row FROM PUBLIC
+            """,
+            """
+            REVOKE UPDATE, DELETE, TRUNCATE ON audit_row FROM CURRENT_USER
+            """,
+            // Who owns an attempt in flight: a host, a process on it, until when. A host that
+            // died is detected when its lease expires; the attempt is then closed as UNKNOWN.
+            """
             CREATE TABLE attempt_lease (
                 serial_number text NOT NULL,
                 token_unique_reference text NOT NULL,
@@ -84,10 +104,10 @@ enum PostgresSchema {
                 owner_start text NOT NULL,
                 expires_at timestamptz NOT NULL,
                 PRIMARY KEY (serial_number, token_unique_reference)
-            );
-
-            \(applyFunction)
-            """),
+            )
+            """,
+            applyFunction,
+        ]),
     ]
 
     /// tokenctl_apply(changes, genesis): each change checks what it expects (pass states, leases
@@ -174,6 +194,6 @@ enum PostgresSchema {
                 END LOOP;
             END IF;
             RETURN statuses;
-        END $$;
+        END $$
         """
 }

@@ -153,7 +153,7 @@ extension PostgresStore {
             """)
         var resolution = AttemptResolution(attemptID: 0, passes: [])
         for row in rows {
-            var cells = row.makeRandomAccess()
+            let cells = row.makeRandomAccess()
             resolution.attemptID = try cells[0].decode(Int64.self)
             guard let type = try cells[1].decode(String?.self) else { continue }
             let pass = PassRow(

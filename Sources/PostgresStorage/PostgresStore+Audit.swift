@@ -6,6 +6,13 @@ public struct StoredAuditRow: Sendable, Equatable {
     public var values: AuditRowValues
     public var previousHash: String
     public var hash: String
+
+    public init(seq: Int64, values: AuditRowValues, previousHash: String, hash: String) {
+        self.seq = seq
+        self.values = values
+        self.previousHash = previousHash
+        self.hash = hash
+    }
 }
 
 /// The "started" and "finished" rows of one attempt, merged (`audit list`).
@@ -55,7 +62,7 @@ extension PostgresStore {
     /// Streams every audit row in chain order from one snapshot.
     public func forEachAuditRow(_ body: (StoredAuditRow) throws -> Void) throws {
         try streaming("SELECT \(unescaped: Self.auditColumns) FROM audit_row ORDER BY seq") { row in
-            var cells = row.makeRandomAccess()
+            let cells = row.makeRandomAccess()
             let values = AuditRowValues(
                 attempt: try cells[1].decode(Int64.self), event: try cells[2].decode(String.self), at: try cells[3].decode(String.self),
                 request: try cells[4].decode(String.self), serial: try cells[5].decode(String.self), passType: try cells[6].decode(String?.self),
@@ -89,7 +96,7 @@ extension PostgresStore {
             ORDER BY s.attempt_id
             """
         try streaming(select) { row in
-            var cells = row.makeRandomAccess()
+            let cells = row.makeRandomAccess()
             try body(StoredAuditEntry(
                 attemptID: try cells[0].decode(Int64.self), requestID: try cells[1].decode(String.self), startedAt: try cells[2].decode(String.self),
                 finishedAt: try cells[3].decode(String?.self), serialNumber: try cells[4].decode(String.self),

@@ -34,13 +34,13 @@ extension PostgresStore {
         try withConnection { connection in
             _ = try connection.query("SELECT pg_advisory_lock(\(PostgresSchema.migrationLock))", logger: logger).wait()
             defer { _ = try? connection.query("SELECT pg_advisory_unlock(\(PostgresSchema.migrationLock))", logger: logger).wait() }
-            _ = try connection.simpleQuery("""
+            try connection.run("""
                 CREATE TABLE IF NOT EXISTS tokenctl_schema (
                     version integer PRIMARY KEY,
                     name text NOT NULL,
                     applied_at timestamptz NOT NULL DEFAULT now()
                 )
-                """).wait()
+                """, logger)
             let rows = try connection.query("SELECT coalesce(max(version), 0) FROM tokenctl_schema", logger: logger).wait()
             let applied = try rows.first?.decode(Int.self) ?? 0
             let known = PostgresSchema.migrations
@@ -51,16 +51,15 @@ extension PostgresStore {
             for (index, migration) in known.enumerated().dropFirst(applied) {
                 let version = index + 1
                 // The key of the deeplink hash: random, made with the database, in its first transaction.
-                let key = version == 1 ? "INSERT INTO tokenctl_metadata (key, value) VALUES ('deeplink-hash-key', '\\x\(Self.randomHex(bytes: 32))');\n" : ""
+                let key = version == 1 ? ["INSERT INTO tokenctl_metadata (key, value) VALUES ('deeplink-hash-key', '\\x\(Self.randomHex(bytes: 32))')"] : []
                 do {
-                    _ = try connection.simpleQuery("""
-                        BEGIN;
-                        \(migration.sql);
-                        \(key)INSERT INTO tokenctl_schema (version, name) VALUES (\(version), '\(migration.name)');
-                        COMMIT;
-                        """).wait()
+                    try connection.run("BEGIN", logger)
+                    for statement in migration.statements + key + ["INSERT INTO tokenctl_schema (version, name) VALUES (\(version), '\(migration.name)')"] {
+                        try connection.run(statement, logger)
+                    }
+                    try connection.run("COMMIT", logger)
                 } catch {
-                    _ = try? connection.simpleQuery("ROLLBACK").wait()
+                    try? connection.run("ROLLBACK", logger)
                     throw error
                 }
                 names.append(migration.name)

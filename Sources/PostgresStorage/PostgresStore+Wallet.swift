@@ -1,3 +1,5 @@
+import Logging
+import Storage
 import NIOCore
 import PostgresNIO
 
@@ -68,11 +70,23 @@ extension PostgresStore {
             """).map(Self.passRow)
     }
 
-    public func deletePass(_ row: PassRow) throws {
-        try query("""
-            DELETE FROM pass_record WHERE serial_number = \(row.serialNumber)
-            AND pass_type_identifier = \(row.passTypeIdentifier) AND device_account_identifier = \(row.deviceAccountIdentifier)
-            """)
+    /// Removes the record `choose` picks among those of a query, in one transaction with
+    /// them locked.
+    public func removePass(serialNumber: String, passTypeIdentifier: String?, device: String?, choose: ([PassRow]) throws -> PassRow) throws -> PassRow {
+        try transaction { connection in
+            let rows = try connection.query("""
+                SELECT \(unescaped: Self.passColumns) FROM pass_record
+                WHERE serial_number = \(serialNumber) AND (\(passTypeIdentifier)::text IS NULL OR pass_type_identifier = \(passTypeIdentifier))
+                  AND (\(device)::text IS NULL OR device_label = \(device))
+                \(unescaped: Self.passOrder) FOR UPDATE
+                """, logger: logger).wait().map(Self.passRow)
+            let row = try choose(rows)
+            _ = try connection.query("""
+                DELETE FROM pass_record WHERE serial_number = \(row.serialNumber)
+                AND pass_type_identifier = \(row.passTypeIdentifier) AND device_account_identifier = \(row.deviceAccountIdentifier)
+                """, logger: logger).wait()
+            return row
+        }
     }
 
     public func passCount() throws -> Int {
@@ -92,4 +106,171 @@ extension PostgresStore {
         let (type, serial, account, state, device, suffix) = try row.decode((String, String, String, String, String?, String?).self)
         return PassRow(passTypeIdentifier: type, serialNumber: serial, deviceAccountIdentifier: account, state: state, device: device, cardSuffix: suffix)
     }
+}
+
+/// One row of an import, validated; nil fields were not given.
+public struct ImportedPass: Sendable {
+    public var line: Int
+    public var passTypeIdentifier: String
+    public var serialNumber: String
+    public var deviceAccountIdentifier: String
+    public var state: String?
+    public var device: String?
+    public var cardSuffix: String?
+
+    public init(line: Int, passTypeIdentifier: String, serialNumber: String, deviceAccountIdentifier: String, state: String?, device: String?, cardSuffix: String?) {
+        self.line = line
+        self.passTypeIdentifier = passTypeIdentifier
+        self.serialNumber = serialNumber
+        self.deviceAccountIdentifier = deviceAccountIdentifier
+        self.state = state
+        self.device = device
+        self.cardSuffix = cardSuffix
+    }
+}
+
+/// What an import into PostgreSQL did, or the line whose device label collides.
+public enum PassImportResult: Sendable {
+    case imported(PassImportCounts)
+    /// Nothing was written: the row on this line binds a device label another record holds.
+    case conflict(line: Int, ImportedPass)
+}
+
+extension PostgresStore {
+    /// Imports rows in one transaction: streamed with COPY into a temporary table, then merged
+    /// into the wallet with two statements (update what exists, insert what does not). A key
+    /// repeated in the input counts with its last row. Stored `activated` / `activating`
+    /// states are kept unless `overwriteState`, as on SQLite. The wallet is locked against
+    /// other writers for the merge only.
+    public func importPasses(overwriteState: Bool, next: @escaping () throws -> ImportedPass?) throws -> PassImportResult {
+        try transaction { connection in
+            try connection.run("""
+                CREATE TEMP TABLE import_row (line bigint, pass_type_identifier text, serial_number text,
+                    device_account_identifier text, state text, device_label text, card_suffix text) ON COMMIT DROP
+                """, logger)
+            try Self.copy(into: "import_row", on: connection, logger: logger) {
+                try next().map { row in
+                    [String(row.line), row.passTypeIdentifier, row.serialNumber, row.deviceAccountIdentifier, row.state, row.device, row.cardSuffix]
+                }
+            }
+            let kept = "(NOT \(overwriteState) AND p.state IN ('activated', 'activating') AND i.state IN ('requiresActivation', 'activating') AND p.state <> i.state)"
+            let matches = "p.serial_number = i.serial_number AND p.pass_type_identifier = i.pass_type_identifier AND p.device_account_identifier = i.device_account_identifier"
+            try connection.run("""
+                CREATE TEMP TABLE import_latest ON COMMIT DROP AS
+                    SELECT DISTINCT ON (serial_number, pass_type_identifier, device_account_identifier) * FROM import_row
+                    ORDER BY serial_number, pass_type_identifier, device_account_identifier, line DESC
+                """, logger)
+            try connection.run("LOCK TABLE pass_record IN SHARE ROW EXCLUSIVE MODE", logger)
+            try connection.run("SAVEPOINT merge", logger)
+            do {
+                let keptStates = try Self.count(connection, "SELECT count(*) FROM import_latest i JOIN pass_record p ON \(matches) WHERE \(kept)", logger)
+                let updated = try Self.count(connection, """
+                    WITH changed AS (
+                        UPDATE pass_record p SET
+                            state = CASE WHEN \(kept) THEN p.state ELSE coalesce(i.state, p.state) END,
+                            device_label = coalesce(i.device_label, p.device_label),
+                            card_suffix = coalesce(i.card_suffix, p.card_suffix)
+                        FROM import_latest i
+                        WHERE \(matches)
+                          AND ((NOT \(kept) AND p.state IS DISTINCT FROM coalesce(i.state, p.state))
+                               OR p.device_label IS DISTINCT FROM coalesce(i.device_label, p.device_label)
+                               OR p.card_suffix IS DISTINCT FROM coalesce(i.card_suffix, p.card_suffix))
+                        RETURNING 1)
+                    SELECT count(*) FROM changed
+                    """, logger)
+                let inserted = try Self.count(connection, """
+                    WITH added AS (
+                        INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier, state, device_label, card_suffix)
+                        SELECT i.pass_type_identifier, i.serial_number, i.device_account_identifier, coalesce(i.state, 'requiresActivation'),
+                               i.device_label, i.card_suffix
+                        FROM import_latest i WHERE NOT EXISTS (SELECT 1 FROM pass_record p WHERE \(matches))
+                        RETURNING 1)
+                    SELECT count(*) FROM added
+                    """, logger)
+                let rows = try Self.count(connection, "SELECT count(*) FROM import_row", logger)
+                return .imported(PassImportCounts(inserted: inserted, updated: updated, unchanged: rows - inserted - updated, keptStates: keptStates))
+            } catch where Self.sqlState(error) == State.uniqueViolation {
+                try connection.run("ROLLBACK TO SAVEPOINT merge", logger)
+                return try Self.firstConflict(connection, logger)
+            }
+        }
+    }
+
+    /// The first input line whose device label, as it would be stored, is held by another
+    /// record of its serial and pass type (stored, or earlier in the input).
+    private static func firstConflict(_ connection: PostgresConnection, _ logger: Logger) throws -> PassImportResult {
+        let rows = try connection.query("""
+            WITH final AS (
+                SELECT i.line, i.serial_number, i.pass_type_identifier, i.device_account_identifier,
+                       coalesce(i.device_label, p.device_label) AS label
+                FROM import_latest i LEFT JOIN pass_record p USING (serial_number, pass_type_identifier, device_account_identifier)
+                UNION ALL
+                SELECT NULL, p.serial_number, p.pass_type_identifier, p.device_account_identifier, p.device_label
+                FROM pass_record p
+                WHERE NOT EXISTS (SELECT 1 FROM import_latest i WHERE i.serial_number = p.serial_number
+                    AND i.pass_type_identifier = p.pass_type_identifier AND i.device_account_identifier = p.device_account_identifier)
+            ), ranked AS (
+                SELECT line, count(*) OVER (PARTITION BY serial_number, pass_type_identifier, coalesce(label, '')) AS holders,
+                       row_number() OVER (PARTITION BY serial_number, pass_type_identifier, coalesce(label, '') ORDER BY line NULLS FIRST) AS place
+                FROM final
+            )
+            SELECT r.line, i.pass_type_identifier, i.serial_number, i.device_account_identifier, i.state, i.device_label, i.card_suffix
+            FROM ranked r JOIN import_latest i ON i.line = r.line
+            WHERE r.holders > 1 AND r.place > 1 ORDER BY r.line LIMIT 1
+            """, logger: logger).wait()
+        guard let row = rows.first else {
+            throw StorageError(.storageIO, "PostgreSQL refused the import's rows for a uniqueness rule tokenctl could not place")
+        }
+        let (line, type, serial, account, state, device, suffix) = try row.decode((Int, String, String, String, String?, String?, String?).self)
+        return .conflict(line: line, ImportedPass(line: line, passTypeIdentifier: type, serialNumber: serial, deviceAccountIdentifier: account, state: state, device: device, cardSuffix: suffix))
+    }
+
+    private static func count(_ connection: PostgresConnection, _ sql: String, _ logger: Logger) throws -> Int {
+        try connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait().first?.decode(Int.self) ?? 0
+    }
+
+    /// Streams rows into `table` with COPY (text format), 256 KiB at a time.
+    static func copy(into table: String, columns: [String] = [], on connection: PostgresConnection, logger: Logger, rows: @escaping () throws -> [String?]?) throws {
+        let source = UncheckedRows(next: rows)
+        try blocking {
+            try await connection.copyFrom(table: table, columns: columns, logger: logger) { writer in
+                var buffer = ByteBuffer()
+                buffer.reserveCapacity(1 << 18)
+                while let fields = try source.next() {
+                    appendCopyLine(fields, to: &buffer)
+                    if buffer.readableBytes >= 1 << 18 {
+                        try await writer.write(buffer)
+                        buffer.clear()
+                    }
+                }
+                if buffer.readableBytes > 0 { try await writer.write(buffer) }
+            }
+        }
+    }
+
+    /// One row in COPY's text format: tab-separated, `\N` for NULL, backslash escapes.
+    static func appendCopyLine(_ fields: [String?], to buffer: inout ByteBuffer) {
+        for (index, field) in fields.enumerated() {
+            if index > 0 { buffer.writeInteger(UInt8(ascii: "\t")) }
+            guard let field else {
+                buffer.writeStaticString("\\N")
+                continue
+            }
+            for byte in field.utf8 {
+                switch byte {
+                case UInt8(ascii: "\\"): buffer.writeStaticString("\\\\")
+                case UInt8(ascii: "\t"): buffer.writeStaticString("\\t")
+                case UInt8(ascii: "\n"): buffer.writeStaticString("\\n")
+                case UInt8(ascii: "\r"): buffer.writeStaticString("\\r")
+                default: buffer.writeInteger(byte)
+                }
+            }
+        }
+        buffer.writeInteger(UInt8(ascii: "\n"))
+    }
+}
+
+/// The caller's row source, read on the task that feeds COPY while the caller's thread waits.
+private struct UncheckedRows: @unchecked Sendable {
+    let next: () throws -> [String?]?
 }

@@ -80,13 +80,6 @@ public final class PostgresStore: Sendable {
         try withConnection { connection in try connection.query(query, logger: logger).wait() }
     }
 
-    /// Runs several statements (no parameters) in one round trip: the simple query protocol.
-    func execute(_ sql: String) throws {
-        try withConnection { connection in
-            _ = try connection.simpleQuery(sql).wait()
-        }
-    }
-
     /// Runs `body` in a transaction on one connection; rolled back when it throws.
     func transaction<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         try withConnection { connection in
@@ -179,6 +172,12 @@ public final class PostgresStore: Sendable {
         let place = "\(options.host):\(options.port)"
         guard let error = error as? PSQLError else {
             if connecting { return StorageError(.storageUnreachable, "cannot reach PostgreSQL at \(place): \(error)") }
+            if error is ChannelError || error is IOError {
+                return StorageError(.storageConnectionLost, "the connection to PostgreSQL at \(place) broke: \(error)")
+            }
+            if let error = error as? PostgresError {
+                return StorageError(.storageIO, "PostgreSQL at \(place): \(error.description)")
+            }
             return error
         }
         if let info = error.serverInfo {
@@ -219,5 +218,12 @@ extension StorageError {
     /// The connection broke or the server could not be reached: trying again later may work.
     public var isConnectionFailure: Bool {
         code == .storageConnectionLost || code == .storageUnreachable
+    }
+}
+
+extension PostgresConnection {
+    /// Runs one statement without parameters (SQL tokenctl wrote, never a value).
+    func run(_ sql: String, _ logger: Logger) throws {
+        _ = try query(PostgresQuery(unsafeSQL: sql), logger: logger).wait()
     }
 }

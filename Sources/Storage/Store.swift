@@ -109,6 +109,34 @@ public final class Store: Sendable {
         }
     }
 
+    /// The names of the migrations this binary knows, in order.
+    public static var knownMigrations: [String] {
+        Migrations.migrator.migrations
+    }
+
+    /// The names of the migrations applied to this database (all of them once it is open
+    /// for writing: opening applies what is missing).
+    public func appliedMigrations() throws -> [String] {
+        try read { db in try Array(Migrations.migrator.appliedIdentifiers(db)) }.sorted { a, b in
+            (Self.knownMigrations.firstIndex(of: a) ?? .max) < (Self.knownMigrations.firstIndex(of: b) ?? .max)
+        }
+    }
+
+    /// The migrations applied to the file at `path`, read without changing it; nil when
+    /// there is no file yet.
+    public static func appliedMigrations(atPath path: String) throws -> [String]? {
+        guard access(path, F_OK) == 0 else { return nil }
+        var configuration = Configuration()
+        configuration.readonly = true
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            defer { try? queue.close() }
+            return try queue.read { db in try Array(Migrations.migrator.appliedIdentifiers(db)) }
+        } catch let error as DatabaseError {
+            throw StorageError.classify(error, path: path, busyTimeoutMilliseconds: 0) ?? .io(path: path, error.message ?? "\(error.resultCode)")
+        }
+    }
+
     /// Runs `body` in an IMMEDIATE transaction: the write lock is taken up front, so a
     /// concurrent writer waits (up to the busy timeout) instead of failing on upgrade.
     /// Throwing from `body` rolls the transaction back.

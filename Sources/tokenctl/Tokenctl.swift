@@ -19,7 +19,7 @@ struct Tokenctl: AsyncParsableCommand {
             `tokenctl --version --verbose` also names the libcurl and SQLite it runs on.
             """,
         version: Tokenctl.version,
-        subcommands: [ActivateCommand.self, WalletCommand.self, AuditCommand.self, OnboardingCommand.self, VerificationCommand.self, DeviceCommand.self, LoginCommand.self, ConfigCommand.self, SandboxCommand.self, DemoCommand.self]
+        subcommands: [ActivateCommand.self, WalletCommand.self, AuditCommand.self, OnboardingCommand.self, VerificationCommand.self, DeviceCommand.self, LoginCommand.self, DatabaseCommand.self, ConfigCommand.self, SandboxCommand.self, DemoCommand.self]
     )
 
     static let version = "0.1.0"

@@ -53,8 +53,8 @@ public struct Activator: Sendable {
             return .refused(error)
         }
         do {
-            return try await StoreSource.options(settings.database).using(logger: logger) { store in
-                let session = try await Session(activator: self, store: store, clients: 1)
+            return try await OpenBackend.using(settings, logger: logger) { backend in
+                let session = try await Session(activator: self, backend: backend, clients: 1)
                 defer { session.close() }
                 return await ActivationWorkers.result { session.run(deeplink, text: text, device: device, client: 0, dryRun: dryRun) }
             }
@@ -69,14 +69,22 @@ public struct Activator: Sendable {
 
     /// What must hold before anything is sent, asked once per process: a usable TMP
     /// configuration (the authentication headers) and, when required, a finished user
-    /// activation, answered on the process's one database handle.
-    func preflight(store: Store) async -> Result<[(name: String, value: String)], ActivationError> {
+    /// activation, answered on the process's one database handle (SQLite: the onboarding
+    /// core's state is kept there).
+    func preflight(store: Store?) async -> Result<[(name: String, value: String)], ActivationError> {
         let headers: [(name: String, value: String)]
         do {
             headers = try TMPCredentials.headers(settings.tmp, environment: environment)
         } catch {
             return .failure(ActivationError(error))
         }
+        if store == nil && (settings.onboarding.requiresFinishedUserActivation || settings.onboarding.pinLoginWithinSeconds != nil) {
+            return .failure(ActivationError(
+                code: .configInvalidValue,
+                message: "onboarding.require-finished-user-activation and onboarding.require-pin-login-within-seconds need the onboarding state, which this release keeps in SQLite only; unset them or database.url"
+            ))
+        }
+        guard let store else { return .success(headers) }
         do {
             if settings.onboarding.requiresFinishedUserActivation,
                case .notFinished(let reason, let nextStep) = try await userCheck.status(store: store) {

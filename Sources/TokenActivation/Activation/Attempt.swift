@@ -31,22 +31,33 @@ struct Attempt: Sendable {
 
     /// Performs a write action of the machine inside the caller's transaction.
     func write(_ action: ActivationMachine.Action, attemptID: Int64, latency: Duration?, _ db: Database, tail: AuditTail) throws {
+        for row in rows(of: action, attemptID: attemptID, latency: latency) {
+            try AuditLog.append(row, db, tail: tail)
+        }
+        if let (record, state) = stateChange(of: action) {
+            try WalletRepository.setState(state, of: record, db)
+        }
+    }
+
+    /// The audit rows a write action appends, in order.
+    func rows(of action: ActivationMachine.Action, attemptID: Int64, latency: Duration?) -> [AuditRow] {
         switch action {
         case .writeStarted(let start):
-            if let closing = start.closing { try closeInterrupted(closing, record: start.record, db, tail: tail) }
+            // Built in order: each row's time is read from the clock as it is made.
+            let closing = start.closing.map { [interrupted($0, record: start.record)] } ?? []
             var started = row(.started, attemptID: attemptID, record: start.record)
             let owner = ProcessIdentity.current
             started.ownerPID = owner.pid
             started.ownerStart = owner.start
-            try AuditLog.append(started, db, tail: tail)
-            try WalletRepository.setState(.activating, of: start.record, db)
+            return closing + [started]
         case .writeStopped(let stop):
-            if let closing = stop.closing, let record = stop.record { try closeInterrupted(closing, record: record, db, tail: tail) }
-            try AuditLog.append(row(.started, attemptID: attemptID, record: stop.record), db, tail: tail)
+            var closing: [AuditRow] = []
+            if let open = stop.closing, let record = stop.record { closing = [interrupted(open, record: record)] }
+            let started = row(.started, attemptID: attemptID, record: stop.record)
             var finished = row(.finished, attemptID: attemptID, record: stop.record)
             finished.outcome = stop.outcome.rawValue
             finished.errorCode = stop.error?.code.rawValue
-            try AuditLog.append(finished, db, tail: tail)
+            return closing + [started, finished]
         case .writeFinished(let finish):
             var finished = row(.finished, attemptID: attemptID, record: finish.record)
             finished.outcome = finish.answer.outcome.rawValue
@@ -55,21 +66,30 @@ struct Attempt: Sendable {
             finished.cardLast4Digits = finish.answer.cardLast4Digits
             finished.comment = finish.answer.comment
             finished.latencyMilliseconds = latency.map { Int($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) }
-            try AuditLog.append(finished, db, tail: tail)
-            try WalletRepository.setState(finish.passState, of: finish.record, db)
+            return [finished]
         case .checkUser, .resolveRecords, .send, .stop:
-            break
+            return []
         }
     }
 
-    /// Closes the attempt of a process that died mid-request as UNKNOWN.
-    private func closeInterrupted(_ open: ActivationMachine.OpenAttempt, record: PassRecord, _ db: Database, tail: AuditTail) throws {
-        try AuditLog.append(AuditRow(
+    /// The pass state a write action sets, after its rows.
+    func stateChange(of action: ActivationMachine.Action) -> (PassRecord, PassState)? {
+        switch action {
+        case .writeStarted(let start): (start.record, .activating)
+        case .writeFinished(let finish): (finish.record, finish.passState)
+        case .writeStopped, .checkUser, .resolveRecords, .send, .stop: nil
+        }
+    }
+
+    /// The "finished" row that closes the attempt of a process (or host) that died
+    /// mid-request as UNKNOWN.
+    private func interrupted(_ open: ActivationMachine.OpenAttempt, record: PassRecord) -> AuditRow {
+        AuditRow(
             attemptID: open.attemptID, event: .finished, at: clock(), requestID: open.requestID,
             serialNumber: record.serialNumber, passTypeIdentifier: record.passTypeIdentifier,
             tokenUniqueReference: record.deviceAccountIdentifier, device: record.device,
             deeplinkHash: open.deeplinkHash, outcome: Outcome.unknown.rawValue, errorCode: ErrorCode.activationInterrupted.rawValue
-        ), db, tail: tail)
+        )
     }
 
     private func row(_ event: AuditRow.Event, attemptID: Int64, record: PassRecord?) -> AuditRow {

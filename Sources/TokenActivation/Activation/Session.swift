@@ -1,39 +1,43 @@
 import ErrorCodes
 import Logging
 import HTTPTransport
-import Storage
 
-/// What one process shares across its activations: the database (through the group
-/// committer), the preflight result, and one TMP client per concurrent worker. It runs
+/// What one process shares across its activations: the database (through its
+/// ``AttemptLedger``), the preflight result, and one TMP client per concurrent worker. It runs
 /// each attempt's ``ActivationMachine`` by performing the actions the machine returns,
 /// on the calling worker's thread from start to end: database steps, the request and the
 /// answer cost no hop between threads.
 struct Session: Sendable {
     let activator: Activator
-    let store: Store
-    let committer: GroupCommitter
+    let ledger: any AttemptLedger
     private let clients: [Result<TMPClient, ActivationError>]
     private let multi: CurlMultiTransport?
     private let deeplinkHasher: DeeplinkHasher
 
-    init(activator: Activator, store: Store, clients count: Int) async throws {
+    /// The ledger is made last: a writer thread it starts is stopped by ``close()``.
+    init(activator: Activator, backend: OpenBackend, clients count: Int) async throws {
         self.activator = activator
-        self.store = store
-        deeplinkHasher = DeeplinkHasher(key: try store.read { try AuditLog.deeplinkHashKey($0) })
-        switch await activator.preflight(store: store) {
+        switch await activator.preflight(store: backend.sqlite) {
         case .failure(let error):
             clients = Array(repeating: .failure(error), count: count)
             multi = nil
         case .success(let headers):
             (clients, multi) = activator.makeClients(count: count, headers: headers)
         }
-        // Last: nothing above may throw once its writer thread runs (close() stops it).
-        committer = GroupCommitter(store: store, sharing: count > 1)
+        let ledger = backend.ledger(sharing: count > 1, activator: activator)
+        do {
+            deeplinkHasher = DeeplinkHasher(key: try ledger.deeplinkHashKey())
+        } catch {
+            ledger.close()
+            multi?.shutdown()
+            throw error
+        }
+        self.ledger = ledger
     }
 
     /// Stops the database writer, and the transfer thread of a multi transport if there is one.
     func close() {
-        committer.close()
+        ledger.close()
         multi?.shutdown()
     }
 
@@ -81,7 +85,7 @@ struct Session: Sendable {
         let logger = activator.logger
         var attemptID: Int64 = 0
         var began: ContinuousClock.Instant?
-        var finish: GroupCommitter.Ticket<Void>?
+        var finish: PendingWrite?
         var action = machine.handle(.parsed(.success(deeplink)))
         do {
             while true {
@@ -89,17 +93,13 @@ struct Session: Sendable {
                 case .checkUser:
                     action = machine.handle(.userCheckAnswered(prepared.failure))
                 case .resolveRecords(let query) where machine.isDryRun:
-                    let resolved = try store.read { db in try attempt.resolve(query, attemptID: 0, db) }
-                    action = machine.handle(resolved)
+                    action = machine.handle(try ledger.resolve(query, attempt: attempt))
                 case .resolveRecords(let query):
-                    // Reading, deciding and writing in one transaction.
                     let decided = machine
-                    let committed = Result { try committer.run { db, tail in
+                    let committed = Result { try ledger.begin(query, attempt: attempt) { resolved in
                         var machine = decided
-                        let id = try AuditLog.nextAttemptID(db, tail: tail)
-                        let action = machine.handle(try attempt.resolve(query, attemptID: id, db))
-                        try attempt.write(action, attemptID: id, latency: nil, db, tail: tail)
-                        return (machine, action, id)
+                        let action = machine.handle(resolved)
+                        return (machine, action)
                     } }
                     settle()
                     let (next, written, id) = try committed.get()
@@ -108,14 +108,12 @@ struct Session: Sendable {
                     action = written.committedEvent.map { machine.handle($0) } ?? written
                 case .writeFinished where deferringFinish:
                     let latency = began.map { ContinuousClock.now - $0 }
-                    let (write, id) = (action, attemptID)
-                    finish = committer.submit { db, tail in try attempt.write(write, attemptID: id, latency: latency, db, tail: tail) }
+                    finish = ledger.submit(action, attemptID: attemptID, latency: latency, attempt: attempt)
                     action = machine.handle(.finishCommitted)
                 case .writeStarted, .writeStopped, .writeFinished:
                     let latency = began.map { ContinuousClock.now - $0 }
-                    let (write, id) = (action, attemptID)
-                    try committer.run { db, tail in try attempt.write(write, attemptID: id, latency: latency, db, tail: tail) }
-                    action = write.committedEvent.map { machine.handle($0) } ?? .stop(machine.result)
+                    try ledger.write(action, attemptID: attemptID, latency: latency, attempt: attempt)
+                    action = action.committedEvent.map { machine.handle($0) } ?? .stop(machine.result)
                 case .send(let record, let delay):
                     if delay > .zero {
                         let sleep = activator.sleep
@@ -148,7 +146,7 @@ extension Result {
 struct DeferredActivation {
     let result: ActivationResult
     /// The queued "finished" write, if there is one.
-    let finish: GroupCommitter.Ticket<Void>?
+    let finish: PendingWrite?
 
     /// The line's result once its writes are committed: an error if the last one failed.
     func settled() -> ActivationResult {

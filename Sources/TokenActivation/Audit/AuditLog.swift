@@ -68,33 +68,51 @@ enum AuditLog {
 
     /// Recomputes the chain. Returns the sequence number of the first bad row, or nil.
     static func firstBrokenRow(_ db: Database) throws -> BrokenRow? {
-        var previous = AuditRow.genesisHash
+        var chain = ChainCheck()
         let rows = try Row.fetchCursor(db, sql: "SELECT * FROM audit_row ORDER BY seq")
         while let row = try rows.next() {
-            let seq: Int64 = row["seq"]
-            func broken(_ reason: String) -> BrokenRow {
-                BrokenRow(seq: seq, entryID: row["attempt_id"], event: row["event"], reason: reason)
+            let content = AuditRow.Event(rawValue: row["event"]).flatMap { event in
+                Timestamp(iso8601: row["at"]).map { at in
+                    AuditRow(
+                        attemptID: row["attempt_id"], event: event, at: at, requestID: row["request_id"],
+                        serialNumber: row["serial_number"], passTypeIdentifier: row["pass_type_identifier"],
+                        tokenUniqueReference: row["token_unique_reference"], device: row["device_label"],
+                        deeplinkHash: row["deeplink_hash"], ownerPID: row["owner_pid"], ownerStart: row["owner_start"],
+                        outcome: row["outcome"], errorCode: row["error_code"], httpStatus: row["http_status"],
+                        cardLast4Digits: row["card_last4"], comment: row["comment"], latencyMilliseconds: row["latency_ms"]
+                    )
+                }
             }
-            guard row["previous_hash"] as String == previous else {
-                return broken("its previous-hash link does not match the row before it (a row was removed or reordered)")
+            if let broken = chain.check(
+                seq: row["seq"], entryID: row["attempt_id"], event: row["event"], previousHash: row["previous_hash"], hash: row["hash"], content: content
+            ) {
+                return broken
             }
-            guard let event = AuditRow.Event(rawValue: row["event"]), let at = Timestamp(iso8601: row["at"]) else {
-                return broken("it holds an unreadable event or time")
-            }
-            let content = AuditRow(
-                attemptID: row["attempt_id"], event: event, at: at, requestID: row["request_id"],
-                serialNumber: row["serial_number"], passTypeIdentifier: row["pass_type_identifier"],
-                tokenUniqueReference: row["token_unique_reference"], device: row["device_label"],
-                deeplinkHash: row["deeplink_hash"], ownerPID: row["owner_pid"], ownerStart: row["owner_start"],
-                outcome: row["outcome"], errorCode: row["error_code"], httpStatus: row["http_status"],
-                cardLast4Digits: row["card_last4"], comment: row["comment"], latencyMilliseconds: row["latency_ms"]
-            )
-            let hash: String = row["hash"]
-            guard content.hash(previous: previous) == hash else {
-                return broken("its content does not match its hash (the row was changed)")
-            }
-            previous = hash
         }
+        return nil
+    }
+}
+
+/// Walks the audit's hash chain row by row, in order, on either database.
+struct ChainCheck {
+    private var previous = AuditRow.genesisHash
+
+    /// - Parameter content: the row's content, nil when its event or time cannot be read.
+    /// - Returns: why this row breaks the chain, or nil.
+    mutating func check(seq: Int64, entryID: Int64?, event: String?, previousHash: String, hash: String, content: AuditRow?) -> BrokenRow? {
+        func broken(_ reason: String) -> BrokenRow {
+            BrokenRow(seq: seq, entryID: entryID, event: event, reason: reason)
+        }
+        guard previousHash == previous else {
+            return broken("its previous-hash link does not match the row before it (a row was removed or reordered)")
+        }
+        guard let content else {
+            return broken("it holds an unreadable event or time")
+        }
+        guard content.hash(previous: previous) == hash else {
+            return broken("its content does not match its hash (the row was changed)")
+        }
+        previous = hash
         return nil
     }
 }

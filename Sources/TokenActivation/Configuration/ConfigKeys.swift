@@ -6,6 +6,11 @@ enum ConfigKeys {
     static let databasePath = "database.path"
     static let databaseBusyTimeout = "database.busy-timeout-ms"
     static let databaseSynchronous = "database.synchronous"
+    static let databaseURL = "database.url"
+    static let databasePasswordFile = "database.password-file"
+    static let databaseCAFile = "database.tls.ca-file"
+    static let databaseHostID = "database.host-id"
+    static let databaseLease = "database.lease-ms"
     static let deeplinkFormats = "deeplinks.formats"
     static let tmpBaseURL = "tmp.base-url"
     static let tmpConnectTimeout = "tmp.connect-timeout-ms"
@@ -43,7 +48,8 @@ enum ConfigKeys {
 
     /// Every key, in the order `config show` prints them.
     static let ordered: [String] = [
-        databasePath, databaseBusyTimeout, databaseSynchronous, deeplinkFormats,
+        databasePath, databaseBusyTimeout, databaseSynchronous,
+        databaseURL, databasePasswordFile, databaseCAFile, databaseHostID, databaseLease, deeplinkFormats,
         tmpBaseURL, tmpTransport, tmpConnectTimeout, tmpTimeout, tmpRetryAttempts, tmpRetryBackoff,
         tmpBearerTokenFile, tmpAPIKeyHeader, tmpAPIKeyFile,
         tmpCAFile, tmpClientCertFile, tmpClientKeyFile,
@@ -59,7 +65,7 @@ enum ConfigKeys {
     /// Variables that are not keys: the file's location, the log level and the secrets.
     static let otherVariables: Set<String> = [
         configFileVariable, "TOKENCTL_LOG_LEVEL", Secret.tmpBearerToken.variable, Secret.tmpAPIKey.variable,
-        Secret.powerAuthApplicationSecret.variable,
+        Secret.powerAuthApplicationSecret.variable, Secret.databasePassword.variable,
     ]
     static let configFileVariable = "TOKENCTL_CONFIG"
 
@@ -78,6 +84,7 @@ enum ConfigKeys {
             name: "PowerAuth application secret", fileKey: powerAuthApplicationSecretFile,
             variable: "TOKENCTL_ONBOARDING_POWERAUTH_APPLICATION_SECRET"
         )
-        static let all = [tmpBearerToken, tmpAPIKey, powerAuthApplicationSecret]
+        static let databasePassword = Secret(name: "PostgreSQL password", fileKey: databasePasswordFile, variable: "TOKENCTL_DATABASE_PASSWORD")
+        static let all = [tmpBearerToken, tmpAPIKey, powerAuthApplicationSecret, databasePassword]
     }
 }

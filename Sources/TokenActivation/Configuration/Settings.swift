@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTransport
 import OnboardingCore
+import PostgresStorage
 import Storage
 
 /// The resolved configuration of one tokenctl process: flags, then `TOKENCTL_*`
@@ -10,7 +11,10 @@ import Storage
 ///
 /// The built-in defaults equal `Config/tokenctl.json` in the repository.
 public struct Settings: Sendable, Equatable {
+    /// The SQLite database (`database.path`), used when ``postgres`` is nil.
     public var database: StoreOptions
+    /// The PostgreSQL database (`database.url`) shared by many hosts, when set.
+    public var postgres: PostgresOptions?
     /// Launch URLs configured in MDES (`scheme://host[/path]`) that deeplinks must match,
     /// parsed once when the configuration is loaded.
     public var deeplinkFormats: [DeeplinkFormat]
@@ -32,6 +36,7 @@ public struct Settings: Sendable, Equatable {
                 path: defaultDatabasePath(environment: environment), createsDirectory: true,
                 busyTimeoutMilliseconds: 30_000, durability: .normal
             ),
+            postgres: nil,
             deeplinkFormats: [DeeplinkFormat("mybank://activate")!],
             tmp: TMPSettings(
                 baseURL: sandboxBaseURL,

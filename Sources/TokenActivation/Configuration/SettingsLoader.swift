@@ -1,6 +1,8 @@
 import Configuration
 import ErrorCodes
 import Foundation
+import HTTPTransport
+import PostgresStorage
 import Storage
 
 /// Loads ``Settings`` from flags, `TOKENCTL_*` environment variables, a JSON
@@ -10,9 +12,15 @@ public struct SettingsLoader: Sendable {
     public struct Flags: Sendable, Equatable {
         public var configFile: String?
         public var databasePath: String?
-        public init(configFile: String? = nil, databasePath: String? = nil) {
+        /// `--host-id`: this host's name in attempt leases (PostgreSQL).
+        public var hostID: String?
+        /// A PostgreSQL URL in place of `database.url` (`db copy --to`).
+        public var databaseURL: String?
+        public init(configFile: String? = nil, databasePath: String? = nil, hostID: String? = nil, databaseURL: String? = nil) {
             self.configFile = configFile
             self.databasePath = databasePath
+            self.hostID = hostID
+            self.databaseURL = databaseURL
         }
     }
 
@@ -73,6 +81,7 @@ public struct SettingsLoader: Sendable {
             }
             settings.database.durability = durability
         }
+        settings.postgres = try postgres(layers, flags: flags, tmp: settings.tmp)
         if let (formats, origin) = try layers.stringArray(ConfigKeys.deeplinkFormats) {
             let expected = "launch URLs of the form scheme://host[/path], such as \"mybank://activate\""
             guard !formats.isEmpty else {
@@ -140,6 +149,46 @@ public struct SettingsLoader: Sendable {
             settings.onboarding.powerAuth.masterServerPublicKey = key
         }
         return settings
+    }
+
+    /// `database.url` and the keys beside it; nil when the URL is not set or `--database`
+    /// names a SQLite file. The
+    /// password is read here, from `database.password-file` (owner-only) or
+    /// `TOKENCTL_DATABASE_PASSWORD`. Call after the TMP keys: the lease's default is twice
+    /// the longest an attempt's request may take.
+    private func postgres(_ layers: ConfigLayers, flags: Flags, tmp: TMPSettings) throws -> PostgresOptions? {
+        let hostID = try flags.hostID.map { try nonEmpty($0, "--host-id", .environment) }
+        guard flags.databasePath == nil,
+              let (text, origin) = try flags.databaseURL.map({ ($0, ConfigOrigin.environment) }) ?? layers.string(ConfigKeys.databaseURL) else {
+            return nil
+        }
+        let url: PostgresURL
+        do {
+            url = try PostgresURL(parsing: text)
+        } catch {
+            throw ConfigurationError.invalidValue(key: ConfigKeys.databaseURL, origin: origin, expected: "postgres://USER@HOST[:PORT]/DATABASE[?sslmode=verify-full]: \(error.reason)")
+        }
+        let passwordFile = try layers.path(ConfigKeys.databasePasswordFile)
+        let password = try SecretFile.secret(
+            file: passwordFile, key: ConfigKeys.databasePasswordFile,
+            variable: ConfigKeys.Secret.databasePassword.variable, environment: environment
+        )
+        let configuredHost = try layers.string(ConfigKeys.databaseHostID).map { try nonEmpty($0.0, ConfigKeys.databaseHostID, $0.1) }
+        var options = PostgresOptions(
+            host: url.host, port: url.port, user: url.user, database: url.database, tls: url.tls, password: password,
+            caFile: try layers.path(ConfigKeys.databaseCAFile), hostID: hostID ?? configuredHost ?? Self.hostName(),
+            leaseMilliseconds: 2 * tmp.longestAttemptMilliseconds
+        )
+        try layers.int(ConfigKeys.databaseLease, min: 1000).map { options.leaseMilliseconds = $0 }
+        options.connectTimeoutMilliseconds = tmp.connectTimeoutMilliseconds
+        options.passwordFile = passwordFile
+        return options
+    }
+
+    private static func hostName() -> String {
+        var name = [CChar](repeating: 0, count: 256)
+        guard gethostname(&name, name.count - 1) == 0 else { return "localhost" }
+        return String(cString: name)
     }
 
     private func locateFile(flags: Flags) throws -> String? {

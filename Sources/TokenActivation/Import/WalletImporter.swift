@@ -1,5 +1,6 @@
 import GRDB
 import Glibc
+import PostgresStorage
 import Storage
 
 /// Where an import reads from.
@@ -61,6 +62,12 @@ struct WalletImporter {
     ///   index refuse the rows, the import throws ``DeviceIndexRefused`` and runs again
     ///   without deferring.
     private func write(on store: Store, deferringDeviceIndex: Bool) throws -> ImportSummary {
+        try withRows { rows, totalBytes in try write(rows, totalBytes: totalBytes, on: store, deferringDeviceIndex: deferringDeviceIndex) }
+    }
+
+    /// Opens the input and reads its rows on a second thread while the caller's writes:
+    /// measured 9.4 s → 7.5 s for 1,000,000 rows on a 2-core machine (Benchmarks/targets.sh).
+    private func withRows<T>(_ body: (ReadAheadRowSource, _ totalBytes: Int?) throws -> T) throws -> T {
         let (descriptor, totalBytes) = try input.open()
         defer { if case .file = input { _ = Glibc.close(descriptor) } }
         var reader = ByteReader(descriptor: descriptor, name: input.name)
@@ -69,11 +76,41 @@ struct WalletImporter {
         case .csv: try CSVRowSource(reader: reader)
         case .jsonl: JSONLinesRowSource(reader: reader)
         }
-        // Parsing on a second thread while this one writes: measured 9.4 s → 7.5 s for
-        // 1,000,000 rows on a 2-core machine (Benchmarks/targets.sh).
         let rows = ReadAheadRowSource(source)
         defer { rows.finish() }
-        return try store.write { db in
+        return try body(rows, totalBytes)
+    }
+
+    /// Into PostgreSQL: the rows streamed with COPY, then merged in the same transaction.
+    func run(on store: PostgresStore) throws -> ImportSummary {
+        try withRows { rows, totalBytes in
+            var count = 0
+            let result = try store.importPasses(overwriteState: overwriteState) {
+                guard let (line, fields) = try rows.next() else {
+                    progress?(rows.bytesConsumed, totalBytes)
+                    return nil
+                }
+                count += 1
+                if count & 0x3FFF == 0 { progress?(rows.bytesConsumed, totalBytes) }
+                return ImportedPass(
+                    line: line, passTypeIdentifier: fields.passTypeIdentifier, serialNumber: fields.serialNumber,
+                    deviceAccountIdentifier: fields.deviceAccountIdentifier, state: fields.state?.rawValue, device: fields.device, cardSuffix: fields.cardSuffix
+                )
+            }
+            switch result {
+            case .imported(let counts):
+                return ImportSummary(rows: count, inserted: counts.inserted, updated: counts.updated, keptStates: counts.keptStates)
+            case .conflict(let line, let row):
+                throw ImportError.conflict(line: line, ValidatedPassFields(
+                    serialNumber: row.serialNumber, deviceAccountIdentifier: row.deviceAccountIdentifier, passTypeIdentifier: row.passTypeIdentifier,
+                    state: row.state.flatMap(PassState.init(rawValue:)), device: row.device, cardSuffix: row.cardSuffix
+                ))
+            }
+        }
+    }
+
+    private func write(_ rows: ReadAheadRowSource, totalBytes: Int?, on store: Store, deferringDeviceIndex: Bool) throws -> ImportSummary {
+        try store.write { db in
             // A big import touches pages all over the file. A 32 MiB cache keeps unchanged
             // rows cheap to compare, and reading through a memory map (capped at 256 MiB,
             // file-backed and reclaimable) keeps a wallet-wide update from re-reading

@@ -21,8 +21,17 @@ public struct Wallet: Sendable {
     @discardableResult
     public func add(_ fields: PassRecordFields) throws -> PassRecord {
         let record = try PassRecordValidation.validate(fields).newRecord
-        try withStore { store in
-            try store.write { db in try WalletRepository.insert(record, db) }
+        try withBackend { backend in
+            switch backend {
+            case .sqlite(let store):
+                try store.write { db in try WalletRepository.insert(record, db) }
+            case .postgres(let store):
+                switch try store.insertPass(record.row) {
+                case .inserted: break
+                case .duplicate: throw WalletError.duplicate(record)
+                case .conflict: throw WalletError.conflict(record)
+                }
+            }
         }
         logger.info("wallet.added", metadata: ["serial": "\(Mask.identifier(record.serialNumber))"])
         return record
@@ -31,17 +40,20 @@ public struct Wallet: Sendable {
     /// The records with a serial number, optionally narrowed by pass type and device.
     /// - Throws: ``WalletError`` `notFound` when none matches, ``StorageError``.
     public func show(_ query: PassQuery) throws -> [PassRecord] {
-        let records = try withStore { store in
-            try store.readStatement { db in try WalletRepository.records(matching: query, db) }
-        }
+        let records = try withBackend { backend in try backend.records(matching: query) }
         guard !records.isEmpty else { throw WalletError.notFound(query) }
         return records
     }
 
     /// Streams all records (or those in one state) in serial order, without loading them all.
     public func forEach(state: PassState? = nil, _ body: (PassRecord) throws -> Void) throws {
-        try withStore { store in
-            try store.read { db in try WalletRepository.forEach(state: state, db, body) }
+        try withBackend { backend in
+            switch backend {
+            case .sqlite(let store):
+                try store.read { db in try WalletRepository.forEach(state: state, db, body) }
+            case .postgres(let store):
+                try store.forEachPass(state: state?.rawValue) { try body(PassRecord(row: $0)) }
+            }
         }
     }
 
@@ -49,13 +61,23 @@ public struct Wallet: Sendable {
     /// - Throws: ``WalletError`` `notFound`, or `ambiguous` when several match (name the
     ///   device), ``StorageError``.
     public func remove(_ query: PassQuery) throws -> PassRecord {
-        let record = try withStore { store in
-            try store.write { db -> PassRecord in
-                let matches = try WalletRepository.records(matching: query, db)
-                guard let record = matches.first else { throw WalletError.notFound(query) }
-                guard matches.count == 1 else { throw WalletError.ambiguous(query, matches: matches) }
-                try WalletRepository.delete(record, db)
-                return record
+        func single(_ matches: [PassRecord]) throws -> PassRecord {
+            guard let record = matches.first else { throw WalletError.notFound(query) }
+            guard matches.count == 1 else { throw WalletError.ambiguous(query, matches: matches) }
+            return record
+        }
+        let record = try withBackend { backend in
+            switch backend {
+            case .sqlite(let store):
+                try store.write { db -> PassRecord in
+                    let record = try single(try WalletRepository.records(matching: query, db))
+                    try WalletRepository.delete(record, db)
+                    return record
+                }
+            case .postgres(let store):
+                PassRecord(row: try store.removePass(serialNumber: query.serialNumber, passTypeIdentifier: query.passTypeIdentifier, device: query.device) { rows in
+                    try single(rows.map(PassRecord.init(row:))).row
+                })
             }
         }
         logger.info("wallet.removed", metadata: ["serial": "\(Mask.identifier(record.serialNumber))"])
@@ -72,8 +94,12 @@ public struct Wallet: Sendable {
     /// - Parameter overwriteState: let the file's state move an activated or activating pass
     ///   back (by default such a state is kept and counted in ``ImportSummary/keptStates``).
     public func importRecords(from input: ImportInput, format: WalletFileFormat? = nil, overwriteState: Bool = false, progress: ImportProgress? = nil) throws -> ImportSummary {
-        let summary = try withStore { store in
-            try WalletImporter(input: input, format: format, progress: progress, overwriteState: overwriteState).run(on: store)
+        let importer = WalletImporter(input: input, format: format, progress: progress, overwriteState: overwriteState)
+        let summary = try withBackend { backend in
+            switch backend {
+            case .sqlite(let store): try importer.run(on: store)
+            case .postgres(let store): try importer.run(on: store)
+            }
         }
         logger.info("wallet.imported", metadata: ["rows": "\(summary.rows)", "inserted": "\(summary.inserted)"])
         return summary
@@ -91,7 +117,7 @@ public struct Wallet: Sendable {
         }
     }
 
-    private func withStore<T>(_ body: (Store) throws -> T) throws -> T {
-        try Store.using(settings.database, logger: logger, body)
+    private func withBackend<T>(_ body: (OpenBackend) throws -> T) throws -> T {
+        try OpenBackend.using(settings, logger: logger, body)
     }
 }

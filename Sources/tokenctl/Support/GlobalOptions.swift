@@ -11,6 +11,9 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("SQLite database file (overrides database.path).", valueName: "path"), completion: .file())
     var database: String?
 
+    @Option(name: .long, help: ArgumentHelp("This host's name in attempt leases on PostgreSQL (overrides database.host-id; default: the host name).", valueName: "name"))
+    var hostID: String?
+
     @Option(name: .long, help: ArgumentHelp("Log level on standard error: trace, debug, info, notice, warning, error, critical (default: warning, or $TOKENCTL_LOG_LEVEL).", valueName: "level"), completion: .list(["trace", "debug", "info", "notice", "warning", "error", "critical"]))
     var logLevel: String?
 
@@ -25,6 +28,20 @@ struct GlobalOptions: ParsableArguments {
         try await loader().load(flags: flags)
     }
 
+    /// The settings of `db copy`'s target: a postgres:// URL in place of database.url, or a
+    /// SQLite file (as --database gives).
+    func settings(copyTarget target: String) async throws -> Settings {
+        var flags = flags
+        if target.hasPrefix("postgres://") || target.hasPrefix("postgresql://") {
+            flags.databaseURL = target
+            flags.databasePath = nil
+        } else {
+            flags.databasePath = target
+            flags.databaseURL = nil
+        }
+        return try await loader().load(flags: flags)
+    }
+
     /// The settings of a command line that gives none of these options.
     static func defaultSettings() async throws -> Settings {
         try await loader(logLevel: nil).load(flags: .init(configFile: nil, databasePath: nil))
@@ -35,7 +52,7 @@ struct GlobalOptions: ParsableArguments {
         try await loader().report(flags: flags)
     }
 
-    private var flags: SettingsLoader.Flags { .init(configFile: config, databasePath: database) }
+    private var flags: SettingsLoader.Flags { .init(configFile: config, databasePath: database, hostID: hostID) }
 
     private func loader() -> SettingsLoader {
         Self.loader(logLevel: logLevel)
@@ -65,7 +82,7 @@ struct GlobalOptions: ParsableArguments {
         }
     }
 
-    static let namesTakingValue: Set<String> = ["--config", "--database", "--log-level"]
+    static let namesTakingValue: Set<String> = ["--config", "--database", "--host-id", "--log-level"]
 
     /// Moves global options found before the first subcommand to after it, where
     /// ArgumentParser reads them (before a `--` terminator, if any).

@@ -1,0 +1,97 @@
+import ArgumentParser
+import TokenActivation
+
+struct DatabaseCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "db",
+        abstract: "The database's schema, and moves between SQLite and PostgreSQL.",
+        discussion: """
+            SQLite (database.path) applies its migrations when a command opens it. PostgreSQL \
+            (database.url) does not: run tokenctl db migrate once per new release, from one host; \
+            other commands refuse an older schema (storage.migrationRequired) and a newer one \
+            (storage.schemaTooNew).
+            """,
+        subcommands: [DatabaseStatusCommand.self, DatabaseMigrateCommand.self, DatabaseCopyCommand.self]
+    )
+}
+
+struct DatabaseStatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Which database is used and whether its schema is current.",
+        discussion: "Exit 0 when current; 74 (storage.migrationRequired) when migrations are pending."
+    )
+
+    @Flag(help: "Print JSON instead of text.")
+    var json = false
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        try await reportingErrors(json: json) {
+            let status = try DatabaseAdmin(settings: try await global.settings()).status()
+            Output.print(json: json ? DatabaseText.json(status) : nil, lines: DatabaseText.lines(status))
+            if !status.isCurrent {
+                throw DatabaseOutcome.migrationRequired(status)
+            }
+        }
+    }
+}
+
+struct DatabaseMigrateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "migrate",
+        abstract: "Apply the schema migrations this tokenctl knows and the database lacks.",
+        discussion: """
+            Safe to run again, and from several hosts at once: each migration is applied once, \
+            in its own transaction. Example: tokenctl db migrate
+            """
+    )
+
+    @Flag(help: "Print JSON instead of text.")
+    var json = false
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        try await reportingErrors(json: json) {
+            let (applied, status) = try DatabaseAdmin(settings: try await global.settings()).migrate()
+            let summary = applied.isEmpty ? "schema current; nothing to apply" : "applied \(applied.count): \(applied.joined(separator: ", "))"
+            var object = DatabaseText.json(status)
+            object.append("appliedNow", .array(applied.map { .string($0) }))
+            Output.print(json: json ? object : nil, lines: [summary] + DatabaseText.lines(status))
+        }
+    }
+}
+
+struct DatabaseCopyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "copy",
+        abstract: "Copy the wallet and the audit between SQLite and PostgreSQL.",
+        discussion: """
+            From the configured database to --to: a postgres:// URL (its password from \
+            database.password-file or TOKENCTL_DATABASE_PASSWORD) or a SQLite file. The target \
+            must be empty (storage.targetNotEmpty otherwise); the audit keeps its order and \
+            hashes, and the target's chain is verified after. Stop the handlers first. \
+            Examples: tokenctl db copy --to postgres://tokenctl@db.example.com/tokenctl; \
+            tokenctl --config pg.json db copy --to /var/lib/tokenctl/back.sqlite
+            """
+    )
+
+    @Option(help: ArgumentHelp("The target: postgres://USER@HOST[:PORT]/DATABASE[?sslmode=…] or a SQLite file.", valueName: "url-or-path"))
+    var to: String
+
+    @Flag(help: "Print JSON instead of text.")
+    var json = false
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        try await reportingErrors(json: json) {
+            let source = try await global.settings()
+            let target = try await global.settings(copyTarget: to)
+            let report = try DatabaseCopy(from: source, to: target).run()
+            let object = JSONObject(["passes": .int(report.passes), "auditRows": .int(report.auditRows), "verifiedRows": .int(report.verifiedRows)])
+            Output.print(json: json ? object : nil, lines: [
+                "copied \(report.passes) pass records and \(report.auditRows) audit rows; the target's chain verifies (\(report.verifiedRows) rows)",
+            ])
+        }
+    }
+}

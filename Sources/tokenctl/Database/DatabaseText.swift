@@ -1,0 +1,33 @@
+import ErrorCodes
+import TokenActivation
+
+/// The text and JSON of `tokenctl db status` and `db migrate`.
+enum DatabaseText {
+    static func lines(_ status: DatabaseStatus) -> [String] {
+        var lines = [
+            "database: \(status.backend) \(status.location)",
+            "schema:   \(status.applied) of \(status.known) migrations\(status.isCurrent ? " (current)" : "")",
+        ]
+        if !status.pending.isEmpty {
+            lines.append("pending:  \(status.pending.joined(separator: ", ")); run tokenctl db migrate")
+        }
+        return lines
+    }
+
+    static func json(_ status: DatabaseStatus) -> JSONObject {
+        JSONObject([
+            "backend": .string(status.backend), "location": .string(status.location), "applied": .int(status.applied),
+            "known": .int(status.known), "pending": .array(status.pending.map { .string($0) }), "current": .bool(status.isCurrent),
+        ])
+    }
+}
+
+/// `db status` on a schema that is behind: the report is printed, then this error.
+struct DatabaseOutcome: CodedError {
+    let code: ErrorCode
+    let message: String
+
+    static func migrationRequired(_ status: DatabaseStatus) -> DatabaseOutcome {
+        DatabaseOutcome(code: .storageMigrationRequired, message: "\(status.pending.count) migrations pending; run tokenctl db migrate")
+    }
+}

@@ -3,16 +3,34 @@ import Sandbox
 import TestSupport
 import Testing
 
+/// The database a test runs on: the same test bodies run on both.
+enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite
+    case postgres
+
+    var testDescription: String { rawValue }
+}
+
 /// A wallet with example passes, a sandbox on a free port, and the CLI pointed at both.
 struct ActivationHarness {
     var cli = CLI()
     let sandbox: TMPSandbox
+    /// The PostgreSQL database, when the harness runs on one.
+    var postgres: TestPostgres.Database?
 
-    static func start(slowDelay: Duration = .seconds(3)) async throws -> ActivationHarness {
+    /// - Parameter backend: PostgreSQL gets a new database of its own, migrated.
+    static func start(slowDelay: Duration = .seconds(3), backend: Backend = .sqlite) async throws -> ActivationHarness {
         let sandbox = try await TMPSandbox.start(port: 0, slowDelay: slowDelay)
         var harness = ActivationHarness(sandbox: sandbox)
         harness.cli.environment["TOKENCTL_TMP_BASE_URL"] = sandbox.baseURL
         harness.cli.environment["TOKENCTL_TMP_TIMEOUT_MS"] = "1000"
+        if backend == .postgres {
+            let database = try TestPostgres.makeDatabase()
+            harness.postgres = database
+            harness.cli.environment.merge(database.environment) { $1 }
+            let migrated = try harness.cli.run("db", "migrate")
+            try #require(migrated.status == 0, "\(migrated.stderr)")
+        }
         return harness
     }
 
@@ -40,6 +58,16 @@ struct ActivationHarness {
     func unauditedRequests() throws -> Set<String> {
         let received = Set(sandbox.requests.compactMap { $0.header("X-Request-ID") })
         return received.subtracting(try auditEntries().compactMap { $0["requestId"] as? String })
+    }
+
+    /// Waits (up to 20 s) until the sandbox has received `count` activation requests. Polls
+    /// without yielding: other tests block the cooperative threads while their processes
+    /// run, and an awaiting poller could wake only after the answer came.
+    func waitForRequests(_ count: Int) {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while sandbox.activationRequestCount < count && ContinuousClock.now < deadline {
+            usleep(5_000)
+        }
     }
 
     func state(_ serial: String) throws -> [String] {

@@ -16,7 +16,7 @@ protocol AttemptLedger: Sendable {
     /// - Returns: what `decide` returned last, and the attempt id it was given.
     func begin<T>(
         _ query: PassQuery, attempt: Attempt,
-        decide: (_ resolved: ActivationMachine.Event) -> (T, ActivationMachine.Action)
+        decide: @escaping (_ resolved: ActivationMachine.Event) -> (T, ActivationMachine.Action)
     ) throws -> (T, ActivationMachine.Action, attemptID: Int64)
 
     /// Writes a later action of the machine (started, stopped, finished) and waits until

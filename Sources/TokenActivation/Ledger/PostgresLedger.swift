@@ -31,7 +31,7 @@ struct PostgresLedger: AttemptLedger {
 
     func begin<T>(
         _ query: PassQuery, attempt: Attempt,
-        decide: (ActivationMachine.Event) -> (T, ActivationMachine.Action)
+        decide: @escaping (ActivationMachine.Event) -> (T, ActivationMachine.Action)
     ) throws -> (T, ActivationMachine.Action, attemptID: Int64) {
         var tries = 0
         while true {

@@ -22,17 +22,14 @@ struct SQLiteLedger: AttemptLedger {
 
     func begin<T>(
         _ query: PassQuery, attempt: Attempt,
-        decide: (ActivationMachine.Event) -> (T, ActivationMachine.Action)
+        decide: @escaping (ActivationMachine.Event) -> (T, ActivationMachine.Action)
     ) throws -> (T, ActivationMachine.Action, attemptID: Int64) {
         // Reading, deciding and writing in one transaction of the committer.
-        try withoutActuallyEscaping(decide) { decide in
-            let decideInWriter = UncheckedDecide(decide: decide)
-            return try committer.run { db, tail in
-                let id = try AuditLog.nextAttemptID(db, tail: tail)
-                let (value, action) = decideInWriter.decide(try attempt.resolve(query, attemptID: id, db))
-                try attempt.write(action, attemptID: id, latency: nil, db, tail: tail)
-                return (value, action, id)
-            }
+        try committer.run { db, tail in
+            let id = try AuditLog.nextAttemptID(db, tail: tail)
+            let (value, action) = decide(try attempt.resolve(query, attemptID: id, db))
+            try attempt.write(action, attemptID: id, latency: nil, db, tail: tail)
+            return (value, action, id)
         }
     }
 
@@ -50,9 +47,4 @@ struct SQLiteLedger: AttemptLedger {
     func close() {
         committer.close()
     }
-}
-
-/// The caller's decision, run on the committer's writer thread while the caller waits for it.
-private struct UncheckedDecide<T>: @unchecked Sendable {
-    let decide: (ActivationMachine.Event) -> (T, ActivationMachine.Action)
 }

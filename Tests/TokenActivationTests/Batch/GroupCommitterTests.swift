@@ -74,8 +74,8 @@ import Testing
                 let seen = try DatabaseQueue(path: directory.file("wallet.sqlite")).read { db in
                     try Int.fetchOne(db, sql: "SELECT count(*) FROM pass_record WHERE serial_number = 'S1'") ?? 0
                 }
-                #expect(DeferredActivation(result: ActivationResult(outcome: .approved), finish: written).settled().outcome == .approved)
-                return (seen, DeferredActivation(result: ActivationResult(outcome: .approved), finish: refused).settled())
+                #expect(DeferredActivation(result: ActivationResult(outcome: .approved), finish: PendingWrite { try written.result() }).settled().outcome == .approved)
+                return (seen, DeferredActivation(result: ActivationResult(outcome: .approved), finish: PendingWrite { try refused.result() }).settled())
             }
         }
         let (seen, settled) = try outcome.get()

@@ -7,7 +7,8 @@ import PackageDescription
 //   CMalloc          glibc's allocator tuning (mallopt)
 //   CSQLite          SQLite's process-wide settings (sqlite3_config)
 //   HTTPTransport    the HTTPTransport protocol, CurlTransport (libcurl), the checks on what a connection uses
-//   Storage          the SQLite database: GRDB setup, migrations, WAL and busy settings
+//   Storage          the SQLite database: GRDB setup, migrations, WAL and busy settings; the
+//                    interface the onboarding core's state is kept through (SQLite or PostgreSQL)
 //   PostgresStorage  the PostgreSQL database for a fleet of hosts (postgres-nio): connection,
 //                    versioned schema, leases, the chained audit's server-side append
 //   PowerAuth        PowerAuth 3.2 cryptography (client and server side) on swift-crypto
@@ -85,7 +86,6 @@ let package = Package(
                 "MPin",
                 "HTTPTransport",
                 "Storage",
-                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]

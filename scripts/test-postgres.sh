@@ -4,10 +4,13 @@
 #   eval "$(scripts/test-postgres.sh start)"   starts it (idempotent) and prints the exports:
 #                                              TOKENCTL_TEST_DATABASE_URL and _PASSWORD, PG* for psql
 #   scripts/test-postgres.sh stop [--purge]    stops it (--purge also removes its files)
+#   scripts/test-postgres.sh restart           stops it at once (as a crash would) and starts it again
 #
 # The server listens on 127.0.0.1 at the first free port from 55432 and on a private socket
 # directory, under TOKENCTL_PG_DIR (default /tmp/tokenctl-test-postgres). Its data are
 # throwaway: fsync is off unless TOKENCTL_PG_DURABLE=1 when the directory is first made.
+# Commits stay synchronous: a server stopped at once (restart) keeps every commit it
+# answered, as the restart test checks; only a crash of the machine would lose them.
 # initdb, pg_ctl and postgres refuse to run as root: as root they run as the postgres user.
 set -euo pipefail
 
@@ -58,7 +61,7 @@ initialise() {
     # everyone else gives one.
     as_server sh -c "printf '%s\n' 'host all postgres 127.0.0.1/32 trust' | cat - '$DATA/pg_hba.conf' > '$DATA/pg_hba.new' && mv '$DATA/pg_hba.new' '$DATA/pg_hba.conf'"
     as_server sh -c "printf '%s\n' \"listen_addresses = '127.0.0.1'\" \"unix_socket_directories = '$SOCKETS'\" \
-        'fsync = $durable' 'synchronous_commit = $durable' 'full_page_writes = $durable' \
+        'fsync = $durable' 'full_page_writes = $durable' \
         'dynamic_shared_memory_type = mmap' 'max_connections = 200' >> '$DATA/postgresql.conf'"
 }
 
@@ -82,9 +85,17 @@ stop() {
     if [ "${1:-}" = --purge ]; then rm -rf "$DIR"; fi
 }
 
+restart() {
+    local port
+    port="$(cat "$DIR/port")"
+    as_server "$BIN/pg_ctl" -D "$DATA" -m immediate -w -t 30 stop >/dev/null
+    as_server "$BIN/pg_ctl" -D "$DATA" -l "$DIR/server.log" -o "-p $port" -w -t 30 start >/dev/null
+}
+
 case "${1:-}" in
     start) start ;;
+    restart) restart ;;
     stop) stop "${2:-}" ;;
     env) print_env ;;
-    *) echo "usage: $0 start|stop [--purge]|env" >&2; exit 2 ;;
+    *) echo "usage: $0 start|stop [--purge]|restart|env" >&2; exit 2 ;;
 esac

@@ -108,6 +108,65 @@ enum PostgresSchema {
             """,
             applyFunction,
         ]),
+        // The onboarding core's state, per instance id, as on SQLite (its migrations v3–v6):
+        // hosts of a fleet that share an instance id share its user activation and login.
+        Migration(name: "v2-onboarding-state", statements: [
+            """
+            CREATE TABLE powerauth_activation (
+                instance_id text PRIMARY KEY,
+                activation_id text NOT NULL,
+                activation_name text NOT NULL,
+                created_at text NOT NULL,
+                server_public_key bytea NOT NULL,
+                device_public_key bytea NOT NULL,
+                device_private_key_vault bytea NOT NULL,
+                possession_key bytea NOT NULL,
+                transport_key bytea NOT NULL,
+                knowledge_key_encrypted bytea NOT NULL,
+                knowledge_key_salt bytea NOT NULL,
+                knowledge_key_iterations integer NOT NULL,
+                counter_data bytea NOT NULL,
+                counter bigint NOT NULL DEFAULT 0,
+                token_id text,
+                token_secret bytea,
+                token_factor text
+            )
+            """,
+            """
+            CREATE TABLE onboarding_process (
+                instance_id text PRIMARY KEY,
+                process_id text NOT NULL,
+                started_at text NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE login_user (
+                instance_id text PRIMARY KEY,
+                identity text NOT NULL,
+                device_name text NOT NULL,
+                mpin_id text NOT NULL,
+                reg_ott text NOT NULL,
+                state text NOT NULL
+                    CHECK (state IN ('INVALID', 'STARTED_REGISTRATION', 'ACTIVATED', 'REGISTERED', 'BLOCKED')),
+                secret text,
+                discovery text NOT NULL,
+                failed_attempts integer NOT NULL DEFAULT 0,
+                last_login_at text,
+                last_login_answer text,
+                created_at text NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE identity_verification (
+                instance_id text PRIMARY KEY,
+                process_id text,
+                phase text,
+                status text,
+                document_types text,
+                updated_at text NOT NULL
+            )
+            """,
+        ]),
     ]
 
     /// tokenctl_apply(changes, genesis): each change checks what it expects (pass states, leases

@@ -114,9 +114,9 @@ extension PostgresStore {
         try transaction { connection in
             var declare = PostgresQuery(unsafeSQL: "DECLARE stream NO SCROLL CURSOR FOR " + select.sql)
             declare.binds = select.binds
-            _ = try connection.query(declare, logger: logger).wait()
+            _ = try connection.answer(declare, logger)
             while true {
-                let rows = try connection.query("FETCH 10000 FROM stream", logger: logger).wait()
+                let rows = try connection.answer("FETCH 10000 FROM stream", logger)
                 if rows.isEmpty { break }
                 for row in rows { try body(row) }
             }

@@ -15,9 +15,9 @@ extension PostgresStore {
     /// The database's schema version next to this binary's.
     public func schemaStatus() throws -> SchemaStatus {
         let applied = try withConnection { connection -> Int in
-            let exists = try connection.query("SELECT to_regclass('tokenctl_schema') IS NOT NULL", logger: logger).wait()
+            let exists = try connection.answer("SELECT to_regclass('tokenctl_schema') IS NOT NULL", logger)
             guard try exists.first?.decode(Bool.self) == true else { return 0 }
-            let rows = try connection.query("SELECT coalesce(max(version), 0) FROM tokenctl_schema", logger: logger).wait()
+            let rows = try connection.answer("SELECT coalesce(max(version), 0) FROM tokenctl_schema", logger)
             return try rows.first?.decode(Int.self) ?? 0
         }
         let known = PostgresSchema.migrations.count
@@ -32,8 +32,8 @@ extension PostgresStore {
     @discardableResult
     public func migrate() throws -> [String] {
         try withConnection { connection in
-            _ = try connection.query("SELECT pg_advisory_lock(\(PostgresSchema.migrationLock))", logger: logger).wait()
-            defer { _ = try? connection.query("SELECT pg_advisory_unlock(\(PostgresSchema.migrationLock))", logger: logger).wait() }
+            _ = try connection.answer("SELECT pg_advisory_lock(\(PostgresSchema.migrationLock))", logger)
+            defer { _ = try? connection.answer("SELECT pg_advisory_unlock(\(PostgresSchema.migrationLock))", logger) }
             try connection.run("""
                 CREATE TABLE IF NOT EXISTS tokenctl_schema (
                     version integer PRIMARY KEY,
@@ -41,7 +41,7 @@ extension PostgresStore {
                     applied_at timestamptz NOT NULL DEFAULT now()
                 )
                 """, logger)
-            let rows = try connection.query("SELECT coalesce(max(version), 0) FROM tokenctl_schema", logger: logger).wait()
+            let rows = try connection.answer("SELECT coalesce(max(version), 0) FROM tokenctl_schema", logger)
             let applied = try rows.first?.decode(Int.self) ?? 0
             let known = PostgresSchema.migrations
             if applied > known.count {

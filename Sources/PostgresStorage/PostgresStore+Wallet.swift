@@ -74,17 +74,17 @@ extension PostgresStore {
     /// them locked.
     public func removePass(serialNumber: String, passTypeIdentifier: String?, device: String?, choose: ([PassRow]) throws -> PassRow) throws -> PassRow {
         try transaction { connection in
-            let rows = try connection.query("""
+            let rows = try connection.answer("""
                 SELECT \(unescaped: Self.passColumns) FROM pass_record
                 WHERE serial_number = \(serialNumber) AND (\(passTypeIdentifier)::text IS NULL OR pass_type_identifier = \(passTypeIdentifier))
                   AND (\(device)::text IS NULL OR device_label = \(device))
                 \(unescaped: Self.passOrder) FOR UPDATE
-                """, logger: logger).wait().map(Self.passRow)
+                """, logger).map(Self.passRow)
             let row = try choose(rows)
-            _ = try connection.query("""
+            _ = try connection.answer("""
                 DELETE FROM pass_record WHERE serial_number = \(row.serialNumber)
                 AND pass_type_identifier = \(row.passTypeIdentifier) AND device_account_identifier = \(row.deviceAccountIdentifier)
-                """, logger: logger).wait()
+                """, logger)
             return row
         }
     }
@@ -199,7 +199,7 @@ extension PostgresStore {
     /// The first input line whose device label, as it would be stored, is held by another
     /// record of its serial and pass type (stored, or earlier in the input).
     private static func firstConflict(_ connection: PostgresConnection, _ logger: Logger) throws -> PassImportResult {
-        let rows = try connection.query("""
+        let rows = try connection.answer("""
             WITH final AS (
                 SELECT i.line, i.serial_number, i.pass_type_identifier, i.device_account_identifier,
                        coalesce(i.device_label, p.device_label) AS label
@@ -217,7 +217,7 @@ extension PostgresStore {
             SELECT r.line, i.pass_type_identifier, i.serial_number, i.device_account_identifier, i.state, i.device_label, i.card_suffix
             FROM ranked r JOIN import_latest i ON i.line = r.line
             WHERE r.holders > 1 AND r.place > 1 ORDER BY r.line LIMIT 1
-            """, logger: logger).wait()
+            """, logger)
         guard let row = rows.first else {
             throw StorageError(.storageIO, "PostgreSQL refused the import's rows for a uniqueness rule tokenctl could not place")
         }
@@ -226,7 +226,7 @@ extension PostgresStore {
     }
 
     private static func count(_ connection: PostgresConnection, _ sql: String, _ logger: Logger) throws -> Int {
-        try connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).wait().first?.decode(Int.self) ?? 0
+        try connection.answer(PostgresQuery(unsafeSQL: sql), logger).first?.decode(Int.self) ?? 0
     }
 
     /// Streams rows into `table` with COPY (text format), 256 KiB at a time.

@@ -59,7 +59,7 @@ public final class PostgresStore: Sendable {
     /// Runs `body` on a connection of the pool: one made when none is idle. A connection the
     /// server or the network broke is dropped, not returned.
     func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
-        let connection = try idle.withLock { $0.popLast() } ?? connect()
+        let connection = try idleOpenConnection() ?? connect()
         do {
             let result = try body(connection)
             idle.withLock { $0.append(connection) }
@@ -74,22 +74,31 @@ public final class PostgresStore: Sendable {
         }
     }
 
+    /// An idle connection the server has not closed (a restarted server closes them all).
+    private func idleOpenConnection() -> PostgresConnection? {
+        while let connection = idle.withLock({ $0.popLast() }) {
+            if !connection.isClosed { return connection }
+            _ = try? connection.close().wait()
+        }
+        return nil
+    }
+
     /// Runs one statement and returns its rows.
     @discardableResult
     func query(_ query: PostgresQuery) throws -> PostgresQueryResult {
-        try withConnection { connection in try connection.query(query, logger: logger).wait() }
+        try withConnection { connection in try connection.answer(query, logger) }
     }
 
     /// Runs `body` in a transaction on one connection; rolled back when it throws.
     func transaction<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         try withConnection { connection in
-            _ = try connection.query("BEGIN", logger: logger).wait()
+            _ = try connection.answer("BEGIN", logger)
             do {
                 let result = try body(connection)
-                _ = try connection.query("COMMIT", logger: logger).wait()
+                _ = try connection.answer("COMMIT", logger)
                 return result
             } catch {
-                _ = try? connection.query("ROLLBACK", logger: logger).wait()
+                _ = try? connection.answer("ROLLBACK", logger)
                 throw error
             }
         }
@@ -172,7 +181,7 @@ public final class PostgresStore: Sendable {
         let place = "\(options.host):\(options.port)"
         guard let error = error as? PSQLError else {
             if connecting { return StorageError(.storageUnreachable, "cannot reach PostgreSQL at \(place): \(error)") }
-            if error is ChannelError || error is IOError {
+            if error is ChannelError || error is IOError || error is ConnectionClosed {
                 return StorageError(.storageConnectionLost, "the connection to PostgreSQL at \(place) broke: \(error)")
             }
             if let error = error as? PostgresError {
@@ -224,6 +233,22 @@ extension StorageError {
 extension PostgresConnection {
     /// Runs one statement without parameters (SQL tokenctl wrote, never a value).
     func run(_ sql: String, _ logger: Logger) throws {
-        _ = try query(PostgresQuery(unsafeSQL: sql), logger: logger).wait()
+        _ = try answer(PostgresQuery(unsafeSQL: sql), logger)
+    }
+
+    /// Runs `query` and waits for its rows. postgres-nio drops a query written to a connection
+    /// that has already closed (the server went away while the connection was idle) without
+    /// failing it, and waiting would never end. The check runs on the connection's event loop
+    /// after the write: a query the channel took is failed by the channel's close instead.
+    func answer(_ query: PostgresQuery, _ logger: Logger) throws -> PostgresQueryResult {
+        let answered = eventLoop.makePromise(of: PostgresQueryResult.self)
+        self.query(query, logger: logger).cascade(to: answered)
+        eventLoop.execute {
+            if self.isClosed { answered.fail(ConnectionClosed()) }
+        }
+        return try answered.futureResult.wait()
     }
 }
+
+/// A query met a connection that had already closed.
+struct ConnectionClosed: Error {}

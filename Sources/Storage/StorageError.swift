@@ -20,6 +20,12 @@ public struct StorageError: CodedError, Equatable, CustomStringConvertible {
         self.message = message
     }
 
+    /// `tokenctl db copy` found data in its target.
+    public static func targetNotEmpty(_ place: String, passes: Int, auditRows: Int, stateTables: [String]) -> StorageError {
+        let state = stateTables.isEmpty ? "" : " and onboarding state (\(stateTables.joined(separator: ", ")))"
+        return StorageError(.storageTargetNotEmpty, "the database \(place) already holds \(passes) pass records and \(auditRows) audit rows\(state); db copy writes only into an empty database")
+    }
+
     static func busy(path: String, timeoutMilliseconds: Int) -> StorageError {
         StorageError(.storageBusy, "the database \(path) stayed locked by another process for more than \(timeoutMilliseconds) ms (database.busy-timeout-ms); try again later")
     }

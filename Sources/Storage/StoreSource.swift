@@ -1,24 +1,31 @@
 import Logging
 
 /// Where a service gets its database: opened for one call and closed after it, or a
-/// store the caller already holds (one handle for the whole process).
+/// database the caller already holds (one handle for the whole process).
 public enum StoreSource: Sendable {
-    case options(StoreOptions)
-    case shared(Store)
+    /// Opens a database for one call: the SQLite file, or PostgreSQL (the caller that
+    /// knows both backends supplies the opener).
+    case opening(@Sendable (Logger) throws -> any StateDatabase)
+    case shared(any StateDatabase)
 
-    /// Runs `body` on the store; one opened here is closed after, also when `body` throws.
-    public func using<T>(logger: Logger, _ body: (Store) async throws -> T) async throws -> T {
+    /// The SQLite file the options name, opened for each call.
+    public static func options(_ options: StoreOptions) -> StoreSource {
+        .opening { logger in try Store(options: options, logger: logger) }
+    }
+
+    /// Runs `body` on the database; one opened here is closed after, also when `body` throws.
+    public func using<T>(logger: Logger, _ body: (any StateDatabase) async throws -> T) async throws -> T {
         switch self {
-        case .shared(let store):
-            return try await body(store)
-        case .options(let options):
-            let store = try Store(options: options, logger: logger)
+        case .shared(let database):
+            return try await body(database)
+        case .opening(let open):
+            let database = try open(logger)
             do {
-                let result = try await body(store)
-                try store.close()
+                let result = try await body(database)
+                try database.close()
                 return result
             } catch {
-                try? store.close()
+                try? database.close()
                 throw error
             }
         }

@@ -200,7 +200,7 @@ public struct LoginService: Sendable {
 
     /// The platform's verdict on pass 2: 200 goes on; 401 counts a wrong PIN; 410 blocks; 412
     /// is a stale ticket, not counted against the PIN.
-    func judge(_ verdict: MIRACLClient.Answer, user: inout LoginUser, store: Store) throws {
+    func judge(_ verdict: MIRACLClient.Answer, user: inout LoginUser, store: any StateDatabase) throws {
         switch verdict.status {
         case 200:
             return
@@ -220,7 +220,7 @@ public struct LoginService: Sendable {
 
     /// Loads the user, checks `step` may run from its state (nothing is sent otherwise), and
     /// runs `body` with a client on the configured servers.
-    func withUser<T>(_ step: LoginStep, counting: CountingTransport? = nil, _ body: (LoginUser?, MIRACLClient, Store) async throws -> T) async throws -> T {
+    func withUser<T>(_ step: LoginStep, counting: CountingTransport? = nil, _ body: (LoginUser?, MIRACLClient, any StateDatabase) async throws -> T) async throws -> T {
         try await database.using(logger: logger) { store in
             let loginStore = LoginStore(store: store)
             let user = try loginStore.load(instanceID)
@@ -238,7 +238,7 @@ public struct LoginService: Sendable {
     }
 
     /// The identity is blocked: the token is deleted, the state kept for `status`.
-    func block(_ user: inout LoginUser, store: Store) throws -> LoginError {
+    func block(_ user: inout LoginUser, store: any StateDatabase) throws -> LoginError {
         user.state = .blocked
         user.secret = nil
         user.failedAttempts = Self.attemptsBeforeBlock

@@ -4,7 +4,7 @@ import Storage
 /// `onboarding.require-pin-login-within-seconds`: token activation needs a successful PIN
 /// login (accepted by the relying party) this recent. Answered from the database alone.
 public enum PINLoginGate {
-    public static func status(store: Store, instanceID: String, within seconds: Int, now: Date) throws -> UserActivationStatus {
+    public static func status(store: any StateDatabase, instanceID: String, within seconds: Int, now: Date) throws -> UserActivationStatus {
         guard let user = try LoginStore(store: store).load(instanceID) else {
             return .notFinished(reason: "a PIN login is required and this installation has no PIN login user", nextStep: .registerLogin)
         }

@@ -16,7 +16,7 @@ public struct ActivationProcess: Sendable {
     ///   - api: the onboarding server's `/api/onboarding/…` endpoints.
     ///   - powerAuth: the device activation that `activate` creates.
     ///   - canRestoreSession: false drops a process stored by an earlier run.
-    public init(api: OnboardingAPI, powerAuth: PowerAuthClient, store: Store, canRestoreSession: Bool = true) throws {
+    public init(api: OnboardingAPI, powerAuth: PowerAuthClient, store: any StateDatabase, canRestoreSession: Bool = true) throws {
         self.api = api
         self.powerAuth = powerAuth
         processes = OnboardingProcessStore(store: store)

@@ -11,7 +11,7 @@ public struct PowerAuthClient: Sendable {
     let transport: any HTTPTransport
     let activations: DeviceActivationStore
 
-    public init(settings: PowerAuthSettings, transport: any HTTPTransport, store: Store) {
+    public init(settings: PowerAuthSettings, transport: any HTTPTransport, store: any StateDatabase) {
         self.settings = settings
         self.transport = transport
         activations = DeviceActivationStore(store: store)

@@ -74,7 +74,7 @@ public struct DeviceService: Sendable {
     }
 
     /// Runs `body` with a PowerAuth client, its transport and the store.
-    func withConnection<T>(_ body: (PowerAuthClient, any HTTPTransport, Store) async throws -> T) async throws -> T {
+    func withConnection<T>(_ body: (PowerAuthClient, any HTTPTransport, any StateDatabase) async throws -> T) async throws -> T {
         let powerAuth = try resolved ?? powerAuthSettings()
         let transport: any HTTPTransport
         do {

@@ -81,7 +81,7 @@ public struct OnboardingService: Sendable {
     }
 
     /// Throws `onboarding.notRunning` when no process is stored for `instance`.
-    private static func requireStoredProcess(instance: String, _ store: Store) throws {
+    private static func requireStoredProcess(instance: String, _ store: any StateDatabase) throws {
         guard try OnboardingProcessStore(store: store).processID(instance) == nil else { return }
         throw OnboardingError.notRunning(activated: try DeviceActivationStore(store: store).load(instance) != nil)
     }

@@ -23,7 +23,7 @@ public struct OnboardingUserCheck: UserActivationCheck {
         self.transports = transports
     }
 
-    public func status(store: Store) async throws -> UserActivationStatus {
+    public func status(store: any StateDatabase) async throws -> UserActivationStatus {
         let instance = settings.instanceID
         guard try DeviceActivationStore(store: store).load(instance) != nil else {
             return try OnboardingProcessStore(store: store).processID(instance) != nil

@@ -9,7 +9,7 @@ public struct VerificationProcess: Sendable {
     let api: IdentityAPI
     let onboarding: OnboardingAPI
     public let powerAuth: PowerAuthClient
-    let store: Store
+    let store: any StateDatabase
 
     var records: VerificationStore { VerificationStore(store: store, instanceID: powerAuth.settings.instanceID) }
 

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import Storage
 
 /// The `identity_verification` table: per instance id, the last successful status and the
@@ -17,21 +16,20 @@ struct VerificationStore {
         var status: VerificationStatus
     }
 
-    let store: Store
+    let store: any StateDatabase
     let instanceID: String
 
     func load() throws -> Record {
-        try store.read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT process_id, phase, status, document_types FROM identity_verification WHERE instance_id = ?", arguments: [instanceID]) else {
+        try store.readState { db in
+            guard let row = try db.row("SELECT process_id, phase, status, document_types FROM identity_verification WHERE instance_id = ?", [.text(instanceID)]) else {
                 return Record()
             }
-            let processID: String? = row["process_id"]
-            let status = (row["status"] as String?).flatMap(VerificationStatus.init(rawValue:))
+            let status = row.text("status").flatMap(VerificationStatus.init(rawValue:))
             var last: LastStatus?
-            if let processID, let status {
-                last = LastStatus(processID: processID, phase: (row["phase"] as String?).flatMap(VerificationPhase.init(rawValue:)), status: status)
+            if let processID = row.text("process_id"), let status {
+                last = LastStatus(processID: processID, phase: row.text("phase").flatMap(VerificationPhase.init(rawValue:)), status: status)
             }
-            let types = (row["document_types"] as String?).map { $0.split(separator: ",").map { DocumentType(rawValue: String($0)) } }
+            let types = row.text("document_types").map { $0.split(separator: ",").map { DocumentType(rawValue: String($0)) } }
             return Record(lastStatus: last, chosenTypes: types)
         }
     }
@@ -58,18 +56,18 @@ struct VerificationStore {
     }
 
     func delete() throws {
-        try store.write { db in try db.execute(sql: "DELETE FROM identity_verification WHERE instance_id = ?", arguments: [instanceID]) }
+        try store.writeState { db in try db.execute("DELETE FROM identity_verification WHERE instance_id = ?", [.text(instanceID)]) }
     }
 
     private func upsert(set assignments: String, values: [String?]) throws {
-        try store.write { db in
+        try store.writeState { db in
             try db.execute(
-                sql: """
-                    INSERT INTO identity_verification (instance_id, process_id, phase, status, document_types, updated_at)
-                    VALUES (?, ?, ?, ?, ?, ?)
-                    ON CONFLICT (instance_id) DO UPDATE SET \(assignments)
-                    """,
-                arguments: StatementArguments([instanceID] + values + [Date().ISO8601Format()])
+                """
+                INSERT INTO identity_verification (instance_id, process_id, phase, status, document_types, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT (instance_id) DO UPDATE SET \(assignments)
+                """,
+                [.text(instanceID)] + values.map { StateValue($0) } + [.text(Date().ISO8601Format())]
             )
         }
     }

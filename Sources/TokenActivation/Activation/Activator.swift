@@ -69,22 +69,15 @@ public struct Activator: Sendable {
 
     /// What must hold before anything is sent, asked once per process: a usable TMP
     /// configuration (the authentication headers) and, when required, a finished user
-    /// activation, answered on the process's one database handle (SQLite: the onboarding
-    /// core's state is kept there).
-    func preflight(store: Store?) async -> Result<[(name: String, value: String)], ActivationError> {
+    /// activation, answered on the process's one database handle (which also keeps the
+    /// onboarding core's state, on either backend).
+    func preflight(store: any StateDatabase) async -> Result<[(name: String, value: String)], ActivationError> {
         let headers: [(name: String, value: String)]
         do {
             headers = try TMPCredentials.headers(settings.tmp, environment: environment)
         } catch {
             return .failure(ActivationError(error))
         }
-        if store == nil && (settings.onboarding.requiresFinishedUserActivation || settings.onboarding.pinLoginWithinSeconds != nil) {
-            return .failure(ActivationError(
-                code: .configInvalidValue,
-                message: "onboarding.require-finished-user-activation and onboarding.require-pin-login-within-seconds need the onboarding state, which this release keeps in SQLite only; unset them or database.url"
-            ))
-        }
-        guard let store else { return .success(headers) }
         do {
             if settings.onboarding.requiresFinishedUserActivation,
                case .notFinished(let reason, let nextStep) = try await userCheck.status(store: store) {

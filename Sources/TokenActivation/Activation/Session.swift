@@ -17,7 +17,7 @@ struct Session: Sendable {
     /// The ledger is made last: a writer thread it starts is stopped by ``close()``.
     init(activator: Activator, backend: OpenBackend, clients count: Int) async throws {
         self.activator = activator
-        switch await activator.preflight(store: backend.sqlite) {
+        switch await activator.preflight(store: backend.state) {
         case .failure(let error):
             clients = Array(repeating: .failure(error), count: count)
             multi = nil

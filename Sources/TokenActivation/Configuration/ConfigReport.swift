@@ -52,6 +52,8 @@ public struct ConfigReport: Sendable {
         entries = ConfigKeys.ordered.map { key in
             let source: Source = if key == ConfigKeys.databasePath, flags.databasePath != nil {
                 .flag("--database")
+            } else if key == ConfigKeys.databaseHostID, flags.hostID != nil, settings.postgres != nil {
+                .flag("--host-id")
             } else {
                 switch origins[key] {
                 case .file(let path): .file(path)

@@ -8,11 +8,14 @@ import Storage
 public struct CopyReport: Sendable, Equatable {
     public let passes: Int
     public let auditRows: Int
+    /// Rows of the onboarding core's state (device activation, process, login user, verification).
+    public let stateRows: Int
     /// The target's audit chain, verified after the copy.
     public let verifiedRows: Int
 }
 
-/// `tokenctl db copy`: moves a database's wallet and audit between SQLite and PostgreSQL.
+/// `tokenctl db copy`: moves a database's wallet, audit and onboarding state between SQLite
+/// and PostgreSQL, in one transaction on the target.
 /// The target must be empty; audit rows keep their order and hashes (each one checked as it
 /// is written), the deeplink hash key goes along, and the target's chain is verified after.
 /// Run it with no handler writing the source.
@@ -28,7 +31,7 @@ public struct DatabaseCopy: Sendable {
     }
 
     public func run() throws -> CopyReport {
-        let copied: (passes: Int, auditRows: Int)
+        let copied: (passes: Int, auditRows: Int, stateRows: Int)
         switch (source.postgres, target.postgres) {
         case (nil, let postgres?):
             copied = try Store.using(source.database, logger: logger) { store in try toPostgres(from: store, postgres) }
@@ -41,19 +44,11 @@ public struct DatabaseCopy: Sendable {
         if let broken {
             throw AuditError.chainBroken(broken)
         }
-        logger.info("database.copied", metadata: ["passes": "\(copied.passes)", "audit-rows": "\(copied.auditRows)"])
-        return CopyReport(passes: copied.passes, auditRows: copied.auditRows, verifiedRows: rows)
+        logger.info("database.copied", metadata: ["passes": "\(copied.passes)", "audit-rows": "\(copied.auditRows)", "state-rows": "\(copied.stateRows)"])
+        return CopyReport(passes: copied.passes, auditRows: copied.auditRows, stateRows: copied.stateRows, verifiedRows: rows)
     }
 
-    private static let onboardingTables = ["powerauth_activation", "onboarding_process", "login_user", "identity_verification"]
-
-    private func toPostgres(from store: Store, _ options: PostgresOptions) throws -> (passes: Int, auditRows: Int) {
-        let held = try store.read { db in
-            try Self.onboardingTables.filter { try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \($0))") ?? false }
-        }
-        guard held.isEmpty else {
-            throw StorageError(.storageUnsupported, "the source holds onboarding state (\(held.joined(separator: ", "))), which PostgreSQL does not hold in this release; nothing was copied")
-        }
+    private func toPostgres(from store: Store, _ options: PostgresOptions) throws -> (passes: Int, auditRows: Int, stateRows: Int) {
         let key = try store.read { try AuditLog.deeplinkHashKey($0) }
         let expected = try store.read { db in
             (try Int.fetchOne(db, sql: "SELECT count(*) FROM pass_record") ?? 0, try Int.fetchOne(db, sql: "SELECT count(*) FROM audit_row") ?? 0)
@@ -81,22 +76,26 @@ public struct DatabaseCopy: Sendable {
                 previousHash: row["previous_hash"], hash: row["hash"]
             )
         }
-        let copied = try postgres.load(passes: { try passes.next() }, auditRows: { try audit.next() }, deeplinkHashKey: key)
-        guard copied == expected else {
+        let copied = try postgres.load(passes: { try passes.next() }, auditRows: { try audit.next() }, deeplinkHashKey: key) { target in
+            try StateTables.copy(from: store, into: target)
+        }
+        guard (copied.passes, copied.auditRows) == expected else {
             throw StorageError(.storageIO, "the source changed during the copy (\(expected.0) records and \(expected.1) audit rows before, \(copied.passes) and \(copied.auditRows) read); stop the handlers and copy again into an empty database")
         }
         return copied
     }
 
-    private func toSQLite(from options: PostgresOptions) throws -> (passes: Int, auditRows: Int) {
+    private func toSQLite(from options: PostgresOptions) throws -> (passes: Int, auditRows: Int, stateRows: Int) {
         let postgres = try PostgresStore(options: options, logger: logger)
         defer { postgres.close() }
         let key = try postgres.deeplinkHashKey()
         return try Store.using(target.database, logger: logger) { store in
             try store.write { db in
+                let statements = SQLiteStatements(db)
                 let held = (try WalletRepository.count(db), try Int.fetchOne(db, sql: "SELECT count(*) FROM audit_row") ?? 0)
-                guard held == (0, 0) else {
-                    throw StorageError(.storageTargetNotEmpty, "the database \(target.database.path) already holds \(held.0) pass records and \(held.1) audit rows; db copy writes only into an empty database")
+                let heldState = try StateTables.held(statements)
+                guard held == (0, 0), heldState.isEmpty else {
+                    throw StorageError.targetNotEmpty(target.database.path, passes: held.0, auditRows: held.1, stateTables: heldState)
                 }
                 var passes = 0
                 try postgres.forEachPass(state: nil) { row in
@@ -116,7 +115,7 @@ public struct DatabaseCopy: Sendable {
                     rows += 1
                 }
                 try db.execute(sql: "UPDATE metadata SET value = ? WHERE key = 'deeplink-hash-key'", arguments: [Data(key)])
-                return (passes, rows)
+                return (passes, rows, try StateTables.copy(from: postgres, into: statements))
             }
         }
     }

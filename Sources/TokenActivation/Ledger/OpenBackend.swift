@@ -16,8 +16,14 @@ enum OpenBackend: Sendable {
             defer { store.close() }
             return try await body(.postgres(store))
         }
-        return try await StoreSource.options(settings.database).using(logger: logger) { store in
-            try await body(.sqlite(store))
+        let store = try Store(options: settings.database, logger: logger)
+        do {
+            let result = try await body(.sqlite(store))
+            try store.close()
+            return result
+        } catch {
+            try? store.close()
+            throw error
         }
     }
 
@@ -31,10 +37,12 @@ enum OpenBackend: Sendable {
         return try Store.using(settings.database, logger: logger) { store in try body(.sqlite(store)) }
     }
 
-    /// The SQLite store, which also holds the onboarding core's state.
-    var sqlite: Store? {
-        if case .sqlite(let store) = self { return store }
-        return nil
+    /// The same database, holding the onboarding core's state.
+    var state: any StateDatabase {
+        switch self {
+        case .sqlite(let store): store
+        case .postgres(let store): store
+        }
     }
 
     /// - Parameter sharing: several workers write at once (a batch): SQLite then writes

@@ -29,9 +29,14 @@ struct DatabaseStatusCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(json: json) {
             let status = try DatabaseAdmin(settings: try await global.settings()).status()
-            Output.print(json: json ? DatabaseText.json(status) : nil, lines: DatabaseText.lines(status))
-            if !status.isCurrent {
-                throw DatabaseOutcome.migrationRequired(status)
+            // A schema behind is reported inside the status object (one JSON object, as activate's).
+            let behind = status.isCurrent ? nil : DatabaseOutcome.migrationRequired(status)
+            var object = DatabaseText.json(status)
+            object.append("error", behind.map { .object(errorObject($0)) } ?? .null)
+            Output.print(json: json ? object : nil, lines: DatabaseText.lines(status))
+            if let behind {
+                Output.error("\(behind.message) (\(behind.code.rawValue))")
+                throw ExitCode(behind.exitStatus.rawValue)
             }
         }
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import Synchronization
 import TokenActivation
 
 /// Options every command takes, before or after the subcommand.
@@ -71,8 +72,12 @@ struct GlobalOptions: ParsableArguments {
         return settings
     }
 
-    /// Logs go to standard error at `level`, else `$TOKENCTL_LOG_LEVEL`, else warning.
+    private static let loggingBootstrapped = Atomic<Bool>(false)
+
+    /// Logs go to standard error at `level`, else `$TOKENCTL_LOG_LEVEL`, else warning. Only
+    /// the first call sets them up (`db copy` loads two settings; swift-log allows one setup).
     static func bootstrapLogging(level name: String? = nil) {
+        guard !loggingBootstrapped.exchange(true, ordering: .relaxed) else { return }
         let name = name ?? ProcessInfo.processInfo.environment["TOKENCTL_LOG_LEVEL"] ?? "warning"
         let level = Logger.Level(rawValue: name) ?? .warning
         LoggingSystem.bootstrap { label in

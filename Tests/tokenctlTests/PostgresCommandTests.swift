@@ -1,0 +1,83 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `tokenctl db …`, and what PostgreSQL's failures look like to a user.
+@Suite struct PostgresCommandTests {
+    @Test func migrateAppliesOnceAndStatusTellsWhereTheSchemaStands() throws {
+        let database = try TestPostgres.makeDatabase()
+        let cli = CLI()
+        let environment = database.environment
+
+        let fresh = try cli.run(["db", "status", "--json"], environment: environment)
+        #expect(fresh.status == 74, "\(fresh.stderr)")
+        #expect(try fresh.jsonObject()["applied"] as? Int == 0)
+        let refused = try cli.run(["wallet", "list", "--json"], environment: environment)
+        #expect(refused.status == 74 && refused.errorCode == "storage.migrationRequired", "\(refused.stdout)")
+        #expect(refused.stderr.contains("tokenctl db migrate"))
+
+        let migrated = try cli.run(["db", "migrate", "--json"], environment: environment)
+        #expect(migrated.status == 0, "\(migrated.stderr)")
+        #expect((try migrated.jsonObject()["appliedNow"] as? [String])?.isEmpty == false)
+        let again = try cli.run(["db", "migrate", "--json"], environment: environment)
+        #expect((try again.jsonObject()["appliedNow"] as? [String]) == [])
+        #expect(try cli.run(["db", "status"], environment: environment).status == 0)
+
+        // A schema from a newer tokenctl.
+        try database.psql("INSERT INTO tokenctl_schema (version, name) VALUES (99, 'from-the-future')")
+        let newer = try cli.run(["wallet", "list", "--json"], environment: environment)
+        #expect(newer.status == 74 && newer.errorCode == "storage.schemaTooNew", "\(newer.stdout)")
+    }
+
+    @Test func unreachableServerAndRefusedPasswordAreCodedAndSendNothing() async throws {
+        let harness = try await ActivationHarness.start(backend: .postgres)
+        defer { Task { try await harness.stop() } }
+        try harness.add("F1", "DF1")
+
+        let wrongPassword = try harness.activate("F1", environment: ["TOKENCTL_DATABASE_PASSWORD": "not-the-password"])
+        #expect(wrongPassword.status == 74 && wrongPassword.errorCode == "storage.authentication", "\(wrongPassword.stdout)")
+        #expect(!wrongPassword.stderr.contains("not-the-password"))
+
+        let port = try unusedPort()
+        let down = try harness.activate("F1", environment: ["TOKENCTL_DATABASE_URL": "postgres://tokenctl@127.0.0.1:\(port)/tokenctl?sslmode=disable"])
+        #expect(down.status == 75 && down.errorCode == "storage.unreachable", "\(down.stdout)")
+        #expect(harness.sandbox.activationRequestCount == 0)
+
+        let inURL = try harness.cli.run(["wallet", "list"], environment: ["TOKENCTL_DATABASE_URL": "postgres://tokenctl:secret@127.0.0.1:\(port)/tokenctl"])
+        #expect(inURL.status == 78 && inURL.stderr.contains("password-file"), "\(inURL.stderr)")
+        #expect(!inURL.stderr.contains("secret"))
+    }
+
+    @Test func copyMovesTheWalletAndAuditBothWaysAndRefusesAFullTarget() async throws {
+        let harness = try await ActivationHarness.start()
+        defer { Task { try await harness.stop() } }
+        for serial in ["C1", "C2", "C3"] { try harness.add(serial, "D\(serial)") }
+        #expect(try harness.activate("C1").outcome == "APPROVED")
+        #expect(try harness.activate("C2").outcome == "APPROVED")
+        let sqliteEntries = try harness.auditEntries()
+
+        // SQLite → PostgreSQL: the same entries, the chain verifies, activation goes on there.
+        let target = try TestPostgres.makeDatabase()
+        let copied = try harness.cli.run(["db", "copy", "--to", target.url, "--json"], environment: ["TOKENCTL_DATABASE_PASSWORD": TestPostgres.password])
+        #expect(copied.status == 0, "\(copied.stderr)")
+        #expect(copied.object["passes"] as? Int == 3 && copied.object["auditRows"] as? Int == 4, "\(copied.stdout)")
+        var onPostgres = harness
+        onPostgres.cli.environment.merge(target.environment) { $1 }
+        #expect(try onPostgres.auditEntries().map { $0["requestId"] as? String } == sqliteEntries.map { $0["requestId"] as? String })
+        #expect(try onPostgres.activate("C3").outcome == "APPROVED")
+        #expect(try onPostgres.activate("C1").outcome == "ALREADY_ACTIVATED")
+        #expect(try onPostgres.cli.run("audit", "verify").status == 0)
+
+        let again = try harness.cli.run(["db", "copy", "--to", target.url, "--json"], environment: ["TOKENCTL_DATABASE_PASSWORD": TestPostgres.password])
+        #expect(again.status == 74 && again.errorCode == "storage.targetNotEmpty", "\(again.stdout)")
+
+        // And back into a new SQLite file.
+        let back = harness.cli.directory.file("back.sqlite")
+        let returned = try onPostgres.cli.run(["db", "copy", "--to", back, "--json"])
+        #expect(returned.status == 0, "\(returned.stderr)")
+        #expect(returned.object["auditRows"] as? Int == 8, "\(returned.stdout)")
+        let verified = try harness.cli.run(["--database", back, "audit", "verify"])
+        #expect(verified.status == 0 && verified.stdout.contains("8 rows"), "\(verified.stdout)")
+        #expect(try harness.cli.run(["--database", back, "wallet", "list", "--state", "activated", "--json"]).json() as? [Any] != nil)
+    }
+}

@@ -9,6 +9,16 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case postgres
 
     var testDescription: String { rawValue }
+
+    /// Points `cli` at the backend: PostgreSQL gets a new database of its own, migrated.
+    func prepare(_ cli: inout CLI) throws -> TestPostgres.Database? {
+        guard self == .postgres else { return nil }
+        let database = try TestPostgres.makeDatabase()
+        cli.environment.merge(database.environment) { $1 }
+        let migrated = try cli.run("db", "migrate")
+        try #require(migrated.status == 0, "\(migrated.stderr)")
+        return database
+    }
 }
 
 /// A wallet with example passes, a sandbox on a free port, and the CLI pointed at both.
@@ -24,13 +34,7 @@ struct ActivationHarness {
         var harness = ActivationHarness(sandbox: sandbox)
         harness.cli.environment["TOKENCTL_TMP_BASE_URL"] = sandbox.baseURL
         harness.cli.environment["TOKENCTL_TMP_TIMEOUT_MS"] = "1000"
-        if backend == .postgres {
-            let database = try TestPostgres.makeDatabase()
-            harness.postgres = database
-            harness.cli.environment.merge(database.environment) { $1 }
-            let migrated = try harness.cli.run("db", "migrate")
-            try #require(migrated.status == 0, "\(migrated.stderr)")
-        }
+        harness.postgres = try backend.prepare(&harness.cli)
         return harness
     }
 

@@ -10,10 +10,12 @@ struct DeviceHarness {
     var cli = CLI()
     let pinFile: String
     let wrongPinFile: String
+    /// The PostgreSQL database, when the harness runs on one.
+    var postgres: TestPostgres.Database?
 
     var server: PowerAuthServer { sandbox.powerAuth }
 
-    static func start(identityCheck: @escaping IdentityCheck = IdentityChecks.acceptNonEmpty, onboarding: OnboardingOptions = OnboardingOptions()) async throws -> DeviceHarness {
+    static func start(identityCheck: @escaping IdentityCheck = IdentityChecks.acceptNonEmpty, onboarding: OnboardingOptions = OnboardingOptions(), backend: Backend = .sqlite) async throws -> DeviceHarness {
         let identity = PowerAuthServerIdentity.generate()
         let sandbox = try await TMPSandbox.start(port: 0, powerAuth: PowerAuthServer(identity: identity, identityCheck: identityCheck), onboarding: onboarding)
         var harness = DeviceHarness(sandbox: sandbox, pinFile: "", wrongPinFile: "")
@@ -26,9 +28,11 @@ struct DeviceHarness {
             "TOKENCTL_ONBOARDING_POWERAUTH_APPLICATION_SECRET_FILE": secretFile,
             "TOKENCTL_ONBOARDING_POWERAUTH_MASTER_SERVER_PUBLIC_KEY": identity.masterPublicKeyBase64,
         ]) { $1 }
+        let postgres = try backend.prepare(&harness.cli)
         return DeviceHarness(
             sandbox: sandbox, cli: harness.cli,
-            pinFile: try harness.privateFile("pin", "1234\n"), wrongPinFile: try harness.privateFile("wrong-pin", "9999\n")
+            pinFile: try harness.privateFile("pin", "1234\n"), wrongPinFile: try harness.privateFile("wrong-pin", "9999\n"),
+            postgres: postgres
         )
     }
 

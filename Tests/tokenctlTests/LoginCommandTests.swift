@@ -13,7 +13,11 @@ import Testing
     let pinFile: String
 
     init() async throws {
-        harness = try await ActivationHarness.start()
+        try await self.init(backend: .sqlite)
+    }
+
+    init(backend: Backend) async throws {
+        harness = try await ActivationHarness.start(backend: backend)
         cli = harness.cli
         cli.environment["TOKENCTL_LOGIN_BACKEND_URL"] = harness.sandbox.baseURL
         cli.environment["TOKENCTL_LOGIN_RELYING_PARTY_URL"] = harness.sandbox.baseURL + "/rp"
@@ -104,8 +108,14 @@ import Testing
         #expect(try login("run", "--pin", Self.pin).status == 64)
     }
 
-    @Test func activationWaitsForARecentPINLoginAndTheRefusalIsAudited() async throws {
-        defer { Task { try await harness.stop() } }
+    @Test(arguments: Backend.allCases)
+    func activationWaitsForARecentPINLoginAndTheRefusalIsAudited(_ backend: Backend) async throws {
+        let suite = backend == .sqlite ? self : try await LoginCommandTests(backend: backend)
+        defer { Task { try await harness.stop(); if backend != .sqlite { try await suite.harness.stop() } } }
+        try suite.pinLoginGate()
+    }
+
+    private func pinLoginGate() throws {
         try harness.add("SNPINGATE1", "DAPLPINGATE1")
         try harness.add("SNPINGATE2", "DAPLPINGATE2")
         let gate = ["TOKENCTL_ONBOARDING_REQUIRE_PIN_LOGIN_WITHIN_SECONDS": "300"]

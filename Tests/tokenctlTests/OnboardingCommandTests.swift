@@ -13,8 +13,9 @@ import Testing
         try harness.cli.run(["activate", "mybank://activate?serialNumber=SN1", "--json"], environment: environment)
     }
 
-    @Test func theUserActivationOpensTheGateOnlyWhenVerificationHasEnded() async throws {
-        let harness = try await DeviceHarness.start()
+    @Test(arguments: Backend.allCases)
+    func theUserActivationOpensTheGateOnlyWhenVerificationHasEnded(_ backend: Backend) async throws {
+        let harness = try await DeviceHarness.start(backend: backend)
         defer { Task { try? await harness.shutdown() } }
         #expect(try harness.cli.run("wallet", "add", "--serial", "SN1", "--device-account-id", "DAPL00001111").status == 0)
 
@@ -83,6 +84,16 @@ import Testing
         // Every refusal is audited with its reason.
         let audit = try #require(try harness.cli.run("audit", "list", "--json").json() as? [[String: Any]])
         #expect(audit.compactMap { $0["errorCode"] as? String }.filter { $0 == "user.activationRequired" }.count == 4)
+
+        // On PostgreSQL the device activation is there; db copy takes it to a SQLite file,
+        // where it is the same activation.
+        guard let database = harness.postgres else { return }
+        #expect(try database.psql("SELECT activation_id FROM powerauth_activation").output == activationID)
+        let file = harness.cli.directory.file("copy.sqlite")
+        let copied = try harness.cli.run(["db", "copy", "--to", file, "--json"])
+        #expect(copied.status == 0 && (copied.object["stateRows"] as? Int ?? 0) >= 1, "\(copied.stdout)\(copied.stderr)")
+        let onCopy = try harness.cli.run(["--database", file, "device", "show", "--json"], environment: ["TOKENCTL_DATABASE_URL": ""])
+        #expect(onCopy.object["activationId"] as? String == activationID, "\(onCopy.stdout)\(onCopy.stderr)")
     }
 
     /// `/api/identity/status` answers a MAC-token request with the process and, before

@@ -8,8 +8,9 @@ import Testing
 @Suite struct VerificationCommandTests {
     static let gate = ["TOKENCTL_ONBOARDING_REQUIRE_FINISHED_USER_ACTIVATION": "true"]
 
-    @Test func aFullVerificationNamesEachStepAndOpensTheGate() async throws {
-        let harness = try await DeviceHarness.start()
+    @Test(arguments: Backend.allCases)
+    func aFullVerificationNamesEachStepAndOpensTheGate(_ backend: Backend) async throws {
+        let harness = try await DeviceHarness.start(backend: backend)
         defer { Task { try? await harness.shutdown() } }
         #expect(try harness.cli.run("wallet", "add", "--serial", "SN1", "--device-account-id", "DAPL00001111").status == 0)
         let processID = try harness.onboard()

@@ -70,7 +70,7 @@ struct DatabaseMigrateCommand: AsyncParsableCommand {
 struct DatabaseCopyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "copy",
-        abstract: "Copy the wallet and the audit between SQLite and PostgreSQL.",
+        abstract: "Copy the wallet, the audit and the onboarding state between SQLite and PostgreSQL.",
         discussion: """
             From the configured database to --to: a postgres:// URL (its password from \
             database.password-file or TOKENCTL_DATABASE_PASSWORD) or a SQLite file. The target \
@@ -93,9 +93,12 @@ struct DatabaseCopyCommand: AsyncParsableCommand {
             let source = try await global.settings()
             let target = try await global.settings(copyTarget: to)
             let report = try DatabaseCopy(from: source, to: target).run()
-            let object = JSONObject(["passes": .int(report.passes), "auditRows": .int(report.auditRows), "verifiedRows": .int(report.verifiedRows)])
+            let object = JSONObject([
+                "passes": .int(report.passes), "auditRows": .int(report.auditRows), "stateRows": .int(report.stateRows),
+                "verifiedRows": .int(report.verifiedRows),
+            ])
             Output.print(json: json ? object : nil, lines: [
-                "copied \(report.passes) pass records and \(report.auditRows) audit rows; the target's chain verifies (\(report.verifiedRows) rows)",
+                "copied \(report.passes) pass records, \(report.auditRows) audit rows and \(report.stateRows) rows of onboarding state; the target's chain verifies (\(report.verifiedRows) rows)",
             ])
         }
     }

@@ -4,9 +4,10 @@ import TestSupport
 import Testing
 
 /// SIGKILL at random moments during batch activation and wallet import, on one database
-/// for all rounds. After every kill: `PRAGMA integrity_check` is ok, `audit verify`
-/// passes, every request the sandbox received has an audit entry, and an import is all
-/// or nothing. At the end, one batch run closes what the kills interrupted.
+/// for all rounds, on SQLite and on PostgreSQL. After every kill: `PRAGMA integrity_check`
+/// is ok (SQLite), `audit verify` passes, every request the sandbox received has an audit
+/// entry, and an import is all or nothing. At the end, one batch run closes what the kills
+/// interrupted (on PostgreSQL once the killed attempts' leases have expired).
 ///
 /// Rounds: `TOKENCTL_CRASH_ROUNDS` (default 10; `make stress` runs 100). The seed is
 /// printed; `TOKENCTL_CRASH_SEED` replays the same schedule (kill moments are relative
@@ -15,12 +16,18 @@ import Testing
     static let importRows = 5_000
     static let batchLines = 300
 
-    @Test func killedBatchesAndImportsLeaveAConsistentDatabase() async throws {
+    /// The lease of an attempt on PostgreSQL in this test (the shortest allowed).
+    static let leaseMilliseconds = 1_000
+
+    @Test(arguments: Backend.allCases)
+    func killedBatchesAndImportsLeaveAConsistentDatabase(_ backend: Backend) async throws {
         let rounds = ProcessInfo.processInfo.environment["TOKENCTL_CRASH_ROUNDS"].flatMap(Int.init) ?? 10
         let seed = SeededGenerator.seed(from: "TOKENCTL_CRASH_SEED")
-        print("crash consistency: \(rounds) rounds, seed \(seed) (TOKENCTL_CRASH_SEED=\(seed) replays it)")
+        print("crash consistency on \(backend): \(rounds) rounds, seed \(seed) (TOKENCTL_CRASH_SEED=\(seed) replays it)")
         var random = SeededGenerator(seed: seed)
-        let harness = try await ActivationHarness.start()
+        var started = try await ActivationHarness.start(backend: backend)
+        started.cli.environment["TOKENCTL_DATABASE_LEASE_MS"] = String(Self.leaseMilliseconds)
+        let harness = started
         defer { Task { try await harness.stop() } }
         try #require(try harness.cli.run("wallet", "list").status == 0)  // creates the database
         var state = RoundState(harness: harness)
@@ -36,9 +43,10 @@ import Testing
             if killedMidWay { killedDuringWork += 1 }
             try state.checkConsistency(after: "round \(round) (\(isImport ? "import" : "batch"), kill after \(delay))")
         }
-        print("crash consistency: \(rounds) rounds survived, \(killedDuringWork) killed mid-way, seed \(seed)")
+        print("crash consistency on \(backend): \(rounds) rounds survived, \(killedDuringWork) killed mid-way, seed \(seed)")
 
         // Recovery: a full run closes every interrupted attempt and activates the rest.
+        if backend == .postgres { usleep(UInt32(Self.leaseMilliseconds + 200) * 1000) }
         let finish = try harness.cli.run(["activate", "--batch", state.batchFile(serials: state.allSerials), "--json", "--concurrency", "4"])
         #expect([0, 69].contains(finish.status), "\(finish.stderr.suffix(500))")
         let stuck = try state.count("SELECT COUNT(*) FROM pass_record WHERE state = 'activating'")
@@ -108,13 +116,21 @@ private struct RoundState {
         return (killedMidWay, killedMidWay ? nil : result, ContinuousClock.now - started)
     }
 
+    /// A count, read with psql on PostgreSQL, with GRDB on SQLite.
     func count(_ sql: String) throws -> Int {
-        try DatabaseQueue(path: harness.cli.databasePath).read { try Int.fetchOne($0, sql: sql) ?? 0 }
+        if let database = harness.postgres {
+            let result = try database.psql(sql)
+            try #require(result.status == 0, "\(result.output)")
+            return Int(result.output) ?? -1
+        }
+        return try DatabaseQueue(path: harness.cli.databasePath).read { try Int.fetchOne($0, sql: sql) ?? 0 }
     }
 
     func checkConsistency(after what: String) throws {
-        let integrity = try DatabaseQueue(path: harness.cli.databasePath).read { try String.fetchAll($0, sql: "PRAGMA integrity_check") }
-        #expect(integrity == ["ok"], "\(what): \(integrity)")
+        if harness.postgres == nil {
+            let integrity = try DatabaseQueue(path: harness.cli.databasePath).read { try String.fetchAll($0, sql: "PRAGMA integrity_check") }
+            #expect(integrity == ["ok"], "\(what): \(integrity)")
+        }
         let verify = try harness.cli.run("audit", "verify")
         #expect(verify.status == 0, "\(what): \(verify.stdout) \(verify.stderr)")
         let unaudited = try harness.unauditedRequests()

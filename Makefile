@@ -6,7 +6,8 @@
 #   make demo    the activation flow on a temporary database and the loopback sandbox
 #   make bench   the performance targets, one table each (cold start, batch, import, memory;
 #                `make bench-targets` alone), then PIN login and identity verification figures;
-#                make bench-wallet, bench-activation, bench-login, bench-verification: one set
+#                make bench-wallet, bench-activation, bench-login, bench-verification,
+#                bench-postgres (PostgreSQL next to SQLite): one set
 #   make fuzz    libFuzzer on every parser (deeplink, importers, TMP answer, configuration,
 #                onboarding envelope, verification answers, M-Pin points), FUZZ_SECONDS each (make test runs 10 s each);
 #                make fuzz-merge keeps what reached new code in Fuzz/corpus
@@ -43,7 +44,7 @@ FUZZ_RUNS := \
   mpin-point:MPinPointFuzzer:
 FUZZ_PRODUCTS := DeeplinkFuzzer ImportFuzzer TMPAnswerFuzzer ConfigurationFuzzer OnboardingEnvelopeFuzzer VerificationAnswerFuzzer MPinPointFuzzer
 
-.PHONY: deps build test stress demo bench bench-targets bench-wallet bench-login bench-verification bench-activation fuzz fuzz-build fuzz-merge install clean
+.PHONY: deps build test stress demo bench bench-targets bench-postgres bench-wallet bench-login bench-verification bench-activation fuzz fuzz-build fuzz-merge install clean
 
 deps:
 	@missing=""; \
@@ -135,6 +136,12 @@ bench-wallet: deps
 	$(SWIFT) build $(RELEASE) --product tokenctl
 	$(SWIFT) build $(RELEASE) --product WalletBenchmark
 	@Benchmarks/wallet.sh .build/release $(BENCH_RECORDS)
+
+# PostgreSQL next to SQLite: 1, 2 and 4 batch processes, one cold activation, an import of
+# BENCH_RECORDS records, the audit chain's append rate with 16 writers (a private server).
+bench-postgres: deps
+	$(SWIFT) build $(RELEASE) --product tokenctl
+	@Benchmarks/postgres.sh .build/release $(BENCH_LINES) $(BENCH_RECORDS)
 
 # Just the identity verification figures.
 bench-verification: deps

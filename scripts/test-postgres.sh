@@ -2,7 +2,8 @@
 # test-postgres.sh start|stop|env — a private PostgreSQL 15 for the test suite and benchmarks.
 #
 #   eval "$(scripts/test-postgres.sh start)"   starts it (idempotent) and prints the exports:
-#                                              TOKENCTL_TEST_DATABASE_URL and _PASSWORD, PG* for psql
+#                                              TOKENCTL_TEST_DATABASE_URL, _PASSWORD and _CA (the
+#                                              CA of the server's TLS certificate), PG* for psql
 #   scripts/test-postgres.sh stop [--purge]    stops it (--purge also removes its files)
 #   scripts/test-postgres.sh restart           stops it at once (as a crash would) and starts it again
 #
@@ -43,8 +44,24 @@ free_port() {
 print_env() {
     local port
     port="$(cat "$DIR/port")"
-    echo "export TOKENCTL_TEST_DATABASE_URL='postgres://tokenctl@127.0.0.1:$port/tokenctl?sslmode=disable' TOKENCTL_TEST_DATABASE_PASSWORD=tokenctl"
+    echo "export TOKENCTL_TEST_DATABASE_URL='postgres://tokenctl@127.0.0.1:$port/tokenctl?sslmode=disable' TOKENCTL_TEST_DATABASE_PASSWORD=tokenctl TOKENCTL_TEST_DATABASE_CA='$DIR/tls/ca.pem'"
     echo "export PGHOST=127.0.0.1 PGPORT=$port PGUSER=tokenctl PGPASSWORD=tokenctl PGDATABASE=tokenctl"
+}
+
+# A test CA and a server certificate it signs (localhost and 127.0.0.1), for the TLS tests.
+make_certificates() {
+    local tls="$DIR/tls"
+    mkdir -p "$tls"
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 3650 -subj "/CN=tokenctl test CA" \
+        -keyout "$tls/ca.key" -out "$tls/ca.pem" 2>/dev/null
+    openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=localhost" \
+        -keyout "$tls/server.key" -out "$tls/server.csr" 2>/dev/null
+    printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\n' > "$tls/san.ext"
+    openssl x509 -req -in "$tls/server.csr" -CA "$tls/ca.pem" -CAkey "$tls/ca.key" -CAcreateserial -days 3650 \
+        -extfile "$tls/san.ext" -out "$tls/server.pem" 2>/dev/null
+    chmod 0644 "$tls/ca.pem" "$tls/server.pem"
+    chmod 0600 "$tls/server.key" "$tls/ca.key"
+    if [ "$(id -u)" = 0 ]; then chown -R postgres:postgres "$tls"; chown root:root "$tls/ca.key"; fi
 }
 
 initialise() {
@@ -53,6 +70,7 @@ initialise() {
     if [ "$(id -u)" = 0 ]; then chown postgres:postgres "$DIR"; fi
     chmod 0755 "$DIR"
     as_server mkdir -p "$SOCKETS"
+    make_certificates
     as_server env LC_ALL=C.UTF-8 "$BIN/initdb" -D "$DATA" -U postgres -E UTF8 --locale=C.UTF-8 \
         --auth-local=trust --auth-host=scram-sha-256 --no-sync >/dev/null
     local durable=off
@@ -62,7 +80,8 @@ initialise() {
     as_server sh -c "printf '%s\n' 'host all postgres 127.0.0.1/32 trust' | cat - '$DATA/pg_hba.conf' > '$DATA/pg_hba.new' && mv '$DATA/pg_hba.new' '$DATA/pg_hba.conf'"
     as_server sh -c "printf '%s\n' \"listen_addresses = '127.0.0.1'\" \"unix_socket_directories = '$SOCKETS'\" \
         'fsync = $durable' 'full_page_writes = $durable' \
-        'dynamic_shared_memory_type = mmap' 'max_connections = 200' >> '$DATA/postgresql.conf'"
+        'dynamic_shared_memory_type = mmap' 'max_connections = 200' \
+        'ssl = on' \"ssl_cert_file = '$DIR/tls/server.pem'\" \"ssl_key_file = '$DIR/tls/server.key'\" >> '$DATA/postgresql.conf'"
 }
 
 start() {

@@ -25,7 +25,7 @@ extension ErrorCode {
              .powerAuthServerError, .powerAuthUnreachable, .loginUnreachable, .loginTLS, .loginServerError,
              .sandboxCannotListen:
             .unavailable
-        case .storageDirectoryMissing, .storageIO, .storageCorrupt, .storageReadOnly, .storageAuthentication,
+        case .storageDirectoryMissing, .storageIO, .storageCorrupt, .storageReadOnly, .storageAuthentication, .storageTLS,
              .storageMigrationRequired, .storageSchemaTooNew, .storageTargetNotEmpty, .storageUnsupported:
             .databaseError
         case .activationInProgress, .storageBusy, .storageUnreachable, .storageConnectionLost, .onboardingInProgress, .onboardingResendTooEarly, .onboardingLimitReached,

@@ -127,6 +127,7 @@ public enum ErrorCode: String, CaseIterable, Sendable, Hashable, Comparable {
     case storageCorrupt = "storage.corrupt"
     case storageReadOnly = "storage.readOnly"
     case storageUnreachable = "storage.unreachable"
+    case storageTLS = "storage.tls"
     case storageAuthentication = "storage.authentication"
     case storageConnectionLost = "storage.connectionLost"
     case storageMigrationRequired = "storage.migrationRequired"

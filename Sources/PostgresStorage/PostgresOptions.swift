@@ -1,6 +1,8 @@
 import ErrorCodes
 import Storage
 
+import Glibc
+
 /// Where and how to reach the PostgreSQL database (`database.url` and the keys beside it).
 public struct PostgresOptions: Sendable, Equatable {
     public enum TLSMode: String, Sendable, Equatable {
@@ -123,6 +125,14 @@ public struct PostgresURL: Sendable, Equatable {
             }
             tls = mode
         }
+        if tls == .verifyFull && Self.isIPAddress(host) {
+            throw PostgresURLError("sslmode=verify-full needs a host name (the server's certificate is checked against it, and TLS cannot send an IP address as the name): use the name in the certificate, or sslmode=verify-ca")
+        }
+    }
+
+    private static func isIPAddress(_ host: String) -> Bool {
+        var address = in6_addr()
+        return inet_pton(AF_INET, host, &address) == 1 || inet_pton(AF_INET6, host, &address) == 1
     }
 
     private static func decoded(_ text: Substring, _ what: String) throws(PostgresURLError) -> String {

@@ -207,7 +207,11 @@ public final class PostgresStore: Sendable {
             }
         }
         switch error.code {
-        case .connectionError, .sslUnsupported, .failedToAddSSLHandler:
+        case .connectionError where error.underlying is NIOSSLError:
+            return StorageError(.storageTLS, "PostgreSQL at \(place) offered a TLS certificate that was not accepted (\(error.underlying.map { "\($0)" } ?? "")); set database.tls.ca-file to the CA that signs it, or check sslmode in database.url")
+        case .sslUnsupported:
+            return StorageError(.storageTLS, "PostgreSQL at \(place) does not offer TLS, which sslmode=\(options.tls.rawValue) in database.url requires")
+        case .connectionError, .failedToAddSSLHandler:
             let detail = error.underlying.map { "\($0)" } ?? "\(error.code)"
             return StorageError(.storageUnreachable, "cannot reach PostgreSQL at \(place): \(detail)")
         case .authMechanismRequiresPassword:

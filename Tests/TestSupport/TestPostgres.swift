@@ -6,6 +6,8 @@ public enum TestPostgres {
     /// `TOKENCTL_TEST_DATABASE_URL`: the server's `tokenctl` database, as tokenctl spells a URL.
     public static var baseURL: String? { ProcessInfo.processInfo.environment["TOKENCTL_TEST_DATABASE_URL"] }
     public static var password: String { ProcessInfo.processInfo.environment["TOKENCTL_TEST_DATABASE_PASSWORD"] ?? "tokenctl" }
+    /// The CA that signs the test server's TLS certificate (for localhost and 127.0.0.1).
+    public static var caFile: String? { ProcessInfo.processInfo.environment["TOKENCTL_TEST_DATABASE_CA"] }
 
     public struct Database: Sendable {
         /// The URL tokenctl takes (`database.url`); the password goes in `TOKENCTL_DATABASE_PASSWORD`.

@@ -48,6 +48,34 @@ import Testing
         #expect(!inURL.stderr.contains("secret"))
     }
 
+    @Test func tlsChecksTheServersCertificateAgainstTheConfiguredCA() throws {
+        let database = try TestPostgres.makeDatabase()
+        let caFile = try #require(TestPostgres.caFile)
+        let cli = CLI()
+        func url(_ host: String, _ mode: String) -> String {
+            database.url.replacingOccurrences(of: "127.0.0.1", with: host).replacingOccurrences(of: "sslmode=disable", with: "sslmode=\(mode)")
+        }
+        var verified = database.environment
+        verified["TOKENCTL_DATABASE_URL"] = url("localhost", "verify-full")
+        verified["TOKENCTL_DATABASE_TLS_CA_FILE"] = caFile
+        #expect(try cli.run(["db", "migrate"], environment: verified).status == 0)
+        #expect(try cli.run(["wallet", "list", "--json"], environment: verified).status == 0)
+
+        // Without the CA the certificate is not trusted: nothing is sent, a coded error says what to set.
+        var untrusted = verified
+        untrusted.removeValue(forKey: "TOKENCTL_DATABASE_TLS_CA_FILE")
+        let refused = try cli.run(["wallet", "list", "--json"], environment: untrusted)
+        #expect(refused.status == 74 && refused.errorCode == "storage.tls", "\(refused.stdout)")
+        #expect(refused.stderr.contains("database.tls.ca-file"))
+
+        // sslmode=require encrypts without checking; verify-full cannot check an IP address.
+        untrusted["TOKENCTL_DATABASE_URL"] = url("localhost", "require")
+        #expect(try cli.run(["wallet", "list", "--json"], environment: untrusted).status == 0)
+        verified["TOKENCTL_DATABASE_URL"] = url("127.0.0.1", "verify-full")
+        let address = try cli.run(["wallet", "list", "--json"], environment: verified)
+        #expect(address.status == 78 && address.stderr.contains("sslmode=verify-ca"), "\(address.stderr)")
+    }
+
     @Test func copyMovesTheWalletAndAuditBothWaysAndRefusesAFullTarget() async throws {
         let harness = try await ActivationHarness.start()
         defer { Task { try await harness.stop() } }

@@ -106,7 +106,14 @@ enum PostgresSchema {
                 PRIMARY KEY (serial_number, token_unique_reference)
             )
             """,
+            // A row per attempt in flight, inserted and deleted: vacuumed after every 500
+            // dead rows rather than a fifth of a table that holds a few live ones.
+            """
+            ALTER TABLE attempt_lease SET (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 500,
+                autovacuum_vacuum_cost_delay = 0)
+            """,
             applyFunction,
+            resolveFunction,
         ]),
         // The onboarding core's state, per instance id, as on SQLite (its migrations v3–v6):
         // hosts of a fleet that share an instance id share its user activation and login.
@@ -169,6 +176,31 @@ enum PostgresSchema {
         ]),
     ]
 
+    /// tokenctl_resolve(serial, pass type, device): a pass's records with their leases and a
+    /// new attempt id (a row with NULL records when none matches). A function so that the
+    /// server plans the query once per connection, not at every call (planning it took
+    /// longer than running it).
+    static let resolveFunction = """
+        CREATE FUNCTION tokenctl_resolve(serial text, pass_type text, device text)
+        RETURNS TABLE (attempt_id bigint, pass_type_identifier text, serial_number text, device_account_identifier text,
+                       state text, device_label text, card_suffix text, lease_attempt_id bigint, request_id text,
+                       deeplink_hash text, host_id text, owner_pid integer, owner_start text, lease_live boolean)
+        LANGUAGE plpgsql AS $$
+        DECLARE
+            new_id bigint := nextval('audit_attempt_id');
+        BEGIN
+            RETURN QUERY
+            SELECT new_id, p.pass_type_identifier, p.serial_number, p.device_account_identifier, p.state, p.device_label, p.card_suffix,
+                   l.attempt_id, l.request_id, l.deeplink_hash, l.host_id, l.owner_pid, l.owner_start, l.expires_at > clock_timestamp()
+            FROM (SELECT 1) AS one
+            LEFT JOIN pass_record p ON p.serial_number = serial
+                AND (pass_type IS NULL OR p.pass_type_identifier = pass_type)
+                AND (device IS NULL OR p.device_label = device)
+            LEFT JOIN attempt_lease l ON l.serial_number = p.serial_number AND l.token_unique_reference = p.device_account_identifier
+            ORDER BY p.serial_number, p.pass_type_identifier, p.device_account_identifier;
+        END $$
+        """
+
     /// tokenctl_apply(changes, genesis): each change checks what it expects (pass states, leases
     /// it closes) with the rows locked, then applies them and queues its audit rows; a change
     /// whose expectation fails is skipped and answered "conflict". The queued rows are then
@@ -220,8 +252,11 @@ enum PostgresSchema {
                     WHERE serial_number = item->>'serial' AND pass_type_identifier = item->>'passType'
                       AND device_account_identifier = item->>'token' AND state IS DISTINCT FROM item->>'to';
                 END LOOP;
-                DELETE FROM attempt_lease
-                WHERE attempt_id IN (SELECT (value #>> '{}')::bigint FROM jsonb_array_elements(coalesce(change->'dropLeases', '[]')));
+                -- One by one, by the unique index: the table churns (a row per attempt in flight),
+                -- and the planner, counting its few live rows, would scan its dead ones.
+                FOR item IN SELECT value FROM jsonb_array_elements(coalesce(change->'dropLeases', '[]')) LOOP
+                    DELETE FROM attempt_lease WHERE attempt_id = (item #>> '{}')::bigint;
+                END LOOP;
                 IF change ? 'lease' THEN
                     item := change->'lease';
                     INSERT INTO attempt_lease (serial_number, token_unique_reference, attempt_id, request_id, deeplink_hash,

@@ -140,17 +140,7 @@ public enum AttemptChangeStatus: String, Sendable {
 extension PostgresStore {
     /// The records of a query with their leases, and a new attempt id, in one round trip.
     public func resolveAttempt(serialNumber: String, passTypeIdentifier: String?, device: String?) throws -> AttemptResolution {
-        let rows = try query("""
-            WITH id AS (SELECT nextval('audit_attempt_id') AS attempt_id)
-            SELECT id.attempt_id, p.pass_type_identifier, p.serial_number, p.device_account_identifier, p.state, p.device_label, p.card_suffix,
-                   l.attempt_id, l.request_id, l.deeplink_hash, l.host_id, l.owner_pid, l.owner_start, l.expires_at > clock_timestamp()
-            FROM id
-            LEFT JOIN pass_record p ON p.serial_number = \(serialNumber)
-                AND (\(passTypeIdentifier)::text IS NULL OR p.pass_type_identifier = \(passTypeIdentifier))
-                AND (\(device)::text IS NULL OR p.device_label = \(device))
-            LEFT JOIN attempt_lease l ON l.serial_number = p.serial_number AND l.token_unique_reference = p.device_account_identifier
-            ORDER BY p.serial_number, p.pass_type_identifier, p.device_account_identifier
-            """)
+        let rows = try query("SELECT * FROM tokenctl_resolve(\(serialNumber), \(passTypeIdentifier)::text, \(device)::text)")
         var resolution = AttemptResolution(attemptID: 0, passes: [])
         for row in rows {
             let cells = row.makeRandomAccess()

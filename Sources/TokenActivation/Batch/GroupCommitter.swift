@@ -15,33 +15,18 @@ final class GroupCommitter: @unchecked Sendable {
     private let store: Store
     /// The audit's end within the transaction being written; the writer's alone.
     private let tail = AuditTail()
-    /// False for a single worker: its jobs are written on its own thread, one a transaction.
-    private let hasWriterThread: Bool
-    private let condition = NSCondition()
-    // Guarded by `condition`.
-    private var waiting: [any PendingJob] = []
-    private var closed = false
-    private var transactions = 0
-    private var jobs = 0
+    private var queue: GroupingQueue<any PendingJob>!
 
     /// - Parameter sharing: whether several threads submit jobs. Only then do transactions
     ///   carry many jobs, written by a thread of the committer's own; a single caller (one
     ///   activation) writes its jobs itself, without a thread to start and two hand-offs a job.
     init(store: Store, sharing: Bool = true) {
         self.store = store
-        hasWriterThread = sharing
-        guard sharing else { return }
-        let writer = Thread { [self] in writeUntilClosed() }
-        writer.name = "tokenctl.database-writer"
-        writer.start()
+        queue = GroupingQueue(threadName: "tokenctl.database-writer", sharing: sharing) { [self] batch in write(batch) }
     }
 
     /// Transactions written so far, and the jobs they carried (for figures).
-    var figures: (transactions: Int, jobs: Int) {
-        condition.lock()
-        defer { condition.unlock() }
-        return (transactions, jobs)
-    }
+    var figures: (transactions: Int, jobs: Int) { queue.figures }
 
     /// Runs `body` in a savepoint of the next shared transaction and returns its value
     /// once that transaction is committed. Blocks the calling thread. `body` appends to the
@@ -55,14 +40,7 @@ final class GroupCommitter: @unchecked Sendable {
     /// returned from ``run(_:)``, this one is committed too.
     func submit<T>(_ body: @escaping (Database, AuditTail) throws -> T) -> Ticket<T> {
         let job = Job(body: body)
-        guard hasWriterThread else {
-            write([job])
-            return Ticket(job: job)
-        }
-        condition.lock()
-        waiting.append(job)
-        if waiting.count == 1 { condition.signal() }
-        condition.unlock()
+        queue.enqueue(job)
         return Ticket(job: job)
     }
 
@@ -79,25 +57,7 @@ final class GroupCommitter: @unchecked Sendable {
 
     /// Stops the writer once the jobs already queued are written.
     func close() {
-        condition.lock()
-        closed = true
-        condition.signal()
-        condition.unlock()
-    }
-
-    private func writeUntilClosed() {
-        while true {
-            condition.lock()
-            while waiting.isEmpty && !closed { condition.wait() }
-            let batch = waiting
-            waiting = []
-            if batch.isEmpty {
-                condition.unlock()
-                return
-            }
-            condition.unlock()
-            write(batch)
-        }
+        queue.close()
     }
 
     /// Writes `batch` in one transaction and completes its jobs.
@@ -111,16 +71,12 @@ final class GroupCommitter: @unchecked Sendable {
         } catch {
             failure = error
         }
-        condition.lock()
-        transactions += 1
-        jobs += batch.count
-        condition.unlock()
         for job in batch { job.complete(transactionError: failure) }
     }
 }
 
 /// A job whose result type is known only to itself: no casts on the way back.
-private protocol PendingJob: AnyObject {
+protocol PendingJob: AnyObject {
     func execute(_ db: Database, tail: AuditTail) throws
     func complete(transactionError: (any Error)?)
 }

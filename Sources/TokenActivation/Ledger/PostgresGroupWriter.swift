@@ -12,12 +12,7 @@ import Storage
 final class PostgresGroupWriter: @unchecked Sendable {
     private let store: PostgresStore
     private let retryMilliseconds: Int
-    private let condition = NSCondition()
-    private var waiting: [Job] = []
-    private var closed = false
-    private var transactions = 0
-    private var jobs = 0
-    private var thread: Thread?
+    private var queue: GroupingQueue<Job>!
 
     private final class Job: @unchecked Sendable {
         let change: AttemptChange
@@ -32,12 +27,7 @@ final class PostgresGroupWriter: @unchecked Sendable {
     init(store: PostgresStore, sharing: Bool, retryMilliseconds: Int = 30_000) {
         self.store = store
         self.retryMilliseconds = retryMilliseconds
-        if sharing {
-            let thread = Thread { [self] in writeUntilClosed() }
-            thread.name = "tokenctl-pg-writer"
-            self.thread = thread
-            thread.start()
-        }
+        queue = GroupingQueue(threadName: "tokenctl-pg-writer", sharing: sharing) { [self] group in write(group) }
     }
 
     /// Writes one change and waits for its status.
@@ -48,44 +38,18 @@ final class PostgresGroupWriter: @unchecked Sendable {
     /// Queues one change; the returned function waits for its status.
     func submit(_ change: AttemptChange) -> () throws -> AttemptChangeStatus {
         let job = Job(change: change)
-        if thread == nil {
-            write([job])
-        } else {
-            condition.lock()
-            waiting.append(job)
-            if waiting.count == 1 { condition.signal() }
-            condition.unlock()
-        }
+        queue.enqueue(job)
         return {
             job.done.wait()
             return try job.result.get()
         }
     }
 
-    var figures: (transactions: Int, jobs: Int) {
-        condition.lock()
-        defer { condition.unlock() }
-        return (transactions, jobs)
-    }
+    var figures: (transactions: Int, jobs: Int) { queue.figures }
 
     /// Stops the writer thread once what is queued is written.
     func close() {
-        condition.lock()
-        closed = true
-        condition.signal()
-        condition.unlock()
-    }
-
-    private func writeUntilClosed() {
-        while true {
-            condition.lock()
-            while waiting.isEmpty && !closed { condition.wait() }
-            let group = waiting
-            waiting = []
-            condition.unlock()
-            if group.isEmpty { return }
-            write(group)
-        }
+        queue.close()
     }
 
     private func write(_ group: [Job]) {
@@ -99,10 +63,6 @@ final class PostgresGroupWriter: @unchecked Sendable {
             }
             break
         }
-        condition.lock()
-        transactions += 1
-        jobs += group.count
-        condition.unlock()
         for (index, job) in group.enumerated() {
             job.result = result.map { $0.indices.contains(index) ? $0[index] : .conflict }
             job.done.signal()

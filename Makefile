@@ -29,6 +29,8 @@ BENCH_JSON ?= .build/bench/targets.json
 # load and bind at start (measured: a cold activation 32 ms → 23 ms).
 RELEASE := -c release --static-swift-stdlib
 FUZZ_SECONDS ?= 60
+# Fuzz targets run side by side, one per core (libFuzzer uses one each).
+FUZZ_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 # Each fuzz target: its name, the SwiftPM product (Fuzz/Targets/), and the environment it runs
 # with. The products exist only with TOKENCTL_FUZZ=1 (Package.swift) and are built with
 # libFuzzer and AddressSanitizer into .build-fuzz. swiftc keeps only its last -sanitize
@@ -86,14 +88,19 @@ fuzz-build: deps
 # New inputs go to .build-fuzz/corpus/TARGET; the seeds in Fuzz/corpus stay as committed. A
 # failing input is saved as .build-fuzz/TARGET-crash-*; make it a regression test.
 fuzz: fuzz-build
-	@for run in $(FUZZ_RUNS); do \
-	  target=$${run%%:*}; rest=$${run#*:}; product=$${rest%%:*}; environment=$${rest#*:}; \
-	  mkdir -p .build-fuzz/corpus/$$target; \
-	  env $$environment .build-fuzz/debug/$$product -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
-	    -artifact_prefix=.build-fuzz/$$target- .build-fuzz/corpus/$$target Fuzz/corpus/$$target > .build-fuzz/$$target.log 2>&1 \
-	    || { tail -40 .build-fuzz/$$target.log; echo "fuzz: $$target failed; the input is in the log above" >&2; exit 1; }; \
-	  echo "fuzz $$target: $$(grep -E '^Done' .build-fuzz/$$target.log), corpus $$(ls Fuzz/corpus/$$target | wc -l) seeds + $$(ls .build-fuzz/corpus/$$target | wc -l) found, no failure"; \
-	done
+	@running=0; failed=0; \
+	for run in $(FUZZ_RUNS); do \
+	  ( target=$${run%%:*}; rest=$${run#*:}; product=$${rest%%:*}; environment=$${rest#*:}; \
+	    mkdir -p .build-fuzz/corpus/$$target; \
+	    env $$environment .build-fuzz/debug/$$product -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	      -artifact_prefix=.build-fuzz/$$target- .build-fuzz/corpus/$$target Fuzz/corpus/$$target > .build-fuzz/$$target.log 2>&1 \
+	      || { tail -40 .build-fuzz/$$target.log; echo "fuzz: $$target failed; the input is in the log above" >&2; exit 1; }; \
+	    echo "fuzz $$target: $$(grep -E '^Done' .build-fuzz/$$target.log), corpus $$(ls Fuzz/corpus/$$target | wc -l) seeds + $$(ls .build-fuzz/corpus/$$target | wc -l) found, no failure" ) & \
+	  running=$$((running + 1)); \
+	  if [ $$running -ge $(FUZZ_JOBS) ]; then wait -n || failed=1; running=$$((running - 1)); fi; \
+	done; \
+	while [ $$running -gt 0 ]; do wait -n || failed=1; running=$$((running - 1)); done; \
+	exit $$failed
 
 # Adds to Fuzz/corpus the inputs found by `make fuzz` that reach new code (libFuzzer -merge).
 fuzz-merge: fuzz-build

@@ -46,17 +46,10 @@ public enum TestPostgres {
 
     static func psql(database: String, _ sql: String) throws -> (status: Int32, output: String) {
         let (host, port) = hostAndPort
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/psql")
-        process.arguments = ["-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-h", host, "-p", port, "-U", "tokenctl", "-d", database, "-c", sql]
-        process.environment = ["PGPASSWORD": password, "PATH": "/usr/bin:/bin"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        return try runProgram(
+            "/usr/bin/psql", ["-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-h", host, "-p", port, "-U", "tokenctl", "-d", database, "-c", sql],
+            environment: ["PGPASSWORD": password, "PATH": "/usr/bin:/bin"]
+        )
     }
 
     public struct Unavailable: Error, CustomStringConvertible {

@@ -136,14 +136,5 @@ import Testing
 
 /// Runs SQL on a SQLite file with the sqlite3 shell.
 func sqlite3(_ path: String, _ sql: String) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-    process.arguments = [path, sql]
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    try runProgram("/usr/bin/sqlite3", [path, sql])
 }

@@ -6,8 +6,10 @@ import Storage
 /// The onboarding core's state on PostgreSQL: the same statements as on SQLite, each in a
 /// transaction of its own on a pooled connection.
 extension PostgresStore: StateDatabase {
+    /// A transaction as a write is: PostgreSQL's reads in it see one snapshot per statement,
+    /// and the state's reads are single statements.
     public func readState<T>(_ body: (any StateStatements) throws -> T) throws -> T {
-        try transaction { connection in try body(PostgresStatements(connection: connection, logger: logger)) }
+        try writeState(body)
     }
 
     public func writeState<T>(_ body: (any StateStatements) throws -> T) throws -> T {

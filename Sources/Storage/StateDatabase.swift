@@ -11,6 +11,20 @@ public protocol StateDatabase: Sendable {
     func close() throws
 }
 
+extension StateDatabase {
+    /// Runs `body`, then closes this database, also when `body` throws.
+    public func closing<T>(after body: () async throws -> T) async throws -> T {
+        do {
+            let result = try await body()
+            try close()
+            return result
+        } catch {
+            try? close()
+            throw error
+        }
+    }
+}
+
 /// Statements inside one ``StateDatabase`` transaction.
 public protocol StateStatements {
     /// The rows `sql` selects.

@@ -20,14 +20,7 @@ public enum StoreSource: Sendable {
             return try await body(database)
         case .opening(let open):
             let database = try open(logger)
-            do {
-                let result = try await body(database)
-                try database.close()
-                return result
-            } catch {
-                try? database.close()
-                throw error
-            }
+            return try await database.closing { try await body(database) }
         }
     }
 }

@@ -76,7 +76,7 @@ final class GroupCommitter: @unchecked Sendable {
 }
 
 /// A job whose result type is known only to itself: no casts on the way back.
-protocol PendingJob: AnyObject {
+private protocol PendingJob: AnyObject {
     func execute(_ db: Database, tail: AuditTail) throws
     func complete(transactionError: (any Error)?)
 }

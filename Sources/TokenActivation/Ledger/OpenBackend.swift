@@ -17,14 +17,7 @@ enum OpenBackend: Sendable {
             return try await body(.postgres(store))
         }
         let store = try Store(options: settings.database, logger: logger)
-        do {
-            let result = try await body(.sqlite(store))
-            try store.close()
-            return result
-        } catch {
-            try? store.close()
-            throw error
-        }
+        return try await store.closing { try await body(.sqlite(store)) }
     }
 
     /// The same, for a command that does not wait for anything else.

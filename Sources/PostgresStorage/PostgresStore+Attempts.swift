@@ -1,9 +1,9 @@
 import Foundation
 import PostgresNIO
-import Storage
+import WalletModel
 
 /// The lease on an attempt in flight.
-public struct AttemptLease: Sendable, Equatable {
+struct AttemptLease: Sendable, Equatable {
     public var attemptID: Int64
     public var requestID: String
     public var deeplinkHash: String
@@ -16,61 +16,62 @@ public struct AttemptLease: Sendable, Equatable {
 
 /// The records a query names, each with the lease on it, and the id the new attempt is
 /// audited under, read in one round trip.
-public struct AttemptResolution: Sendable {
+struct AttemptResolution: Sendable {
     public var attemptID: Int64
-    public var passes: [(pass: PassRow, lease: AttemptLease?)]
+    public var passes: [(pass: PassRecord, lease: AttemptLease?)]
 }
 
-/// One audit row to append; the server chains it.
-public struct AuditRowValues: Encodable, Sendable, Equatable {
-    public var attempt: Int64
-    public var event: String
-    public var at: String
-    public var request: String
-    public var serial: String
-    public var passType: String?
-    public var token: String?
-    public var device: String?
-    public var deeplink: String
-    public var pid: Int32?
-    public var ownerStart: String?
-    public var outcome: String?
-    public var error: String?
-    public var http: Int?
-    public var last4: String?
-    public var comment: String?
-    public var latency: Int?
-    /// The row's hashed text after its previous-hash member (see tokenctl_apply).
-    public var rest: String
+/// One audit row as `tokenctl_apply` takes it (JSON): its columns, and its hashed text after
+/// the previous hash, which the server fills in under the chain lock.
+struct AuditRowValues: Encodable, Sendable, Equatable {
+    var attempt: Int64
+    var event: String
+    var at: String
+    var request: String
+    var serial: String
+    var passType: String?
+    var token: String?
+    var device: String?
+    var deeplink: String
+    var pid: Int32?
+    var ownerStart: String?
+    var outcome: String?
+    var error: String?
+    var http: Int?
+    var last4: String?
+    var comment: String?
+    var latency: Int?
+    /// The row's hashed text after its previous-hash member.
+    var rest: String
 
-    public init(
-        attempt: Int64, event: String, at: String, request: String, serial: String, passType: String?, token: String?,
-        device: String?, deeplink: String, pid: Int32?, ownerStart: String?, outcome: String?, error: String?, http: Int?,
-        last4: String?, comment: String?, latency: Int?, rest: String
-    ) {
-        self.attempt = attempt
-        self.event = event
-        self.at = at
-        self.request = request
-        self.serial = serial
-        self.passType = passType
-        self.token = token
-        self.device = device
-        self.deeplink = deeplink
-        self.pid = pid
-        self.ownerStart = ownerStart
-        self.outcome = outcome
-        self.error = error
-        self.http = http
-        self.last4 = last4
-        self.comment = comment
-        self.latency = latency
-        self.rest = rest
+    init(_ row: AuditRow) {
+        let text = row.hashedText(previous: "")
+        attempt = row.attemptID
+        event = row.event.rawValue
+        at = row.at.iso8601
+        request = row.requestID
+        serial = row.serialNumber
+        passType = row.passTypeIdentifier
+        token = row.tokenUniqueReference
+        device = row.device
+        deeplink = row.deeplinkHash
+        pid = row.ownerPID
+        ownerStart = row.ownerStart
+        outcome = row.outcome
+        error = row.errorCode
+        http = row.httpStatus
+        last4 = row.cardLast4Digits
+        comment = row.comment
+        latency = row.latencyMilliseconds
+        rest = String(decoding: text[Self.previousPrefixLength...], as: UTF8.self)
     }
+
+    /// `{"previous": ""`: the hashed text before an empty previous hash's closing quote.
+    static let previousPrefixLength = "{\"previous\": \"\"".utf8.count
 }
 
 /// What one write of an activation changes, applied whole or not at all.
-public struct AttemptChange: Encodable, Sendable {
+struct AttemptChange: Encodable, Sendable {
     public struct StateMove: Encodable, Sendable {
         public var serial: String
         public var passType: String
@@ -129,7 +130,7 @@ public struct AttemptChange: Encodable, Sendable {
     }
 }
 
-public enum AttemptChangeStatus: String, Sendable {
+enum AttemptChangeStatus: String, Sendable {
     case ok
     /// What the change expected no longer holds: read again and decide again.
     case conflict
@@ -139,16 +140,17 @@ public enum AttemptChangeStatus: String, Sendable {
 
 extension PostgresStore {
     /// The records of a query with their leases, and a new attempt id, in one round trip.
-    public func resolveAttempt(serialNumber: String, passTypeIdentifier: String?, device: String?) throws -> AttemptResolution {
+    func resolveAttempt(serialNumber: String, passTypeIdentifier: String?, device: String?) throws -> AttemptResolution {
         let rows = try query("SELECT * FROM tokenctl_resolve(\(serialNumber), \(passTypeIdentifier)::text, \(device)::text)")
         var resolution = AttemptResolution(attemptID: 0, passes: [])
         for row in rows {
             let cells = row.makeRandomAccess()
             resolution.attemptID = try cells[0].decode(Int64.self)
             guard let type = try cells[1].decode(String?.self) else { continue }
-            let pass = PassRow(
+            let pass = PassRecord(
                 passTypeIdentifier: type, serialNumber: try cells[2].decode(String.self), deviceAccountIdentifier: try cells[3].decode(String.self),
-                state: try cells[4].decode(String.self), device: try cells[5].decode(String?.self), cardSuffix: try cells[6].decode(String?.self)
+                state: PassState(rawValue: try cells[4].decode(String.self)) ?? .requiresActivation, device: try cells[5].decode(String?.self),
+                cardSuffix: try cells[6].decode(String?.self)
             )
             var lease: AttemptLease?
             if let attempt = try cells[7].decode(Int64?.self) {
@@ -165,7 +167,7 @@ extension PostgresStore {
 
     /// The attempt left open on a pass with no lease (a database copied from SQLite, where
     /// the owner was a process): its "started" row without a "finished" one.
-    public func openAttemptWithoutLease(serialNumber: String, tokenUniqueReference: String) throws -> (attemptID: Int64, requestID: String, deeplinkHash: String)? {
+    func openAttemptWithoutLease(serialNumber: String, tokenUniqueReference: String) throws -> (attemptID: Int64, requestID: String, deeplinkHash: String)? {
         let rows = try query("""
             SELECT s.attempt_id, s.request_id, s.deeplink_hash FROM audit_row s
             WHERE s.event = 'started' AND s.serial_number = \(serialNumber) AND s.token_unique_reference = \(tokenUniqueReference)
@@ -178,7 +180,7 @@ extension PostgresStore {
 
     /// Applies changes in one round trip and one transaction (tokenctl_apply); each answers
     /// its status. A deadlock between two hosts' groups is tried again.
-    public func apply(_ changes: [AttemptChange], genesis: String) throws -> [AttemptChangeStatus] {
+    func apply(_ changes: [AttemptChange], genesis: String) throws -> [AttemptChangeStatus] {
         let body = String(decoding: try JSONEncoder().encode(changes), as: UTF8.self)
         var attempt = 0
         while true {

@@ -1,5 +1,5 @@
 import PostgresNIO
-import Storage
+import WalletModel
 
 /// Where a database's schema stands against this binary's.
 public struct SchemaStatus: Sendable, Equatable {

@@ -1,7 +1,7 @@
 import Logging
 import NIOCore
 import PostgresNIO
-import Storage
+import WalletModel
 
 /// The onboarding core's state on PostgreSQL: the same statements as on SQLite, each in a
 /// transaction of its own on a pooled connection.

@@ -1,54 +1,17 @@
 import Logging
-import Storage
+import WalletModel
 import NIOCore
 import PostgresNIO
-
-/// A `pass_record` row as stored; the wallet layer gives it meaning.
-public struct PassRow: Sendable, Equatable {
-    public var passTypeIdentifier: String
-    public var serialNumber: String
-    public var deviceAccountIdentifier: String
-    public var state: String
-    public var device: String?
-    public var cardSuffix: String?
-
-    public init(passTypeIdentifier: String, serialNumber: String, deviceAccountIdentifier: String, state: String, device: String?, cardSuffix: String?) {
-        self.passTypeIdentifier = passTypeIdentifier
-        self.serialNumber = serialNumber
-        self.deviceAccountIdentifier = deviceAccountIdentifier
-        self.state = state
-        self.device = device
-        self.cardSuffix = cardSuffix
-    }
-}
-
-/// What an insert met.
-public enum PassInsert: Sendable, Equatable {
-    case inserted
-    /// The same (pass type, serial, device account id) is stored.
-    case duplicate
-    /// Another record holds the (pass type, serial, device label).
-    case conflict
-}
-
-/// The counts of an import's upsert.
-public struct PassImportCounts: Sendable, Equatable {
-    public var inserted: Int
-    public var updated: Int
-    public var unchanged: Int
-    /// Stored `activated` / `activating` states the file would have moved back, kept.
-    public var keptStates: Int
-}
 
 extension PostgresStore {
     static let passColumns = "pass_type_identifier, serial_number, device_account_identifier, state, device_label, card_suffix"
     static let passOrder = "ORDER BY serial_number, pass_type_identifier, device_account_identifier"
 
-    public func insertPass(_ row: PassRow) throws -> PassInsert {
+    public func insertPass(_ row: PassRecord) throws -> PassInsertion {
         do {
             try query("""
                 INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier, state, device_label, card_suffix)
-                VALUES (\(row.passTypeIdentifier), \(row.serialNumber), \(row.deviceAccountIdentifier), \(row.state), \(row.device), \(row.cardSuffix))
+                VALUES (\(row.passTypeIdentifier), \(row.serialNumber), \(row.deviceAccountIdentifier), \(row.state.rawValue), \(row.device), \(row.cardSuffix))
                 """)
             return .inserted
         } catch where Self.sqlState(error) == State.uniqueViolation {
@@ -61,8 +24,9 @@ extension PostgresStore {
     }
 
     /// The records of a serial, narrowed by pass type and device label when given.
-    public func passes(serialNumber: String, passTypeIdentifier: String?, device: String?) throws -> [PassRow] {
-        try query("""
+    public func passes(matching query: PassQuery) throws -> [PassRecord] {
+        let (serialNumber, passTypeIdentifier, device) = (query.serialNumber, query.passTypeIdentifier, query.device)
+        return try self.query("""
             SELECT \(unescaped: Self.passColumns) FROM pass_record
             WHERE serial_number = \(serialNumber) AND (\(passTypeIdentifier)::text IS NULL OR pass_type_identifier = \(passTypeIdentifier))
               AND (\(device)::text IS NULL OR device_label = \(device))
@@ -72,8 +36,9 @@ extension PostgresStore {
 
     /// Removes the record `choose` picks among those of a query, in one transaction with
     /// them locked.
-    public func removePass(serialNumber: String, passTypeIdentifier: String?, device: String?, choose: ([PassRow]) throws -> PassRow) throws -> PassRow {
-        try transaction { connection in
+    public func removePass(matching query: PassQuery, choose: ([PassRecord]) throws -> PassRecord) throws -> PassRecord {
+        let (serialNumber, passTypeIdentifier, device) = (query.serialNumber, query.passTypeIdentifier, query.device)
+        return try transaction { connection in
             let rows = try connection.answer("""
                 SELECT \(unescaped: Self.passColumns) FROM pass_record
                 WHERE serial_number = \(serialNumber) AND (\(passTypeIdentifier)::text IS NULL OR pass_type_identifier = \(passTypeIdentifier))
@@ -89,51 +54,33 @@ extension PostgresStore {
         }
     }
 
-    public func passCount() throws -> Int {
-        try query("SELECT count(*) FROM pass_record").first?.decode(Int.self) ?? 0
-    }
-
     /// Streams the records (or those in one state) in serial order, 10,000 at a time through a
     /// cursor, from one snapshot.
-    public func forEachPass(state: String?, _ body: (PassRow) throws -> Void) throws {
+    public func forEachPass(state: PassState?, _ body: (PassRecord) throws -> Void) throws {
+        let state = state?.rawValue
         try streaming("""
             SELECT \(unescaped: Self.passColumns) FROM pass_record
             WHERE \(state)::text IS NULL OR state = \(state) \(unescaped: Self.passOrder)
             """) { row in try body(try Self.passRow(row)) }
     }
 
-    static func passRow(_ row: PostgresRow) throws -> PassRow {
+    /// Up to `limit` records after `after` (from the first when nil), in serial order.
+    public func passPage(after: PassRecord?, limit: Int) throws -> [PassRecord] {
+        let (serial, type, account) = (after?.serialNumber ?? "", after?.passTypeIdentifier ?? "", after?.deviceAccountIdentifier ?? "")
+        return try query("""
+            SELECT \(unescaped: Self.passColumns) FROM pass_record
+            WHERE (serial_number, pass_type_identifier, device_account_identifier) > (\(serial), \(type), \(account))
+            \(unescaped: Self.passOrder) LIMIT \(limit)
+            """).map(Self.passRow)
+    }
+
+    static func passRow(_ row: PostgresRow) throws -> PassRecord {
         let (type, serial, account, state, device, suffix) = try row.decode((String, String, String, String, String?, String?).self)
-        return PassRow(passTypeIdentifier: type, serialNumber: serial, deviceAccountIdentifier: account, state: state, device: device, cardSuffix: suffix)
+        return PassRecord(
+            passTypeIdentifier: type, serialNumber: serial, deviceAccountIdentifier: account,
+            state: PassState(rawValue: state) ?? .requiresActivation, device: device, cardSuffix: suffix
+        )
     }
-}
-
-/// One row of an import, validated; nil fields were not given.
-public struct ImportedPass: Sendable {
-    public var line: Int
-    public var passTypeIdentifier: String
-    public var serialNumber: String
-    public var deviceAccountIdentifier: String
-    public var state: String?
-    public var device: String?
-    public var cardSuffix: String?
-
-    public init(line: Int, passTypeIdentifier: String, serialNumber: String, deviceAccountIdentifier: String, state: String?, device: String?, cardSuffix: String?) {
-        self.line = line
-        self.passTypeIdentifier = passTypeIdentifier
-        self.serialNumber = serialNumber
-        self.deviceAccountIdentifier = deviceAccountIdentifier
-        self.state = state
-        self.device = device
-        self.cardSuffix = cardSuffix
-    }
-}
-
-/// What an import into PostgreSQL did, or the line whose device label collides.
-public enum PassImportResult: Sendable {
-    case imported(PassImportCounts)
-    /// Nothing was written: the row on this line binds a device label another record holds.
-    case conflict(line: Int, ImportedPass)
 }
 
 extension PostgresStore {
@@ -142,15 +89,16 @@ extension PostgresStore {
     /// repeated in the input counts with its last row. Stored `activated` / `activating`
     /// states are kept unless `overwriteState`, as on SQLite. The wallet is locked against
     /// other writers for the merge only.
-    public func importPasses(overwriteState: Bool, next: @escaping () throws -> ImportedPass?) throws -> PassImportResult {
-        try transaction { connection in
+    public func importPasses(_ rows: PassImport) throws -> PassImportResult {
+        let (overwriteState, next) = (rows.overwriteState, rows.next)
+        return try transaction { connection in
             try connection.run("""
                 CREATE TEMP TABLE import_row (line bigint, pass_type_identifier text, serial_number text,
                     device_account_identifier text, state text, device_label text, card_suffix text) ON COMMIT DROP
                 """, logger)
             try Self.copy(into: "import_row", on: connection, logger: logger) {
-                try next().map { row in
-                    [String(row.line), row.passTypeIdentifier, row.serialNumber, row.deviceAccountIdentifier, row.state, row.device, row.cardSuffix]
+                try next().map { line, row in
+                    [String(line), row.passTypeIdentifier, row.serialNumber, row.deviceAccountIdentifier, row.state?.rawValue, row.device, row.cardSuffix]
                 }
             }
             let kept = "(NOT \(overwriteState) AND p.state IN ('activated', 'activating') AND i.state IN ('requiresActivation', 'activating') AND p.state <> i.state)"
@@ -187,8 +135,7 @@ extension PostgresStore {
                         RETURNING 1)
                     SELECT count(*) FROM added
                     """, logger)
-                let rows = try Self.count(connection, "SELECT count(*) FROM import_row", logger)
-                return .imported(PassImportCounts(inserted: inserted, updated: updated, unchanged: rows - inserted - updated, keptStates: keptStates))
+                return .imported(inserted: inserted, updated: updated, keptStates: keptStates)
             } catch where Self.sqlState(error) == State.uniqueViolation {
                 try connection.run("ROLLBACK TO SAVEPOINT merge", logger)
                 return try Self.firstConflict(connection, logger)
@@ -222,7 +169,10 @@ extension PostgresStore {
             throw StorageError(.storageIO, "PostgreSQL refused the import's rows for a uniqueness rule tokenctl could not place")
         }
         let (line, type, serial, account, state, device, suffix) = try row.decode((Int, String, String, String, String?, String?, String?).self)
-        return .conflict(line: line, ImportedPass(line: line, passTypeIdentifier: type, serialNumber: serial, deviceAccountIdentifier: account, state: state, device: device, cardSuffix: suffix))
+        return .conflict(line: line, ValidatedPassFields(
+            serialNumber: serial, deviceAccountIdentifier: account, passTypeIdentifier: type,
+            state: state.flatMap(PassState.init(rawValue:)), device: device, cardSuffix: suffix
+        ))
     }
 
     private static func count(_ connection: PostgresConnection, _ sql: String, _ logger: Logger) throws -> Int {

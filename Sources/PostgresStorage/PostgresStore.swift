@@ -4,7 +4,7 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 import PostgresNIO
-import Storage
+import WalletModel
 import Synchronization
 
 import Foundation

@@ -1,6 +1,8 @@
 import CSQLite
 import GRDB
+import GRDBSQLite
 import Logging
+import WalletModel
 
 import Foundation
 import Glibc
@@ -292,5 +294,12 @@ public final class Store: Sendable {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         if slash == path.startIndex { return "/" }
         return String(path[..<slash])
+    }
+}
+
+extension Store {
+    /// The version of the SQLite library linked in.
+    public static var sqliteVersion: String {
+        String(cString: sqlite3_libversion())
     }
 }

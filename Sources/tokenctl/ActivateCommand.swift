@@ -1,7 +1,9 @@
-import ErrorCodes
 import ArgumentParser
+import ErrorCodes
 import Foundation
 import TokenActivation
+import TokenctlApp
+import WalletModel
 
 struct ActivateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,7 @@
 import ArgumentParser
 import TokenActivation
+import TokenctlApp
+import WalletModel
 
 struct AuditCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,7 +1,9 @@
-import ErrorCodes
 import ArgumentParser
+import ErrorCodes
 import Foundation
 import TokenActivation
+import TokenctlApp
+import WalletModel
 
 /// `tokenctl activate --batch`: JSON Lines in input order, or a summary.
 struct BatchRun {

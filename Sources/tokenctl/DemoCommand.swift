@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import Sandbox
 import TokenActivation
+import TokenctlApp
+import WalletModel
 
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

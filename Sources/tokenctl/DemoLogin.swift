@@ -2,6 +2,8 @@ import Foundation
 import OnboardingCore
 import Sandbox
 import TokenActivation
+import TokenctlApp
+import WalletModel
 
 /// The demo's PIN login path: with the PIN gate on, a token waits; the user registers,
 /// confirms from the e-mail, sets a PIN, mistypes it once, logs in, and the token is

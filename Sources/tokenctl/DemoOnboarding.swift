@@ -2,6 +2,8 @@ import Foundation
 import OnboardingCore
 import Sandbox
 import TokenActivation
+import TokenctlApp
+import WalletModel
 
 /// The demo's onboarding path: with the gate on, a token waits for the user
 /// activation; the user onboards with the OTP and verifies their identity; the

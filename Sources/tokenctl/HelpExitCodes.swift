@@ -1,6 +1,8 @@
 import ArgumentParser
 import ErrorCodes
 import TokenActivation
+import TokenctlApp
+import WalletModel
 
 /// `tokenctl help exit-codes`: the exit statuses and every error code, from the code.
 struct HelpExitCodes: ParsableCommand {

@@ -2,6 +2,7 @@ import ArgumentParser
 import ErrorCodes
 import Glibc
 import TokenActivation
+import TokenctlApp
 
 @main
 struct Tokenctl: AsyncParsableCommand {

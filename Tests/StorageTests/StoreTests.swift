@@ -3,6 +3,7 @@ import GRDB
 import TestSupport
 import Testing
 @testable import Storage
+import WalletModel
 
 @Suite struct StoreTests {
     let directory = TemporaryDirectory()

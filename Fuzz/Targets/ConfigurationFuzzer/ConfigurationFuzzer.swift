@@ -1,4 +1,4 @@
-@testable import TokenActivation
+@testable import TokenctlApp
 import Dispatch
 import ErrorCodes
 import Foundation

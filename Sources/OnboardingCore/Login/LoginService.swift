@@ -3,7 +3,7 @@ import Foundation
 import HTTPTransport
 import Logging
 import MPin
-import Storage
+import WalletModel
 
 /// The PIN app login (MIRACL M-Pin): register an identity, confirm it after the e-mail link,
 /// set the PIN, log in. One user per installation, persisted per instance id; the PIN is
@@ -58,7 +58,7 @@ public struct LoginService: Sendable {
                 mpinID: try client.require(answer, "mpinId", step: "registration"), regOTT: try client.require(answer, "regOTT", step: "registration"),
                 state: .startedRegistration, secret: nil, discovery: discovery, failedAttempts: 0, lastLoginAt: nil, lastLoginAnswer: nil, createdAt: now
             )
-            guard Hex.decode(registered.mpinID) != nil else { throw LoginError(.loginProtocol, "registration answered an mpinId that is not hex") }
+            guard MPin.Hex.decode(registered.mpinID) != nil else { throw LoginError(.loginProtocol, "registration answered an mpinId that is not hex") }
             try LoginStore(store: store).save(registered, instanceID: instanceID)
             logger.info("login.registered", metadata: ["state": "\(registered.state.rawValue)"])
             return LoginStatus(registered)

@@ -1,5 +1,5 @@
 import Foundation
-import Storage
+import WalletModel
 
 /// The `login_user` table: the installation's one PIN login user, per instance id.
 struct LoginStore {

@@ -1,5 +1,5 @@
 import Foundation
-import Storage
+import WalletModel
 
 /// `onboarding.require-pin-login-within-seconds`: token activation needs a successful PIN
 /// login (accepted by the relying party) this recent. Answered from the database alone.

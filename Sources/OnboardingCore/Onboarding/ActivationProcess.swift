@@ -1,6 +1,6 @@
 import Foundation
 import PowerAuth
-import Storage
+import WalletModel
 
 /// The user-activation process of the onboarding contract for one instance: start
 /// with any credentials, receive an OTP, activate this installation with it; check,

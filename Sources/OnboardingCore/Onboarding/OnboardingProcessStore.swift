@@ -1,5 +1,5 @@
 import Foundation
-import Storage
+import WalletModel
 
 /// The `onboarding_process` table: the running process id, one per instance id.
 /// It is the onboarding core's only persisted process state.

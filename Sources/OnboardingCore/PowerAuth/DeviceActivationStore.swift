@@ -1,6 +1,6 @@
 import Foundation
 import PowerAuth
-import Storage
+import WalletModel
 
 /// Reads and writes the `powerauth_activation` table.
 struct DeviceActivationStore {

@@ -2,7 +2,7 @@
 import Foundation
 import HTTPTransport
 import PowerAuth
-import Storage
+import WalletModel
 
 /// The client side of PowerAuth 3.2 for one instance: custom-credential device
 /// activation, activation status, signed requests, MAC tokens.

@@ -3,7 +3,7 @@ import Foundation
 import HTTPTransport
 import Logging
 import PowerAuth
-import Storage
+import WalletModel
 
 /// The signature factors a request can be signed with.
 public typealias SignatureFactor = PowerAuth.SignatureFactor

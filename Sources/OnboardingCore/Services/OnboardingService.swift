@@ -1,7 +1,7 @@
 import ErrorCodes
 import HTTPTransport
 import Logging
-import Storage
+import WalletModel
 
 /// The onboarding commands: this instance's activation process on the configured
 /// onboarding server (`onboarding.base-url`) and PowerAuth server.

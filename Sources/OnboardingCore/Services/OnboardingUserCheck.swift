@@ -1,7 +1,7 @@
 import ErrorCodes
 import HTTPTransport
 import Logging
-import Storage
+import WalletModel
 
 /// "Is the user activation finished?", asked live: this instance has a device
 /// activation, the PowerAuth server reports it ACTIVE, and its `activationFlags` carry

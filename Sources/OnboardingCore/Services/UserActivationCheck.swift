@@ -1,5 +1,5 @@
 import ErrorCodes
-import Storage
+import WalletModel
 
 /// What the onboarding core says about the user behind this installation.
 public enum UserActivationStatus: Sendable, Equatable {

@@ -1,7 +1,7 @@
 import ErrorCodes
 import HTTPTransport
 import Logging
-import Storage
+import WalletModel
 
 /// The identity verification commands: this instance's verification on the configured
 /// onboarding server, with the device activation onboarding made.

@@ -1,5 +1,5 @@
 import Foundation
-import Storage
+import WalletModel
 
 /// Identity verification for one instance, as the contract says: the state computed from
 /// the last status, the last-status rule (every call but `status` uses the process id of

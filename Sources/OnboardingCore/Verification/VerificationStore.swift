@@ -1,5 +1,5 @@
 import Foundation
-import Storage
+import WalletModel
 
 /// The `identity_verification` table: per instance id, the last successful status and the
 /// document types the user chose.

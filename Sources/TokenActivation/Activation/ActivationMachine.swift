@@ -1,5 +1,6 @@
 import ErrorCodes
 import HTTPTransport
+import WalletModel
 
 /// Every decision of one activation attempt, as a value: events in, actions out. The
 /// executor (``Session`` with ``Attempt``) performs each action and reports back; it
@@ -16,17 +17,11 @@ import HTTPTransport
 /// ```
 /// `recordsResolved` comes from the same write transaction that performs the write it
 /// leads to: deciding and marking the pass `activating` together is what lets only one
-/// of many concurrent processes send. Any other event is a programming error, answered by
-/// `stop` with the result so far.
+/// of many concurrent processes send. Any other event is a programming error: the executor
+/// broke the order, and the process stops there rather than report a made-up outcome.
 struct ActivationMachine: Sendable {
     /// An unfinished attempt on the target pass found in the audit.
-    struct OpenAttempt: Sendable, Equatable {
-        var attemptID: Int64
-        var requestID: String
-        var deeplinkHash: String
-        /// Whether the process that started it still runs (same PID and start time).
-        var ownerIsAlive: Bool
-    }
+    typealias OpenAttempt = WalletModel.OpenAttempt
 
     enum Event: Sendable, Equatable {
         case parsed(Result<Deeplink, DeeplinkError>)
@@ -130,8 +125,7 @@ struct ActivationMachine: Sendable {
             state = .done
             return .stop(result)
         default:
-            state = .done
-            return .stop(result)
+            preconditionFailure("activation machine: event \(event) in state \(state)")
         }
     }
 
@@ -200,6 +194,13 @@ struct ActivationMachine: Sendable {
         }
         state = .closing
         return .writeStopped(Stop(record: record, closing: closing, outcome: result.outcome, error: error))
+    }
+}
+
+extension ActivationMachine.Event {
+    /// What a ledger read, as the machine takes it.
+    static func resolved(_ passes: ResolvedPasses) -> Self {
+        .recordsResolved(passes.records, openAttempt: passes.openAttempt, attemptID: passes.attemptID)
     }
 }
 

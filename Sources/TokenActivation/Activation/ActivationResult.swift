@@ -1,4 +1,5 @@
 import ErrorCodes
+import WalletModel
 
 /// What one `activate` did, as printed: the outcome, what was sent, the audit id and
 /// the error. (What is in flight is ``ActivationMachine``'s; what is audited, ``AuditRow``.)
@@ -35,11 +36,14 @@ public struct ActivationResult: Sendable, Equatable {
     /// The process exit status of this result (DESIGN §2).
     public var exitStatus: ExitStatus {
         switch outcome {
-        case .approved, .alreadyActivated, .dryRun: .success
-        case .declined: .declined
-        case .failed: .failed
-        // An ERROR or UNKNOWN result always carries its error; the fallback is never taken.
-        case .unknown, .error: (error?.code ?? .tmpTransport).exitStatus
+        case .approved, .alreadyActivated, .dryRun: return .success
+        case .declined: return .declined
+        case .failed: return .failed
+        // An ERROR or UNKNOWN result always carries its error (the machine sets one with
+        // either outcome): without one it is a programming error, not a TMP failure.
+        case .unknown, .error:
+            guard let error else { preconditionFailure("an \(outcome.rawValue) result without its error") }
+            return error.code.exitStatus
         }
     }
 

@@ -3,14 +3,16 @@ import Foundation
 import HTTPTransport
 import Logging
 import OnboardingCore
-import Storage
+import WalletModel
 
 /// The activation pipeline: deeplink → wallet lookup → user check → audit "started" →
 /// POST → outcome → audit "finished" and pass state. ``activate(deeplink:device:dryRun:)``
 /// runs it once; ``activateBatch(from:concurrency:progress:emit:)`` streams many lines.
 /// The decisions are ``ActivationMachine``'s; this type and ``Session`` perform them.
 public struct Activator: Sendable {
-    let settings: Settings
+    let settings: ActivationSettings
+    /// The database the attempts are kept in, opened per activation or batch.
+    let store: any StoreDriver
     private let environment: [String: String]
     let transports: TransportFactory
     private let userCheck: any UserActivationCheck
@@ -20,20 +22,21 @@ public struct Activator: Sendable {
     let sleep: @Sendable (Duration) async -> Void
 
     /// - Parameters:
+    ///   - store: the database of the wallet and the audit.
     ///   - transports: libcurl by default; a test double in tests.
-    ///   - userCheck: asked (once) only when `onboarding.require-finished-user-activation` is on;
-    ///     by default ``OnboardingUserCheck`` on the configured servers.
+    ///   - userCheck: asked (once) only when `onboarding.require-finished-user-activation` is on.
     ///   - clock, sleep: injected for tests.
     public init(
-        settings: Settings, environment: [String: String], transports: TransportFactory = .curl,
-        userCheck: (any UserActivationCheck)? = nil,
+        settings: ActivationSettings, store: any StoreDriver, environment: [String: String], transports: TransportFactory = .curl,
+        userCheck: any UserActivationCheck,
         logger: Logger = Logger(label: "tokenctl.activation"), clock: @escaping @Sendable () -> Timestamp = Timestamp.now,
         sleep: @escaping @Sendable (Duration) async -> Void = { try? await Task.sleep(for: $0) }
     ) {
         self.settings = settings
+        self.store = store
         self.environment = environment
         self.transports = transports
-        self.userCheck = userCheck ?? OnboardingUserCheck(settings: settings.onboarding, environment: environment, logger: logger, transports: transports)
+        self.userCheck = userCheck
         self.logger = logger
         self.clock = clock
         self.sleep = sleep
@@ -53,8 +56,8 @@ public struct Activator: Sendable {
             return .refused(error)
         }
         do {
-            return try await OpenBackend.using(settings, logger: logger) { backend in
-                let session = try await Session(activator: self, backend: backend, clients: 1)
+            return try await store.using(logger: logger) { store in
+                let session = try await Session(activator: self, store: store, clients: 1)
                 defer { session.close() }
                 return await ActivationWorkers.result { session.run(deeplink, text: text, device: device, client: 0, dryRun: dryRun) }
             }

@@ -1,8 +1,8 @@
 import ErrorCodes
-import GRDB
+import WalletModel
 
-/// The database side of one activation attempt: it reads what the
-/// ``ActivationMachine`` asks about and writes the rows its actions name. It decides
+/// What one activation attempt writes: the audit rows and pass states the
+/// ``ActivationMachine``'s write actions name, for the store's ``AttemptLedger``. It decides
 /// nothing.
 struct Attempt: Sendable {
     /// The keyed hash of the deeplink text; the text itself is never stored.
@@ -13,30 +13,21 @@ struct Attempt: Sendable {
     let requestID: String
     let clock: @Sendable () -> Timestamp
 
-    /// The records of `query`, and the open attempt on the target when a record is
-    /// `activating`, with whether its owner still runs; `attemptID` is the id the attempt
-    /// is audited under.
-    func resolve(_ query: PassQuery, attemptID: Int64, _ db: Database) throws -> ActivationMachine.Event {
-        let records = try WalletRepository.records(matching: query, db)
-        var open: ActivationMachine.OpenAttempt?
-        if let activating = records.first(where: { $0.state == .activating }),
-           let row = try AuditLog.openAttempt(serialNumber: activating.serialNumber, tokenUniqueReference: activating.deviceAccountIdentifier, db) {
-            open = ActivationMachine.OpenAttempt(
-                attemptID: row["attempt_id"], requestID: row["request_id"], deeplinkHash: row["deeplink_hash"],
-                ownerIsAlive: ProcessIdentity(pid: row["owner_pid"] ?? 0, start: row["owner_start"] ?? "").isAlive
-            )
+    /// What a write action of the machine writes: its audit rows, then its pass's state;
+    /// nil for an action that writes nothing.
+    func step(_ action: ActivationMachine.Action, attemptID: Int64, latency: Duration?) -> AttemptWrite? {
+        let kind: AttemptWrite.Kind
+        let closing: Int64?
+        switch action {
+        case .writeStarted(let start): (kind, closing) = (.started, start.closing?.attemptID)
+        case .writeStopped(let stop): (kind, closing) = (.stopped, stop.closing?.attemptID)
+        case .writeFinished: (kind, closing) = (.finished, nil)
+        case .checkUser, .resolveRecords, .send, .stop: return nil
         }
-        return .recordsResolved(records, openAttempt: open, attemptID: attemptID)
-    }
-
-    /// Performs a write action of the machine inside the caller's transaction.
-    func write(_ action: ActivationMachine.Action, attemptID: Int64, latency: Duration?, _ db: Database, tail: AuditTail) throws {
-        for row in rows(of: action, attemptID: attemptID, latency: latency) {
-            try AuditLog.append(row, db, tail: tail)
-        }
-        if let (record, state) = stateChange(of: action) {
-            try WalletRepository.setState(state, of: record, db)
-        }
+        return AttemptWrite(
+            kind: kind, attemptID: attemptID, rows: rows(of: action, attemptID: attemptID, latency: latency),
+            move: stateChange(of: action), closing: closing
+        )
     }
 
     /// The audit rows a write action appends, in order.

@@ -1,4 +1,5 @@
 import ErrorCodes
+import WalletModel
 
 /// Which pass record a deeplink targets. The same serial can exist on an iPhone and a
 /// paired Watch: exactly one record waiting for activation is the target; none is "no

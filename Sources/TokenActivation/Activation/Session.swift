@@ -1,6 +1,7 @@
 import ErrorCodes
-import Logging
 import HTTPTransport
+import Logging
+import WalletModel
 
 /// What one process shares across its activations: the database (through its
 /// ``AttemptLedger``), the preflight result, and one TMP client per concurrent worker. It runs
@@ -15,16 +16,16 @@ struct Session: Sendable {
     private let deeplinkHasher: DeeplinkHasher
 
     /// The ledger is made last: a writer thread it starts is stopped by ``close()``.
-    init(activator: Activator, backend: OpenBackend, clients count: Int) async throws {
+    init(activator: Activator, store: any TokenStore, clients count: Int) async throws {
         self.activator = activator
-        switch await activator.preflight(store: backend.state) {
+        switch await activator.preflight(store: store) {
         case .failure(let error):
             clients = Array(repeating: .failure(error), count: count)
             multi = nil
         case .success(let headers):
             (clients, multi) = activator.makeClients(count: count, headers: headers)
         }
-        let ledger = backend.ledger(sharing: count > 1, activator: activator)
+        let ledger = store.ledger(sharing: count > 1)
         do {
             deeplinkHasher = DeeplinkHasher(key: try ledger.deeplinkHashKey())
         } catch {
@@ -93,13 +94,14 @@ struct Session: Sendable {
                 case .checkUser:
                     action = machine.handle(.userCheckAnswered(prepared.failure))
                 case .resolveRecords(let query) where machine.isDryRun:
-                    action = machine.handle(try ledger.resolve(query, attempt: attempt))
+                    action = machine.handle(.resolved(try ledger.resolve(query)))
                 case .resolveRecords(let query):
                     let decided = machine
-                    let committed = Result { try ledger.begin(query, attempt: attempt) { resolved in
+                    let committed = Result { try ledger.begin(query) { resolved in
                         var machine = decided
-                        let action = machine.handle(resolved)
-                        return (machine, action)
+                        let action = machine.handle(.resolved(resolved))
+                        let step = attempt.step(action, attemptID: resolved.attemptID, latency: nil)
+                        return ((machine, action, resolved.attemptID), step)
                     } }
                     settle()
                     let (next, written, id) = try committed.get()
@@ -108,11 +110,11 @@ struct Session: Sendable {
                     action = written.committedEvent.map { machine.handle($0) } ?? written
                 case .writeFinished where deferringFinish:
                     let latency = began.map { ContinuousClock.now - $0 }
-                    finish = ledger.submit(action, attemptID: attemptID, latency: latency, attempt: attempt)
+                    finish = attempt.step(action, attemptID: attemptID, latency: latency).map(ledger.submit)
                     action = machine.handle(.finishCommitted)
                 case .writeStarted, .writeStopped, .writeFinished:
                     let latency = began.map { ContinuousClock.now - $0 }
-                    try ledger.write(action, attemptID: attemptID, latency: latency, attempt: attempt)
+                    if let step = attempt.step(action, attemptID: attemptID, latency: latency) { try ledger.write(step) }
                     action = action.committedEvent.map { machine.handle($0) } ?? .stop(machine.result)
                 case .send(let record, let delay):
                     if delay > .zero {

@@ -1,4 +1,5 @@
 import HTTPTransport
+import WalletModel
 
 /// Sends activation requests to TMP: `POST {base}/issuer/push-provisioning/tokens/activations`
 /// with `{"tokenUniqueReference": …}`, JSON headers, an `X-Request-ID` and the configured

@@ -1,6 +1,6 @@
 import ErrorCodes
 import Glibc
-import Storage
+import WalletModel
 import Synchronization
 
 /// What a batch did, by outcome and by error code.
@@ -52,19 +52,19 @@ extension Activator {
             throw BatchInputError(message: "cannot use the batch input: \(error.detail); nothing was activated")
         }
         defer { if case .file = input { _ = Glibc.close(descriptor) } }
-        return try await OpenBackend.using(settings, logger: logger) { backend in
-            try await activateBatch(lines: descriptor, name: input.name, totalBytes: totalBytes, backend: backend, concurrency: concurrency, progress: progress, dryRun: dryRun, stop: stop, emit: emit)
+        return try await store.using(logger: logger) { store in
+            try await activateBatch(lines: descriptor, name: input.name, totalBytes: totalBytes, store: store, concurrency: concurrency, progress: progress, dryRun: dryRun, stop: stop, emit: emit)
         }
     }
 
     private func activateBatch(
-        lines descriptor: Int32, name: String, totalBytes: Int?, backend: OpenBackend, concurrency: Int,
+        lines descriptor: Int32, name: String, totalBytes: Int?, store: any TokenStore, concurrency: Int,
         progress: (@Sendable (_ bytesRead: Int, _ totalBytes: Int?) -> Void)?, dryRun: Bool, stop: BatchStop,
         emit: (_ line: Int, _ result: ActivationResult) -> Void
     ) async throws -> BatchSummary {
         let workers = max(1, concurrency)
         AllocatorTuning.forLongRun()
-        let session = try await Session(activator: self, backend: backend, clients: workers)
+        let session = try await Session(activator: self, store: store, clients: workers)
         defer { session.close() }
         let parser = self.parser
         // Every worker has returned before this function does: `emit` does not outlive it.

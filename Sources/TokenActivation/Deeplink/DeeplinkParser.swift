@@ -1,3 +1,5 @@
+import WalletModel
+
 /// Parses activation deeplinks strictly (RFC 3986) against the configured formats.
 ///
 /// Rules: at most 2048 bytes; only URI characters (anything else must be
@@ -112,7 +114,7 @@ public struct DeeplinkParser: Sendable {
             let byte = bytes[index]
             if byte == UInt8(ascii: "%") {
                 guard index + 2 < bytes.endIndex,
-                      let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+                      let high = Hex.value(of: bytes[index + 1]), let low = Hex.value(of: bytes[index + 2])
                 else {
                     throw DeeplinkError(.invalidPercentEncoding, "the query has a % not followed by two hexadecimal digits")
                 }
@@ -126,14 +128,6 @@ public struct DeeplinkParser: Sendable {
         return result
     }
 
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
 
     /// RFC 3986 unreserved: ALPHA / DIGIT / "-" / "." / "_" / "~".
     static func isUnreserved(_ byte: UInt8) -> Bool {

@@ -1,4 +1,5 @@
 import ErrorCodes
+import WalletModel
 /// Why an import file was rejected. Nothing from a rejected file is written.
 /// Messages give the line number and the reason, never a raw value.
 public struct ImportError: CodedError, Equatable, CustomStringConvertible {

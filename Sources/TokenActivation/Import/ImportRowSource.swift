@@ -1,4 +1,5 @@
 import Foundation
+import WalletModel
 
 /// Turns an import file into validated rows, one at a time.
 protocol ImportRowSource {

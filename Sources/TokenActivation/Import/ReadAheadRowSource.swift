@@ -1,4 +1,5 @@
 import Foundation
+import WalletModel
 
 /// Reads and validates the rows of another source on a thread of its own, a chunk ahead of
 /// the caller: the import's parsing and its database writes then use two cores instead of

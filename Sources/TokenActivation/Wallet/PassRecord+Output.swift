@@ -1,3 +1,5 @@
+import WalletModel
+
 extension PassRecord {
     /// The documented JSON shape (`serialNumber, deviceAccountIdentifier,
     /// passTypeIdentifier, state, device, cardSuffix`), identifiers masked unless `reveal`.

@@ -1,3 +1,5 @@
+import WalletModel
+
 /// The fields of a pass record as they arrive from a user (flags, a CSV row, a JSON line),
 /// before validation. `nil` means "not given": defaults apply to new records, and an
 /// import keeps the stored value of an existing one.
@@ -47,24 +49,5 @@ public struct PassRecordFields: Sendable, Equatable {
             case .cardSuffix: cardSuffix = newValue
             }
         }
-    }
-}
-
-/// Validated fields: required ones present and every given value within its limits.
-struct ValidatedPassFields: Sendable, Equatable {
-    var serialNumber: String
-    var deviceAccountIdentifier: String
-    var passTypeIdentifier: String
-    var state: PassState?
-    var device: String?
-    var cardSuffix: String?
-
-    /// The record a new row gets: defaults for what was not given.
-    var newRecord: PassRecord {
-        PassRecord(
-            passTypeIdentifier: passTypeIdentifier, serialNumber: serialNumber,
-            deviceAccountIdentifier: deviceAccountIdentifier, state: state ?? .requiresActivation,
-            device: device, cardSuffix: cardSuffix
-        )
     }
 }

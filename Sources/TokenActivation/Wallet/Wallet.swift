@@ -1,16 +1,16 @@
 import Logging
-import Storage
+import WalletModel
 
 /// Wallet pass record administration: the library side of `tokenctl wallet …`.
 ///
 /// Each call opens the database, does one job in one transaction, and closes it again,
 /// so the write-ahead log is checkpointed before the process exits.
 public struct Wallet: Sendable {
-    let settings: Settings
+    let store: any StoreDriver
     let logger: Logger
 
-    public init(settings: Settings, logger: Logger = Logger(label: "tokenctl.wallet")) {
-        self.settings = settings
+    public init(store: any StoreDriver, logger: Logger = Logger(label: "tokenctl.wallet")) {
+        self.store = store
         self.logger = logger
     }
 
@@ -21,17 +21,10 @@ public struct Wallet: Sendable {
     @discardableResult
     public func add(_ fields: PassRecordFields) throws -> PassRecord {
         let record = try PassRecordValidation.validate(fields).newRecord
-        try withBackend { backend in
-            switch backend {
-            case .sqlite(let store):
-                try store.write { db in try WalletRepository.insert(record, db) }
-            case .postgres(let store):
-                switch try store.insertPass(record.row) {
-                case .inserted: break
-                case .duplicate: throw WalletError.duplicate(record)
-                case .conflict: throw WalletError.conflict(record)
-                }
-            }
+        switch try store.using(logger: logger, { store in try store.insertPass(record) }) {
+        case .inserted: break
+        case .duplicate: throw WalletError.duplicate(record)
+        case .conflict: throw WalletError.conflict(record)
         }
         logger.info("wallet.added", metadata: ["serial": "\(Mask.identifier(record.serialNumber))"])
         return record
@@ -40,21 +33,14 @@ public struct Wallet: Sendable {
     /// The records with a serial number, optionally narrowed by pass type and device.
     /// - Throws: ``WalletError`` `notFound` when none matches, ``StorageError``.
     public func show(_ query: PassQuery) throws -> [PassRecord] {
-        let records = try withBackend { backend in try backend.records(matching: query) }
+        let records = try store.using(logger: logger) { store in try store.passes(matching: query) }
         guard !records.isEmpty else { throw WalletError.notFound(query) }
         return records
     }
 
     /// Streams all records (or those in one state) in serial order, without loading them all.
     public func forEach(state: PassState? = nil, _ body: (PassRecord) throws -> Void) throws {
-        try withBackend { backend in
-            switch backend {
-            case .sqlite(let store):
-                try store.read { db in try WalletRepository.forEach(state: state, db, body) }
-            case .postgres(let store):
-                try store.forEachPass(state: state?.rawValue) { try body(PassRecord(row: $0)) }
-            }
-        }
+        try store.using(logger: logger) { store in try store.forEachPass(state: state, body) }
     }
 
     /// Removes the one record that matches.
@@ -66,20 +52,7 @@ public struct Wallet: Sendable {
             guard matches.count == 1 else { throw WalletError.ambiguous(query, matches: matches) }
             return record
         }
-        let record = try withBackend { backend in
-            switch backend {
-            case .sqlite(let store):
-                try store.write { db -> PassRecord in
-                    let record = try single(try WalletRepository.records(matching: query, db))
-                    try WalletRepository.delete(record, db)
-                    return record
-                }
-            case .postgres(let store):
-                PassRecord(row: try store.removePass(serialNumber: query.serialNumber, passTypeIdentifier: query.passTypeIdentifier, device: query.device) { rows in
-                    try single(rows.map(PassRecord.init(row:))).row
-                })
-            }
-        }
+        let record = try store.using(logger: logger) { store in try store.removePass(matching: query, choose: single) }
         logger.info("wallet.removed", metadata: ["serial": "\(Mask.identifier(record.serialNumber))"])
         return record
     }
@@ -95,12 +68,7 @@ public struct Wallet: Sendable {
     ///   back (by default such a state is kept and counted in ``ImportSummary/keptStates``).
     public func importRecords(from input: ImportInput, format: WalletFileFormat? = nil, overwriteState: Bool = false, progress: ImportProgress? = nil) throws -> ImportSummary {
         let importer = WalletImporter(input: input, format: format, progress: progress, overwriteState: overwriteState)
-        let summary = try withBackend { backend in
-            switch backend {
-            case .sqlite(let store): try importer.run(on: store)
-            case .postgres(let store): try importer.run(on: store)
-            }
-        }
+        let summary = try store.using(logger: logger) { store in try importer.run(on: store) }
         logger.info("wallet.imported", metadata: ["rows": "\(summary.rows)", "inserted": "\(summary.inserted)"])
         return summary
     }
@@ -115,9 +83,5 @@ public struct Wallet: Sendable {
             case .jsonl: try write(record.json(reveal: true).text + "\n")
             }
         }
-    }
-
-    private func withBackend<T>(_ body: (OpenBackend) throws -> T) throws -> T {
-        try OpenBackend.using(settings, logger: logger, body)
     }
 }

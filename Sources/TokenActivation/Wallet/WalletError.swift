@@ -1,4 +1,5 @@
 import ErrorCodes
+import WalletModel
 /// A wallet administration failure. Messages carry identifiers masked only.
 public struct WalletError: CodedError, Equatable, CustomStringConvertible {
     public let code: ErrorCode
@@ -26,25 +27,5 @@ public struct WalletError: CodedError, Equatable, CustomStringConvertible {
     static func conflict(_ record: PassRecord) -> Self {
         let device = record.device.map { "device \"\(SafeText.escaped($0))\"" } ?? "no device label"
         return Self(.walletConflict, "serial \(SafeText.escaped(Mask.identifier(record.serialNumber))) with \(device) already belongs to another device account id; remove it first or give another --device")
-    }
-}
-
-/// Selects pass records by serial number, optionally narrowed by pass type and device label.
-public struct PassQuery: Sendable, Equatable, CustomStringConvertible {
-    public var serialNumber: String
-    public var passTypeIdentifier: String?
-    public var device: String?
-
-    public init(serialNumber: String, passTypeIdentifier: String? = nil, device: String? = nil) {
-        self.serialNumber = serialNumber
-        self.passTypeIdentifier = passTypeIdentifier
-        self.device = device
-    }
-
-    public var description: String {
-        var text = "serial \(SafeText.escaped(Mask.identifier(serialNumber)))"
-        if let passTypeIdentifier { text += " of type \(SafeText.escaped(passTypeIdentifier))" }
-        if let device { text += " on device \"\(SafeText.escaped(device))\"" }
-        return text
     }
 }

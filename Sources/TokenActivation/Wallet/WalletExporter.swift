@@ -1,4 +1,5 @@
 import Foundation
+import WalletModel
 
 /// Writes pass records as a backup that `wallet import` reads back: whole values, never
 /// masked. CSV has the import header; JSON Lines one object a line.

@@ -1,17 +1,17 @@
-import Storage
+import WalletModel
 
 /// An open wallet for many lookups in one process (batch work, benchmarks), instead of
 /// opening the database per call as ``Wallet`` does.
 public final class WalletSession: Sendable {
-    private let store: Store
+    private let store: any TokenStore
 
-    init(store: Store) {
+    init(store: any TokenStore) {
         self.store = store
     }
 
     /// The records matching `query`, in serial order (empty when none).
     public func records(matching query: PassQuery) throws -> [PassRecord] {
-        try store.readStatement { db in try WalletRepository.records(matching: query, db) }
+        try store.passes(matching: query)
     }
 
     /// Checkpoints and closes the database.
@@ -23,6 +23,6 @@ public final class WalletSession: Sendable {
 extension Wallet {
     /// Opens the database once; call ``WalletSession/close()`` when done.
     public func openSession() throws -> WalletSession {
-        WalletSession(store: try Store(options: settings.database, logger: logger))
+        WalletSession(store: try store.open(logger: logger))
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TokenActivation
+import TokenctlApp
 
 struct ConfigCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,4 +1,6 @@
 import TokenActivation
+import TokenctlApp
+import WalletModel
 
 /// The text and JSON of `config show` and `config check`.
 enum ConfigText {

@@ -1,5 +1,7 @@
 import ErrorCodes
 import TokenActivation
+import TokenctlApp
+import WalletModel
 
 /// The text and JSON of `tokenctl db status` and `db migrate`.
 enum DatabaseText {

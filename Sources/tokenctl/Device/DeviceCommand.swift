@@ -3,6 +3,8 @@ import Foundation
 import Logging
 import OnboardingCore
 import TokenActivation
+import TokenctlApp
+import WalletModel
 
 struct DeviceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,7 @@
 import OnboardingCore
 import TokenActivation
+import TokenctlApp
+import WalletModel
 
 /// Text and JSON shapes of the device commands. Keys are never printed.
 enum DeviceText {

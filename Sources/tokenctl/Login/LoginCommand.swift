@@ -3,6 +3,8 @@ import Foundation
 import Logging
 import OnboardingCore
 import TokenActivation
+import TokenctlApp
+import WalletModel
 
 struct LoginCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

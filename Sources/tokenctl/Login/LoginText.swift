@@ -1,6 +1,8 @@
 import Foundation
 import OnboardingCore
 import TokenActivation
+import TokenctlApp
+import WalletModel
 
 /// Text and JSON shapes of the login commands: never the PIN, the token, a ticket or the mpinId.
 enum LoginText {

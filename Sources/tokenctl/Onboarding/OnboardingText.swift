@@ -1,6 +1,8 @@
 import Foundation
 import OnboardingCore
 import TokenActivation
+import TokenctlApp
+import WalletModel
 
 /// Text and JSON shapes of the onboarding commands. OTPs and PINs are never printed
 /// (but by `onboarding otp`, whose job it is).

@@ -1,4 +1,6 @@
 import TokenActivation
+import TokenctlApp
+import WalletModel
 
 /// Human and CSV renderings of audit entries. Text output shows stored text through
 /// ``SafeText/escaped(_:)``; CSV keeps values as they are, for the spreadsheet.

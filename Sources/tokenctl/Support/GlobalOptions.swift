@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Synchronization
 import TokenActivation
+import TokenctlApp
 
 /// Options every command takes, before or after the subcommand.
 struct GlobalOptions: ParsableArguments {

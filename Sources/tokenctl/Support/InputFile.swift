@@ -1,5 +1,7 @@
 import Foundation
 import TokenActivation
+import TokenctlApp
+import WalletModel
 
 /// A file named on the command line, `-` for standard input.
 enum InputFile {

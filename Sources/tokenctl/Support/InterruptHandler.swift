@@ -1,6 +1,7 @@
 import Dispatch
 import Glibc
 import TokenActivation
+import TokenctlApp
 
 /// SIGINT and SIGTERM for a command that can stop cleanly: the first asks it to stop
 /// (``BatchStop``) and says so on standard error; a second flushes what was printed and exits

@@ -1,5 +1,7 @@
 import ArgumentParser
 import TokenActivation
+import TokenctlApp
+import WalletModel
 
 /// Names given on the command line (a login device name, a device activation's name) follow
 /// the rule of a pass record's device label: ``SafeText/labelRule``.

@@ -1,4 +1,6 @@
 import TokenActivation
+import TokenctlApp
+import WalletModel
 
 /// Prints a list as it streams: a JSON array (one object a line) or a text table with a
 /// header and a count, without holding the list in memory. Nothing is printed before the

@@ -1,6 +1,7 @@
 import ErrorCodes
 import OnboardingCore
 import TokenActivation
+import TokenctlApp
 
 /// The commands behind the next steps the libraries name: the libraries describe the
 /// state, the command line says what to run.

@@ -1,4 +1,6 @@
 import TokenActivation
+import TokenctlApp
+import WalletModel
 
 /// Human-readable renderings of pass records. Stored text is shown through
 /// ``SafeText/escaped(_:)``, and the device label is cut to its column, so a label can

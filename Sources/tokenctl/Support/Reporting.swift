@@ -4,6 +4,8 @@ import Glibc
 import OnboardingCore
 import Synchronization
 import TokenActivation
+import TokenctlApp
+import WalletModel
 
 /// Runs a command body and turns a failure into the documented output and exit code:
 /// the human message on standard error and, with `--json`, `{"error": {…}}` on stdout.

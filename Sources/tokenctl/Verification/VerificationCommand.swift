@@ -3,6 +3,8 @@ import Foundation
 import Logging
 import OnboardingCore
 import TokenActivation
+import TokenctlApp
+import WalletModel
 
 struct VerificationCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -4,6 +4,8 @@ import Foundation
 import Glibc
 import OnboardingCore
 import TokenActivation
+import TokenctlApp
+import WalletModel
 
 struct VerificationRun: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

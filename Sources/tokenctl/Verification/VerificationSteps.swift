@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import OnboardingCore
 import TokenActivation
+import TokenctlApp
+import WalletModel
 
 struct VerificationDocuments: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,7 @@
 import OnboardingCore
 import TokenActivation
+import TokenctlApp
+import WalletModel
 
 /// Text and JSON shapes of the verification commands: every answer names the state and the
 /// command to run next (the server drives the flow). OTPs and image bytes are never printed.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import TokenActivation
+import TokenctlApp
 
 struct WalletExport: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,7 @@
 import ArgumentParser
 import TokenActivation
+import TokenctlApp
+import WalletModel
 
 extension WalletFileFormat: ExpressibleByArgument {}
 

@@ -2,6 +2,7 @@ import ErrorCodes
 import HTTPTransport
 import Testing
 @testable import TokenActivation
+import WalletModel
 
 /// Every decision of an activation attempt, on the machine alone: no database, no
 /// network, no clock. A scripted world answers the machine's actions.

@@ -5,6 +5,8 @@ import Logging
 import Synchronization
 import Testing
 @testable import TokenActivation
+import TokenctlApp
+import WalletModel
 
 /// The executor around the machine, on a real SQLite file and the transport double:
 /// what is sent, what is written, and that backoffs are asked of the injected sleep.

@@ -2,6 +2,7 @@ import Crypto
 import Synchronization
 import Testing
 @testable import TokenActivation
+import WalletModel
 
 @Suite struct DeeplinkHashTests {
     final class Mismatches: Sendable {

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import TokenActivation
+import WalletModel
 
 @Suite struct BatchLinesTests {
     final class Emitted: Sendable {

@@ -1,5 +1,6 @@
 import Testing
 @testable import TokenActivation
+import WalletModel
 
 @Suite struct DeeplinkParserTests {
     static let base = "mybank://activate?serialNumber="

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TokenActivation
+import WalletModel
 
 @Suite struct CSVRecordReaderTests {
     /// Reads every record, with a tiny chunk size so records straddle buffer refills.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TokenActivation
+import WalletModel
 
 /// Seeded random inputs: the reader never crashes on arbitrary bytes, and whatever the
 /// exporter writes, the reader reads back unchanged.

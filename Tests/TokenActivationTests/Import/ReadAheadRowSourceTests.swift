@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TokenActivation
+import WalletModel
 
 /// The read-ahead source gives exactly the rows, the error and its place that the source it
 /// wraps gives, whether the input ends inside a chunk, on a chunk's edge, or far past the

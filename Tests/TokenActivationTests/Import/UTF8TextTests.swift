@@ -1,5 +1,6 @@
 import Testing
 @testable import TokenActivation
+import WalletModel
 
 @Suite struct UTF8TextTests {
     /// The fast path answers exactly what `String(validating:as:)` answers.

@@ -1,5 +1,6 @@
 import Testing
 import TokenActivation
+import WalletModel
 
 @Suite struct SafeTextTests {
     @Test(arguments: [

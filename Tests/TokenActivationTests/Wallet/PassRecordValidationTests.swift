@@ -1,5 +1,6 @@
 import Testing
 @testable import TokenActivation
+import WalletModel
 
 @Suite struct PassRecordValidationTests {
     static let valid = PassRecordFields(serialNumber: "SN1", deviceAccountIdentifier: "DAPL1234")

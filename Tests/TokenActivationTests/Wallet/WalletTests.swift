@@ -3,6 +3,8 @@ import GRDB
 import Storage
 import Testing
 @testable import TokenActivation
+import TokenctlApp
+import WalletModel
 
 @Suite struct WalletTests {
     let directory = TemporaryDirectory()

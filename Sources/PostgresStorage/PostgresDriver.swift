@@ -1,0 +1,40 @@
+import Logging
+import WalletModel
+
+/// A PostgreSQL database as a ``StoreDriver``: one database a fleet of hosts shares.
+public struct PostgresDriver: StoreDriver {
+    public let options: PostgresOptions
+
+    public init(options: PostgresOptions) {
+        self.options = options
+    }
+
+    public var backend: String { "postgresql" }
+    public var location: String { options.displayURL }
+
+    /// Connects and checks that the schema is this binary's.
+    public func open(logger: Logger) throws -> any TokenStore {
+        try PostgresStore(options: options, logger: logger)
+    }
+
+    public func status(logger: Logger) throws -> DatabaseStatus {
+        let store = try PostgresStore(options: options, logger: logger, checkingSchema: false)
+        defer { store.close() }
+        let status = try store.schemaStatus()
+        return DatabaseStatus(backend: backend, location: location, applied: status.applied, known: status.known, pending: status.pending)
+    }
+
+    public func migrate(logger: Logger) throws -> [String] {
+        let store = try PostgresStore(options: options, logger: logger, checkingSchema: false)
+        defer { store.close() }
+        let applied = try store.migrate()
+        logger.info("database.migrated", metadata: ["applied": "\(applied.count)"])
+        return applied
+    }
+}
+
+extension PostgresStore: TokenStore {
+    public func ledger(sharing: Bool) -> any AttemptLedger {
+        PostgresLedger(store: self, sharing: sharing)
+    }
+}

@@ -1,0 +1,43 @@
+import Logging
+import WalletModel
+
+/// The SQLite file as a ``StoreDriver``: one host's database.
+public struct SQLiteDriver: StoreDriver {
+    public let options: StoreOptions
+
+    public init(options: StoreOptions) {
+        self.options = options
+    }
+
+    public var backend: String { "sqlite" }
+    public var location: String { options.path }
+
+    public func open(logger: Logger) throws -> any TokenStore {
+        try Store(options: options, logger: logger)
+    }
+
+    /// SQLite applies its migrations when it opens the file: an open file is current.
+    public func status(logger: Logger) throws -> DatabaseStatus {
+        try Store.using(options, logger: logger) { store in
+            let applied = try store.appliedMigrations()
+            let known = Store.knownMigrations
+            return DatabaseStatus(
+                backend: backend, location: location, applied: applied.count, known: known.count,
+                pending: known.filter { !applied.contains($0) }
+            )
+        }
+    }
+
+    public func migrate(logger: Logger) throws -> [String] {
+        let before = try Store.appliedMigrations(atPath: options.path) ?? []
+        _ = try status(logger: logger)
+        return Store.knownMigrations.filter { !before.contains($0) }
+    }
+}
+
+extension StoreSource {
+    /// The SQLite file the options name, opened for each call.
+    public static func options(_ options: StoreOptions) -> StoreSource {
+        SQLiteDriver(options: options).stateSource
+    }
+}

@@ -1,9 +1,0 @@
-import GRDBSQLite
-import HTTPTransport
-
-/// The versions of the C libraries tokenctl runs on, for `tokenctl --version`.
-public enum LibraryVersions {
-    public static var summary: String {
-        "\(CurlTransport.libraryVersion), SQLite \(String(cString: sqlite3_libversion()))"
-    }
-}

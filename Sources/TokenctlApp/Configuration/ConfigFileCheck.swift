@@ -1,0 +1,65 @@
+import TokenActivation
+import ErrorCodes
+import Foundation
+
+/// Checks a configuration file before its values are read: it must be a JSON object, and
+/// every key must be one tokenctl knows, so that a misspelt setting is an error instead
+/// of a silently ignored line.
+enum ConfigFileCheck {
+    /// - Returns: the parsed top-level object.
+    static func validate(_ data: Data, path: String) throws -> [String: Any] {
+        let object: Any
+        do {
+            object = try JSONSerialization.jsonObject(with: data)
+        } catch {
+            let detail = ((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String) ?? "syntax error"
+            throw ConfigurationError.invalidJSON(path, detail)
+        }
+        guard let root = object as? [String: Any] else {
+            throw ConfigurationError.invalidJSON(path, "the top level must be an object")
+        }
+        for key in try leafKeys(root, prefix: "", file: path).sorted() where !ConfigKeys.all.contains(key) {
+            throw ConfigurationError.unknownKey(key, file: path, suggestion: suggestion(for: key, among: ConfigKeys.all))
+        }
+        return root
+    }
+
+    /// Dotted paths of the non-object values (`{"tmp": {"timeout-ms": 1}}` → `tmp.timeout-ms`).
+    private static func leafKeys(_ object: [String: Any], prefix: String, file: String) throws -> [String] {
+        try object.flatMap { name, value -> [String] in
+            let path = prefix + name
+            guard let nested = value as? [String: Any] else { return [path] }
+            if ConfigKeys.all.contains(path) {
+                throw ConfigurationError.invalidValue(key: path, origin: .file(file), expected: "a value, not an object")
+            }
+            return nested.isEmpty ? [path] : try leafKeys(nested, prefix: path + ".", file: file)
+        }
+    }
+
+    /// Refuses a `TOKENCTL_*` variable that is neither a key's nor one of
+    /// ``ConfigKeys/otherVariables``, as the file refuses an unknown key.
+    static func validate(environment: [String: String]) throws(ConfigurationError) {
+        for name in environment.keys.sorted() where name.hasPrefix("TOKENCTL_") && !ConfigKeys.variables.contains(name) {
+            throw .unknownVariable(name, suggestion: suggestion(for: name, among: ConfigKeys.variables))
+        }
+    }
+
+    /// The known name closest in spelling, when it is close enough to be a typo.
+    static func suggestion(for key: String, among names: Set<String>) -> String? {
+        let scored = names.map { ($0, editDistance(Array(key), Array($0))) }
+        guard let best = scored.min(by: { $0.1 < $1.1 || ($0.1 == $1.1 && $0.0 < $1.0) }), best.1 <= 3 else { return nil }
+        return best.0
+    }
+
+    private static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+        var previous = Array(0...b.count)
+        for (i, ca) in a.enumerated() {
+            var current = [i + 1]
+            for (j, cb) in b.enumerated() {
+                current.append(Swift.min(previous[j + 1] + 1, current[j] + 1, previous[j] + (ca == cb ? 0 : 1)))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+}

@@ -1,0 +1,93 @@
+import TokenActivation
+import Configuration
+import ErrorCodes
+
+/// The configuration sources below the flags, queried in precedence order: the
+/// `TOKENCTL_*` environment first, then the file. Each lookup returns the value and where
+/// it came from, and a value of the wrong type is an error naming its source and key
+/// (never silently replaced by a default).
+struct ConfigLayers {
+    var environment: any ConfigProvider
+    var file: (values: ConfigFileValues, path: String)?
+    /// Where each key found so far came from, for `config show`.
+    let origins = FoundOrigins()
+
+    init(environment: [String: String]) {
+        self.environment = EnvironmentVariablesProvider(environmentVariables: environment)
+            .prefixKeys(with: ConfigKey(["tokenctl"]))
+    }
+
+    func string(_ key: String) throws -> (String, ConfigOrigin)? {
+        try lookup(key, .string, expected: "a string") { if case .string(let v) = $0 { v } else { nil } }
+    }
+
+    func stringArray(_ key: String) throws -> ([String], ConfigOrigin)? {
+        try lookup(key, .stringArray, expected: "a list of strings") { if case .stringArray(let v) = $0 { v } else { nil } }
+    }
+
+    func intArray(_ key: String) throws -> ([Int], ConfigOrigin)? {
+        try lookup(key, .intArray, expected: "a list of integers") { if case .intArray(let v) = $0 { v } else { nil } }
+    }
+
+    func bool(_ key: String) throws -> Bool? {
+        try lookup(key, .bool, expected: "true or false") { if case .bool(let v) = $0 { v } else { nil } }?.0
+    }
+
+    func int(_ key: String, min: Int) throws -> Int? {
+        guard let (value, origin) = try lookup(key, .int, expected: "an integer", { if case .int(let v) = $0 { v } else { nil } }) else {
+            return nil
+        }
+        guard value >= min else {
+            throw ConfigurationError.invalidValue(key: key, origin: origin, expected: "an integer of at least \(min)")
+        }
+        return value
+    }
+
+    /// A file path; relative paths in the configuration file are relative to the file.
+    func path(_ key: String) throws -> String? {
+        guard let (value, origin) = try string(key) else { return nil }
+        guard !value.isEmpty else { throw ConfigurationError.invalidValue(key: key, origin: origin, expected: "a file path") }
+        return value.resolvingPath(from: origin)
+    }
+
+    /// An http or https URL with a host.
+    func url(_ key: String) throws -> String? {
+        guard let (value, origin) = try string(key) else { return nil }
+        let lower = value.lowercased()
+        let rest = lower.hasPrefix("https://") ? lower.dropFirst(8) : lower.hasPrefix("http://") ? lower.dropFirst(7) : nil
+        guard let rest, let first = rest.first, first != "/", first != ":" else {
+            throw ConfigurationError.invalidValue(key: key, origin: origin, expected: "an http:// or https:// URL with a host")
+        }
+        return value
+    }
+
+    private func lookup<T>(
+        _ key: String, _ type: ConfigType, expected: String, _ extract: (ConfigContent) -> T?
+    ) throws -> (T, ConfigOrigin)? {
+        let absoluteKey = AbsoluteConfigKey(key.split(separator: ".").map(String.init))
+        var sources: [(ConfigOrigin, () throws -> ConfigContent?)] = [
+            (.environment, { try environment.value(forKey: absoluteKey, type: type).value?.content }),
+        ]
+        if let file { sources.append((.file(file.path), { try file.values.content(key, type) })) }
+        for (origin, read) in sources {
+            let found: ConfigContent?
+            do {
+                found = try read()
+            } catch {
+                throw ConfigurationError.invalidValue(key: key, origin: origin, expected: expected)
+            }
+            guard let content = found else { continue }
+            guard let value = extract(content) else {
+                throw ConfigurationError.invalidValue(key: key, origin: origin, expected: expected)
+            }
+            origins.found[key] = origin
+            return (value, origin)
+        }
+        return nil
+    }
+}
+
+/// The origin of every key a lookup found.
+final class FoundOrigins {
+    var found: [String: ConfigOrigin] = [:]
+}

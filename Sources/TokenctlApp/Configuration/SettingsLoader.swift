@@ -1,0 +1,235 @@
+import TokenActivation
+import Configuration
+import ErrorCodes
+import Foundation
+import HTTPTransport
+import PostgresStorage
+import Storage
+
+/// Loads ``Settings`` from flags, `TOKENCTL_*` environment variables, a JSON
+/// configuration file and the built-in defaults, in that order of precedence.
+public struct SettingsLoader: Sendable {
+    /// Values given as command-line flags (highest precedence).
+    public struct Flags: Sendable, Equatable {
+        public var configFile: String?
+        public var databasePath: String?
+        /// `--host-id`: this host's name in attempt leases (PostgreSQL).
+        public var hostID: String?
+        /// A PostgreSQL URL in place of `database.url` (`db copy --to`).
+        public var databaseURL: String?
+        public init(configFile: String? = nil, databasePath: String? = nil, hostID: String? = nil, databaseURL: String? = nil) {
+            self.configFile = configFile
+            self.databasePath = databasePath
+            self.hostID = hostID
+            self.databaseURL = databaseURL
+        }
+    }
+
+    private let environment: [String: String]
+
+    /// - Parameter environment: the process environment (injected for tests).
+    public init(environment: [String: String]) {
+        self.environment = environment
+    }
+
+    /// Resolves the configuration.
+    ///
+    /// The file is `--config`, else `$TOKENCTL_CONFIG`, else
+    /// `$XDG_CONFIG_HOME/tokenctl/config.json` (`~/.config/…`), else
+    /// `/etc/tokenctl/config.json`; none of them is fine (defaults apply), but a file
+    /// named by the flag or the variable must exist.
+    ///
+    /// - Throws: ``ConfigurationError`` naming the file or variable and the key.
+    public func load(flags: Flags = Flags()) async throws -> Settings {
+        let (layers, file) = try self.layers(flags: flags)
+        return try resolve(layers, flags: flags, file: file)
+    }
+
+    /// The settings ``load(flags:)`` gives, each with where it came from.
+    public func report(flags: Flags = Flags()) async throws -> ConfigReport {
+        let (layers, file) = try self.layers(flags: flags)
+        let settings = try resolve(layers, flags: flags, file: file)
+        return ConfigReport(settings: settings, origins: layers.origins.found, flags: flags, environment: environment)
+    }
+
+    private func layers(flags: Flags) throws -> (ConfigLayers, file: String?) {
+        try ConfigFileCheck.validate(environment: environment)
+        let file = try locateFile(flags: flags)
+        var layers = ConfigLayers(environment: environment)
+        if let file {
+            // Read once, parsed once: the checked object becomes the file's layer.
+            let object = try ConfigFileCheck.validate(try Self.read(file), path: file)
+            layers.file = (ConfigFileValues(object, path: file), file)
+        }
+        return (layers, file)
+    }
+
+    private func resolve(_ layers: ConfigLayers, flags: Flags, file: String?) throws -> Settings {
+        var settings = Settings.builtIn(environment: environment)
+        settings.configFile = file
+
+        if let path = flags.databasePath {
+            settings.database.path = path
+            settings.database.createsDirectory = false
+        } else if let (path, origin) = try layers.string(ConfigKeys.databasePath) {
+            settings.database.path = try nonEmpty(path, ConfigKeys.databasePath, origin).resolvingPath(from: origin)
+            settings.database.createsDirectory = false
+        }
+        try layers.int(ConfigKeys.databaseBusyTimeout, min: 0).map { settings.database.busyTimeoutMilliseconds = $0 }
+        if let (mode, origin) = try layers.string(ConfigKeys.databaseSynchronous) {
+            guard let durability = StoreOptions.Durability(rawValue: mode) else {
+                throw ConfigurationError.invalidValue(key: ConfigKeys.databaseSynchronous, origin: origin, expected: "normal or full")
+            }
+            settings.database.durability = durability
+        }
+        settings.postgres = try postgres(layers, flags: flags, tmp: settings.tmp)
+        if let (formats, origin) = try layers.stringArray(ConfigKeys.deeplinkFormats) {
+            let expected = "launch URLs of the form scheme://host[/path], such as \"mybank://activate\""
+            guard !formats.isEmpty else {
+                throw ConfigurationError.invalidValue(key: ConfigKeys.deeplinkFormats, origin: origin, expected: "a non-empty list of \(expected)")
+            }
+            settings.deeplinkFormats = try formats.map { text in
+                guard let format = DeeplinkFormat(text) else {
+                    throw ConfigurationError.invalidValue(key: ConfigKeys.deeplinkFormats, origin: origin, expected: "\(expected); \"\(text.prefix(80))\" is not one")
+                }
+                return format
+            }
+        }
+
+        try layers.url(ConfigKeys.tmpBaseURL).map { settings.tmp.baseURL = $0 }
+        if let (name, origin) = try layers.string(ConfigKeys.tmpTransport) {
+            guard let transport = TMPSettings.Transport(rawValue: name) else {
+                throw ConfigurationError.invalidValue(key: ConfigKeys.tmpTransport, origin: origin, expected: "easy or multi")
+            }
+            settings.tmp.transport = transport
+        }
+        try layers.int(ConfigKeys.tmpConnectTimeout, min: 1).map { settings.tmp.connectTimeoutMilliseconds = $0 }
+        try layers.int(ConfigKeys.tmpTimeout, min: 1).map { settings.tmp.timeoutMilliseconds = $0 }
+        try layers.int(ConfigKeys.tmpRetryAttempts, min: 1).map { settings.tmp.retry.attempts = $0 }
+        if let (backoff, origin) = try layers.intArray(ConfigKeys.tmpRetryBackoff) {
+            guard backoff.allSatisfy({ $0 >= 0 }) else {
+                throw ConfigurationError.invalidValue(key: ConfigKeys.tmpRetryBackoff, origin: origin, expected: "a list of non-negative milliseconds")
+            }
+            settings.tmp.retry.backoffMilliseconds = backoff
+        }
+        settings.tmp.authentication.bearerTokenFile = try layers.path(ConfigKeys.tmpBearerTokenFile)
+        settings.tmp.authentication.apiKeyHeader = try layers.string(ConfigKeys.tmpAPIKeyHeader).map { try nonEmpty($0.0, ConfigKeys.tmpAPIKeyHeader, $0.1) }
+        settings.tmp.authentication.apiKeyFile = try layers.path(ConfigKeys.tmpAPIKeyFile)
+        settings.tmp.tls.caFile = try layers.path(ConfigKeys.tmpCAFile)
+        settings.tmp.tls.clientCertificateFile = try layers.path(ConfigKeys.tmpClientCertFile)
+        settings.tmp.tls.clientKeyFile = try layers.path(ConfigKeys.tmpClientKeyFile)
+
+        try layers.url(ConfigKeys.onboardingBaseURL).map { settings.onboarding.connection.baseURL = $0 }
+        try layers.int(ConfigKeys.onboardingConnectTimeout, min: 1).map { settings.onboarding.connection.connectTimeoutMilliseconds = $0 }
+        try layers.int(ConfigKeys.onboardingTimeout, min: 1).map { settings.onboarding.connection.timeoutMilliseconds = $0 }
+        settings.onboarding.connection.tls.caFile = try layers.path(ConfigKeys.onboardingCAFile)
+        settings.onboarding.connection.tls.clientCertificateFile = try layers.path(ConfigKeys.onboardingClientCertFile)
+        settings.onboarding.connection.tls.clientKeyFile = try layers.path(ConfigKeys.onboardingClientKeyFile)
+        if let (id, origin) = try layers.string(ConfigKeys.onboardingInstanceID) {
+            settings.onboarding.instanceID = try nonEmpty(id, ConfigKeys.onboardingInstanceID, origin)
+        }
+        try layers.bool(ConfigKeys.onboardingRequireFinished).map { settings.onboarding.requiresFinishedUserActivation = $0 }
+        settings.onboarding.pinLoginWithinSeconds = try layers.int(ConfigKeys.onboardingPINLoginWithin, min: 1)
+        try layers.url(ConfigKeys.loginBackendURL).map { settings.login.connection.baseURL = $0 }
+        if let (id, origin) = try layers.string(ConfigKeys.loginClientID) {
+            settings.login.clientID = try nonEmpty(id, ConfigKeys.loginClientID, origin)
+        }
+        try layers.url(ConfigKeys.loginRelyingPartyURL).map { settings.login.relyingPartyURL = $0 }
+        try layers.int(ConfigKeys.loginConnectTimeout, min: 1).map { settings.login.connection.connectTimeoutMilliseconds = $0 }
+        try layers.int(ConfigKeys.loginTimeout, min: 1).map { settings.login.connection.timeoutMilliseconds = $0 }
+        settings.login.connection.tls.caFile = try layers.path(ConfigKeys.loginCAFile)
+        settings.login.connection.tls.clientCertificateFile = try layers.path(ConfigKeys.loginClientCertFile)
+        settings.login.connection.tls.clientKeyFile = try layers.path(ConfigKeys.loginClientKeyFile)
+        settings.onboarding.powerAuth.baseURL = try layers.url(ConfigKeys.powerAuthBaseURL)
+        settings.onboarding.powerAuth.applicationKey = try layers.string(ConfigKeys.powerAuthApplicationKey).map { try nonEmpty($0.0, ConfigKeys.powerAuthApplicationKey, $0.1) }
+        settings.onboarding.powerAuth.applicationSecretFile = try layers.path(ConfigKeys.powerAuthApplicationSecretFile)
+        if let (key, origin) = try layers.string(ConfigKeys.powerAuthMasterServerPublicKey) {
+            guard let bytes = Data(base64Encoded: key), bytes.count == 65 || bytes.count == 33 else {
+                throw ConfigurationError.invalidValue(key: ConfigKeys.powerAuthMasterServerPublicKey, origin: origin, expected: "Base64 of a P-256 public key (65 or 33 bytes)")
+            }
+            settings.onboarding.powerAuth.masterServerPublicKey = key
+        }
+        return settings
+    }
+
+    /// `database.url` and the keys beside it; nil when the URL is not set or `--database`
+    /// names a SQLite file. The
+    /// password is read here, from `database.password-file` (owner-only) or
+    /// `TOKENCTL_DATABASE_PASSWORD`. Call after the TMP keys: the lease's default is twice
+    /// the longest an attempt's request may take.
+    private func postgres(_ layers: ConfigLayers, flags: Flags, tmp: TMPSettings) throws -> PostgresOptions? {
+        let hostID = try flags.hostID.map { try nonEmpty($0, "--host-id", .environment) }
+        guard flags.databasePath == nil,
+              let (text, origin) = try flags.databaseURL.map({ ($0, ConfigOrigin.environment) }) ?? layers.string(ConfigKeys.databaseURL) else {
+            return nil
+        }
+        let url: PostgresURL
+        do {
+            url = try PostgresURL(parsing: text)
+        } catch {
+            throw ConfigurationError.invalidValue(key: ConfigKeys.databaseURL, origin: origin, expected: "postgres://USER@HOST[:PORT]/DATABASE[?sslmode=verify-full]: \(error.reason)")
+        }
+        let passwordFile = try layers.path(ConfigKeys.databasePasswordFile)
+        let password = try SecretFile.secret(
+            file: passwordFile, key: ConfigKeys.databasePasswordFile,
+            variable: ConfigKeys.Secret.databasePassword.variable, environment: environment
+        )
+        let configuredHost = try layers.string(ConfigKeys.databaseHostID).map { try nonEmpty($0.0, ConfigKeys.databaseHostID, $0.1) }
+        var options = PostgresOptions(
+            host: url.host, port: url.port, user: url.user, database: url.database, tls: url.tls, password: password,
+            caFile: try layers.path(ConfigKeys.databaseCAFile), hostID: hostID ?? configuredHost ?? Self.hostName(),
+            leaseMilliseconds: 2 * tmp.longestAttemptMilliseconds
+        )
+        try layers.int(ConfigKeys.databaseLease, min: 1000).map { options.leaseMilliseconds = $0 }
+        options.connectTimeoutMilliseconds = tmp.connectTimeoutMilliseconds
+        options.passwordFile = passwordFile
+        return options
+    }
+
+    private static func hostName() -> String {
+        var name = [CChar](repeating: 0, count: 256)
+        guard gethostname(&name, name.count - 1) == 0 else { return "localhost" }
+        return String(cString: name)
+    }
+
+    private func locateFile(flags: Flags) throws -> String? {
+        if let path = flags.configFile {
+            guard FileManager.default.fileExists(atPath: path) else { throw ConfigurationError.fileMissing(path, namedBy: "--config") }
+            return path
+        }
+        if let path = environment[ConfigKeys.configFileVariable], !path.isEmpty {
+            guard FileManager.default.fileExists(atPath: path) else { throw ConfigurationError.fileMissing(path, namedBy: ConfigKeys.configFileVariable) }
+            return path
+        }
+        let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? (environment["HOME"] ?? "") + "/.config"
+        for candidate in [configHome + "/tokenctl/config.json", "/etc/tokenctl/config.json"]
+        where FileManager.default.fileExists(atPath: candidate) {
+            return candidate
+        }
+        return nil
+    }
+
+    private static func read(_ path: String) throws -> Data {
+        do {
+            return try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw ConfigurationError.unreadable(path, (error as NSError).localizedDescription)
+        }
+    }
+}
+
+private func nonEmpty(_ value: String, _ key: String, _ origin: ConfigOrigin) throws -> String {
+    guard !value.isEmpty else { throw ConfigurationError.invalidValue(key: key, origin: origin, expected: "a non-empty string") }
+    return value
+}
+
+extension String {
+    /// A relative path in a configuration file is relative to that file's directory;
+    /// one from the environment or a flag is relative to the working directory.
+    func resolvingPath(from origin: ConfigOrigin) -> String {
+        guard !hasPrefix("/"), case .file(let file) = origin else { return self }
+        let directory = (file as NSString).deletingLastPathComponent
+        return directory.isEmpty ? self : directory + "/" + self
+    }
+}

@@ -1,0 +1,92 @@
+import Logging
+import TokenActivation
+import WalletModel
+
+/// What `tokenctl db copy` moved.
+public struct CopyReport: Sendable, Equatable {
+    public let passes: Int
+    public let auditRows: Int
+    /// Rows of the onboarding core's state (device activation, process, login user, verification).
+    public let stateRows: Int
+    /// The target's audit chain, verified after the copy.
+    public let verifiedRows: Int
+}
+
+/// `tokenctl db copy`: moves a database's wallet, audit and onboarding state between SQLite
+/// and PostgreSQL, in one transaction on the target.
+/// The target must be empty; audit rows keep their order and hashes (each one checked as it
+/// is written), the deeplink hash key goes along, and the target's chain is verified after.
+/// Run it with no handler writing the source.
+public struct DatabaseCopy: Sendable {
+    let source: any StoreDriver
+    let target: any StoreDriver
+    let logger: Logger
+
+    public init(from source: Settings, to target: Settings, logger: Logger = Logger(label: "tokenctl.database")) {
+        self.init(from: source.store, to: target.store, logger: logger)
+    }
+
+    public init(from source: any StoreDriver, to target: any StoreDriver, logger: Logger = Logger(label: "tokenctl.database")) {
+        self.source = source
+        self.target = target
+        self.logger = logger
+    }
+
+    public func run() throws -> CopyReport {
+        guard source.backend != target.backend else {
+            throw StorageError(.storageUnsupported, "db copy moves between SQLite and PostgreSQL: one side must be a file (--database), the other a postgres:// URL")
+        }
+        // The target's schema is made first (a new PostgreSQL database has none).
+        _ = try target.migrate(logger: logger)
+        let copied = try source.using(logger: logger) { source in
+            let expected = try source.counts()
+            let passes = Pages { after in try source.passPage(after: after, limit: Self.pageSize) }
+            let audit = Pages { (after: StoredAuditRow?) in try source.auditPage(after: after?.seq ?? 0, limit: Self.pageSize) }
+            let copy = StoreCopy(
+                nextPass: { try passes.next() }, nextAuditRow: { try audit.next() },
+                deeplinkHashKey: try source.deeplinkHashKey(), state: source
+            )
+            let copied = try target.using(logger: logger) { target in try target.load(copy) }
+            guard (copied.passes, copied.auditRows) == expected else {
+                throw StorageError(.storageIO, "the source changed during the copy (\(expected.passes) records and \(expected.auditRows) audit rows before, \(copied.passes) and \(copied.auditRows) read); stop the handlers and copy again into an empty database")
+            }
+            return copied
+        }
+        let (rows, broken) = try Audit(store: target, logger: logger).verify()
+        if let broken {
+            throw AuditError.chainBroken(broken)
+        }
+        logger.info("database.copied", metadata: ["passes": "\(copied.passes)", "audit-rows": "\(copied.auditRows)", "state-rows": "\(copied.stateRows)"])
+        return CopyReport(passes: copied.passes, auditRows: copied.auditRows, stateRows: copied.stateRows, verifiedRows: rows)
+    }
+
+    /// Rows per page read from the source: each page is its own read, so the rows can go to
+    /// the target from another thread (where a cursor of an open read cannot be used).
+    static let pageSize = 10_000
+}
+
+/// A source read a page at a time, each page after the last value of the one before.
+private final class Pages<Value> {
+    private let read: (Value?) throws -> [Value]
+    private var page: [Value] = []
+    private var index = 0
+    private var last: Value?
+    private var done = false
+
+    init(_ read: @escaping (Value?) throws -> [Value]) {
+        self.read = read
+    }
+
+    func next() throws -> Value? {
+        if index == page.count {
+            guard !done else { return nil }
+            page = try read(last)
+            index = 0
+            done = page.count < DatabaseCopy.pageSize
+            guard let last = page.last else { return nil }
+            self.last = last
+        }
+        defer { index += 1 }
+        return page[index]
+    }
+}

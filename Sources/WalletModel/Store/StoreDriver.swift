@@ -1,0 +1,68 @@
+import Logging
+
+/// One database tokenctl can keep its store in, not yet opened: the SQLite file or a
+/// PostgreSQL database. The application chooses one from its settings, in one place.
+public protocol StoreDriver: Sendable {
+    /// `sqlite` or `postgresql`.
+    var backend: String { get }
+    /// The file, or the URL without a password.
+    var location: String { get }
+
+    /// Opens the database (applying or checking its schema); close it when done.
+    func open(logger: Logger) throws -> any TokenStore
+
+    /// Where the schema stands, read without changing it.
+    func status(logger: Logger) throws -> DatabaseStatus
+
+    /// Applies the missing migrations.
+    /// - Returns: the names of those applied (none when the schema was current).
+    func migrate(logger: Logger) throws -> [String]
+}
+
+extension StoreDriver {
+    /// Opens the database, runs `body`, and closes it again, also when `body` throws.
+    public func using<T>(logger: Logger, _ body: (any TokenStore) throws -> T) throws -> T {
+        let store = try open(logger: logger)
+        do {
+            let result = try body(store)
+            try store.close()
+            return result
+        } catch {
+            try? store.close()
+            throw error
+        }
+    }
+
+    /// The same, for a body that waits.
+    public func using<T>(logger: Logger, _ body: (any TokenStore) async throws -> T) async throws -> T {
+        let store = try open(logger: logger)
+        return try await store.closing { try await body(store) }
+    }
+
+    /// The onboarding core's state in this database, opened for each call.
+    public var stateSource: StoreSource {
+        .opening { logger in try open(logger: logger) }
+    }
+}
+
+/// Where a database's schema stands (`tokenctl db status`).
+public struct DatabaseStatus: Sendable, Equatable {
+    /// `sqlite` or `postgresql`.
+    public let backend: String
+    /// The file, or the URL without a password.
+    public let location: String
+    public let applied: Int
+    public let known: Int
+    /// Migrations `tokenctl db migrate` would apply.
+    public let pending: [String]
+
+    public init(backend: String, location: String, applied: Int, known: Int, pending: [String]) {
+        self.backend = backend
+        self.location = location
+        self.applied = applied
+        self.known = known
+        self.pending = pending
+    }
+
+    public var isCurrent: Bool { applied == known }
+}

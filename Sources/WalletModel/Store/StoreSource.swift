@@ -1,0 +1,21 @@
+import Logging
+
+/// Where a service gets its database: opened for one call and closed after it, or a
+/// database the caller already holds (one handle for the whole process).
+public enum StoreSource: Sendable {
+    /// Opens a database for one call: the SQLite file, or PostgreSQL (the caller that
+    /// knows both backends supplies the opener).
+    case opening(@Sendable (Logger) throws -> any StateDatabase)
+    case shared(any StateDatabase)
+
+    /// Runs `body` on the database; one opened here is closed after, also when `body` throws.
+    public func using<T>(logger: Logger, _ body: (any StateDatabase) async throws -> T) async throws -> T {
+        switch self {
+        case .shared(let database):
+            return try await body(database)
+        case .opening(let open):
+            let database = try open(logger)
+            return try await database.closing { try await body(database) }
+        }
+    }
+}

@@ -1,0 +1,143 @@
+/// The database tokenctl keeps its wallet, audit, attempts and onboarding state in: one
+/// protocol, one driver per database (SQLite in `Storage`, PostgreSQL in `PostgresStorage`),
+/// opened by a ``StoreDriver``. Each method is one intent that keeps its invariants inside
+/// its own transaction; no database handle reaches the domain.
+public protocol TokenStore: StateDatabase {
+    // MARK: Passes
+
+    /// The records of `query`, in serial order (empty when none).
+    func passes(matching query: PassQuery) throws -> [PassRecord]
+
+    /// Inserts a new record, or says what collided.
+    func insertPass(_ record: PassRecord) throws -> PassInsertion
+
+    /// Removes the record `choose` picks among those of `query`, in one transaction with
+    /// them locked against other writers.
+    func removePass(matching query: PassQuery, choose: ([PassRecord]) throws -> PassRecord) throws -> PassRecord
+
+    /// Streams the records (or those in one state) in serial order, from one snapshot,
+    /// without loading them all.
+    func forEachPass(state: PassState?, _ body: (PassRecord) throws -> Void) throws
+
+    /// Upserts the rows of an import in one transaction: all of them, or none.
+    func importPasses(_ rows: PassImport) throws -> PassImportResult
+
+    // MARK: Audit
+
+    /// The key of the deeplink hash, random and made with the database.
+    func deeplinkHashKey() throws -> [UInt8]
+
+    /// Streams the attempts matching `filter` (their "started" and "finished" rows merged),
+    /// oldest first.
+    func forEachAuditEntry(_ filter: AuditFilter, _ body: (AuditEntry) throws -> Void) throws
+
+    /// Streams the audit's rows in chain order.
+    func forEachAuditRow(_ body: (StoredAuditRow) throws -> Void) throws
+
+    // MARK: Attempts
+
+    /// The attempts' reads and writes for an activation session.
+    /// - Parameter sharing: several workers write at once (a batch): their writes are then
+    ///   grouped by a writer of the ledger's own, which ``AttemptLedger/close()`` stops.
+    func ledger(sharing: Bool) -> any AttemptLedger
+
+    // MARK: Copy
+
+    /// The records and audit rows held (what a copy from this database must move).
+    func counts() throws -> (passes: Int, auditRows: Int)
+
+    /// Up to `limit` records after `after` in serial order (from the first when nil): a copy
+    /// reads the source a page at a time, each page in its own read.
+    func passPage(after: PassRecord?, limit: Int) throws -> [PassRecord]
+
+    /// Up to `limit` audit rows after the row `seq` in chain order.
+    func auditPage(after seq: Int64, limit: Int) throws -> [StoredAuditRow]
+
+    /// Loads a whole database (`tokenctl db copy`) into this empty one, in one transaction:
+    /// the records, the audit rows with their sequence numbers and hashes (each checked as
+    /// it is written), the deeplink hash key, and the onboarding state read from `state`.
+    /// - Throws: `storage.targetNotEmpty` when this database holds any of them,
+    ///   `audit.chainBroken` at a row that does not chain (nothing is written then).
+    func load(_ copy: StoreCopy) throws -> CopyCounts
+}
+
+/// What inserting a record met.
+public enum PassInsertion: Sendable, Equatable {
+    case inserted
+    /// The same (pass type, serial, device account id) is stored.
+    case duplicate
+    /// Another record holds the (pass type, serial, device label).
+    case conflict
+}
+
+/// The rows of an import, as the store pulls them.
+public struct PassImport {
+    /// Let a row's state move an activated or activating pass back (by default such a state
+    /// is kept and counted).
+    public var overwriteState: Bool
+    /// The input can be read again: a store may then build an index once after the rows
+    /// instead of row by row, and answer ``PassImportResult/indexRefused`` for a second,
+    /// row-by-row pass that names the refused line.
+    public var canReadAgain: Bool
+    /// The next validated row and its line; nil at the end.
+    public var next: () throws -> (line: Int, fields: ValidatedPassFields)?
+
+    public init(overwriteState: Bool, canReadAgain: Bool, next: @escaping () throws -> (line: Int, fields: ValidatedPassFields)?) {
+        self.overwriteState = overwriteState
+        self.canReadAgain = canReadAgain
+        self.next = next
+    }
+}
+
+/// What an import did; nothing was written unless it is ``imported(inserted:updated:keptStates:)``.
+public enum PassImportResult: Sendable, Equatable {
+    /// Rows that created a record, rows that changed one, and stored `activated` /
+    /// `activating` states kept against the file.
+    case imported(inserted: Int, updated: Int, keptStates: Int)
+    /// The row on this line binds a device label another record holds.
+    case conflict(line: Int, ValidatedPassFields)
+    /// The index built after the rows refused them: read the input again without ``PassImport/canReadAgain``.
+    case indexRefused
+}
+
+/// A source database's content, as ``TokenStore/load(_:)`` takes it.
+public struct StoreCopy {
+    public var nextPass: () throws -> PassRecord?
+    public var nextAuditRow: () throws -> StoredAuditRow?
+    public var deeplinkHashKey: [UInt8]
+    /// The onboarding state's tables are read from here.
+    public var state: any StateDatabase
+
+    public init(nextPass: @escaping () throws -> PassRecord?, nextAuditRow: @escaping () throws -> StoredAuditRow?, deeplinkHashKey: [UInt8], state: any StateDatabase) {
+        self.nextPass = nextPass
+        self.nextAuditRow = nextAuditRow
+        self.deeplinkHashKey = deeplinkHashKey
+        self.state = state
+    }
+}
+
+/// What a copy moved.
+public struct CopyCounts: Sendable, Equatable {
+    public var passes: Int
+    public var auditRows: Int
+    /// Rows of the onboarding core's state (device activation, process, login user, verification).
+    public var stateRows: Int
+
+    public init(passes: Int, auditRows: Int, stateRows: Int) {
+        self.passes = passes
+        self.auditRows = auditRows
+        self.stateRows = stateRows
+    }
+}
+
+extension ChainCheck {
+    /// Checks a row a copy is about to write.
+    /// - Throws: ``AuditError`` `chainBroken` naming the row, with "nothing was copied".
+    public mutating func checkCopied(_ row: StoredAuditRow) throws -> AuditRow {
+        if let broken = check(row) {
+            throw AuditError.chainBroken(BrokenRow(seq: broken.seq, entryID: broken.entryID, event: broken.event, reason: broken.reason + " in the source; nothing was copied"))
+        }
+        // A row the check passed has content.
+        return row.content!
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import GRDB
+
+import Synchronization
+import Testing
+import TestSupport
+@testable import Storage
+import WalletModel
+
+@Suite struct GroupCommitterTests {
+    let directory = TemporaryDirectory()
+
+    struct Refused: Error {}
+
+    final class Results: Sendable {
+        private let byJob = Mutex<[Int: Bool]>([:])
+        func record(_ job: Int, _ succeeded: Bool) { byJob.withLock { $0[job] = succeeded } }
+        var all: [Int: Bool] { byJob.withLock { $0 } }
+    }
+
+    /// Given many threads sharing transactions, when some jobs fail after writing, then
+    /// exactly their writes are gone, every other job's are committed, and each caller gets
+    /// its own result.
+    /// (Without a writer thread of its own, each caller writes its own transactions.)
+    @Test(arguments: [true, false])
+    func aFailingJobRollsBackItsOwnWritesOnly(sharing: Bool) throws {
+        let store = try Store(options: StoreOptions(path: directory.file("wallet.sqlite")))
+        let committer = GroupCommitter(store: store, sharing: sharing)
+        let jobs = 400
+        let results = Results()
+        DispatchQueue.concurrentPerform(iterations: 8) { worker in
+            for job in stride(from: worker, to: jobs, by: 8) {
+                let succeeded: Bool
+                do {
+                    succeeded = try committer.run { db, _ in
+                        try db.execute(sql: """
+                            INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier)
+                            VALUES ('t', ?, 'd')
+                            """, arguments: ["S\(job)"])
+                        if job % 7 == 3 { throw Refused() }
+                        return true
+                    }
+                } catch {
+                    succeeded = false
+                    #expect(error is Refused)
+                }
+                results.record(job, succeeded)
+            }
+        }
+        let stored = try store.read { db in Set(try String.fetchAll(db, sql: "SELECT serial_number FROM pass_record")) }
+        let expected = Set((0..<jobs).filter { $0 % 7 != 3 }.map { "S\($0)" })
+        #expect(stored == expected)
+        #expect(results.all == Dictionary(uniqueKeysWithValues: (0..<jobs).map { ($0, $0 % 7 != 3) }))
+        let figures = committer.figures
+        #expect(figures.jobs == jobs)
+        #expect(sharing ? figures.transactions <= jobs : figures.transactions == jobs)
+        committer.close()
+        try store.close()
+    }
+
+    /// A job submitted without waiting is committed once a job submitted after it by the
+    /// same thread has returned; a failed one answers its own error when asked.
+    @Test func aSubmittedJobIsCommittedBeforeALaterOneReturns() throws {
+        let store = try Store(options: StoreOptions(path: directory.file("wallet.sqlite")))
+        let committer = GroupCommitter(store: store)
+        let outcome = Result { () throws -> (Int, Bool) in
+            let written = committer.submit { db, _ in
+                try db.execute(sql: "INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier) VALUES ('t', 'S1', 'd')")
+            }
+            let refused = committer.submit { _, _ in throw Refused() }
+            try committer.run { db, _ in
+                try db.execute(sql: "INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier) VALUES ('t', 'S2', 'd')")
+            }
+            // Committed: another connection sees it.
+            let seen = try DatabaseQueue(path: directory.file("wallet.sqlite")).read { db in
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM pass_record WHERE serial_number = 'S1'") ?? 0
+            }
+            try written.result()
+            return (seen, (try? refused.result()) == nil)
+        }
+        let (seen, refusedFailed) = try outcome.get()
+        #expect(seen == 1)
+        #expect(refusedFailed)
+        committer.close()
+        try store.close()
+    }
+}

@@ -1,0 +1,23 @@
+import Testing
+import WalletModel
+
+@Suite struct MaskTests {
+    @Test(arguments: [
+        ("SN1234567890", "SN12…7890"),
+        ("DAPL00000000001234", "DAPL…1234"),
+        ("123456789", "1234…6789"),
+        ("12345678", "…78"),
+        ("ab", "…ab"),
+        ("a", "…a"),
+        ("", "…"),
+        ("ÄÖÜßéèêëñ", "ÄÖÜß…èêëñ"),
+    ])
+    func masksFirstFourAndLastFour(value: String, masked: String) {
+        #expect(Mask.identifier(value) == masked)
+    }
+
+    @Test func revealShowsTheWholeValue() {
+        #expect(Mask.identifier("SN1234567890", reveal: true) == "SN1234567890")
+        #expect(Mask.identifier("SN1234567890", reveal: false) == "SN12…7890")
+    }
+}

@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# The module seams of the design: each target may import only the modules below it.
+# The module seams of the design: each target may import only the modules below it. The
+# activation domain (TokenActivation) and the onboarding core see the store only through
+# WalletModel's protocol: neither imports a driver (Storage, PostgresStorage) or a database
+# library; only the application (TokenctlApp) chooses a driver.
 # Reads the import lines of every Swift file under Sources/ and fails on any other.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,14 +11,16 @@ cd "$(dirname "$0")/.."
 declare -A allowed=(
   [ErrorCodes]=""
   [HTTPTransport]="CCurl ErrorCodes"
-  [Storage]="CSQLite ErrorCodes GRDB Logging"
-  [PostgresStorage]="ErrorCodes Storage PostgresNIO Logging NIOCore NIOPosix NIOSSL"
+  [WalletModel]="ErrorCodes Crypto Logging"
+  [Storage]="CSQLite ErrorCodes WalletModel GRDB GRDBSQLite Logging"
+  [PostgresStorage]="ErrorCodes WalletModel PostgresNIO Logging NIOCore NIOPosix NIOSSL"
   [PowerAuth]="Crypto _CryptoExtras"
   [MPin]="Crypto"
-  [OnboardingCore]="ErrorCodes PowerAuth MPin HTTPTransport Storage Logging Crypto ZIPFoundation"
-  [TokenActivation]="CMalloc ErrorCodes OnboardingCore HTTPTransport Storage PostgresStorage GRDB GRDBSQLite Logging Configuration Crypto"
+  [OnboardingCore]="ErrorCodes PowerAuth MPin HTTPTransport WalletModel Logging Crypto ZIPFoundation"
+  [TokenActivation]="CMalloc ErrorCodes OnboardingCore HTTPTransport WalletModel Logging"
+  [TokenctlApp]="ErrorCodes TokenActivation OnboardingCore HTTPTransport WalletModel Storage PostgresStorage Logging Configuration"
   [Sandbox]="PowerAuth MPin NIOCore NIOPosix NIOHTTP1 NIOConcurrencyHelpers Crypto _CryptoExtras ZIPFoundation"
-  [tokenctl]="ErrorCodes TokenActivation OnboardingCore Sandbox ArgumentParser Logging"
+  [tokenctl]="ErrorCodes TokenctlApp TokenActivation OnboardingCore WalletModel Sandbox ArgumentParser Logging"
 )
 always="Foundation Glibc Dispatch Synchronization SystemPackage"
 

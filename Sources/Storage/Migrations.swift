@@ -146,8 +146,8 @@ enum Migrations {
         migrator.registerMigration("v7-pass-state-check") { db in
             // The same table with the state check written as equalities. SQLite compiles a
             // CHECK's IN list of more than two values into a temporary B-tree that it builds
-            // on every insert and every state update: 45% of an import's instructions
-            // (callgrind, 100,000 rows), two of them per activation. The check cannot be
+            // on every insert and every state update (Benchmarks/README.md, "Measured
+            // shapes"), two of them per activation. The check cannot be
             // altered in place, so the table is rebuilt (SQLite's documented procedure);
             // its rows and their keys are unchanged.
             try db.execute(sql: """

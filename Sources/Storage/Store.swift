@@ -84,8 +84,8 @@ public final class Store: Sendable {
     /// again, a few times.
     ///
     /// The header's `user_version` holds the number of migrations applied: when it says the
-    /// schema is current, opening reads no schema at all (the migrator's own check parses
-    /// the whole schema: 5.7 million of a cold activation's 70 million instructions).
+    /// schema is current, opening reads no schema at all: the migrator's own check parses
+    /// the whole schema (Benchmarks/README.md, "Measured shapes").
     private static func migrate(_ queue: DatabaseQueue) throws {
         let migrator = Migrations.migrator
         let current = migrator.migrations.count

@@ -71,8 +71,8 @@ struct ActivateCommand: AsyncParsableCommand {
 
     /// The deeplink of `tokenctl activate DEEPLINK` and nothing else, the form deeplink
     /// handlers run once per deeplink: it is run without the argument parser, whose
-    /// reflection over the command's options is a quarter of a cold activation's
-    /// instructions (callgrind: 18 of 63 million). Any other form is parsed as usual.
+    /// reflection over the command's options is a large part of a cold activation
+    /// (Benchmarks/README.md, "Measured shapes"). Any other form is parsed as usual.
     static func plainDeeplink(_ arguments: [String]) -> String? {
         guard arguments.count == 2, arguments[0] == "activate",
               let deeplink = arguments.last, !deeplink.hasPrefix("-"), deeplink != "help" else { return nil }

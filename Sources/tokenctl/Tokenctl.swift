@@ -72,9 +72,9 @@ struct Tokenctl: AsyncParsableCommand {
     }
 
     /// The usual case, a command with arguments it accepts, parsed by that command alone.
-    /// Parsing from the root first reflects the arguments of every command in the tree
-    /// (measured with callgrind: 2.3 million of a cold `tokenctl activate`'s 70 million
-    /// instructions, and most of its protocol-conformance scans).
+    /// Parsing from the root first reflects the arguments of every command in the tree,
+    /// with most of a cold start's protocol-conformance scans (Benchmarks/README.md,
+    /// "Measured shapes").
     /// Anything the command does not accept as it stands (help, a usage error) is parsed
     /// again from the root, so what the user sees does not change.
     static func command(for arguments: [String]) throws -> any ParsableCommand {

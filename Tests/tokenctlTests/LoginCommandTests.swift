@@ -46,6 +46,8 @@ import Testing
         let none = try login("status")
         #expect(none.status == 0)
         #expect(none.stdout.contains("tokenctl login register --identity EMAIL"))
+        // No user is the contract's INVALID state, not a null.
+        #expect(try login("status", "--json").jsonObject()["state"] as? String == "INVALID")
         #expect(try login("run", "--pin-file", pinFile).status == 66)
 
         let registered = try login("register", "--identity", "alice@example.com")

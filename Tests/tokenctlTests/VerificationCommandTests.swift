@@ -119,7 +119,7 @@ import Testing
     }
 
     @Test(arguments: [
-        ("SBXENDSTATE", "endstate", "tokenctl device remove --local"),
+        ("SBXENDSTATE", "endstate", "`tokenctl device remove --local`, then onboard again with `tokenctl onboarding start"),
         ("SBXFAIL", "scanDocument", "--reupload"),
     ])
     func markersDecideTheOutcome(marker: String, state: String, next: String) async throws {

@@ -5,8 +5,11 @@ import Foundation
 public struct LoginStatus: Sendable, Equatable {
     public let identity: String?
     public let deviceName: String?
-    /// nil: this installation has no user.
-    public let state: LoginUserState?
+    /// The user's state; `INVALID` when this installation has none (the contract's state
+    /// of a user that is not there).
+    public let state: LoginUserState
+    /// Whether this installation has a login user at all.
+    public let hasUser: Bool
     public let failedAttempts: Int
     public let lastLoginAt: Date?
     public let nextStep: NextStep
@@ -14,7 +17,8 @@ public struct LoginStatus: Sendable, Equatable {
     init(_ user: LoginUser?) {
         identity = user?.identity
         deviceName = user?.deviceName
-        state = user?.state
+        state = user?.state ?? .invalid
+        hasUser = user != nil
         failedAttempts = user?.failedAttempts ?? 0
         lastLoginAt = user?.lastLoginAt
         nextStep = LoginStep.nextStep(from: user?.state)

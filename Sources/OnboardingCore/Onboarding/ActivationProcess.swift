@@ -173,9 +173,6 @@ public struct ActivationProcess: Sendable {
     }
 
     static var hostName: String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "tokenctl" }
-        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return name.isEmpty ? "tokenctl" : name
+        ProcessIdentity.hostName ?? "tokenctl"
     }
 }

@@ -97,9 +97,8 @@ fileprivate final class Job<T>: PendingJob {
     /// Runs the body in a savepoint; its failure rolls back its own work only. GRDB may
     /// run the transaction body again (busy retry): each run starts from a clean result.
     /// The savepoint's statements are prepared once per connection and stepped through
-    /// SQLite's C API (GRDB's `inSavepoint` prepares them on every call, and its statement
-    /// execution costs more than the statement: together 100,000 of a batch line's 675,000
-    /// instructions).
+    /// SQLite's C API: GRDB's `inSavepoint` prepares them on every call, and its statement
+    /// execution costs more than the statement (Benchmarks/README.md, "Measured shapes").
     ///
     /// - Throws: when the savepoint itself cannot be set, rolled back or released: the
     ///   transaction is then rolled back whole.

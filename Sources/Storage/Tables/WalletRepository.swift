@@ -36,7 +36,8 @@ enum WalletRepository {
         """
 
     /// Read through the C API: an activation runs this once, inside the shared transaction
-    /// the batch's database writer writes (GRDB's rows cost 26,000 instructions of it).
+    /// the batch's database writer writes, where GRDB's rows cost more than the query
+    /// (Benchmarks/README.md, "Measured shapes").
     static func records(matching query: PassQuery, _ db: Database) throws -> [PassRecord] {
         let select = DirectStatement(try db.cachedStatement(sql: recordsMatching), db)
         select.bind(1, query.serialNumber)

@@ -57,7 +57,7 @@ public struct ActivationResult: Sendable, Equatable {
             "cardLast4Digits": .optional(cardLast4Digits), "comment": .optional(comment),
             "httpStatus": httpStatus.map { .int($0) } ?? .null, "requestId": .optional(requestID),
             "auditId": auditID.map { .int(Int($0)) } ?? .null,
-            "error": error.map { .object(JSONObject(["code": .string($0.code.rawValue), "message": .string(message ?? $0.message)])) } ?? .null,
+            "error": error.map { .object(.error(code: $0.code, message: message ?? $0.message)) } ?? .null,
         ])
         if let wouldSendTo {
             object.append("dryRun", .object(JSONObject(["url": .string(wouldSendTo)])))

@@ -11,7 +11,7 @@ import WalletModel
 ///
 /// The caller hands each chunk it has read back to the reader, which empties it and fills it
 /// again: the rows' strings are freed on the thread that allocated them, off the writing
-/// thread (freeing them there took a quarter of an import's writer instructions).
+/// thread, where freeing them was a large part of the writer's work (Benchmarks/README.md).
 ///
 /// The reader thread touches the wrapped source and, under `condition`, the queues; the
 /// caller's thread touches the rest. Hence unchecked.

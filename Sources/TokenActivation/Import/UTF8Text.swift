@@ -1,9 +1,8 @@
 extension String {
     /// The text of `bytes` if they are valid UTF-8, else nil: `String(validating:as:)` with
     /// a fast path for ASCII. The standard library's validating initialiser looks up generic
-    /// type metadata on every call: 16% of an import's instructions (callgrind, 100,000
-    /// rows), where checking for ASCII first and decoding without a second check costs a pass
-    /// over the bytes.
+    /// type metadata on every call (Benchmarks/README.md, "Measured shapes"), where checking
+    /// for ASCII first and decoding without a second check costs a pass over the bytes.
     init?(checkedUTF8 bytes: [UInt8]) {
         var ascii = true
         for byte in bytes where byte >= 0x80 {

@@ -46,20 +46,6 @@ enum ConfigFileCheck {
 
     /// The known name closest in spelling, when it is close enough to be a typo.
     static func suggestion(for key: String, among names: Set<String>) -> String? {
-        let scored = names.map { ($0, editDistance(Array(key), Array($0))) }
-        guard let best = scored.min(by: { $0.1 < $1.1 || ($0.1 == $1.1 && $0.0 < $1.0) }), best.1 <= 3 else { return nil }
-        return best.0
-    }
-
-    private static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
-        var previous = Array(0...b.count)
-        for (i, ca) in a.enumerated() {
-            var current = [i + 1]
-            for (j, cb) in b.enumerated() {
-                current.append(Swift.min(previous[j + 1] + 1, current[j] + 1, previous[j] + (ca == cb ? 0 : 1)))
-            }
-            previous = current
-        }
-        return previous[b.count]
+        Spelling.closest(to: key, among: names.sorted(), maximumDistance: 3)
     }
 }

@@ -14,6 +14,11 @@ extension Settings {
         return SQLiteDriver(options: database)
     }
 
+    /// Whether `target` (a `--database` or `db copy` argument) is a PostgreSQL URL rather than a file.
+    public static func namesPostgres(_ target: String) -> Bool {
+        PostgresURL.isPostgres(target)
+    }
+
     /// What the activation pipeline reads of these settings.
     public var activation: ActivationSettings {
         ActivationSettings(deeplinkFormats: deeplinkFormats, tmp: tmp, onboarding: onboarding)

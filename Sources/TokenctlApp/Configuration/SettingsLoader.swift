@@ -1,4 +1,5 @@
 import TokenActivation
+import WalletModel
 import Configuration
 import ErrorCodes
 import Foundation
@@ -177,19 +178,13 @@ public struct SettingsLoader: Sendable {
         let configuredHost = try layers.string(ConfigKeys.databaseHostID).map { try nonEmpty($0.0, ConfigKeys.databaseHostID, $0.1) }
         var options = PostgresOptions(
             host: url.host, port: url.port, user: url.user, database: url.database, tls: url.tls, password: password,
-            caFile: try layers.path(ConfigKeys.databaseCAFile), hostID: hostID ?? configuredHost ?? Self.hostName(),
+            caFile: try layers.path(ConfigKeys.databaseCAFile), hostID: hostID ?? configuredHost ?? ProcessIdentity.hostName ?? "localhost",
             leaseMilliseconds: 2 * tmp.longestAttemptMilliseconds
         )
         try layers.int(ConfigKeys.databaseLease, min: 1000).map { options.leaseMilliseconds = $0 }
         options.connectTimeoutMilliseconds = tmp.connectTimeoutMilliseconds
         options.passwordFile = passwordFile
         return options
-    }
-
-    private static func hostName() -> String {
-        var name = [CChar](repeating: 0, count: 256)
-        guard gethostname(&name, name.count - 1) == 0 else { return "localhost" }
-        return String(cString: name)
     }
 
     private func locateFile(flags: Flags) throws -> String? {

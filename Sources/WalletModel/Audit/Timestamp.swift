@@ -25,8 +25,8 @@ public struct Timestamp: Sendable, Equatable, Comparable, Hashable {
         let year = parts.tm_year + 1900
         let millisecond = Int32(milliseconds.floorModulo(1000))
         guard (0...9999).contains(year) else { return Self.padded(parts, year: year, millisecond: millisecond) }
-        // Written as 24 bytes: the audit formats four times a line (measured: 30,000 of a
-        // batch line's 675,000 instructions through string interpolation).
+        // Written as 24 bytes: the audit formats four times a line, and string interpolation
+        // cost more than the rest of the formatting (Benchmarks/README.md, "Measured shapes").
         return String(unsafeUninitializedCapacity: 24) { text in
             func put(_ value: Int32, _ width: Int, at offset: Int) {
                 var value = value

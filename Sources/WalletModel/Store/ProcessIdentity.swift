@@ -34,3 +34,13 @@ public struct ProcessIdentity: Sendable, Equatable {
         return String(decoding: fields[19], as: UTF8.self)
     }
 }
+
+extension ProcessIdentity {
+    /// This machine's host name (gethostname), or nil when it has none.
+    public static var hostName: String? {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return nil }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return name.isEmpty ? nil : name
+    }
+}

@@ -211,7 +211,9 @@ struct DeviceRemove: AsyncParsableCommand {
         commandName: "remove",
         abstract: "Remove the activation on the server (signed with the PIN) and forget it here; --local only forgets it.",
         discussion: """
-            The server requires two factors to remove an activation, so the PIN is asked (or read             with --pin-file); a possession-only signature is refused with 401. A blocked or lost             activation cannot sign: use --local, then onboard again.
+            The server requires two factors to remove an activation, so the PIN is asked (or read \
+            with --pin-file); a possession-only signature is refused with 401. A blocked or lost \
+            activation cannot sign: use --local, then onboard again.
             """
     )
 

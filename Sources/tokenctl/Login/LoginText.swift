@@ -10,7 +10,7 @@ enum LoginText {
         JSONObject([
             "identity": status.identity.map { .string($0) } ?? .null,
             "deviceName": status.deviceName.map { .string($0) } ?? .null,
-            "state": status.state.map { .string($0.rawValue) } ?? .null,
+            "state": .string(status.state.rawValue),
             "failedAttempts": .int(status.failedAttempts),
             "lastLoginAt": status.lastLoginAt.map { .string($0.ISO8601Format()) } ?? .null,
             "next": .string(NextStepText.command(status.nextStep)),
@@ -24,9 +24,10 @@ enum LoginText {
 
     static func lines(_ status: LoginStatus, done: String?) -> [String] {
         var lines: [String] = done.map { [$0] } ?? []
-        guard let state = status.state else {
+        guard status.hasUser else {
             return lines + ["no login user on this installation", "next          \(NextStepText.command(status.nextStep))"]
         }
+        let state = status.state
         lines += [
             "identity      \(SafeText.escaped(status.identity ?? ""))",
             "device        \(SafeText.escaped(status.deviceName ?? ""))",

@@ -1,4 +1,5 @@
 import ArgumentParser
+import TokenctlApp
 
 /// The command words of an argument list, checked against the command tree before
 /// ArgumentParser sees them, so a mistyped command gets "did you mean" like a mistyped flag.
@@ -21,26 +22,9 @@ enum CommandPath {
         return (path, nil)
     }
 
-    /// The closest candidate within two edits, for "did you mean".
+    /// The closest candidate within two edits (or one the word begins), for "did you mean".
     static func suggestion(for word: String, among candidates: [String]) -> String? {
-        candidates
-            .map { ($0, distance(word.lowercased(), $0)) }
-            .filter { $0.1 <= 2 || $0.0.hasPrefix(word.lowercased()) }
-            .min { $0.1 < $1.1 }?.0
-    }
-
-    /// Levenshtein distance.
-    static func distance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
-        var previous = Array(0...b.count)
-        for i in 1...max(a.count, 1) where !a.isEmpty {
-            var current = [i] + Array(repeating: 0, count: b.count)
-            for j in 1...max(b.count, 1) where !b.isEmpty {
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-            }
-            previous = current
-        }
-        return a.isEmpty ? b.count : previous[b.count]
+        Spelling.closest(to: word.lowercased(), among: candidates, maximumDistance: 2, acceptingPrefixes: true)
     }
 
     /// `tokenctl wallet list`, for "see … --help".

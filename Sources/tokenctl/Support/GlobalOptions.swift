@@ -34,7 +34,7 @@ struct GlobalOptions: ParsableArguments {
     /// SQLite file (as --database gives).
     func settings(copyTarget target: String) async throws -> Settings {
         var flags = flags
-        if target.hasPrefix("postgres://") || target.hasPrefix("postgresql://") {
+        if Settings.namesPostgres(target) {
             flags.databaseURL = target
             flags.databasePath = nil
         } else {

@@ -15,7 +15,7 @@ enum NextStepText {
         case .showDevice: "`tokenctl device status` shows it"
         case .activateDevice: "run `tokenctl device activate` first"
         case .removeDevice: "`tokenctl device remove` forgets it"
-        case .removeDeviceLocallyAndOnboard: "`tokenctl device remove --local`, then onboard again"
+        case .removeDeviceLocallyAndOnboard: "`tokenctl device remove --local`, then onboard again with `tokenctl onboarding start --credentials JSON`"
         case .createToken: "run `tokenctl device token` first"
         case .finishVerification: "finish identity verification (`tokenctl verification run`), then try again"
         case .verificationStatus: "run `tokenctl verification status`"

@@ -31,16 +31,12 @@ struct UsageError: CodedError {
 
 /// The `--json` form of an argument error (ArgumentParser prints the human form).
 func reportUsageError(_ message: String) {
-    let error = JSONObject(["code": .string(ErrorCode.usageInvalid.rawValue), "message": .string(message)])
-    Output.line(JSONObject(["error": .object(error)]).text)
+    Output.line(JSONObject(["error": .object(.error(code: .usageInvalid, message: message))]).text)
     Output.flush()
 }
 
 func errorObject(_ error: any CodedError) -> JSONObject {
-    if let left = (error as? LoginError)?.attemptsLeft {
-        return JSONObject(["code": .string(error.code.rawValue), "message": .string(NextStepText.message(error)), "attemptsLeft": .int(left)])
-    }
-    return JSONObject(["code": .string(error.code.rawValue), "message": .string(NextStepText.message(error))])
+    .error(code: error.code, message: NextStepText.message(error), attemptsLeft: (error as? LoginError)?.attemptsLeft)
 }
 
 /// Buffered standard output, and messages on standard error.

@@ -101,7 +101,8 @@ import Testing
 
         #expect(try await service.delete())
         #expect(try await service.delete() == false)
-        #expect(try await service.status().state == nil)
+        #expect(try await service.status().state == .invalid)
+        #expect(try await service.status().hasUser == false)
         #expect(try await service.register(identity: "bob@example.com", deviceName: "d").identity == "bob@example.com")
     }
 
@@ -185,7 +186,7 @@ import Testing
         let error = await loginError { _ = try await harness.service(settings: settings).register(identity: harness.identity, deviceName: "d") }
         #expect(error?.code == .loginProtocol)
         #expect(error?.message.contains("login.client-id") == true)
-        #expect(try await harness.service().status().state == nil)
+        #expect(try await harness.service().status().state == .invalid)
     }
 
     @Test func theGateWantsALoginWithinTheWindow() async throws {

@@ -23,12 +23,12 @@ import WalletModel
     /// its own result.
     /// (Without a writer thread of its own, each caller writes its own transactions.)
     @Test(arguments: [true, false])
-    func aFailingJobRollsBackItsOwnWritesOnly(sharing: Bool) throws {
+    func aFailingJobRollsBackItsOwnWritesOnly(sharing: Bool) async throws {
         let store = try Store(options: StoreOptions(path: directory.file("wallet.sqlite")))
         let committer = GroupCommitter(store: store, sharing: sharing)
         let jobs = 400
         let results = Results()
-        DispatchQueue.concurrentPerform(iterations: 8) { worker in
+        await Threads.run(count: 8) { worker in
             for job in stride(from: worker, to: jobs, by: 8) {
                 let succeeded: Bool
                 do {
@@ -60,10 +60,11 @@ import WalletModel
 
     /// A job submitted without waiting is committed once a job submitted after it by the
     /// same thread has returned; a failed one answers its own error when asked.
-    @Test func aSubmittedJobIsCommittedBeforeALaterOneReturns() throws {
+    @Test func aSubmittedJobIsCommittedBeforeALaterOneReturns() async throws {
         let store = try Store(options: StoreOptions(path: directory.file("wallet.sqlite")))
         let committer = GroupCommitter(store: store)
-        let outcome = Result { () throws -> (Int, Bool) in
+        let path = directory.file("wallet.sqlite")
+        let (seen, refusedFailed) = try await Threads.run { () throws -> (Int, Bool) in
             let written = committer.submit { db, _ in
                 try db.execute(sql: "INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier) VALUES ('t', 'S1', 'd')")
             }
@@ -72,13 +73,12 @@ import WalletModel
                 try db.execute(sql: "INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier) VALUES ('t', 'S2', 'd')")
             }
             // Committed: another connection sees it.
-            let seen = try DatabaseQueue(path: directory.file("wallet.sqlite")).read { db in
+            let seen = try DatabaseQueue(path: path).read { db in
                 try Int.fetchOne(db, sql: "SELECT count(*) FROM pass_record WHERE serial_number = 'S1'") ?? 0
             }
             try written.result()
             return (seen, (try? refused.result()) == nil)
         }
-        let (seen, refusedFailed) = try outcome.get()
         #expect(seen == 1)
         #expect(refusedFailed)
         committer.close()

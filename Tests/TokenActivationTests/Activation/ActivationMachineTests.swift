@@ -189,11 +189,19 @@ struct ActivationMachineTests {
         #expect(result.auditID == nil && result.requestID == nil)
     }
 
-    @Test func anEventOutOfOrderStopsWithTheResultSoFar() {
-        var machine = ActivationMachine(requestID: "req", device: nil, retry: Self.retry)
-        guard case .stop = machine.handle(.startedCommitted) else {
-            Issue.record("expected a stop")
-            return
+    /// An event the machine does not expect means the executor broke the order: the process
+    /// stops there (a made-up result could be printed and exit as a TMP failure).
+    @Test func anEventOutOfOrderIsAProgrammingError() async {
+        await #expect(processExitsWith: .failure) {
+            var machine = ActivationMachine(requestID: "req", device: nil, retry: TMPSettings.Retry(attempts: 1, backoffMilliseconds: []))
+            _ = machine.handle(.startedCommitted)
+        }
+    }
+
+    /// An ERROR result without its error is a programming error too, not exit 69.
+    @Test func anErrorResultWithoutItsErrorIsAProgrammingError() async {
+        await #expect(processExitsWith: .failure) {
+            _ = ActivationResult(outcome: .error).exitStatus
         }
     }
 

@@ -1,0 +1,264 @@
+import Foundation
+import Testing
+import TokenctlApp
+import WalletModel
+
+/// The store protocol's contract, one body per promise run against both drivers: the
+/// SQLite file and a PostgreSQL database on the test server.
+@Suite struct StoreContractTests {
+    let directory = TemporaryDirectory()
+
+    // MARK: Passes
+
+    /// Given an empty wallet, an insert is told apart from a duplicate and from a conflict
+    /// on the device label, and each query narrows as it says.
+    @Test(arguments: Driver.allCases)
+    func passesAreInsertedQueriedAndRemoved(_ driver: Driver) async throws {
+        try await Threads.run { [directory] in
+            let store = try driver.make(in: directory)
+            try store.with { store in
+                let phone = PassRecord.sample("SN1", device: "iPhone")
+                let watch = PassRecord.sample("SN1", account: "DAPLWATCH", device: "Watch")
+                #expect(try store.insertPass(phone) == .inserted)
+                #expect(try store.insertPass(watch) == .inserted)
+                #expect(try store.insertPass(phone) == .duplicate)
+                #expect(try store.insertPass(.sample("SN1", account: "DAPLOTHER", device: "iPhone")) == .conflict)
+                #expect(try store.insertPass(.sample("SN2", state: .activated)) == .inserted)
+
+                #expect(try store.passes(matching: PassQuery(serialNumber: "SN1")) == [phone, watch])
+                #expect(try store.passes(matching: PassQuery(serialNumber: "SN1", device: "Watch")) == [watch])
+                #expect(try store.passes(matching: PassQuery(serialNumber: "SN1", passTypeIdentifier: "other")).isEmpty)
+                #expect(try store.passes(matching: PassQuery(serialNumber: "SN9")).isEmpty)
+
+                var all: [String] = []
+                try store.forEachPass(state: nil) { all.append($0.deviceAccountIdentifier) }
+                #expect(all == ["DAPLSN1", "DAPLWATCH", "DAPLSN2"])
+                var activated: [PassRecord] = []
+                try store.forEachPass(state: .activated) { activated.append($0) }
+                #expect(activated.map(\.serialNumber) == ["SN2"])
+
+                let removed = try store.removePass(matching: PassQuery(serialNumber: "SN1")) { records in
+                    #expect(records == [phone, watch])
+                    return records[1]
+                }
+                #expect(removed == watch)
+                #expect(try store.passes(matching: PassQuery(serialNumber: "SN1")) == [phone])
+                #expect(try store.counts() == (passes: 2, auditRows: 0))
+            }
+        }
+    }
+
+    /// A removal whose choice throws removes nothing.
+    @Test(arguments: Driver.allCases)
+    func aRefusedRemovalRemovesNothing(_ driver: Driver) async throws {
+        try await Threads.run { [directory] in
+            struct Refused: Error {}
+            let store = try driver.make(in: directory)
+            try store.with { store in
+                _ = try store.insertPass(.sample("SN1"))
+                #expect(throws: Refused.self) { try store.removePass(matching: PassQuery(serialNumber: "SN1")) { _ in throw Refused() } }
+                #expect(try store.passes(matching: PassQuery(serialNumber: "SN1")).count == 1)
+            }
+        }
+    }
+
+    // MARK: Import
+
+    /// An import upserts: new rows inserted, changed ones updated, and a stored `activated`
+    /// state kept against the file unless overwriting is asked for.
+    @Test(arguments: Driver.allCases)
+    func anImportMergesAndKeepsActivatedStates(_ driver: Driver) async throws {
+        try await Threads.run { [directory] in
+            let store = try driver.make(in: directory)
+            try store.with { store in
+                _ = try store.insertPass(.sample("SN1", state: .activated))
+                _ = try store.insertPass(.sample("SN2"))
+                let rows = [
+                    Self.fields("SN1", state: .requiresActivation), Self.fields("SN2", device: "iPhone"), Self.fields("SN3", state: .suspended),
+                ]
+                #expect(try store.importPasses(Self.reading(rows, canReadAgain: false)) == .imported(inserted: 1, updated: 1, keptStates: 1))
+                #expect(try store.passes(matching: PassQuery(serialNumber: "SN1")).map(\.state) == [.activated])
+                #expect(try store.passes(matching: PassQuery(serialNumber: "SN2")).map(\.device) == ["iPhone"])
+                #expect(try store.passes(matching: PassQuery(serialNumber: "SN3")).map(\.state) == [.suspended])
+
+                let overwrite = PassImport(overwriteState: true, canReadAgain: false, next: Self.reading([Self.fields("SN1", state: .requiresActivation)]))
+                #expect(try store.importPasses(overwrite) == .imported(inserted: 0, updated: 1, keptStates: 0))
+                #expect(try store.passes(matching: PassQuery(serialNumber: "SN1")).map(\.state) == [.requiresActivation])
+            }
+        }
+    }
+
+    /// Rows that bind one device label twice write nothing: the conflict names the later
+    /// row's line, or (with an index built after the rows) the store asks to read again.
+    @Test(arguments: Driver.allCases, [false, true])
+    func anImportThatCollidesWritesNothing(_ driver: Driver, canReadAgain: Bool) async throws {
+        try await Threads.run { [directory] in
+            let store = try driver.make(in: directory)
+            try store.with { store in
+                let rows = [Self.fields("SN1", account: "A1", device: "iPhone"), Self.fields("SN2"), Self.fields("SN1", account: "A2", device: "iPhone")]
+                let result = try store.importPasses(Self.reading(rows, canReadAgain: canReadAgain))
+                if case .indexRefused = result {
+                    #expect(canReadAgain)
+                } else {
+                    #expect(result == .conflict(line: 3, rows[2]))
+                }
+                #expect(try store.counts().passes == 0)
+            }
+        }
+    }
+
+    // MARK: Attempts and the audit
+
+    /// An attempt started and finished through the ledger: the pass moves to `activating`
+    /// and then `activated`, the open attempt is seen while it runs (its owner alive), and
+    /// the audit holds one merged entry on a chain that verifies.
+    @Test(arguments: Driver.allCases, [false, true])
+    func anAttemptIsGuardedAuditedAndChained(_ driver: Driver, sharing: Bool) async throws {
+        try await Threads.run { [directory] in
+            let store = try driver.make(in: directory)
+            try store.with { store in
+                let record = PassRecord.sample("SN1")
+                _ = try store.insertPass(record)
+                let ledger = store.ledger(sharing: sharing)
+                defer { ledger.close() }
+                let query = PassQuery(serialNumber: "SN1")
+                let attemptID = try ledger.begin(query) { resolved in
+                    #expect(resolved.records == [record])
+                    #expect(resolved.openAttempt == nil)
+                    return (resolved.attemptID, Steps.started(record, attemptID: resolved.attemptID))
+                }
+                #expect(attemptID >= 1)
+                let during = try ledger.resolve(query)
+                #expect(during.records.map(\.state) == [.activating])
+                #expect(during.openAttempt?.attemptID == attemptID)
+                #expect(during.openAttempt?.ownerIsAlive == true)
+
+                try ledger.submit(Steps.finished(record, attemptID: attemptID, outcome: "APPROVED", state: .activated)).result()
+                #expect(try ledger.resolve(query).records.map(\.state) == [.activated])
+                #expect(try ledger.resolve(query).openAttempt == nil)
+
+                var entries: [AuditEntry] = []
+                try store.forEachAuditEntry(AuditFilter(serialNumber: "SN1")) { entries.append($0) }
+                #expect(entries.map(\.id) == [attemptID])
+                #expect(entries.first?.outcome == "APPROVED")
+                #expect(entries.first?.tokenUniqueReference == record.deviceAccountIdentifier)
+                var unfinished = 0
+                try store.forEachAuditEntry(AuditFilter(unfinished: true)) { _ in unfinished += 1 }
+                #expect(unfinished == 0)
+                let (rows, broken) = try ChainCheck.verify(store.forEachAuditRow)
+                #expect(rows == 2 && broken == nil)
+                #expect(try ledger.deeplinkHashKey() == store.deeplinkHashKey())
+            }
+        }
+    }
+
+    /// Many workers on one ledger, each its own pass: every step is committed, the writes
+    /// are grouped into no more transactions than steps, and the chain holds.
+    @Test(arguments: Driver.allCases)
+    func concurrentWorkersShareTheLedger(_ driver: Driver) async throws {
+        try await Threads.run { [directory] in
+            let store = try driver.make(in: directory)
+            try store.with { store in
+                let records = (0..<40).map { PassRecord.sample("SN\($0)") }
+                for record in records { _ = try store.insertPass(record) }
+                let ledger = store.ledger(sharing: true)
+                let failures = Failures()
+                DispatchQueue.concurrentPerform(iterations: 8) { worker in
+                    for record in records[worker...].enumerated().filter({ $0.offset % 8 == 0 }).map(\.element) {
+                        do {
+                            let id = try ledger.begin(PassQuery(serialNumber: record.serialNumber)) { resolved in
+                                (resolved.attemptID, Steps.started(record, attemptID: resolved.attemptID))
+                            }
+                            try ledger.write(Steps.finished(record, attemptID: id, outcome: "DECLINED", state: .requiresActivation))
+                        } catch {
+                            failures.add("\(error)")
+                        }
+                    }
+                }
+                ledger.close()
+                #expect(failures.all.isEmpty)
+                let figures = ledger.figures
+                #expect(figures.jobs == 80)
+                #expect(figures.transactions <= figures.jobs)
+                var ids = Set<Int64>()
+                try store.forEachAuditEntry(AuditFilter()) { entry in
+                    #expect(entry.outcome == "DECLINED")
+                    ids.insert(entry.id)
+                }
+                #expect(ids.count == 40)
+                #expect(try ChainCheck.verify(store.forEachAuditRow) == (80, nil))
+            }
+        }
+    }
+
+    // MARK: Copy
+
+    /// A database copied to the other driver and back holds the same records, the same
+    /// audit rows with the same hashes, and the same deeplink hash key; a copy into a
+    /// database that holds records is refused and writes nothing.
+    @Test func aCopyThereAndBackKeepsEverything() async throws {
+        try await Threads.run { [directory] in
+            let sqlite = try Driver.sqlite.make(in: directory, name: "source")
+            try sqlite.with { store in
+                for index in 0..<3 { _ = try store.insertPass(.sample("SN\(index)", device: index == 0 ? "iPhone" : nil)) }
+                let ledger = store.ledger(sharing: false)
+                let record = PassRecord.sample("SN1")
+                let id = try ledger.begin(PassQuery(serialNumber: "SN1")) { ($0.attemptID, Steps.started(record, attemptID: $0.attemptID)) }
+                try ledger.write(Steps.finished(record, attemptID: id, outcome: "APPROVED", state: .activated))
+                ledger.close()
+            }
+            let postgres = try Driver.postgres.make(in: directory)
+            let there = try DatabaseCopy(from: sqlite, to: postgres, logger: Driver.logger).run()
+            #expect((there.passes, there.auditRows, there.verifiedRows) == (3, 2, 2))
+
+            let back = try Driver.sqlite.make(in: directory, name: "back")
+            _ = try DatabaseCopy(from: postgres, to: back, logger: Driver.logger).run()
+            for copy in [postgres, back] {
+                #expect(try Self.contents(copy) == Self.contents(sqlite))
+            }
+            #expect(throws: StorageError.self) { try DatabaseCopy(from: sqlite, to: postgres, logger: Driver.logger).run() }
+            #expect(try postgres.with { try $0.counts() } == (passes: 3, auditRows: 2))
+        }
+    }
+
+    // MARK: Helpers
+
+    static func fields(_ serial: String, account: String? = nil, state: PassState? = nil, device: String? = nil) -> ValidatedPassFields {
+        ValidatedPassFields(
+            serialNumber: serial, deviceAccountIdentifier: account ?? "DAPL" + serial, passTypeIdentifier: PassRecord.defaultPassType,
+            state: state, device: device, cardSuffix: nil
+        )
+    }
+
+    static func reading(_ rows: [ValidatedPassFields], canReadAgain: Bool) -> PassImport {
+        PassImport(overwriteState: false, canReadAgain: canReadAgain, next: reading(rows))
+    }
+
+    /// The rows one by one, numbered from line 1.
+    static func reading(_ rows: [ValidatedPassFields]) -> () throws -> (line: Int, fields: ValidatedPassFields)? {
+        var index = 0
+        return {
+            guard index < rows.count else { return nil }
+            index += 1
+            return (index, rows[index - 1])
+        }
+    }
+
+    /// Everything a copy moves, comparable.
+    static func contents(_ driver: any StoreDriver) throws -> [String] {
+        try driver.with { store in
+            var lines: [String] = []
+            try store.forEachPass(state: nil) { lines.append("\($0)") }
+            try store.forEachAuditRow { lines.append("\($0.seq) \($0.previousHash) \($0.hash) \(String(describing: $0.content))") }
+            lines.append(Hex.encode(try store.deeplinkHashKey()))
+            return lines
+        }
+    }
+
+    final class Failures: @unchecked Sendable {
+        private let lock = NSLock()
+        private var messages: [String] = []
+        func add(_ message: String) { lock.withLock { messages.append(message) } }
+        var all: [String] { lock.withLock { messages } }
+    }
+}

@@ -46,15 +46,15 @@ struct DemoLogin {
         let before = await activateToken()
         step(before.error?.code == .loginRequired, "token before a PIN login: exit \(before.exitStatus.rawValue), \(before.error?.code.rawValue ?? before.outcome.rawValue)")
         let registered = try await service.register(identity: Self.identity, deviceName: "tokenctl demo")
-        step(registered.state == .startedRegistration, "login register \(Self.identity): \(registered.state?.rawValue ?? "none"); the platform e-mails a link")
+        step(registered.state == .startedRegistration, "login register \(Self.identity): \(registered.state.rawValue); the platform e-mails a link")
         let early = await attempt { _ = try await service.confirm() }
         step(early == "login.notConfirmed", "login confirm before the link is opened: \(early)")
         sandbox.miracl.confirmEmail(userID: Self.identity)
         Output.line("     the user opens the link in the e-mail")
         let confirmed = try await service.confirm()
-        step(confirmed.state == .activated, "login confirm: \(confirmed.state?.rawValue ?? "none"), both client-secret shares fetched")
+        step(confirmed.state == .activated, "login confirm: \(confirmed.state.rawValue), both client-secret shares fetched")
         let set = try await service.setPIN(Array("2468".utf8))
-        step(set.state == .registered, "login set-pin: \(set.state?.rawValue ?? "none"); only the PIN-less token is stored")
+        step(set.state == .registered, "login set-pin: \(set.state.rawValue); only the PIN-less token is stored")
         let wrong = await attempt { _ = try await service.logIn(pin: Array("1357".utf8)) }
         step(wrong == "login.wrongPIN", "login run with a wrong PIN: \(wrong)")
         let outcome = try await service.logIn(pin: Array("2468".utf8))

@@ -185,20 +185,6 @@ public final class Store: Sendable {
         try translatingErrors { try queue.inDatabase(body) }
     }
 
-    /// Opens the database, runs `body`, and closes it again (checkpointing the log), also
-    /// when `body` throws.
-    public static func using<T>(_ options: StoreOptions, logger: Logger, _ body: (Store) throws -> T) throws -> T {
-        let store = try Store(options: options, logger: logger)
-        do {
-            let result = try body(store)
-            try store.close()
-            return result
-        } catch {
-            try? store.close()
-            throw error
-        }
-    }
-
     /// A reading command on a file this user cannot write (or whose directory it cannot write,
     /// where the -wal and -shm files live) opens it read-only. A file it cannot read at all
     /// is `storage.io` "cannot read".

@@ -4,6 +4,7 @@ import Glibc
 import Dispatch
 import ErrorCodes
 import Sandbox
+import TokenctlApp
 
 struct SandboxCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -108,21 +109,11 @@ struct SandboxCommand: AsyncParsableCommand {
     private func writeClientConfiguration(identity: PowerAuthServerIdentity, directory: String, baseURL: String) throws -> String {
         let secretPath = directory + "/application-secret"
         try identity.writeApplicationSecret(to: secretPath)
-        let configuration: [String: Any] = [
-            "tmp": ["base-url": baseURL],
-            "login": ["backend-url": baseURL, "relying-party-url": baseURL + "/rp"],
-            "onboarding": [
-                "base-url": baseURL,
-                "powerauth": [
-                    "application-key": identity.applicationKey,
-                    "application-secret-file": secretPath,
-                    "master-server-public-key": identity.masterPublicKeyBase64,
-                ],
-            ],
-        ]
         let path = directory + "/client-config.json"
-        let data = try JSONSerialization.data(withJSONObject: configuration, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
-        try data.write(to: URL(fileURLWithPath: path))
+        try ClientConfiguration.sandbox(
+            baseURL: baseURL, applicationKey: identity.applicationKey, applicationSecretFile: secretPath,
+            masterServerPublicKey: identity.masterPublicKeyBase64
+        ).write(to: URL(fileURLWithPath: path))
         return path
     }
 }

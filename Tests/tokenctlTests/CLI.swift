@@ -18,13 +18,6 @@ struct CLIResult {
     }
 }
 
-/// The repository root, for the files under `Deeplinks/` and `Config/`.
-let repositoryRoot: String = {
-    var url = URL(fileURLWithPath: #filePath)
-    for _ in 0..<3 { url.deleteLastPathComponent() }
-    return url.path
-}()
-
 /// Runs the built `tokenctl` binary (next to the test bundle) in a clean environment:
 /// HOME is the test's directory, so no user configuration or database leaks in.
 struct CLI {

@@ -1,5 +1,6 @@
 import ErrorCodes
 import Foundation
+import TestSupport
 import Testing
 
 /// The error-code table is generated from the code; the README carries it verbatim, and

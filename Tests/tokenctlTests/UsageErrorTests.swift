@@ -29,6 +29,19 @@ import Testing
         #expect(help.stdout.contains("OVERVIEW: Administer wallet pass records"))
     }
 
+    /// A command's overview reads as prose: no run of spaces inside a sentence (a string
+    /// literal's line continuation lost once left the next line's indentation in the text).
+    @Test(arguments: [["device", "remove"], ["device", "activate"], ["verification", "run"], ["db", "copy"], ["sandbox"], ["activate"]])
+    func anOverviewHasNoRunsOfSpaces(command: [String]) throws {
+        let help = try cli.run(command + ["--help"])
+        #expect(help.status == 0)
+        let overview = help.stdout.components(separatedBy: "USAGE:")[0]
+        for line in overview.split(separator: "\n") {
+            let text = line.drop { $0 == " " }
+            #expect(!text.contains("   "), "\(command.joined(separator: " ")) --help: \(line)")
+        }
+    }
+
     @Test func aMissingBatchFileIsABatchError() throws {
         let result = try cli.run(["activate", "--batch", cli.directory.file("absent.txt"), "--json"])
         #expect(result.status == 65)

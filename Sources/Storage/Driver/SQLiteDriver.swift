@@ -18,7 +18,8 @@ public struct SQLiteDriver: StoreDriver {
 
     /// SQLite applies its migrations when it opens the file: an open file is current.
     public func status(logger: Logger) throws -> DatabaseStatus {
-        try Store.using(options, logger: logger) { store in
+        let store = try Store(options: options, logger: logger)
+        return try store.closing {
             let applied = try store.appliedMigrations()
             let known = Store.knownMigrations
             return DatabaseStatus(

@@ -13,6 +13,18 @@ public protocol StateDatabase: Sendable {
 
 extension StateDatabase {
     /// Runs `body`, then closes this database, also when `body` throws.
+    public func closing<T>(after body: () throws -> T) throws -> T {
+        do {
+            let result = try body()
+            try close()
+            return result
+        } catch {
+            try? close()
+            throw error
+        }
+    }
+
+    /// Runs `body`, then closes this database, also when `body` throws.
     public func closing<T>(after body: () async throws -> T) async throws -> T {
         do {
             let result = try await body()

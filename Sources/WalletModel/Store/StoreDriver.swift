@@ -23,14 +23,7 @@ extension StoreDriver {
     /// Opens the database, runs `body`, and closes it again, also when `body` throws.
     public func using<T>(logger: Logger, _ body: (any TokenStore) throws -> T) throws -> T {
         let store = try open(logger: logger)
-        do {
-            let result = try body(store)
-            try store.close()
-            return result
-        } catch {
-            try? store.close()
-            throw error
-        }
+        return try store.closing { try body(store) }
     }
 
     /// The same, for a body that waits.

@@ -32,7 +32,7 @@ struct VerificationRun: AsyncParsableCommand {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
             throw reportedUsage("verification run needs a terminal; without one, use the single commands: `tokenctl verification status` names the next one")
         }
-        let interrupt = ResumeOnInterrupt()
+        let interrupt = InterruptHandler(exitingWith: Self.resumeMessage)
         defer { interrupt.cancel() }
         var outcome = VerificationWalk.Outcome.stopped
         try await reportingErrors(json: false) {
@@ -41,38 +41,19 @@ struct VerificationRun: AsyncParsableCommand {
         switch outcome {
         case .verified: return
         case .stopped:
-            Output.line(ResumeOnInterrupt.message)
+            Output.line(Self.resumeMessage)
             throw ExitCode(130)
         case .ended: throw ExitCode(3)
         }
     }
 
+    /// Ctrl-C while the walk waits or prompts, or the end of input: nothing local is
+    /// half-written (each step is one database write), and the server keeps the verification.
+    static let resumeMessage = "stopped; run `tokenctl verification run` again to resume"
+
     private func reportedUsage(_ message: String) -> ExitCode {
         Output.error("\(message) (usage.invalid)")
         return ExitCode(64)
-    }
-}
-
-/// Ctrl-C while the walk waits or prompts: say how to resume, exit 130. Nothing local is
-/// half-written (each step is one database write), and the server keeps the verification.
-final class ResumeOnInterrupt: @unchecked Sendable {
-    static let message = "stopped; run `tokenctl verification run` again to resume"
-    private let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: DispatchQueue(label: "tokenctl.verification.interrupt"))
-
-    init() {
-        Glibc.signal(SIGINT, SIG_IGN)
-        source.setEventHandler {
-            Output.flush()
-            let text = "\n" + Self.message + "\n"
-            _ = text.withCString { write(STDOUT_FILENO, $0, strlen($0)) }
-            _exit(130)
-        }
-        source.resume()
-    }
-
-    func cancel() {
-        source.cancel()
-        Glibc.signal(SIGINT, SIG_DFL)
     }
 }
 
@@ -88,46 +69,44 @@ struct VerificationWalk {
         var waiting: VerificationState.ProcessingItem?
         while true {
             let state = try await process.status()
-            if case .processing(let item) = state {
-                if waiting != item { Output.line("… the server is working: \(item.rawValue)") }
-                waiting = item
+            let step = VerificationWalkStep(state)
+            if case .wait(let item) = step, waiting != item { Output.line("… the server is working: \(item.rawValue)") }
+            if case .wait(let item) = step { waiting = item } else { waiting = nil }
+            switch step {
+            case .wait:
                 try await Task.sleep(for: .milliseconds(Int(pollInterval * 1000)))
-                continue
-            }
-            waiting = nil
-            switch state {
-            case .intro, .consent:
+            case .approveConsent:
                 guard try await consent() else { return .stopped }
-            case .documentsToScanSelect:
+            case .selectDocuments:
                 guard let types = ask("Documents to scan (ID_CARD, PASSPORT, DRIVING_LICENSE; e.g. ID_CARD PASSPORT): ") else { return .stopped }
                 do {
                     _ = try await process.selectDocumentTypes(try types.split(separator: " ").map { try DocumentsSelect.documentType(String($0)) })
                 } catch let error as UsageError {
                     Output.line(error.message)
                 }
-            case .scanDocument(let scan):
-                guard try await submit(scan) else { return .stopped }
+            case .submitDocuments(let documents, let reupload):
+                guard try await submit(documents, reupload: reupload) else { return .stopped }
             case .presenceCheck:
                 _ = try await process.presenceCheckInit()
                 guard ask("Do the presence check in the presence-check app, then press Enter: ") != nil else { return .stopped }
                 _ = try await process.presenceCheckSubmit()
-            case .otp:
+            case .enterOTP:
                 guard let code = ask("OTP: ") else { return .stopped }
                 do {
                     _ = try await process.verifyOTP(code.trimmingCharacters(in: .whitespaces))
                 } catch let error as VerificationError where error.code == .verificationWrongOTP || error.code == .verificationOTPFailed {
                     Output.line(error.message)
                 }
-            case .failed:
+            case .offerRestart:
                 Output.line("identity verification failed")
                 guard ask("Start again? [y/N] ").map(Self.isYes) == true else {
                     Output.line("next          \(VerificationText.next(.failed))")
                     return .ended
                 }
                 _ = try await process.restart()
-            case .endstate, .success, .processing:
+            case .finished(let verified):
                 VerificationText.lines(state).forEach(Output.line)
-                return state == .success ? .verified : .ended
+                return verified ? .verified : .ended
             }
         }
     }
@@ -144,16 +123,13 @@ struct VerificationWalk {
         return true
     }
 
-    /// Asks for the images of every document not accepted: rejected ones first (a
-    /// re-upload), then new ones. A refused file is asked for again.
-    private func submit(_ scan: ScanProcess) async throws -> Bool {
-        let todo = scan.documents.filter { $0.uploadState != .accepted }
-        if todo.isEmpty {
+    /// Asks for the images of `documents` (none: every one is accepted, the server is
+    /// working). A refused file is asked for again.
+    private func submit(_ documents: [ScanProcess.Document], reupload: Bool) async throws -> Bool {
+        if documents.isEmpty {
             try await Task.sleep(for: .milliseconds(Int(pollInterval * 1000)))
             return true
         }
-        let rejected = todo.filter { $0.uploadState == .rejected }
-        let (documents, reupload) = rejected.isEmpty ? (todo, false) : (rejected, true)
         while true {
             var files: [DocumentImageFile] = []
             for document in documents {

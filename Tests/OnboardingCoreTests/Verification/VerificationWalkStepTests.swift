@@ -1,0 +1,41 @@
+import Testing
+@testable import OnboardingCore
+
+/// What `verification run` does next in each state, as a table.
+@Suite struct VerificationWalkStepTests {
+    static let accepted = ServerDocument(id: "front", type: .idCard, side: .front, status: .accepted)
+    static let rejected = ServerDocument(id: "back", type: .idCard, side: .back, status: .rejected, errors: ["unreadable"])
+
+    @Test(arguments: [
+        (VerificationState.intro, VerificationWalkStep.approveConsent),
+        (.consent(text: "I agree"), .approveConsent),
+        (.documentsToScanSelect, .selectDocuments),
+        (.processing(.documentVerification), .wait(.documentVerification)),
+        (.presenceCheck, .presenceCheck),
+        (.otp(remainingAttempts: 3), .enterOTP),
+        (.failed, .offerRestart),
+        (.endstate(.rejected), .finished(verified: false)),
+        (.success, .finished(verified: true)),
+    ])
+    func eachStateHasItsStep(state: VerificationState, step: VerificationWalkStep) {
+        #expect(VerificationWalkStep(state) == step)
+    }
+
+    /// Rejected documents are asked for again before new ones; accepted ones never.
+    @Test func rejectedDocumentsComeBackFirstAsAReupload() throws {
+        let scan = ScanProcess(types: [.idCard, .passport], serverDocuments: [Self.accepted, Self.rejected])
+        guard case .submitDocuments(let documents, let reupload) = VerificationWalkStep(.scanDocument(scan)) else {
+            Issue.record("expected submitDocuments")
+            return
+        }
+        #expect(documents.map(\.type) == [.idCard])
+        #expect(reupload)
+    }
+
+    @Test func newDocumentsAreAskedForAndAcceptedOnesAreNot() {
+        let scan = ScanProcess(types: [.idCard, .passport], serverDocuments: [Self.accepted, ServerDocument(id: "b", type: .idCard, side: .back, status: .accepted)])
+        #expect(VerificationWalkStep(.scanDocument(scan)) == .submitDocuments([scan.documents[1]], reupload: false))
+        let done = ScanProcess(types: [.idCard], serverDocuments: [Self.accepted])
+        #expect(VerificationWalkStep(.scanDocument(done)) == .submitDocuments([], reupload: false))
+    }
+}

@@ -208,9 +208,9 @@ let package = Package(
 if Context.environment["TOKENCTL_FUZZ"] != nil {
     let fuzzers: [(name: String, dependencies: [Target.Dependency])] = [
         ("DeeplinkFuzzer", ["TokenActivation"]),
-        ("ImportFuzzer", ["TokenActivation"]),
+        ("ImportFuzzer", ["TokenActivation", "WalletModel"]),
         ("TMPAnswerFuzzer", ["TokenActivation", "HTTPTransport"]),
-        ("ConfigurationFuzzer", ["TokenctlApp", "ErrorCodes"]),
+        ("ConfigurationFuzzer", ["TokenctlApp", "TokenActivation", "ErrorCodes"]),
         ("OnboardingEnvelopeFuzzer", ["OnboardingCore"]),
         ("VerificationAnswerFuzzer", ["OnboardingCore"]),
         ("MPinPointFuzzer", ["MPin"]),

@@ -2,6 +2,7 @@
 import Dispatch
 import ErrorCodes
 import Foundation
+import TokenActivation
 
 // libFuzzer entry point for the configuration loader (`make fuzz`): the input is written
 // as the file named by --config and loaded with SettingsLoader, as every command does.

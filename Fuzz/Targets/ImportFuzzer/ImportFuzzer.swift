@@ -1,5 +1,6 @@
 @testable import TokenActivation
 import Glibc
+import WalletModel
 
 // libFuzzer entry point for the wallet importers' reading side (`make fuzz`): CSV or JSON
 // Lines as FUZZ_IMPORT_FORMAT says (`csv`, the default, or `jsonl`), through the importer's

@@ -1,8 +1,8 @@
-import TokenActivation
 import ErrorCodes
 import HTTPTransport
 import Logging
 import OnboardingCore
+import TokenActivation
 
 /// What `tokenctl config check` verifies beyond loading the configuration: for each server,
 /// what a command would check before its first request (https unless loopback, TLS files

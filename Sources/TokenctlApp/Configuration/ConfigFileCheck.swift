@@ -1,4 +1,3 @@
-import TokenActivation
 import ErrorCodes
 import Foundation
 

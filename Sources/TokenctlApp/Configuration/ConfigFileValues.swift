@@ -1,4 +1,3 @@
-import TokenActivation
 import Configuration
 import Foundation
 
@@ -9,7 +8,7 @@ struct ConfigFileValues {
 
     private let root: [String: Any]
 
-    init(_ root: [String: Any], path: String) {
+    init(_ root: [String: Any]) {
         self.root = root
     }
 

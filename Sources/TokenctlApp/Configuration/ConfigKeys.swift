@@ -1,6 +1,6 @@
-import TokenActivation
 import ErrorCodes
 import OnboardingCore
+import TokenActivation
 
 /// Every key of the configuration file, as dotted paths of kebab-case names.
 enum ConfigKeys {

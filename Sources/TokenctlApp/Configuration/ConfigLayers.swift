@@ -1,4 +1,3 @@
-import TokenActivation
 import Configuration
 import ErrorCodes
 

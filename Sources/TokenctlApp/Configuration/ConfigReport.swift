@@ -1,5 +1,4 @@
 import ErrorCodes
-import TokenActivation
 import WalletModel
 
 /// The effective configuration, key by key, each value with where it came from, and the

@@ -1,9 +1,9 @@
-import TokenActivation
 import Foundation
 import HTTPTransport
 import OnboardingCore
 import PostgresStorage
 import Storage
+import TokenActivation
 
 /// The resolved configuration of one tokenctl process: flags, then `TOKENCTL_*`
 /// environment variables, then the configuration file, then built-in defaults. Each

@@ -1,11 +1,11 @@
-import TokenActivation
-import WalletModel
 import Configuration
 import ErrorCodes
 import Foundation
 import HTTPTransport
 import PostgresStorage
 import Storage
+import TokenActivation
+import WalletModel
 
 /// Loads ``Settings`` from flags, `TOKENCTL_*` environment variables, a JSON
 /// configuration file and the built-in defaults, in that order of precedence.
@@ -60,7 +60,7 @@ public struct SettingsLoader: Sendable {
         if let file {
             // Read once, parsed once: the checked object becomes the file's layer.
             let object = try ConfigFileCheck.validate(try Self.read(file), path: file)
-            layers.file = (ConfigFileValues(object, path: file), file)
+            layers.file = (ConfigFileValues(object), file)
         }
         return (layers, file)
     }

@@ -20,10 +20,6 @@ struct PostgresLedger: AttemptLedger {
         writer = PostgresGroupWriter(store: store, sharing: sharing)
     }
 
-    func deeplinkHashKey() throws -> [UInt8] {
-        try store.deeplinkHashKey()
-    }
-
     func resolve(_ query: PassQuery) throws -> ResolvedPasses {
         try read(query).passes
     }
@@ -107,8 +103,9 @@ struct PostgresLedger: AttemptLedger {
         if let closing = step.closing, leased.contains(closing) { change.dropLeases = [closing] }
         switch step.kind {
         case .started:
-            guard let (record, state) = step.move, let started = step.rows.last else { break }
-            change.states = [move(record, from: record.state, to: state)]
+            guard let move = step.move, let started = step.rows.last else { break }
+            let record = move.record
+            change.states = [self.move(record, from: record.state, to: move.to)]
             let owner = ProcessIdentity.current
             change.lease = AttemptChange.Lease(
                 serial: record.serialNumber, token: record.deviceAccountIdentifier, attempt: step.attemptID, request: started.requestID,
@@ -118,7 +115,7 @@ struct PostgresLedger: AttemptLedger {
         case .stopped:
             break
         case .finished:
-            if let (record, state) = step.move { change.states = [move(record, from: .activating, to: state)] }
+            if let move = step.move { change.states = [self.move(move.record, from: .activating, to: move.to)] }
             change.dropLeases = [step.attemptID]
             change.once = step.attemptID
         }

@@ -13,10 +13,6 @@ struct SQLiteLedger: AttemptLedger {
         committer = GroupCommitter(store: store, sharing: sharing)
     }
 
-    func deeplinkHashKey() throws -> [UInt8] {
-        try store.read { try AuditLog.deeplinkHashKey($0) }
-    }
-
     func resolve(_ query: PassQuery) throws -> ResolvedPasses {
         try store.read { db in try Self.resolve(query, attemptID: 0, db) }
     }
@@ -66,8 +62,8 @@ struct SQLiteLedger: AttemptLedger {
         for row in step.rows {
             try AuditLog.append(row, db, tail: tail)
         }
-        if let (record, state) = step.move {
-            try WalletRepository.setState(state, of: record, db)
+        if let move = step.move {
+            try WalletRepository.setState(move.to, of: move.record, db)
         }
     }
 }

@@ -17,21 +17,19 @@ struct Attempt: Sendable {
     /// nil for an action that writes nothing.
     func step(_ action: ActivationMachine.Action, attemptID: Int64, latency: Duration?) -> AttemptWrite? {
         let kind: AttemptWrite.Kind
+        let move: AttemptWrite.StateMove?
         let closing: Int64?
         switch action {
-        case .writeStarted(let start): (kind, closing) = (.started, start.closing?.attemptID)
-        case .writeStopped(let stop): (kind, closing) = (.stopped, stop.closing?.attemptID)
-        case .writeFinished: (kind, closing) = (.finished, nil)
+        case .writeStarted(let start): (kind, move, closing) = (.started, .init(start.record, to: .activating), start.closing?.attemptID)
+        case .writeStopped(let stop): (kind, move, closing) = (.stopped, nil, stop.closing?.attemptID)
+        case .writeFinished(let finish): (kind, move, closing) = (.finished, .init(finish.record, to: finish.passState), nil)
         case .checkUser, .resolveRecords, .send, .stop: return nil
         }
-        return AttemptWrite(
-            kind: kind, attemptID: attemptID, rows: rows(of: action, attemptID: attemptID, latency: latency),
-            move: stateChange(of: action), closing: closing
-        )
+        return AttemptWrite(kind: kind, attemptID: attemptID, rows: rows(of: action, attemptID: attemptID, latency: latency), move: move, closing: closing)
     }
 
     /// The audit rows a write action appends, in order.
-    func rows(of action: ActivationMachine.Action, attemptID: Int64, latency: Duration?) -> [AuditRow] {
+    private func rows(of action: ActivationMachine.Action, attemptID: Int64, latency: Duration?) -> [AuditRow] {
         switch action {
         case .writeStarted(let start):
             // Built in order: each row's time is read from the clock as it is made.
@@ -63,14 +61,6 @@ struct Attempt: Sendable {
         }
     }
 
-    /// The pass state a write action sets, after its rows.
-    func stateChange(of action: ActivationMachine.Action) -> (PassRecord, PassState)? {
-        switch action {
-        case .writeStarted(let start): (start.record, .activating)
-        case .writeFinished(let finish): (finish.record, finish.passState)
-        case .writeStopped, .checkUser, .resolveRecords, .send, .stop: nil
-        }
-    }
 
     /// The "finished" row that closes the attempt of a process (or host) that died
     /// mid-request as UNKNOWN.

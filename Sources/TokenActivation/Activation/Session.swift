@@ -25,15 +25,13 @@ struct Session: Sendable {
         case .success(let headers):
             (clients, multi) = activator.makeClients(count: count, headers: headers)
         }
-        let ledger = store.ledger(sharing: count > 1)
         do {
-            deeplinkHasher = DeeplinkHasher(key: try ledger.deeplinkHashKey())
+            deeplinkHasher = DeeplinkHasher(key: try store.deeplinkHashKey())
         } catch {
-            ledger.close()
             multi?.shutdown()
             throw error
         }
-        self.ledger = ledger
+        ledger = store.ledger(sharing: count > 1)
     }
 
     /// Stops the database writer, and the transfer thread of a multi transport if there is one.

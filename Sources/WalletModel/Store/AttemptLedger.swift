@@ -3,9 +3,6 @@
 /// nothing. SQLite writes through a group committer in one process's transactions;
 /// PostgreSQL, shared by many hosts, through leases and a server-side append.
 public protocol AttemptLedger: Sendable {
-    /// The key of the deeplink hash, made with the database.
-    func deeplinkHashKey() throws -> [UInt8]
-
     /// The records of `query` and the attempt open on them, for a dry run: reads only.
     func resolve(_ query: PassQuery) throws -> ResolvedPasses
 
@@ -72,15 +69,26 @@ public struct AttemptWrite: Sendable, Equatable {
         case finished
     }
 
+    /// A pass moved to another state: the record as read, and the state it moves to.
+    public struct StateMove: Sendable, Equatable {
+        public var record: PassRecord
+        public var to: PassState
+
+        public init(_ record: PassRecord, to: PassState) {
+            self.record = record
+            self.to = to
+        }
+    }
+
     public var kind: Kind
     public var attemptID: Int64
     public var rows: [AuditRow]
-    /// The pass the step moves (its state as read) and the state it moves to.
-    public var move: (record: PassRecord, to: PassState)?
+    /// The pass the step moves, after its rows.
+    public var move: StateMove?
     /// The interrupted attempt this step closes as UNKNOWN, whose guard goes with it.
     public var closing: Int64?
 
-    public init(kind: Kind, attemptID: Int64, rows: [AuditRow], move: (record: PassRecord, to: PassState)?, closing: Int64?) {
+    public init(kind: Kind, attemptID: Int64, rows: [AuditRow], move: StateMove?, closing: Int64?) {
         self.kind = kind
         self.attemptID = attemptID
         self.rows = rows
@@ -88,10 +96,6 @@ public struct AttemptWrite: Sendable, Equatable {
         self.closing = closing
     }
 
-    public static func == (lhs: AttemptWrite, rhs: AttemptWrite) -> Bool {
-        lhs.kind == rhs.kind && lhs.attemptID == rhs.attemptID && lhs.rows == rhs.rows && lhs.closing == rhs.closing
-            && lhs.move?.record == rhs.move?.record && lhs.move?.to == rhs.move?.to
-    }
 }
 
 /// A queued write, waited for once.

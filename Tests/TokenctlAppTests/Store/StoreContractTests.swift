@@ -147,7 +147,6 @@ import WalletModel
                 #expect(unfinished == 0)
                 let (rows, broken) = try ChainCheck.verify(store.forEachAuditRow)
                 #expect(rows == 2 && broken == nil)
-                #expect(try ledger.deeplinkHashKey() == store.deeplinkHashKey())
             }
         }
     }

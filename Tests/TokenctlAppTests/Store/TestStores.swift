@@ -57,12 +57,12 @@ enum Steps {
 
     /// The step that starts an attempt on `record`: its "started" row, the pass `activating`.
     static func started(_ record: PassRecord, attemptID: Int64) -> AttemptWrite {
-        AttemptWrite(kind: .started, attemptID: attemptID, rows: [row(.started, attemptID: attemptID, record: record)], move: (record, .activating), closing: nil)
+        AttemptWrite(kind: .started, attemptID: attemptID, rows: [row(.started, attemptID: attemptID, record: record)], move: .init(record, to: .activating), closing: nil)
     }
 
     /// The step that finishes it with `outcome`, moving the pass to `state`.
     static func finished(_ record: PassRecord, attemptID: Int64, outcome: String, state: PassState) -> AttemptWrite {
-        AttemptWrite(kind: .finished, attemptID: attemptID, rows: [row(.finished, attemptID: attemptID, record: record, outcome: outcome)], move: (record, state), closing: nil)
+        AttemptWrite(kind: .finished, attemptID: attemptID, rows: [row(.finished, attemptID: attemptID, record: record, outcome: outcome)], move: .init(record, to: state), closing: nil)
     }
 }
 

@@ -1,9 +1,11 @@
 # tokenctl — build, test and try it.
-#   make build   release binary at .build/release/tokenctl (the Swift runtime linked in)
+#   make build   release binaries at .build/release/tokenctl and tokenctl-serve (the service, which
+#                `tokenctl serve` runs; the Swift runtime linked in)
 #   make test    the import check of the module layout, the whole test suite (installs missing
 #                system packages first), then 10 s of fuzzing per parser
 #   make stress  100 SIGKILL rounds and the load test (16 × 500 activations + batch + import)
-#   make demo    the activation flow on a temporary database and the loopback sandbox
+#   make demo    the activation flow on a temporary database and the loopback sandbox, then the
+#                example deeplinks through the handler, by the CLI and through tokenctl serve
 #   make bench   the performance targets, one table each (cold start, batch, import, memory;
 #                `make bench-targets` alone), then PIN login and identity verification figures;
 #                make bench-wallet, bench-activation, bench-login, bench-verification,
@@ -19,8 +21,9 @@ SHELL := /bin/bash
 SWIFT ?= swift
 APT_PACKAGES := libcurl4-openssl-dev libsqlite3-dev zlib1g-dev pkg-config
 # Programs the tests start: curl and python3 as independent clients (python3-cryptography for
-# the ECIES reference implementation), script(1) for a terminal.
-TEST_PROGRAMS := curl python3 script openssl
+# the ECIES reference implementation), script(1) for a terminal, systemd-socket-activate for
+# the service's socket activation.
+TEST_PROGRAMS := curl python3 script openssl systemd-socket-activate
 BENCH_RECORDS ?= 1000000
 BENCH_LINES ?= 20000
 BENCH_RSS_LINES ?= 200000
@@ -52,7 +55,7 @@ deps:
 	@missing=""; \
 	command -v pkg-config >/dev/null 2>&1 && pkg-config --exists libcurl sqlite3 zlib || missing="$(APT_PACKAGES)"; \
 	for program in $(TEST_PROGRAMS); do command -v $$program >/dev/null 2>&1 || missing="$$missing $$program"; done; \
-	missing=$$(echo "$$missing" | sed 's/\bscript\b/bsdutils/'); \
+	missing=$$(echo "$$missing" | sed 's/\bscript\b/bsdutils/; s/\bsystemd-socket-activate\b/systemd/'); \
 	python3 -c 'import cryptography' >/dev/null 2>&1 || missing="$$missing python3-cryptography"; \
 	[ -x /usr/lib/postgresql/15/bin/initdb ] || missing="$$missing postgresql-15"; \
 	if [ -n "$$missing" ]; then \
@@ -69,6 +72,7 @@ deps:
 
 build: deps
 	$(SWIFT) build $(RELEASE) --product tokenctl
+	$(SWIFT) build $(RELEASE) --product tokenctl-serve
 
 # The PostgreSQL tests run against a private server started for them (scripts/test-postgres.sh)
 # and stopped afterwards, also when a test fails.
@@ -117,6 +121,7 @@ fuzz-merge: fuzz-build
 STRESS_CRASH_ROUNDS ?= 100
 stress: deps
 	$(SWIFT) build $(RELEASE) --product tokenctl
+	$(SWIFT) build $(RELEASE) --product tokenctl-serve
 	$(SWIFT) build --build-tests
 	TOKENCTL_TEST_BINARY=$(CURDIR)/.build/release/tokenctl TOKENCTL_STRESS=1 TOKENCTL_CRASH_ROUNDS=$(STRESS_CRASH_ROUNDS) \
 	  $(SWIFT) test --skip-build --no-parallel --filter "CrashConsistencyTests|LoadTests" 2>&1 | grep -E "^(crash consistency|load):|✘|passed after|failed after"; \
@@ -169,10 +174,10 @@ bench-activation: deps
 	@Benchmarks/activation.sh .build/release $(BENCH_LINES) $(BENCH_RSS_LINES)
 
 PREFIX ?= /usr/local
-install: deps
-	$(SWIFT) build $(RELEASE) --product tokenctl
+install: build
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 .build/release/tokenctl $(DESTDIR)$(PREFIX)/bin/tokenctl
+	install -m 755 .build/release/tokenctl-serve $(DESTDIR)$(PREFIX)/bin/tokenctl-serve
 	install -m 755 Deeplinks/tokenctl-handler $(DESTDIR)$(PREFIX)/bin/tokenctl-handler
 	@# The man page (swift-argument-parser's generate-manual) and shell completions.
 	rm -rf .build/manual && mkdir -p .build/manual

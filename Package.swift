@@ -23,14 +23,20 @@ import PackageDescription
 //                    wallet and audit administration and import, all on the store protocol
 //   TokenctlApp      the application: configuration loading and settings, the one factory from
 //                    settings to a store driver, the services the commands use, db status/migrate/copy
+//   TokenctlService  the resident service (`tokenctl serve`, DESIGN §8): the HTTP API on Hummingbird,
+//                    the warm pipeline's admission, idempotency keys, metrics, the socket's lock,
+//                    systemd's notify and socket-activation protocols
 //   Sandbox          loopback TMP, PowerAuth and onboarding server simulator (server side only: shares
 //                    no client logic, only the PowerAuth primitives)
 //   tokenctl         the command-line shell: parses arguments, calls one library function, prints
+//   tokenctl-serve   the service's executable, which `tokenctl serve` runs: kept apart so that a cold
+//                    `tokenctl activate` loads no server code
 let package = Package(
     name: "tokenctl",
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "tokenctl", targets: ["tokenctl"]),
+        .executable(name: "tokenctl-serve", targets: ["tokenctl-serve"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -42,6 +48,11 @@ let package = Package(
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // Headers only: libcurl itself is loaded when the first transfer is set up (shim.h).
@@ -132,6 +143,27 @@ let package = Package(
             ]
         ),
         .target(
+            name: "TokenctlService",
+            dependencies: [
+                "ErrorCodes",
+                "TokenctlApp",
+                "TokenActivation",
+                "WalletModel",
+                "HTTPTransport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
             name: "Sandbox",
             dependencies: [
                 "PowerAuth",
@@ -161,6 +193,16 @@ let package = Package(
             linkerSettings: [.unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"])]
         ),
         .executableTarget(
+            name: "tokenctl-serve",
+            dependencies: [
+                "ErrorCodes",
+                "TokenctlApp",
+                "TokenctlService",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
             name: "WalletBenchmark",
             dependencies: ["TokenctlApp", "TokenActivation", "WalletModel"],
             path: "Benchmarks/WalletBenchmark"
@@ -185,6 +227,10 @@ let package = Package(
             name: "TokenctlAppTests",
             dependencies: ["TokenctlApp", "TokenActivation", "WalletModel", "Storage", "PostgresStorage", "ErrorCodes", "TestSupport", .product(name: "Logging", package: "swift-log")]
         ),
+        .testTarget(
+            name: "TokenctlServiceTests",
+            dependencies: ["TokenctlService", "TokenActivation", "ErrorCodes"]
+        ),
         .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport", "Sandbox", "TestSupport"]),
         .testTarget(name: "SandboxTests", dependencies: ["Sandbox", "TestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .testTarget(name: "OnboardingCoreTests", dependencies: ["OnboardingCore", "ErrorCodes", "Sandbox", "Storage", "HTTPTransport", "PowerAuth", "TestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
@@ -197,7 +243,7 @@ let package = Package(
         ),
         .testTarget(
             name: "tokenctlTests",
-            dependencies: ["tokenctl", "ErrorCodes", "WalletModel", "Sandbox", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["tokenctl", "tokenctl-serve", "ErrorCodes", "WalletModel", "Sandbox", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
             exclude: ["Fixtures"]
         ),
     ]

@@ -4,6 +4,14 @@ extension ErrorCode {
     /// is placed here.
     public var exitStatus: ExitStatus {
         switch self {
+        case .requestInvalid, .requestTooLarge, .requestUnsupportedMediaType, .requestNotFound, .requestMethodNotAllowed, .idempotencyMismatch:
+            .usage
+        case .serviceUnauthorized:
+            .userActivationRequired
+        case .serviceOverloaded, .serviceAlreadyRunning:
+            .temporary
+        case .serviceCannotListen, .serviceNotInstalled:
+            .unavailable
         case .usageInvalid, .walletInvalidValue, .powerAuthInvalidPIN, .powerAuthUnsupportedFactor, .loginInvalidPIN:
             .usage
         case .deeplinkTooLong, .deeplinkInvalidCharacter, .deeplinkFragment, .deeplinkMalformed,

@@ -106,6 +106,19 @@ public enum ErrorCode: String, CaseIterable, Sendable, Hashable, Comparable {
     case sandboxPortInUse = "sandbox.portInUse"
     case sandboxCannotListen = "sandbox.cannotListen"
 
+    // The resident service's API (`tokenctl serve`).
+    case requestInvalid = "request.invalid"
+    case requestTooLarge = "request.tooLarge"
+    case requestUnsupportedMediaType = "request.unsupportedMediaType"
+    case requestNotFound = "request.notFound"
+    case requestMethodNotAllowed = "request.methodNotAllowed"
+    case idempotencyMismatch = "idempotency.mismatch"
+    case serviceUnauthorized = "service.unauthorized"
+    case serviceOverloaded = "service.overloaded"
+    case serviceAlreadyRunning = "service.alreadyRunning"
+    case serviceCannotListen = "service.cannotListen"
+    case serviceNotInstalled = "service.notInstalled"
+
     // The PowerAuth device activation.
     case powerAuthNotActivated = "powerauth.notActivated"
     case powerAuthAlreadyActivated = "powerauth.alreadyActivated"

@@ -8,6 +8,7 @@ import Synchronization
 public final class CurlTransport: HTTPTransport {
     private let options: CurlTransportOptions
     private let handle: Mutex<EasyHandle>
+    private let opened = Atomic<Int>(0)
 
     /// - Throws: ``TransportError`` when libcurl cannot be initialised.
     public init(options: CurlTransportOptions) throws(TransportError) {
@@ -29,8 +30,14 @@ public final class CurlTransport: HTTPTransport {
     }
 
     public func sendBlocking(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
-        try handle.withLock { easy throws(TransportError) in try easy.perform(request, options: options) }
+        try handle.withLock { easy throws(TransportError) in
+            defer { opened.add(easy.connectionsOpenedByLastTransfer, ordering: .relaxed) }
+            return try easy.perform(request, options: options)
+        }
     }
+
+    /// The connections this transport opened so far (a kept-alive one is opened once).
+    public var connectionsOpened: Int { opened.load(ordering: .relaxed) }
 }
 
 /// Owns a `CURL*` and the buffers of the request in progress.
@@ -117,6 +124,7 @@ final class EasyHandle: @unchecked Sendable {
         set(CURLOPT_CONNECTTIMEOUT_MS, options.connectTimeoutMilliseconds)
         set(CURLOPT_TIMEOUT_MS, options.timeoutMilliseconds)
         set(CURLOPT_TCP_KEEPALIVE, 1)
+        if let idle = options.maximumIdleSeconds { set(CURLOPT_MAXAGE_CONN, idle) }
         if let caFile = options.caFile { set(CURLOPT_CAINFO, caFile) }
         if let certificate = options.clientCertificateFile { set(CURLOPT_SSLCERT, certificate) }
         if let key = options.clientKeyFile { set(CURLOPT_SSLKEY, key) }
@@ -124,6 +132,13 @@ final class EasyHandle: @unchecked Sendable {
         tokenctl_curl_setopt_pointer(curl, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorBuffer))
         tokenctl_curl_setopt_write_function(curl, CURLOPT_WRITEFUNCTION, receiveBody)
         tokenctl_curl_setopt_pointer(curl, CURLOPT_WRITEDATA, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// The connections the last transfer had to open: 0 when it reused a kept-alive one.
+    var connectionsOpenedByLastTransfer: Int {
+        var count = 0
+        tokenctl_curl_getinfo_long(curl, CURLINFO_NUM_CONNECTS, &count)
+        return count
     }
 
     /// The response, or the classified failure, once libcurl finished with `code`.

@@ -9,6 +9,9 @@ public struct CurlTransportOptions: Sendable, Equatable {
     public var clientKeyFile: String?
     /// Larger answers fail with ``TransportError/Kind/responseTooLarge``.
     public var maximumResponseBytes: Int
+    /// A kept-alive connection idle longer than this is not reused but closed
+    /// (`CURLOPT_MAXAGE_CONN`); libcurl's default when nil.
+    public var maximumIdleSeconds: Int?
 
     public init(
         connectTimeoutMilliseconds: Int = 3_000, timeoutMilliseconds: Int = 15_000,

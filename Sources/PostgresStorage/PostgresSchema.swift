@@ -1,3 +1,5 @@
+import WalletModel
+
 /// The PostgreSQL schema, as numbered migrations. Append new ones; never edit a shipped one.
 /// `tokenctl_schema` records each one applied; `tokenctl db migrate` applies what is missing
 /// under an advisory lock, so hosts migrating at once apply each migration once.
@@ -174,6 +176,8 @@ enum PostgresSchema {
             )
             """,
         ]),
+        // The resident service's Idempotency-Key answers, as on SQLite (its migration v8).
+        Migration(name: "v3-idempotency-keys", statements: IdempotencyTable.postgres),
     ]
 
     /// tokenctl_resolve(serial, pass type, device): a pass's records with their leases and a

@@ -1,4 +1,5 @@
 import GRDB
+import WalletModel
 
 /// The schema, as named migrations. Append new migrations; never edit a shipped one.
 enum Migrations {
@@ -170,6 +171,12 @@ enum Migrations {
                 CREATE UNIQUE INDEX pass_record_device
                     ON pass_record (serial_number, pass_type_identifier, ifnull(device_label, ''));
                 """)
+        }
+        migrator.registerMigration("v8-idempotency-keys") { db in
+            // The resident service's Idempotency-Key answers (DESIGN §8): a key's first
+            // request claims it (answer NULL while it runs), then its answer is kept until
+            // the retention ends.
+            try db.execute(sql: IdempotencyTable.sqlite)
         }
         return migrator
     }

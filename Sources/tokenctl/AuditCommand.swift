@@ -48,15 +48,8 @@ struct AuditFilterOptions: ParsableArguments {
     var filter: AuditFilter {
         AuditFilter(
             serialNumber: serial, outcome: outcome, since: since.flatMap(Timestamp.init(iso8601:)),
-            until: until.flatMap(Self.endOf), unfinished: unfinished
+            until: until.flatMap(Timestamp.init(iso8601Until:)), unfinished: unfinished
         )
-    }
-
-    /// `--until`: a date alone means the end of that day (UTC), so the day is included.
-    static func endOf(_ value: String) -> Timestamp? {
-        guard let start = Timestamp(iso8601: value) else { return nil }
-        let dateOnly = value.count == 10 && !value.contains("T")
-        return dateOnly ? Timestamp(milliseconds: start.milliseconds + 86_400_000 - 1) : start
     }
 }
 

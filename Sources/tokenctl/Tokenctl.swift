@@ -20,10 +20,10 @@ struct Tokenctl: AsyncParsableCommand {
             `tokenctl --version --verbose` also names the libcurl and SQLite it runs on.
             """,
         version: Tokenctl.version,
-        subcommands: [ActivateCommand.self, WalletCommand.self, AuditCommand.self, OnboardingCommand.self, VerificationCommand.self, DeviceCommand.self, LoginCommand.self, DatabaseCommand.self, ConfigCommand.self, SandboxCommand.self, DemoCommand.self]
+        subcommands: [ActivateCommand.self, WalletCommand.self, AuditCommand.self, OnboardingCommand.self, VerificationCommand.self, DeviceCommand.self, LoginCommand.self, DatabaseCommand.self, ConfigCommand.self, ServeCommand.self, SandboxCommand.self, DemoCommand.self]
     )
 
-    static let version = "0.1.0"
+    static let version = LibraryVersions.tokenctl
 
     /// Lets global options come before the subcommand (`tokenctl --config C wallet list`),
     /// and reports usage errors as JSON too when `--json` was asked for.
@@ -39,6 +39,13 @@ struct Tokenctl: AsyncParsableCommand {
                 } catch {
                     HelpExitCodes.exit(withError: error)
                 }
+            }
+            // The service is its own executable; its help is its own too.
+            if arguments.first == "serve" {
+                ServeCommand.exec(Array(arguments.dropFirst()))
+            }
+            if arguments.starts(with: ["help", "serve"]) {
+                ServeCommand.exec(["--help"])
             }
             // The version alone starts nothing; --verbose loads libcurl to name it.
             if arguments == ["--version"] {

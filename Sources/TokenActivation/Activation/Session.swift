@@ -34,6 +34,12 @@ struct Session: Sendable {
         ledger = store.ledger(sharing: count > 1)
     }
 
+    /// Why no activation of this session can be sent (the TMP credentials, the user
+    /// check), if that is so.
+    var unusable: ActivationError? {
+        clients.lazy.compactMap(\.failure).first
+    }
+
     /// Stops the database writer, and the transfer thread of a multi transport if there is one.
     func close() {
         ledger.close()

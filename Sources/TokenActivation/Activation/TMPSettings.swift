@@ -46,6 +46,10 @@ public struct TMPSettings: Sendable, Equatable {
     public var retry: Retry
     public var authentication: Authentication
     public var tls: TLSFiles
+    /// The most kept-alive TMP connections a resident service holds (`tmp.max-connections`).
+    public var maxConnections = 32
+    /// A kept-alive connection idle this long is closed (`tmp.idle-timeout-ms`).
+    public var idleTimeoutMilliseconds = 60_000
 
     public init(
         baseURL: String, transport: Transport, connectTimeoutMilliseconds: Int, timeoutMilliseconds: Int, retry: Retry,

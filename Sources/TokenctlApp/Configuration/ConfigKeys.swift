@@ -19,6 +19,8 @@ enum ConfigKeys {
     static let tmpRetryAttempts = "tmp.retry.attempts"
     static let tmpRetryBackoff = "tmp.retry.backoff-ms"
     static let tmpTransport = "tmp.transport"
+    static let tmpMaxConnections = "tmp.max-connections"
+    static let tmpIdleTimeout = "tmp.idle-timeout-ms"
     static let tmpBearerTokenFile = TMPSettings.Keys.bearerTokenFile
     static let tmpAPIKeyHeader = TMPSettings.Keys.apiKeyHeader
     static let tmpAPIKeyFile = TMPSettings.Keys.apiKeyFile
@@ -42,6 +44,15 @@ enum ConfigKeys {
     static let loginCAFile = "login.tls.ca-file"
     static let loginClientCertFile = "login.tls.client-cert-file"
     static let loginClientKeyFile = "login.tls.client-key-file"
+    static let serviceSocket = "service.socket"
+    static let serviceSocketMode = "service.socket-mode"
+    static let serviceMaxInFlight = "service.max-in-flight"
+    static let serviceQueueLimit = "service.queue-limit"
+    static let serviceIdempotencyRetention = "service.idempotency-retention-hours"
+    static let serviceTLSCertFile = "service.tls.cert-file"
+    static let serviceTLSKeyFile = "service.tls.key-file"
+    static let serviceTLSClientCAFile = "service.tls.client-ca-file"
+    static let serviceBearerTokenFile = "service.auth.bearer-token-file"
     static let powerAuthBaseURL = OnboardingSettings.Keys.powerAuthBaseURL
     static let powerAuthApplicationKey = OnboardingSettings.Keys.powerAuthApplicationKey
     static let powerAuthApplicationSecretFile = OnboardingSettings.Keys.powerAuthApplicationSecretFile
@@ -51,7 +62,7 @@ enum ConfigKeys {
     static let ordered: [String] = [
         databasePath, databaseBusyTimeout, databaseSynchronous,
         databaseURL, databasePasswordFile, databaseCAFile, databaseHostID, databaseLease, deeplinkFormats,
-        tmpBaseURL, tmpTransport, tmpConnectTimeout, tmpTimeout, tmpRetryAttempts, tmpRetryBackoff,
+        tmpBaseURL, tmpTransport, tmpMaxConnections, tmpIdleTimeout, tmpConnectTimeout, tmpTimeout, tmpRetryAttempts, tmpRetryBackoff,
         tmpBearerTokenFile, tmpAPIKeyHeader, tmpAPIKeyFile,
         tmpCAFile, tmpClientCertFile, tmpClientKeyFile,
         onboardingBaseURL, onboardingInstanceID, onboardingRequireFinished, onboardingPINLoginWithin,
@@ -59,6 +70,8 @@ enum ConfigKeys {
         powerAuthBaseURL, powerAuthApplicationKey, powerAuthApplicationSecretFile, powerAuthMasterServerPublicKey,
         loginBackendURL, loginClientID, loginRelyingPartyURL,
         loginConnectTimeout, loginTimeout, loginCAFile, loginClientCertFile, loginClientKeyFile,
+        serviceSocket, serviceSocketMode, serviceMaxInFlight, serviceQueueLimit, serviceIdempotencyRetention,
+        serviceTLSCertFile, serviceTLSKeyFile, serviceTLSClientCAFile, serviceBearerTokenFile,
     ]
 
     static let all = Set(ordered)

@@ -92,7 +92,7 @@ public struct ConfigReport: Sendable {
 enum ConfigValues {
     static func of(_ settings: Settings) -> [String: JSONObject.Value] {
         typealias K = ConfigKeys
-        let tmp = settings.tmp, onboarding = settings.onboarding, login = settings.login, powerAuth = onboarding.powerAuth
+        let tmp = settings.tmp, service = settings.service, onboarding = settings.onboarding, login = settings.login, powerAuth = onboarding.powerAuth
         return [
             K.databasePath: .string(settings.database.path),
             K.databaseBusyTimeout: .int(settings.database.busyTimeoutMilliseconds),
@@ -105,6 +105,8 @@ enum ConfigValues {
             K.deeplinkFormats: .array(settings.deeplinkFormats.map { .string($0.description) }),
             K.tmpBaseURL: .string(tmp.baseURL),
             K.tmpTransport: .string(tmp.transport.rawValue),
+            K.tmpMaxConnections: .int(tmp.maxConnections),
+            K.tmpIdleTimeout: .int(tmp.idleTimeoutMilliseconds),
             K.tmpConnectTimeout: .int(tmp.connectTimeoutMilliseconds),
             K.tmpTimeout: .int(tmp.timeoutMilliseconds),
             K.tmpRetryAttempts: .int(tmp.retry.attempts),
@@ -136,6 +138,15 @@ enum ConfigValues {
             K.loginCAFile: .optional(login.connection.tls.caFile),
             K.loginClientCertFile: .optional(login.connection.tls.clientCertificateFile),
             K.loginClientKeyFile: .optional(login.connection.tls.clientKeyFile),
+            K.serviceSocket: .string(service.socket),
+            K.serviceSocketMode: .string(String(service.socketMode, radix: 8)),
+            K.serviceMaxInFlight: .int(service.maxInFlight),
+            K.serviceQueueLimit: .int(service.queueLimit),
+            K.serviceIdempotencyRetention: .int(service.idempotencyRetentionHours),
+            K.serviceTLSCertFile: .optional(service.tls.certificateFile),
+            K.serviceTLSKeyFile: .optional(service.tls.keyFile),
+            K.serviceTLSClientCAFile: .optional(service.tls.clientCAFile),
+            K.serviceBearerTokenFile: .optional(service.bearerTokenFile),
         ]
     }
 }

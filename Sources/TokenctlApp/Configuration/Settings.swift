@@ -23,6 +23,8 @@ public struct Settings: Sendable, Equatable {
     public var onboarding: OnboardingSettings
     /// The PIN app login (`login.*`).
     public var login: LoginSettings
+    /// The resident service (`service.*`).
+    public var service: ServiceSettings
     /// The configuration file that was read, if any.
     public var configFile: String?
 
@@ -58,6 +60,7 @@ public struct Settings: Sendable, Equatable {
                 clientID: "sandbox-client",
                 relyingPartyURL: sandboxBaseURL + "/rp"
             ),
+            service: ServiceSettings(socket: ServiceSettings.defaultSocket(environment: environment)),
             configFile: nil
         )
     }

@@ -104,6 +104,8 @@ public struct SettingsLoader: Sendable {
             }
             settings.tmp.transport = transport
         }
+        try layers.int(ConfigKeys.tmpMaxConnections, min: 1).map { settings.tmp.maxConnections = $0 }
+        try layers.int(ConfigKeys.tmpIdleTimeout, min: 1).map { settings.tmp.idleTimeoutMilliseconds = $0 }
         try layers.int(ConfigKeys.tmpConnectTimeout, min: 1).map { settings.tmp.connectTimeoutMilliseconds = $0 }
         try layers.int(ConfigKeys.tmpTimeout, min: 1).map { settings.tmp.timeoutMilliseconds = $0 }
         try layers.int(ConfigKeys.tmpRetryAttempts, min: 1).map { settings.tmp.retry.attempts = $0 }
@@ -150,7 +152,28 @@ public struct SettingsLoader: Sendable {
             }
             settings.onboarding.powerAuth.masterServerPublicKey = key
         }
+        try service(layers, into: &settings.service)
         return settings
+    }
+
+    /// `service.*`: where `tokenctl serve` listens and how much it admits.
+    private func service(_ layers: ConfigLayers, into service: inout ServiceSettings) throws {
+        if let (path, origin) = try layers.string(ConfigKeys.serviceSocket) {
+            service.socket = try nonEmpty(path, ConfigKeys.serviceSocket, origin).resolvingPath(from: origin)
+        }
+        if let (mode, origin) = try layers.string(ConfigKeys.serviceSocketMode) {
+            guard let bits = UInt16(mode, radix: 8), bits <= 0o777, bits & 0o600 == 0o600 else {
+                throw ConfigurationError.invalidValue(key: ConfigKeys.serviceSocketMode, origin: origin, expected: "octal permission bits with the owner's read and write, such as \"0660\"")
+            }
+            service.socketMode = bits
+        }
+        try layers.int(ConfigKeys.serviceMaxInFlight, min: 1).map { service.maxInFlight = $0 }
+        try layers.int(ConfigKeys.serviceQueueLimit, min: 0).map { service.queueLimit = $0 }
+        try layers.int(ConfigKeys.serviceIdempotencyRetention, min: 1).map { service.idempotencyRetentionHours = $0 }
+        service.tls.certificateFile = try layers.path(ConfigKeys.serviceTLSCertFile)
+        service.tls.keyFile = try layers.path(ConfigKeys.serviceTLSKeyFile)
+        service.tls.clientCAFile = try layers.path(ConfigKeys.serviceTLSClientCAFile)
+        service.bearerTokenFile = try layers.path(ConfigKeys.serviceBearerTokenFile)
     }
 
     /// `database.url` and the keys beside it; nil when the URL is not set or `--database`

@@ -63,6 +63,14 @@ public struct Timestamp: Sendable, Equatable, Comparable, Hashable {
             + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(millisecond, 3))Z"
     }
 
+    /// An upper bound (`--until`, `until=`): a date alone means the end of that day (UTC), so
+    /// the day is included; a date-time means itself.
+    public init?(iso8601Until text: String) {
+        guard let start = Timestamp(iso8601: text) else { return nil }
+        let dateOnly = text.count == 10 && !text.contains("T")
+        self = dateOnly ? Timestamp(milliseconds: start.milliseconds + 86_400_000 - 1) : start
+    }
+
     /// Parses an ISO 8601 date (`2026-11-21`, midnight UTC) or date-time
     /// (`2026-11-21T06:10`, `…:00`, `…:00.123`, with `Z` or `±HH:MM`; UTC when absent).
     public init?(iso8601 text: String) {

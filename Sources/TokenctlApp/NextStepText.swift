@@ -1,12 +1,10 @@
 import ErrorCodes
 import OnboardingCore
-import TokenActivation
-import TokenctlApp
 
 /// The commands behind the next steps the libraries name: the libraries describe the
-/// state, the command line says what to run.
-enum NextStepText {
-    static func command(_ step: NextStep) -> String {
+/// state, the application says what to run (the command line and the service alike).
+public enum NextStepText {
+    public static func command(_ step: NextStep) -> String {
         switch step {
         case .finishOrCancelOnboarding: "finish it with `tokenctl onboarding activate --otp CODE`, or `tokenctl onboarding cancel`"
         case .finishOnboarding: "finish it with `tokenctl onboarding activate --otp CODE`"
@@ -36,7 +34,7 @@ enum NextStepText {
     }
 
     /// The error's message with the command to run next, when it names a step.
-    static func message(_ error: any CodedError) -> String {
+    public static func message(_ error: any CodedError) -> String {
         guard let step = (error as? any GuidedError)?.nextStep else { return error.message }
         return "\(error.message); \(command(step))"
     }

@@ -1,0 +1,93 @@
+import ErrorCodes
+import Foundation
+
+/// What a client asks of `POST /v1/activations`, read from its body: the request decoder
+/// the fuzzer drives. Reading never writes anything; a request it refuses is a
+/// ``Problem`` with status 400, 413 or 415.
+public struct ActivationRequest: Sendable, Equatable {
+    public var deeplink: String
+    public var device: String?
+    public var dryRun: Bool
+
+    /// The largest body the API reads: 64 KiB.
+    public static let maximumBodyBytes = 65_536
+    /// The longest Idempotency-Key.
+    public static let maximumKeyLength = 255
+
+    private struct Body: Decodable {
+        var deeplink: String?
+        var device: String?
+        var dryRun: Bool?
+    }
+
+    /// Decodes a single activation's JSON body.
+    /// - Parameter contentType: the request's `Content-Type`; `application/json` (any charset).
+    static func decode(_ body: [UInt8], contentType: String?) throws(Problem) -> ActivationRequest {
+        guard let contentType, MediaType(contentType)?.isJSON == true else {
+            throw Problem(status: 415, code: .requestUnsupportedMediaType, detail: "send the body as Content-Type: application/json")
+        }
+        guard body.count <= maximumBodyBytes else {
+            throw Problem(status: 413, code: .requestTooLarge, detail: "the body is over \(maximumBodyBytes) bytes")
+        }
+        return try decodeObject(body)
+    }
+
+    /// One `{"deeplink": …}` object (a JSON body, or one line of an NDJSON batch).
+    static func decodeObject(_ bytes: some Collection<UInt8>) throws(Problem) -> ActivationRequest {
+        let body: Body
+        do {
+            body = try JSONDecoder().decode(Body.self, from: Data(bytes))
+        } catch {
+            throw .invalid("the body is not a JSON object of the form {\"deeplink\": \"…\"}")
+        }
+        guard let deeplink = body.deeplink else { throw .invalid("the body has no \"deeplink\" member") }
+        if let device = body.device, device.isEmpty { throw .invalid("\"device\" must not be empty") }
+        return ActivationRequest(deeplink: deeplink, device: body.device, dryRun: body.dryRun ?? false)
+    }
+
+    /// Checks an `Idempotency-Key` header: 1 to 255 visible ASCII characters.
+    static func idempotencyKey(_ value: String?) throws(Problem) -> String? {
+        guard let value else { return nil }
+        guard !value.isEmpty, value.utf8.count <= maximumKeyLength, value.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            throw .invalid("Idempotency-Key must be 1 to \(maximumKeyLength) visible ASCII characters")
+        }
+        return value
+    }
+}
+
+/// The two forms of a batch body: a deeplink a line, or an `{"deeplink": …}` object a line.
+enum BatchFormat: Sendable {
+    case text
+    case ndjson
+
+    init(contentType: String?) throws(Problem) {
+        switch contentType.flatMap(MediaType.init)?.essence {
+        case "text/plain": self = .text
+        case "application/x-ndjson": self = .ndjson
+        default: throw Problem(status: 415, code: .requestUnsupportedMediaType, detail: "send the batch as text/plain (a deeplink a line) or application/x-ndjson (an object a line)")
+        }
+    }
+
+    /// The deeplink of one non-blank line.
+    func deeplink(_ line: [UInt8]) throws(Problem) -> String {
+        switch self {
+        case .text: return String(decoding: line, as: UTF8.self)
+        case .ndjson: return try ActivationRequest.decodeObject(line).deeplink
+        }
+    }
+}
+
+/// A `Content-Type` value: its essence (type/subtype, lowercased) without parameters.
+struct MediaType: Equatable {
+    let essence: String
+
+    init?(_ value: String) {
+        let essence = value.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first.map {
+            $0.trimmingCharacters(in: .whitespaces).lowercased()
+        } ?? ""
+        guard essence.split(separator: "/").count == 2 else { return nil }
+        self.essence = essence
+    }
+
+    var isJSON: Bool { essence == "application/json" }
+}

@@ -1,0 +1,54 @@
+import ErrorCodes
+import Foundation
+import Logging
+import Synchronization
+import TokenActivation
+import WalletModel
+
+/// What every listener of one `tokenctl serve` shares: the warm pipeline, the database's
+/// driver for health checks, admission, the idempotency keys, the metrics, and whether
+/// the service is draining.
+final class ActivationService: Sendable {
+    let pipeline: ResidentPipeline
+    let driver: any StoreDriver
+    let metrics: ServiceMetrics
+    let admission: Admission
+    let idempotency: IdempotencyKeys
+    let logger: Logger
+    private let draining = Atomic<Bool>(false)
+
+    init(pipeline: ResidentPipeline, driver: any StoreDriver, metrics: ServiceMetrics, admission: Admission, idempotency: IdempotencyKeys, logger: Logger) {
+        self.pipeline = pipeline
+        self.driver = driver
+        self.metrics = metrics
+        self.admission = admission
+        self.idempotency = idempotency
+        self.logger = logger
+    }
+
+    /// From now on `/readyz` answers 503.
+    func startDraining() {
+        draining.store(true, ordering: .releasing)
+    }
+
+    var isDraining: Bool { draining.load(ordering: .acquiring) }
+
+    /// One activation through the pipeline, measured.
+    func activate(_ request: ActivationRequest) async -> ActivationResult {
+        metrics.activationStarted()
+        let start = ContinuousClock.now
+        let result = await pipeline.activate(deeplink: request.deeplink, device: request.device, dryRun: request.dryRun)
+        metrics.activationFinished(result, after: .now - start)
+        return result
+    }
+
+    /// Runs blocking database work on a thread of its own, off Swift's cooperative pool
+    /// (the drivers block their calling thread until the database answers).
+    static func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread { continuation.resume(with: Result { try body() }) }
+            thread.name = "tokenctl.service.database"
+            thread.start()
+        }
+    }
+}

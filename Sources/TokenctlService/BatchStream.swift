@@ -1,0 +1,112 @@
+import ErrorCodes
+import Hummingbird
+import NIOCore
+import TokenActivation
+import TokenctlApp
+import WalletModel
+
+/// A streamed batch: lines read from the request body as they arrive, activated a window
+/// at a time on the pipeline's workers, and written out in input order as soon as each
+/// line and every line before it are finished. A line the API cannot read is that line's
+/// result (`request.invalid`), not the end of the batch.
+struct BatchStream: Sendable {
+    let service: ActivationService
+    let format: BatchFormat
+
+    /// Longer lines are kept to this length, which the parser refuses as `deeplink.tooLong`.
+    static let lineLimit = DeeplinkParser.maximumLength + 1
+
+    func run(_ body: RequestBody, write: (_ line: [UInt8]) async throws -> Void) async throws {
+        let window = max(2, service.pipeline.workers * 2)
+        try await withThrowingTaskGroup(of: (Int, [UInt8]).self) { group in
+            var finished: [Int: [UInt8]] = [:]
+            var nextToWrite = 1
+            var running = 0
+            var number = 0
+            func flush() async throws {
+                while let line = finished.removeValue(forKey: nextToWrite) {
+                    if !line.isEmpty { try await write(line) }
+                    nextToWrite += 1
+                }
+            }
+            func collectOne() async throws {
+                if let (line, output) = try await group.next() {
+                    running -= 1
+                    finished[line] = output
+                    try await flush()
+                }
+            }
+            var splitter = LineSplitter(limit: Self.lineLimit)
+            func start(_ bytes: [UInt8]) async throws {
+                number += 1
+                let line = number
+                let text = bytes.trimmingSpaces
+                if text.isEmpty {
+                    finished[line] = []
+                    try await flush()
+                    return
+                }
+                while running >= window { try await collectOne() }
+                running += 1
+                group.addTask { (line, await activate(line: line, text)) }
+            }
+            for try await buffer in body {
+                for line in splitter.append(buffer.readableBytesView) { try await start(line) }
+            }
+            if let last = splitter.finish() { try await start(last) }
+            while running > 0 { try await collectOne() }
+        }
+    }
+
+    private func activate(line: Int, _ bytes: ArraySlice<UInt8>) async -> [UInt8] {
+        let result: ActivationResult
+        do throws(Problem) {
+            let deeplink = try format.deeplink(Array(bytes))
+            result = await service.activate(ActivationRequest(deeplink: deeplink, device: nil, dryRun: false))
+        } catch {
+            result = .notRun(ActivationError(code: error.code, message: error.detail))
+        }
+        var object = JSONObject(["line": .int(line)])
+        object.append(contentsOf: result.json(reveal: false, message: result.error.map(NextStepText.message)))
+        return JSONObject.Value.object(object).utf8 + [0x0A]
+    }
+}
+
+/// Splits a byte stream into lines (LF, with an optional CR before it), keeping at most
+/// `limit` bytes of each.
+struct LineSplitter {
+    let limit: Int
+    private var current: [UInt8] = []
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    mutating func append(_ bytes: some Sequence<UInt8>) -> [[UInt8]] {
+        var lines: [[UInt8]] = []
+        for byte in bytes {
+            if byte == 0x0A {
+                lines.append(current)
+                current.removeAll(keepingCapacity: true)
+            } else if current.count < limit {
+                current.append(byte)
+            }
+        }
+        return lines
+    }
+
+    /// The last line when the stream did not end with a newline.
+    mutating func finish() -> [UInt8]? {
+        defer { current = [] }
+        return current.isEmpty ? nil : current
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Without leading and trailing spaces, tabs and carriage returns.
+    var trimmingSpaces: ArraySlice<UInt8> {
+        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return [] }
+        return self[first...last]
+    }
+}

@@ -1,0 +1,99 @@
+import Prometheus
+import Synchronization
+import TokenActivation
+
+/// The service's metrics (DESIGN §8), on one Prometheus registry. Every label set is fixed
+/// per name and made up front: no identifier ever becomes a label value.
+public final class ServiceMetrics: Sendable {
+    /// The routes `tokenctl_http_requests_total` names, as path templates.
+    public enum Route: String, CaseIterable, Sendable {
+        case activations = "/v1/activations"
+        case batch = "/v1/activations/batch"
+        case passes = "/v1/passes/{serialNumber}"
+        case audit = "/v1/audit"
+        case livez = "/livez"
+        case readyz = "/readyz"
+        case metrics = "/metrics"
+        /// Any path outside the API.
+        case unknown = "other"
+    }
+
+    private let registry = PrometheusCollectorRegistry()
+    private let activations: [Outcome: Counter]
+    private let activationDuration: DurationHistogram
+    private let tmpRequests: [String: Counter]
+    private let tmpDuration: DurationHistogram
+    private let connectionsOpened: Counter
+    private let inflight: Gauge
+    private let inflightCount = Atomic<Int>(0)
+    private let httpRequests = Mutex<[String: Counter]>([:])
+
+    /// From 0.5 ms to 30 s.
+    static let activationBuckets: [Duration] = [
+        .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25),
+        .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5),
+        .seconds(5), .seconds(10), .seconds(30),
+    ]
+    static let statusClasses = ["2xx", "3xx", "4xx", "5xx", "none"]
+
+    public init(version: String) {
+        let registry = self.registry
+        activations = Dictionary(uniqueKeysWithValues: Outcome.allCases.filter { $0 != .dryRun }.map { outcome in
+            (outcome, registry.makeCounter(descriptor: Self.name("activations", "total", "Activation answers by outcome (dry runs excepted)."), labels: [("outcome", outcome.rawValue)]))
+        })
+        activationDuration = registry.makeDurationHistogram(
+            descriptor: Self.name("activation_duration", "seconds", "Time from a request's admission to its answer."), labels: [], buckets: Self.activationBuckets
+        )
+        tmpRequests = Dictionary(uniqueKeysWithValues: Self.statusClasses.map { statusClass in
+            (statusClass, registry.makeCounter(descriptor: Self.name("tmp_requests", "total", "Requests sent to TMP by answer class (none: no answer came)."), labels: [("status_class", statusClass)]))
+        })
+        tmpDuration = registry.makeDurationHistogram(
+            descriptor: Self.name("tmp_request_duration", "seconds", "Time of one TMP request, answer or failure."), labels: [], buckets: Self.activationBuckets
+        )
+        connectionsOpened = registry.makeCounter(descriptor: Self.name("tmp_connections_opened", "total", "TMP connections opened (a kept-alive one counts once)."), labels: [])
+        inflight = registry.makeGauge(descriptor: Self.name("inflight", "activations", "Activations admitted and not yet answered."), labels: [])
+        registry.makeGauge(descriptor: Self.name("build", "info", "The running tokenctl's version."), labels: [("version", version)]).set(1.0)
+    }
+
+    /// `tokenctl_NAME_UNIT` with its help text.
+    private static func name(_ name: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "tokenctl", metricName: name, unitName: unit, helpText: help)
+    }
+
+    func activationStarted() {
+        inflight.set(Double(inflightCount.add(1, ordering: .relaxed).newValue))
+    }
+
+    /// One activation answered; dry runs are not counted.
+    func activationFinished(_ result: ActivationResult, after duration: Duration) {
+        inflight.set(Double(inflightCount.subtract(1, ordering: .relaxed).newValue))
+        guard result.outcome != .dryRun else { return }
+        activations[result.outcome]?.increment()
+        activationDuration.record(duration)
+    }
+
+    /// One request sent to TMP: its answer's status, or nil when none came.
+    func tmpRequest(status: Int?, duration: Duration, connectionsOpened opened: Int) {
+        let statusClass = status.map { (100...599).contains($0) ? "\($0 / 100)xx" : "none" } ?? "none"
+        tmpRequests[statusClass]?.increment()
+        tmpDuration.record(duration)
+        if opened > 0 { connectionsOpened.increment(by: Int64(opened)) }
+    }
+
+    /// One HTTP answer of the API.
+    func httpRequest(route: Route, status: Int) {
+        let key = "\(route.rawValue) \(status)"
+        let counter = httpRequests.withLock { counters in
+            if let counter = counters[key] { return counter }
+            let counter = registry.makeCounter(descriptor: Self.name("http_requests", "total", "API answers by route template and status."), labels: [("route", route.rawValue), ("status", String(status))])
+            counters[key] = counter
+            return counter
+        }
+        counter.increment()
+    }
+
+    /// The Prometheus text format 0.0.4.
+    func exposition() -> [UInt8] {
+        registry.emitToBuffer()
+    }
+}

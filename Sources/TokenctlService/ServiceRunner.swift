@@ -1,0 +1,204 @@
+import Dispatch
+import ErrorCodes
+import Foundation
+import HTTPTransport
+import HummingbirdCore
+import HummingbirdTLS
+import Logging
+import NIOCore
+import NIOSSL
+import ServiceLifecycle
+import TokenActivation
+import TokenctlApp
+import WalletModel
+
+/// `tokenctl serve`: the composition root of the resident service. It checks the
+/// listeners, takes the socket's lock, opens the warm pipeline, listens, reports
+/// `listening …` lines and systemd readiness, and drains on the first SIGTERM or SIGINT.
+public struct ServiceRunner: Sendable {
+    public struct Options: Sendable {
+        /// `--socket`, in place of `service.socket`.
+        public var socket: String?
+        /// `--listen`, repeatable.
+        public var listen: [ListenAddress]
+        public var version: String
+
+        public init(socket: String?, listen: [ListenAddress], version: String) {
+            self.socket = socket
+            self.listen = listen
+            self.version = version
+        }
+    }
+
+    let settings: Settings
+    let options: Options
+    let environment: [String: String]
+    let logger: Logger
+
+    public init(settings: Settings, options: Options, environment: [String: String], logger: Logger = Logger(label: "tokenctl.service")) {
+        self.settings = settings
+        self.options = options
+        self.environment = environment
+        self.logger = logger
+    }
+
+    /// Serves until a signal stops it.
+    /// - Throws: a ``CodedError`` when the service cannot start (78 access rules, 75 a
+    ///   live server on the socket, 74 the database, 69 cannot listen).
+    public func run() async throws {
+        let access = try ListenerAccess(settings: settings.service, listen: options.listen, environment: environment)
+        let adopted = SocketActivation.descriptors(environment: environment)
+        let adoptsUnixSocket = adopted.contains(where: SocketActivation.isUnixSocket)
+        let socketPath = options.socket ?? settings.service.socket
+        // The lock comes before anything is bound: a live server's socket is never unlinked.
+        let lock = adoptsUnixSocket ? nil : try SocketLock(socketPath: socketPath)
+        var lockReleased = false
+        defer { if !lockReleased { lock?.release(unlinkingSocket: false) } }
+
+        let metrics = ServiceMetrics(version: options.version)
+        let activator = Activator(
+            settings: settings, environment: environment,
+            transports: MeasuredTransport.factory(metrics: metrics, idleTimeoutMilliseconds: settings.tmp.idleTimeoutMilliseconds),
+            logger: Logger(label: "tokenctl.activation")
+        )
+        let pipeline = try await ResidentPipeline(activator: activator, workers: min(settings.service.maxInFlight, settings.tmp.maxConnections))
+        let service: ActivationService
+        do {
+            let database = pipeline.database
+            let keys = IdempotencyKeys(
+                database: database, hasher: DeeplinkHasher(key: try database.deeplinkHashKey()),
+                abandonedAfterMilliseconds: Int64(2 * settings.tmp.longestAttemptMilliseconds),
+                retentionMilliseconds: Int64(settings.service.idempotencyRetentionHours) * 3_600_000, clock: Timestamp.now
+            )
+            service = ActivationService(
+                pipeline: pipeline, driver: settings.store, metrics: metrics,
+                admission: Admission(maxInFlight: settings.service.maxInFlight, queueLimit: settings.service.queueLimit),
+                idempotency: keys, logger: logger
+            )
+        } catch {
+            pipeline.close()
+            throw error
+        }
+        if let unusable = pipeline.unusable {
+            logger.warning("service.notReady", metadata: ["error": "\(unusable.code.rawValue)", "detail": "\(unusable.message)"])
+        }
+
+        var listeners: [(label: String, listener: any Service)] = []
+        let report = ListeningReport()
+        func add<Child: ServerChildChannel>(_ address: HTTPListener<Child>.Address, _ child: Child, label: @escaping @Sendable (SocketAddress?) -> String) {
+            let index = listeners.count
+            let mode = settings.service.socketMode
+            listeners.append(("", HTTPListener(address: address, child: child, logger: logger) { bound in
+                if case .unix(let path) = address { _ = chmod(path, mode_t(mode)) }
+                await report.listening(index, label(bound))
+            }))
+        }
+        let plain = APIResponder(service: service, bearerToken: nil)
+        if adopted.isEmpty || !adoptsUnixSocket {
+            add(.unix(path: socketPath), HTTP1Channel(responder: plain.channelResponder)) { _ in "unix:\(socketPath)" }
+        }
+        for descriptor in adopted {
+            let isUnix = SocketActivation.isUnixSocket(descriptor)
+            let responder = APIResponder(service: service, bearerToken: isUnix ? nil : access.bearerToken)
+            add(.adopted(descriptor: descriptor), HTTP1Channel(responder: responder.channelResponder)) { bound in
+                isUnix ? "unix:\(bound?.pathname ?? "fd \(descriptor)") (systemd)" : "http://\(Self.display(bound)) (systemd)"
+            }
+        }
+        let secured = APIResponder(service: service, bearerToken: access.bearerToken)
+        for address in options.listen {
+            if let tls = access.tls {
+                add(.tcp(host: address.host, port: address.port), try TLSChannel(HTTP1Channel(responder: secured.channelResponder), tlsConfiguration: tls)) { "https://\(Self.display($0))" }
+            } else {
+                add(.tcp(host: address.host, port: address.port), HTTP1Channel(responder: secured.channelResponder)) { "http://\(Self.display($0))" }
+            }
+        }
+        await report.expect(listeners.count)
+
+        let group = ServiceGroup(
+            services: listeners.map(\.listener) + [IdempotencyPurge(keys: service.idempotency, logger: logger)],
+            gracefulShutdownSignals: [], cancellationSignals: [], logger: logger
+        )
+        let notify = SystemdNotify(environment: environment)
+        let signals = StopSignals { signal in
+            logger.notice("service.draining", metadata: ["signal": "\(signal)"])
+            service.startDraining()
+            notify.send("STOPPING=1")
+            Task { await group.triggerGracefulShutdown() }
+        }
+        Task {
+            await report.allListening()
+            notify.send("READY=1\nSTATUS=serving")
+        }
+        do {
+            try await group.run()
+        } catch {
+            signals.cancel()
+            pipeline.close()
+            throw ServiceError(.serviceCannotListen, "cannot listen: \(error)")
+        }
+        signals.cancel()
+        // Every admitted activation has answered: the workers stop, the database closes.
+        pipeline.close()
+        lock?.release(unlinkingSocket: true)
+        lockReleased = true
+        logger.notice("service.stopped")
+    }
+
+    static func display(_ address: SocketAddress?) -> String {
+        guard let address, let ip = address.ipAddress, let port = address.port else { return "?" }
+        return ip.contains(":") ? "[\(ip)]:\(port)" : "\(ip):\(port)"
+    }
+}
+
+/// Prints the `listening …` lines in the order the listeners were given, once all listen.
+actor ListeningReport {
+    private var labels: [Int: String] = [:]
+    private var expected: Int?
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    func expect(_ count: Int) {
+        expected = count
+        settle()
+    }
+
+    func listening(_ index: Int, _ label: String) {
+        labels[index] = label
+        settle()
+    }
+
+    func allListening() async {
+        if let expected, labels.count == expected { return }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    private func settle() {
+        guard let expected, labels.count == expected, !printed else { return }
+        printed = true
+        for index in 0..<expected {
+            FileHandle.standardOutput.write(Data("listening \(labels[index] ?? "?")\n".utf8))
+        }
+        for waiter in waiters { waiter.resume() }
+        waiters = []
+    }
+
+    private var printed = false
+}
+
+/// Deletes Idempotency-Key answers past their retention, at start and every ten minutes.
+struct IdempotencyPurge: Service {
+    let keys: IdempotencyKeys
+    let logger: Logger
+
+    func run() async throws {
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            let keys = self.keys
+            do {
+                let purged = try await ActivationService.blocking { try keys.purge() }
+                if purged > 0 { logger.info("service.idempotencyPurged", metadata: ["keys": "\(purged)"]) }
+            } catch {
+                logger.warning("service.idempotencyPurgeFailed", metadata: ["error": "\(error)"])
+            }
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(600)) }
+        }
+    }
+}

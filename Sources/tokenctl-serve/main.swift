@@ -1,0 +1,88 @@
+import ArgumentParser
+import ErrorCodes
+import Foundation
+import Logging
+import TokenctlApp
+import TokenctlService
+
+/// `tokenctl serve`: the activation pipeline as a resident service (DESIGN §8). `tokenctl
+/// serve …` runs this executable with the same arguments.
+@main
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tokenctl serve",
+        abstract: "Serve the activation API on a Unix socket (and optional TCP listeners), kept warm.",
+        discussion: """
+            Listens on service.socket (default $XDG_RUNTIME_DIR/tokenctl/tokenctl.sock, else \
+            /run/tokenctl/tokenctl.sock; mode service.socket-mode) and on each --listen address, and \
+            prints one line per listener: `listening unix:PATH`, `listening http://HOST:PORT`. The API: \
+            POST /v1/activations {"deeplink": "…"} answers the `activate --json` object; \
+            POST /v1/activations/batch streams NDJSON; GET /v1/passes/SERIAL, GET /v1/audit, /livez, \
+            /readyz, /metrics (Prometheus). Try: curl --unix-socket PATH -H 'Content-Type: application/json' \
+            -d '{"deeplink":"mybank://activate?serialNumber=SN1"}' http://localhost/v1/activations
+
+            A TCP address that is not loopback needs service.tls.cert-file and service.tls.key-file, and \
+            client authentication (service.tls.client-ca-file and/or service.auth.bearer-token-file); \
+            serve refuses to start without them (78).
+
+            SIGTERM or SIGINT drains: /readyz answers 503, no new connection is accepted, the \
+            activations in flight finish, and serve exits 0; a second signal exits at once. Under \
+            systemd it reports READY=1 and STOPPING=1 ($NOTIFY_SOCKET) and adopts passed sockets \
+            ($LISTEN_FDS). Exit codes: 0 stopped cleanly, 64 bad flags, 69 cannot listen, 74 database \
+            error, 75 another serve holds the socket, 78 configuration error.
+            """,
+        version: LibraryVersions.tokenctl
+    )
+
+    @Option(help: ArgumentHelp("The Unix socket to listen on (overrides service.socket).", valueName: "path"), completion: .file())
+    var socket: String?
+
+    @Option(help: ArgumentHelp("Also listen on this TCP address (HOST:PORT, [::1]:PORT; port 0 picks one); repeatable.", valueName: "host:port"))
+    var listen: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("Configuration file (default: $TOKENCTL_CONFIG, then ~/.config/tokenctl/config.json, then /etc/tokenctl/config.json).", valueName: "path"), completion: .file(extensions: ["json"]))
+    var config: String?
+
+    @Option(name: .long, help: ArgumentHelp("SQLite database file (overrides database.path).", valueName: "path"), completion: .file())
+    var database: String?
+
+    @Option(name: .long, help: ArgumentHelp("This host's name in attempt leases on PostgreSQL (overrides database.host-id).", valueName: "name"))
+    var hostID: String?
+
+    @Option(name: .long, help: ArgumentHelp("Log level on standard error (default: notice, or $TOKENCTL_LOG_LEVEL).", valueName: "level"))
+    var logLevel: String?
+
+    func validate() throws {
+        if let logLevel, Logger.Level(rawValue: logLevel) == nil {
+            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+        }
+        for address in listen where ListenAddress(address) == nil {
+            throw ValidationError("--listen must be HOST:PORT (IPv6 as [ADDRESS]:PORT), not \(address)")
+        }
+        if let socket, socket.isEmpty || socket.utf8.count > 107 {
+            throw ValidationError("--socket must be a path of 1 to 107 bytes")
+        }
+    }
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let level = logLevel ?? environment["TOKENCTL_LOG_LEVEL"] ?? "notice"
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = Logger.Level(rawValue: level) ?? .notice
+            return handler
+        }
+        // Files the service creates are its own: the socket is opened up to its mode after bind.
+        umask(0o077)
+        do {
+            let settings = try await SettingsLoader(environment: environment).load(
+                flags: .init(configFile: config, databasePath: database, hostID: hostID)
+            )
+            let options = ServiceRunner.Options(socket: socket, listen: listen.compactMap(ListenAddress.init), version: LibraryVersions.tokenctl)
+            try await ServiceRunner(settings: settings, options: options, environment: environment).run()
+        } catch let error as any CodedError {
+            FileHandle.standardError.write(Data("tokenctl: \(error.message) (\(error.code.rawValue))\n".utf8))
+            throw ExitCode(error.code.exitStatus.rawValue)
+        }
+    }
+}

@@ -11,7 +11,8 @@
 #                make bench-wallet, bench-activation, bench-login, bench-verification,
 #                bench-postgres (PostgreSQL next to SQLite): one set
 #   make fuzz    libFuzzer on every parser (deeplink, importers, TMP answer, configuration,
-#                onboarding envelope, verification answers, M-Pin points), FUZZ_SECONDS each (make test runs 10 s each);
+#                onboarding envelope, verification answers, M-Pin points, the service's requests), FUZZ_SECONDS
+#                each (make test runs 10 s each);
 #                make fuzz-merge keeps what reached new code in Fuzz/corpus
 #   make install the release binary (as make build), and the deeplink handler,
 #                into $(DESTDIR)$(PREFIX)/bin (PREFIX=/usr/local); the man page and bash, zsh
@@ -46,8 +47,9 @@ FUZZ_RUNS := \
   configuration:ConfigurationFuzzer:ASAN_OPTIONS=detect_leaks=0 \
   onboarding-envelope:OnboardingEnvelopeFuzzer: \
   verification-answer:VerificationAnswerFuzzer: \
-  mpin-point:MPinPointFuzzer:
-FUZZ_PRODUCTS := DeeplinkFuzzer ImportFuzzer TMPAnswerFuzzer ConfigurationFuzzer OnboardingEnvelopeFuzzer VerificationAnswerFuzzer MPinPointFuzzer
+  mpin-point:MPinPointFuzzer: \
+  service-request:ServiceRequestFuzzer:
+FUZZ_PRODUCTS := DeeplinkFuzzer ImportFuzzer TMPAnswerFuzzer ConfigurationFuzzer OnboardingEnvelopeFuzzer VerificationAnswerFuzzer MPinPointFuzzer ServiceRequestFuzzer
 
 .PHONY: deps build test stress demo bench bench-targets bench-postgres bench-wallet bench-login bench-verification bench-activation fuzz fuzz-build fuzz-merge install clean
 

@@ -260,6 +260,7 @@ if Context.environment["TOKENCTL_FUZZ"] != nil {
         ("OnboardingEnvelopeFuzzer", ["OnboardingCore"]),
         ("VerificationAnswerFuzzer", ["OnboardingCore"]),
         ("MPinPointFuzzer", ["MPin"]),
+        ("ServiceRequestFuzzer", ["TokenctlService"]),
     ]
     package.targets += fuzzers.map { fuzzer in
         .executableTarget(

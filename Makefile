@@ -2,7 +2,8 @@
 #   make build   release binaries at .build/release/tokenctl and tokenctl-serve (the service, which
 #                `tokenctl serve` runs; the Swift runtime linked in)
 #   make test    the import check of the module layout, the whole test suite (installs missing
-#                system packages first), then 10 s of fuzzing per parser
+#                system packages first), the service's API against docs/openapi.yaml
+#                (scripts/api-check.sh), then 10 s of fuzzing per parser
 #   make stress  100 SIGKILL rounds and the load test (16 × 500 activations + batch + import)
 #   make demo    the activation flow on a temporary database and the loopback sandbox, then the
 #                example deeplinks through the handler, by the CLI and through tokenctl serve
@@ -71,6 +72,11 @@ deps:
 	  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null \
 	    || { echo "deps: apt-get install$$missing failed" >&2; exit 1; }; \
 	fi
+	@# The API's document is checked with these (PyPI): openapi-spec-validator and schemathesis.
+	@command -v openapi-spec-validator >/dev/null 2>&1 && command -v schemathesis >/dev/null 2>&1 || { \
+	  echo "deps: pip install openapi-spec-validator schemathesis"; \
+	  python3 -m pip install -q openapi-spec-validator schemathesis >/dev/null 2>&1 \
+	    || { echo "deps: pip install openapi-spec-validator schemathesis failed" >&2; exit 1; }; }
 
 build: deps
 	$(SWIFT) build $(RELEASE) --product tokenctl
@@ -83,6 +89,7 @@ test: deps
 	$(SWIFT) build --build-tests
 	@eval "$$(scripts/test-postgres.sh start)"; status=0; $(SWIFT) test --skip-build || status=$$?; \
 	  scripts/test-postgres.sh stop; exit $$status
+	@scripts/api-check.sh .build/debug/tokenctl
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=10
 
 fuzz-build: deps

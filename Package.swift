@@ -23,6 +23,8 @@ import PackageDescription
 //                    wallet and audit administration and import, all on the store protocol
 //   TokenctlApp      the application: configuration loading and settings, the one factory from
 //                    settings to a store driver, the services the commands use, db status/migrate/copy
+//   ServiceAPI       the service's request decoding (bodies, batch lines, keys, the audit query) and
+//                    its problem answers: what the fuzzer drives, without the server
 //   TokenctlService  the resident service (`tokenctl serve`, DESIGN §8): the HTTP API on Hummingbird,
 //                    the warm pipeline's admission, idempotency keys, metrics, the socket's lock,
 //                    systemd's notify and socket-activation protocols
@@ -142,9 +144,11 @@ let package = Package(
                 .product(name: "Configuration", package: "swift-configuration"),
             ]
         ),
+        .target(name: "ServiceAPI", dependencies: ["ErrorCodes", "WalletModel", "TokenActivation"]),
         .target(
             name: "TokenctlService",
             dependencies: [
+                "ServiceAPI",
                 "ErrorCodes",
                 "TokenctlApp",
                 "TokenActivation",
@@ -229,7 +233,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TokenctlServiceTests",
-            dependencies: ["TokenctlService", "TokenActivation", "ErrorCodes"]
+            dependencies: ["TokenctlService", "ServiceAPI", "TokenActivation", "ErrorCodes"]
         ),
         .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport", "Sandbox", "TestSupport"]),
         .testTarget(name: "SandboxTests", dependencies: ["Sandbox", "TestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
@@ -260,7 +264,7 @@ if Context.environment["TOKENCTL_FUZZ"] != nil {
         ("OnboardingEnvelopeFuzzer", ["OnboardingCore"]),
         ("VerificationAnswerFuzzer", ["OnboardingCore"]),
         ("MPinPointFuzzer", ["MPin"]),
-        ("ServiceRequestFuzzer", ["TokenctlService"]),
+        ("ServiceRequestFuzzer", ["ServiceAPI"]),
     ]
     package.targets += fuzzers.map { fuzzer in
         .executableTarget(

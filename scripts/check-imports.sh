@@ -20,7 +20,8 @@ declare -A allowed=(
   [TokenActivation]="CMalloc ErrorCodes OnboardingCore HTTPTransport WalletModel Logging"
   [TokenctlApp]="ErrorCodes TokenActivation OnboardingCore HTTPTransport WalletModel Storage PostgresStorage Logging Configuration"
   [Sandbox]="PowerAuth MPin NIOCore NIOPosix NIOHTTP1 NIOConcurrencyHelpers Crypto _CryptoExtras ZIPFoundation"
-  [TokenctlService]="ErrorCodes TokenctlApp TokenActivation WalletModel HTTPTransport Hummingbird HummingbirdCore HummingbirdTLS HTTPTypes NIOCore NIOPosix NIOSSL NIOExtras Prometheus ServiceLifecycle Logging"
+  [ServiceAPI]="ErrorCodes WalletModel TokenActivation"
+  [TokenctlService]="ServiceAPI ErrorCodes TokenctlApp TokenActivation WalletModel HTTPTransport Hummingbird HummingbirdCore HummingbirdTLS HTTPTypes NIOCore NIOPosix NIOSSL NIOExtras Prometheus ServiceLifecycle Logging"
   [tokenctl-serve]="ErrorCodes TokenctlApp TokenctlService ArgumentParser Logging"
   [tokenctl]="ErrorCodes TokenctlApp TokenActivation OnboardingCore WalletModel Sandbox ArgumentParser Logging"
 )

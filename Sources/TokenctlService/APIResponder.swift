@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import ServiceAPI
 import WalletModel
 
 /// The API of DESIGN §8 on one listener: routes by exact path, answers what the API

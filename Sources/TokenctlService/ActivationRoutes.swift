@@ -2,6 +2,7 @@ import ErrorCodes
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import ServiceAPI
 import TokenActivation
 import WalletModel
 

@@ -1,6 +1,7 @@
 import ErrorCodes
 import Foundation
 import Logging
+import ServiceAPI
 import Synchronization
 import TokenActivation
 import WalletModel

@@ -1,5 +1,6 @@
 import ErrorCodes
 import Testing
+@testable import ServiceAPI
 @testable import TokenctlService
 
 /// The API's request decoder: what it reads, and the problem of each body it cannot.
@@ -85,14 +86,14 @@ struct RequestDecodingTests {
             return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
         }
         if accepted {
-            #expect((try? APIResponder.auditQuery(parameters)) != nil)
+            #expect((try? AuditQuery.parse(parameters)) != nil)
         } else {
-            #expect { try APIResponder.auditQuery(parameters) } throws: { ($0 as? Problem)?.status == 400 }
+            #expect { try AuditQuery.parse(parameters) } throws: { ($0 as? Problem)?.status == 400 }
         }
     }
 
     @Test func anUntilDateIncludesTheWholeDay() throws {
-        let (filter, limit) = try APIResponder.auditQuery([("until", "2026-11-21"), ("limit", "3")])
+        let (filter, limit) = try AuditQuery.parse([("until", "2026-11-21"), ("limit", "3")])
         #expect(filter.until?.iso8601 == "2026-11-21T23:59:59.999Z")
         #expect(limit == 3)
     }

@@ -1,6 +1,7 @@
 import ErrorCodes
 import Testing
 import TokenActivation
+@testable import ServiceAPI
 @testable import TokenctlService
 
 /// The service's small parts as values: status mapping, addresses, comparisons, buffers,

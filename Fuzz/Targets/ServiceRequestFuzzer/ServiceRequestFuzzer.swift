@@ -1,5 +1,5 @@
 import Foundation
-@testable import TokenctlService
+@testable import ServiceAPI
 
 // libFuzzer entry point for the service's request decoder (`make fuzz`): the first byte
 // picks the part (a JSON activation body, a batch body split into NDJSON lines, an
@@ -7,6 +7,9 @@ import Foundation
 // Properties: decoding never crashes; a decoded body's deeplink survives a round trip
 // through JSON; an accepted key is 1 to 255 visible ASCII characters; the lines of a
 // batch are never longer than the limit.
+
+/// A batch line is kept to the parser's limit plus one byte (BatchStream).
+private let batchLineLimit = 2049
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzServiceRequest(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
@@ -19,11 +22,11 @@ public func fuzzServiceRequest(_ data: UnsafePointer<UInt8>, _ size: Int) -> CIn
         let again = try! ActivationRequest.decode(Array(encoded), contentType: "application/json; charset=utf-8")
         precondition(again.deeplink == request.deeplink, "a decoded deeplink does not survive a round trip")
     case 1:
-        var splitter = LineSplitter(limit: BatchStream.lineLimit)
+        var splitter = LineSplitter(limit: batchLineLimit)
         var lines = splitter.append(bytes)
         if let last = splitter.finish() { lines.append(last) }
         for line in lines {
-            precondition(line.count <= BatchStream.lineLimit, "a batch line is longer than the limit")
+            precondition(line.count <= batchLineLimit, "a batch line is longer than the limit")
             _ = try? BatchFormat.ndjson.deeplink(Array(line.trimmingSpaces))
         }
     case 2:
@@ -37,8 +40,8 @@ public func fuzzServiceRequest(_ data: UnsafePointer<UInt8>, _ size: Int) -> CIn
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
         }
-        if let (_, limit) = try? APIResponder.auditQuery(parameters) {
-            precondition((1...APIResponder.auditLimit).contains(limit), "an audit limit out of range was accepted")
+        if let (_, limit) = try? AuditQuery.parse(parameters) {
+            precondition((1...AuditQuery.maximumLimit).contains(limit), "an audit limit out of range was accepted")
         }
     }
     return 0

@@ -9,6 +9,12 @@ public struct ActivationRequest: Sendable, Equatable {
     public var device: String?
     public var dryRun: Bool
 
+    public init(deeplink: String, device: String?, dryRun: Bool) {
+        self.deeplink = deeplink
+        self.device = device
+        self.dryRun = dryRun
+    }
+
     /// The largest body the API reads: 64 KiB.
     public static let maximumBodyBytes = 65_536
     /// The longest Idempotency-Key.
@@ -22,7 +28,7 @@ public struct ActivationRequest: Sendable, Equatable {
 
     /// Decodes a single activation's JSON body.
     /// - Parameter contentType: the request's `Content-Type`; `application/json` (any charset).
-    static func decode(_ body: [UInt8], contentType: String?) throws(Problem) -> ActivationRequest {
+    public static func decode(_ body: [UInt8], contentType: String?) throws(Problem) -> ActivationRequest {
         guard let contentType, MediaType(contentType)?.isJSON == true else {
             throw Problem(status: 415, code: .requestUnsupportedMediaType, detail: "send the body as Content-Type: application/json")
         }
@@ -33,7 +39,7 @@ public struct ActivationRequest: Sendable, Equatable {
     }
 
     /// One `{"deeplink": …}` object (a JSON body, or one line of an NDJSON batch).
-    static func decodeObject(_ bytes: some Collection<UInt8>) throws(Problem) -> ActivationRequest {
+    public static func decodeObject(_ bytes: some Collection<UInt8>) throws(Problem) -> ActivationRequest {
         let body: Body
         do {
             body = try JSONDecoder().decode(Body.self, from: Data(bytes))
@@ -46,7 +52,7 @@ public struct ActivationRequest: Sendable, Equatable {
     }
 
     /// Checks an `Idempotency-Key` header: 1 to 255 visible ASCII characters.
-    static func idempotencyKey(_ value: String?) throws(Problem) -> String? {
+    public static func idempotencyKey(_ value: String?) throws(Problem) -> String? {
         guard let value else { return nil }
         guard !value.isEmpty, value.utf8.count <= maximumKeyLength, value.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
             throw .invalid("Idempotency-Key must be 1 to \(maximumKeyLength) visible ASCII characters")
@@ -56,11 +62,11 @@ public struct ActivationRequest: Sendable, Equatable {
 }
 
 /// The two forms of a batch body: a deeplink a line, or an `{"deeplink": …}` object a line.
-enum BatchFormat: Sendable {
+public enum BatchFormat: Sendable {
     case text
     case ndjson
 
-    init(contentType: String?) throws(Problem) {
+    public init(contentType: String?) throws(Problem) {
         switch contentType.flatMap(MediaType.init)?.essence {
         case "text/plain": self = .text
         case "application/x-ndjson": self = .ndjson
@@ -69,7 +75,7 @@ enum BatchFormat: Sendable {
     }
 
     /// The deeplink of one non-blank line.
-    func deeplink(_ line: [UInt8]) throws(Problem) -> String {
+    public func deeplink(_ line: [UInt8]) throws(Problem) -> String {
         switch self {
         case .text: return String(decoding: line, as: UTF8.self)
         case .ndjson: return try ActivationRequest.decodeObject(line).deeplink
@@ -78,10 +84,10 @@ enum BatchFormat: Sendable {
 }
 
 /// A `Content-Type` value: its essence (type/subtype, lowercased) without parameters.
-struct MediaType: Equatable {
-    let essence: String
+public struct MediaType: Equatable {
+    public let essence: String
 
-    init?(_ value: String) {
+    public init?(_ value: String) {
         let essence = value.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first.map {
             $0.trimmingCharacters(in: .whitespaces).lowercased()
         } ?? ""
@@ -89,5 +95,5 @@ struct MediaType: Equatable {
         self.essence = essence
     }
 
-    var isJSON: Bool { essence == "application/json" }
+    public var isJSON: Bool { essence == "application/json" }
 }

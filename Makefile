@@ -10,7 +10,7 @@
 #   make bench   the performance targets, one table each (cold start, batch, import, memory;
 #                `make bench-targets` alone), then PIN login and identity verification figures;
 #                make bench-wallet, bench-activation, bench-login, bench-verification,
-#                bench-postgres (PostgreSQL next to SQLite): one set
+#                bench-postgres (PostgreSQL next to SQLite), bench-service (tokenctl serve): one set
 #   make fuzz    libFuzzer on every parser (deeplink, importers, TMP answer, configuration,
 #                onboarding envelope, verification answers, M-Pin points, the service's requests), FUZZ_SECONDS
 #                each (make test runs 10 s each);
@@ -52,7 +52,7 @@ FUZZ_RUNS := \
   service-request:ServiceRequestFuzzer:
 FUZZ_PRODUCTS := DeeplinkFuzzer ImportFuzzer TMPAnswerFuzzer ConfigurationFuzzer OnboardingEnvelopeFuzzer VerificationAnswerFuzzer MPinPointFuzzer ServiceRequestFuzzer
 
-.PHONY: deps build test stress demo bench bench-targets bench-postgres bench-wallet bench-login bench-verification bench-activation fuzz fuzz-build fuzz-merge install clean
+.PHONY: deps build test stress demo bench bench-targets bench-service bench-postgres bench-wallet bench-login bench-verification bench-activation fuzz fuzz-build fuzz-merge install clean
 
 deps:
 	@missing=""; \
@@ -163,6 +163,14 @@ bench-wallet: deps
 bench-postgres: deps
 	$(SWIFT) build $(RELEASE) --product tokenctl
 	@Benchmarks/postgres.sh .build/release $(BENCH_LINES) $(BENCH_RECORDS)
+
+# The resident service: single activations at R = 0, 20, 50 ms (a delay proxy in front of a
+# TLS 1.3 terminator with mutual TLS) against the cold CLI and the shell handler, throughput
+# of 64 keep-alive clients against the CLI batch, TMP connections, RSS over 100,000 activations.
+bench-service: deps
+	$(SWIFT) build $(RELEASE) --product tokenctl
+	$(SWIFT) build $(RELEASE) --product tokenctl-serve
+	@Benchmarks/service.sh .build/release
 
 # Just the identity verification figures.
 bench-verification: deps

@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# `make bench-service`: tokenctl serve side by side with the cold CLI and the shell handler,
+# against the sandbox behind a TLS 1.3 terminator with mutual TLS and a user-space delay
+# proxy adding a round trip R (R/2 each way, plus R at connect), for R = 0, 20 and 50 ms.
+# Then throughput: 64 keep-alive clients (wrk, loopback TCP) against the CLI batch at
+# concurrency 8, at R = 0 and 20 ms; TMP connections opened; RSS over 100,000 activations.
+#   Benchmarks/service.sh BIN_DIR
+set -euo pipefail
+bin=$(cd "$1" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+work=$(mktemp -d)
+pids=()
+cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+# shellcheck source=Benchmarks/common.sh
+. "$here/common.sh"
+install_tools hyperfine wrk sqlite3 openssl
+row() { printf '  %-46s %10s %10s %10s   %s\n' "$@"; }
+ratio() { python3 -c "print(f'{$1 / $2:.2f}')"; }
+
+# Certificates: a CA, the terminator's (127.0.0.1) and the client's.
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=bench-ca \
+  -keyout "$work/ca.key" -out "$work/ca.pem" 2>/dev/null
+for name in server client; do
+  openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=$name" -keyout "$work/$name.key" -out "$work/$name.csr" 2>/dev/null
+  openssl x509 -req -in "$work/$name.csr" -CA "$work/ca.pem" -CAkey "$work/ca.key" -CAcreateserial -days 2 \
+    -extfile <(printf 'subjectAltName=IP:127.0.0.1\n') -out "$work/$name.pem" 2>/dev/null
+done
+chmod 600 "$work"/*.key
+
+start_sandbox
+pids+=("$sandbox_pid")
+python3 "$root/Tests/tokenctlTests/Fixtures/tls_terminator.py" --cert "$work/server.pem" --key "$work/server.key" \
+  --upstream "${url##*:}" --client-ca "$work/ca.pem" > "$work/tls.log" &
+pids+=($!)
+for _ in $(seq 100); do grep -q '^listening ' "$work/tls.log" 2>/dev/null && break; sleep 0.05; done
+tls_port=$(sed -n 's/^listening //p' "$work/tls.log")
+export TOKENCTL_TMP_TLS_CA_FILE="$work/ca.pem" TOKENCTL_TMP_TLS_CLIENT_CERT_FILE="$work/client.pem" \
+  TOKENCTL_TMP_TLS_CLIENT_KEY_FILE="$work/client.key" TOKENCTL_SERVICE_SOCKET="$work/run/tokenctl.sock"
+export CURL_TLS="--cacert $work/ca.pem --cert $work/client.pem --key $work/client.key"
+
+# Starts a delay proxy of R ms in front of the terminator; sets proxy_port.
+start_proxy() {
+  python3 "$here/delay_proxy.py" --upstream "$tls_port" --rtt-ms "$1" > "$work/proxy-$1.log" &
+  pids+=($!)
+  for _ in $(seq 100); do grep -q '^listening ' "$work/proxy-$1.log" 2>/dev/null && break; sleep 0.05; done
+  proxy_port=$(sed -n 's/^listening //p' "$work/proxy-$1.log")
+}
+# Starts tokenctl serve with extra arguments; sets service_pid.
+start_service() {
+  rm -f "$work/serve.log"
+  "$bin/tokenctl" serve --socket "$TOKENCTL_SERVICE_SOCKET" "$@" > "$work/serve.log" 2> "$work/serve.err" &
+  service_pid=$!
+  for _ in $(seq 200); do grep -q '^listening ' "$work/serve.log" 2>/dev/null && break; sleep 0.05; done
+}
+stop_service() { kill "$service_pid"; wait "$service_pid" || true; }
+metric() { curl -s --unix-socket "$TOKENCTL_SERVICE_SOCKET" http://localhost/metrics | awk -v name="$1" '$1 == name { print $2 }'; }
+median_of() { awk '{ print $1 }'; }
+
+echo "== single activations through the TLS terminator (mutual TLS) and a delay proxy of R ms"
+row "path (median ms)" "R=0" "R=20" "R=50" "target"
+declare -A warm handler cold shell
+for rtt in 0 20 50; do
+  start_proxy "$rtt"
+  export TOKENCTL_TMP_BASE_URL="https://127.0.0.1:$proxy_port" URL="https://127.0.0.1:$proxy_port"
+  runs=$([ "$rtt" = 0 ] && echo 200 || echo 40)
+  fresh_db <(passes $((4 * runs)) "SNR${rtt}X")
+  sqlite3 "$work/db.sqlite" "CREATE TABLE shell_audit (serial TEXT, answer TEXT)"
+  export DB="$work/db.sqlite"
+  start_service
+  deeplinks $((4 * runs)) "SNR${rtt}X" > "$work/all.txt"
+  sed -n "1,${runs}p" "$work/all.txt" > "$work/warm.txt"
+  sed -n "$((runs + 1)),$((2 * runs))p" "$work/all.txt" > "$work/handler.txt"
+  sed -n "$((2 * runs + 1)),$((3 * runs))p" "$work/all.txt" > "$work/cold.txt"
+  sed -n "$((3 * runs + 1)),$((4 * runs))p" "$work/all.txt" > "$work/shell.txt"
+  # One warm-up request opens the service's first TMP connection.
+  echo "mybank://activate?serialNumber=NOTHERE" | python3 "$here/service_client.py" "$TOKENCTL_SERVICE_SOCKET" > /dev/null
+  warm[$rtt]=$(python3 "$here/service_client.py" "$TOKENCTL_SERVICE_SOCKET" < "$work/warm.txt" | median_of)
+  handler[$rtt]=$(TOKENCTL="$bin/tokenctl" python3 "$here/time_runs.py" "$root/Deeplinks/tokenctl-handler" < "$work/handler.txt" | median_of)
+  stop_service
+  cold[$rtt]=$(python3 "$here/time_runs.py" "$bin/tokenctl" activate < "$work/cold.txt" | median_of)
+  shell[$rtt]=$(python3 "$here/time_runs.py" "$here/shell-handler.sh" < "$work/shell.txt" | median_of)
+done
+row "warm service, persistent client" "${warm[0]}" "${warm[20]}" "${warm[50]}" "<= 1 R + 2 ms"
+row "handler through the socket (curl per deeplink)" "${handler[0]}" "${handler[20]}" "${handler[50]}" "<= 0.6x cold at R=0; >= 3x faster at R=20"
+row "cold CLI (tokenctl activate)" "${cold[0]}" "${cold[20]}" "${cold[50]}" "peer"
+row "shell handler (sqlite3 + curl + sqlite3)" "${shell[0]}" "${shell[20]}" "${shell[50]}" "peer"
+row "handler / cold CLI" "$(ratio "${handler[0]}" "${cold[0]}")" "$(ratio "${handler[20]}" "${cold[20]}")" "$(ratio "${handler[50]}" "${cold[50]}")" ""
+
+echo
+echo "== throughput: 64 keep-alive clients (wrk on loopback TCP) against the CLI batch (concurrency 8)"
+cat > "$work/activate.lua" <<'LUA'
+-- Each of wrk's two threads activates its own serials, PREFIX0_N and PREFIX1_N, N = 1, 2, ...
+local threads = 0
+function setup(thread)
+  thread:set("id", threads)
+  threads = threads + 1
+end
+local counter = 0
+local prefix = os.getenv("WRK_PREFIX") or "T"
+request = function()
+  counter = counter + 1
+  local body = '{"deeplink": "mybank://activate?serialNumber=' .. prefix .. id .. '_' .. counter .. '"}'
+  return wrk.format("POST", "/v1/activations", {["Content-Type"] = "application/json"}, body)
+end
+LUA
+# Two wrk threads; a thread's serials are PREFIX0_N or PREFIX1_N.
+throughput_passes() { awk -v p="$1" -v n="$2" 'BEGIN { print "serialNumber,deviceAccountIdentifier"; for (t = 0; t < 2; t++) for (i = 1; i <= n; i++) printf "%s%d_%d,DAPL%d%011d\n", p, t, i, t, i }'; }
+for rtt in 0 20; do
+  if [ "$rtt" = 0 ]; then export TOKENCTL_TMP_BASE_URL="https://127.0.0.1:$tls_port"; else start_proxy 20; export TOKENCTL_TMP_BASE_URL="https://127.0.0.1:$proxy_port"; fi
+  fresh_db <(throughput_passes "W${rtt}P" 200000)
+  start_service --listen 127.0.0.1:0
+  tcp=$(sed -n 's/^listening \(http:.*\)/\1/p' "$work/serve.log")
+  WRK_PREFIX="W${rtt}P" wrk -t 2 -c 64 -d 10s --latency -s "$work/activate.lua" "$tcp" > "$work/wrk-$rtt.txt" 2>&1
+  requests=$(awk '/Requests\/sec/ { print $2 }' "$work/wrk-$rtt.txt")
+  approved=$(metric 'tokenctl_activations_total{outcome="APPROVED"}')
+  p50=$(awk '$1 == "50%" { print $2 }' "$work/wrk-$rtt.txt"); p99=$(awk '$1 == "99%" { print $2 }' "$work/wrk-$rtt.txt")
+  opened=$(metric tokenctl_tmp_connections_opened_total)
+  stop_service
+  activations_per_second=$(python3 -c "print(f'{${approved:-0} / 10:.0f}')")
+  echo "  R=$rtt: wrk $requests requests/s (p50 $p50, p99 $p99); $approved APPROVED in 10 s = $activations_per_second activations/s; TMP connections opened: $opened"
+  if [ "$rtt" = 0 ]; then
+    fresh_db <(passes 20000 "B0X")
+    deeplinks 20000 "B0X" > "$work/batch.txt"
+    start=$(date +%s.%N)
+    "$bin/tokenctl" activate --batch "$work/batch.txt" --concurrency 8 > /dev/null 2>&1 || true
+    batch_rate=$(python3 -c "import time; print(f'{20000 / (time.time() - $start):.0f}')")
+    echo "  R=0: CLI batch, concurrency 8, 20,000 lines: $batch_rate activations/s (target: service >= batch)"
+  else
+    echo "  R=20: target >= 0.8 x tmp.max-connections (32) / R = 1280 activations/s"
+  fi
+done
+
+echo
+echo "== memory: RSS of a service over 100,000 activations (R = 0)"
+export TOKENCTL_TMP_BASE_URL="https://127.0.0.1:$tls_port"
+fresh_db <(throughput_passes "M" 150000)
+start_service --listen 127.0.0.1:0
+tcp=$(sed -n 's/^listening \(http:.*\)/\1/p' "$work/serve.log")
+WRK_PREFIX=M wrk -t 2 -c 64 -d 300s -s "$work/activate.lua" "$tcp" > /dev/null 2>&1 &
+wrk_pid=$!
+rss_at_10k= total=0
+while [ "${total:-0}" -lt 100000 ] && kill -0 "$wrk_pid" 2>/dev/null; do
+  sleep 0.5
+  total=$(metric 'tokenctl_activations_total{outcome="APPROVED"}'); total=${total%.*}
+  if [ -z "$rss_at_10k" ] && [ "${total:-0}" -ge 10000 ]; then rss_at_10k=$(ps -o rss= -p "$service_pid"); rss_at_10k_count=$total; fi
+done
+rss_end=$(ps -o rss= -p "$service_pid")
+kill "$wrk_pid" 2>/dev/null || true; wait "$wrk_pid" 2>/dev/null || true
+opened=$(metric tokenctl_tmp_connections_opened_total)
+stop_service
+echo "  RSS after $rss_at_10k_count activations: $((rss_at_10k / 1024)) MiB; after $total: $((rss_end / 1024)) MiB (ratio $(ratio "$rss_end" "$rss_at_10k"), target <= 1.2); TMP connections opened: $opened (tmp.max-connections 32)"

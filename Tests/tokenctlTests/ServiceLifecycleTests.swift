@@ -155,6 +155,32 @@ import Testing
         #expect(try service.request("GET", "/metrics").status == 200)
     }
 
+    /// Off loopback with TLS and mutual TLS: allowed; a client without the certificate is
+    /// refused in the handshake, one with it is served over https.
+    @Test func aTLSListenerWithMutualTLSServesOnlyCertifiedClients() async throws {
+        let certificates = try TestCertificates()
+        let activation = try await ActivationHarness.start()
+        try activation.add("SN100001", "DAPL00000000000001")
+        let server = certificates.server(.valid)
+        chmod(server.key, 0o600)
+        let service = try ServiceHarness.launch(activation, arguments: ["--listen", "0.0.0.0:0"], listeners: 2, environment: [
+            "TOKENCTL_SERVICE_TLS_CERT_FILE": server.certificate, "TOKENCTL_SERVICE_TLS_KEY_FILE": server.key,
+            "TOKENCTL_SERVICE_TLS_CLIENT_CA_FILE": certificates.ca,
+        ])
+        defer { Task { try await service.shutdown() } }
+        let url = try service.tcpURL()
+        #expect(url.hasPrefix("https://0.0.0.0:"))
+        let local = "https://127.0.0.1:" + url.split(separator: ":").last!
+        let body = #"{"deeplink": "mybank://activate?serialNumber=SN100001"}"#
+        let certified = try service.request("POST", "/v1/activations", body: body, url: local,
+                                            extra: ["--cacert", certificates.ca, "--cert", certificates.clientCertificate, "--key", certificates.clientKey])
+        #expect(certified.status == 200)
+        #expect(try certified.object()["outcome"] as? String == "APPROVED")
+        let refused = try service.cli.run(executable: "/usr/bin/curl", ["-s", "--max-time", "10", "--cacert", certificates.ca, local + "/livez"])
+        #expect(refused.status != 0, "a client without a certificate got through: \(refused.stdout)")
+        #expect(service.sandbox.activationRequestCount == 1)
+    }
+
     @Test func aNonLoopbackListenerWithoutTLSAndAuthenticationIsRefused() async throws {
         let cli = CLI()
         let refused = try cli.run(["serve", "--socket", cli.directory.file("s.sock"), "--listen", "0.0.0.0:0"])

@@ -9,6 +9,7 @@ in order, so a request and its answer cost one R, as on a network with that roun
 """
 import argparse
 import asyncio
+import socket
 import sys
 
 
@@ -50,6 +51,8 @@ async def handle(client_reader, client_writer, upstream, rtt):
     except OSError:
         client_writer.close()
         return
+    for writer in (client_writer, upstream_writer):
+        writer.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     await asyncio.gather(
         forward(client_reader, upstream_writer, rtt / 2),
         forward(upstream_reader, client_writer, rtt / 2),

@@ -206,3 +206,42 @@ import Testing
         return values
     }
 }
+
+/// The deeplink handler through the service's socket and through the CLI: the same JSON
+/// (but for the attempt's own ids) and the same exit status.
+@Suite struct ServiceHandlerTests {
+    static let handler = repositoryRoot + "/Deeplinks/tokenctl-handler"
+
+    @Test func theHandlerAnswersTheSameThroughTheSocketAsThroughTheCLI() async throws {
+        let references = ["DAPL00000000000001", "SBXDECLINED0002", "SBXFAILED0003"]
+        let direct = try await ActivationHarness.start()
+        let served = try await ActivationHarness.start()
+        defer { Task { try await direct.stop(); try await served.stop() } }
+        for (index, reference) in references.enumerated() {
+            try direct.add("SN90000\(index)", reference)
+            try served.add("SN90000\(index)", reference)
+        }
+        let service = try ServiceHarness.launch(served)
+        defer { _ = try? service.stop() }
+        let deeplinks = references.indices.map { "mybank://activate?serialNumber=SN90000\($0)" } + ["mybank://activate?serialNumber=NOPE", "bad deeplink", "otherbank://x?serialNumber=1"]
+        var cliShell = direct.cli, serviceShell = served.cli
+        cliShell.environment.merge(["TOKENCTL": CLI.binary, "TOKENCTL_SERVICE_SOCKET": direct.cli.directory.file("none.sock")]) { $1 }
+        serviceShell.environment.merge(["TOKENCTL": CLI.binary, "TOKENCTL_SERVICE_SOCKET": service.socket]) { $1 }
+        for deeplink in deeplinks {
+            let viaCLI = try cliShell.run(executable: Self.handler, [deeplink])
+            let viaService = try serviceShell.run(executable: Self.handler, [deeplink])
+            #expect(viaCLI.status == viaService.status, "\(deeplink)")
+            #expect(Self.withoutIDs(viaCLI.stdout) == Self.withoutIDs(viaService.stdout), "\(deeplink)")
+        }
+        // The service did the activations that got past parsing.
+        #expect(served.sandbox.activationRequestCount == 3)
+        let metrics = try service.request("GET", "/metrics").body
+        #expect(ServiceAPITests.samples(metrics)[#"tokenctl_activations_total{outcome="APPROVED"}"#] == 1)
+    }
+
+    /// The output with the request and audit ids blanked.
+    static func withoutIDs(_ text: String) -> String {
+        text.replacingOccurrences(of: #""requestId": "[0-9a-f-]+""#, with: #""requestId": _"#, options: .regularExpression)
+            .replacingOccurrences(of: #""auditId": [0-9]+"#, with: #""auditId": _"#, options: .regularExpression)
+    }
+}

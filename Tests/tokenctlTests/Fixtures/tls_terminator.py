@@ -48,6 +48,9 @@ def linger_close(connection):
 
 
 def serve(connection, context, upstream_port):
+    # Each piece goes out at once: with Nagle's algorithm a request written in two parts
+    # waits for the peer's delayed acknowledgement (40 ms).
+    connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     try:
         tls = context.wrap_socket(connection, server_side=True)
     except (ssl.SSLError, OSError) as error:
@@ -55,6 +58,7 @@ def serve(connection, context, upstream_port):
         linger_close(connection)
         return
     upstream = socket.create_connection(("127.0.0.1", upstream_port))
+    upstream.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     threading.Thread(target=pipe, args=(upstream, tls), daemon=True).start()
     pipe(tls, upstream)
 

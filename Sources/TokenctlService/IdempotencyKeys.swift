@@ -1,3 +1,5 @@
+import Logging
+import ServiceLifecycle
 import WalletModel
 
 /// Idempotency-Key answers kept in the database (both backends, ``IdempotencyTable``), so a
@@ -67,5 +69,24 @@ struct IdempotencyKeys: Sendable {
     func purge() throws -> Int {
         let cutoff = clock().milliseconds - retentionMilliseconds
         return try database.writeState { db in try db.execute("DELETE FROM idempotency_key WHERE created_ms < ?", [.integer(cutoff)]) }
+    }
+}
+
+/// Deletes Idempotency-Key answers past their retention, at start and every ten minutes.
+struct IdempotencyPurge: Service {
+    let keys: IdempotencyKeys
+    let logger: Logger
+
+    func run() async throws {
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            let keys = self.keys
+            do {
+                let purged = try await ActivationService.blocking { try keys.purge() }
+                if purged > 0 { logger.info("service.idempotencyPurged", metadata: ["keys": "\(purged)"]) }
+            } catch {
+                logger.warning("service.idempotencyPurgeFailed", metadata: ["error": "\(error)"])
+            }
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(600)) }
+        }
     }
 }

@@ -22,32 +22,32 @@ final class MeasuredTransport: HTTPTransport {
     }
 
     func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
-        try await measured { () async throws(TransportError) in try await transport.send(request) }
+        let (before, start) = (transport.connectionsOpened, ContinuousClock.now)
+        do {
+            return record(try await transport.send(request), before: before, start: start)
+        } catch {
+            throw record(error, before: before, start: start)
+        }
     }
 
     func sendBlocking(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
-        let before = transport.connectionsOpened
-        let start = ContinuousClock.now
+        let (before, start) = (transport.connectionsOpened, ContinuousClock.now)
         do {
-            let response = try transport.sendBlocking(request)
-            metrics.tmpRequest(status: response.status, duration: .now - start, connectionsOpened: transport.connectionsOpened - before)
-            return response
+            return record(try transport.sendBlocking(request), before: before, start: start)
         } catch {
-            metrics.tmpRequest(status: nil, duration: .now - start, connectionsOpened: transport.connectionsOpened - before)
-            throw error
+            throw record(error, before: before, start: start)
         }
     }
 
-    private func measured(_ body: () async throws(TransportError) -> HTTPResponse) async throws(TransportError) -> HTTPResponse {
-        let before = transport.connectionsOpened
-        let start = ContinuousClock.now
-        do {
-            let response = try await body()
-            metrics.tmpRequest(status: response.status, duration: .now - start, connectionsOpened: transport.connectionsOpened - before)
-            return response
-        } catch {
-            metrics.tmpRequest(status: nil, duration: .now - start, connectionsOpened: transport.connectionsOpened - before)
-            throw error
-        }
+    /// Counts one request that was answered.
+    private func record(_ response: HTTPResponse, before: Int, start: ContinuousClock.Instant) -> HTTPResponse {
+        metrics.tmpRequest(status: response.status, duration: .now - start, connectionsOpened: transport.connectionsOpened - before)
+        return response
+    }
+
+    /// Counts one request that got no answer.
+    private func record(_ error: TransportError, before: Int, start: ContinuousClock.Instant) -> TransportError {
+        metrics.tmpRequest(status: nil, duration: .now - start, connectionsOpened: transport.connectionsOpened - before)
+        return error
     }
 }

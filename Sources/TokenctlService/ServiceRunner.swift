@@ -83,15 +83,15 @@ public struct ServiceRunner: Sendable {
             logger.warning("service.notReady", metadata: ["error": "\(unusable.code.rawValue)", "detail": "\(unusable.message)"])
         }
 
-        var listeners: [(label: String, listener: any Service)] = []
+        var listeners: [any Service] = []
         let report = ListeningReport()
         func add<Child: ServerChildChannel>(_ address: HTTPListener<Child>.Address, _ child: Child, label: @escaping @Sendable (SocketAddress?) -> String) {
             let index = listeners.count
             let mode = settings.service.socketMode
-            listeners.append(("", HTTPListener(address: address, child: child, logger: logger) { bound in
+            listeners.append(HTTPListener(address: address, child: child, logger: logger) { bound in
                 if case .unix(let path) = address { _ = chmod(path, mode_t(mode)) }
                 await report.listening(index, label(bound))
-            }))
+            })
         }
         let plain = APIResponder(service: service, bearerToken: nil)
         if adopted.isEmpty || !adoptsUnixSocket {
@@ -114,8 +114,10 @@ public struct ServiceRunner: Sendable {
         }
         await report.expect(listeners.count)
 
+        // Shut down in reverse order: the listeners drain first (every admitted request is
+        // answered), then the purge stops, then the pipeline's workers and database close.
         let group = ServiceGroup(
-            services: listeners.map(\.listener) + [IdempotencyPurge(keys: service.idempotency, logger: logger)],
+            services: [PipelineService(pipeline: pipeline), IdempotencyPurge(keys: service.idempotency, logger: logger)] + listeners,
             gracefulShutdownSignals: [], cancellationSignals: [], logger: logger
         )
         let notify = SystemdNotify(environment: environment)
@@ -133,12 +135,9 @@ public struct ServiceRunner: Sendable {
             try await group.run()
         } catch {
             signals.cancel()
-            pipeline.close()
             throw ServiceError(.serviceCannotListen, "cannot listen: \(error)")
         }
         signals.cancel()
-        // Every admitted activation has answered: the workers stop, the database closes.
-        pipeline.close()
         lock?.release(unlinkingSocket: true)
         lockReleased = true
         logger.notice("service.stopped")
@@ -147,5 +146,17 @@ public struct ServiceRunner: Sendable {
     static func display(_ address: SocketAddress?) -> String {
         guard let address, let ip = address.ipAddress, let port = address.port else { return "?" }
         return ip.contains(":") ? "[\(ip)]:\(port)" : "\(ip):\(port)"
+    }
+}
+
+/// The warm pipeline as a service: open until the group shuts down, then its workers stop
+/// and its database closes (after the listeners, which the group shuts down before it).
+struct PipelineService: Service {
+    let pipeline: ResidentPipeline
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        let pipeline = self.pipeline
+        _ = try? await ActivationService.blocking { pipeline.close() }
     }
 }

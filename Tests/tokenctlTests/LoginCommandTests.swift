@@ -146,6 +146,27 @@ import Testing
         #expect(try harness.activate("SNPINGATE3").status == 0)
     }
 
+    /// The service asks the gate for every activation, not once at start: a login made
+    /// while it runs lets the next activation through.
+    @Test func theServiceAsksThePINLoginGateForEveryActivation() async throws {
+        defer { Task { try await harness.stop() } }
+        try harness.add("SNPINGATE1", "DAPLPINGATE1")
+        var activation = harness
+        activation.cli = cli
+        let service = try ServiceHarness.launch(activation, environment: ["TOKENCTL_ONBOARDING_REQUIRE_PIN_LOGIN_WITHIN_SECONDS": "300"])
+        defer { _ = try? service.stop() }
+        let refused = try service.activate("SNPINGATE1")
+        #expect(refused.status == 403)
+        #expect(try refused.object()["code"] as? String == "login.required")
+        #expect(try service.request("GET", "/readyz").status == 200)
+        try register()
+        #expect(try login("run", "--pin-file", pinFile).status == 0)
+        let approved = try service.activate("SNPINGATE1")
+        #expect(approved.status == 200, "\(approved.body)")
+        #expect(try approved.object()["outcome"] as? String == "APPROVED")
+        #expect(harness.sandbox.activationRequestCount == 1)
+    }
+
     @Test func thePINAndTheTokenAppearNowhereButTheTokenColumn() async throws {
         defer { Task { try await harness.stop() } }
         var cli = cli

@@ -75,28 +75,47 @@ public struct Activator: Sendable {
     /// activation, answered on the process's one database handle (which also keeps the
     /// onboarding core's state, on either backend).
     func preflight(store: any StateDatabase) async -> Result<[(name: String, value: String)], ActivationError> {
-        let headers: [(name: String, value: String)]
+        let headers = self.headers()
+        guard case .success = headers else { return headers }
+        if let refusal = await gates(store: store) { return .failure(refusal) }
+        return headers
+    }
+
+    /// TMP's authentication headers, read from the configured secret files.
+    func headers() -> Result<[(name: String, value: String)], ActivationError> {
         do {
-            headers = try TMPCredentials.headers(settings.tmp, environment: environment)
+            return .success(try TMPCredentials.headers(settings.tmp, environment: environment))
         } catch {
             return .failure(ActivationError(error))
         }
+    }
+
+    /// The gates on the user (`onboarding.require-finished-user-activation`,
+    /// `onboarding.require-pin-login-within-seconds`): why an activation may not be sent
+    /// now, or nil. A resident service asks before each activation: a login's freshness
+    /// changes with time, and a user activation may finish while it runs.
+    func gates(store: any StateDatabase) async -> ActivationError? {
         do {
             if settings.onboarding.requiresFinishedUserActivation,
                case .notFinished(let reason, let nextStep) = try await userCheck.status(store: store) {
-                return .failure(ActivationError(code: .userActivationRequired, message: "user activation required: \(reason)", nextStep: nextStep))
+                return ActivationError(code: .userActivationRequired, message: "user activation required: \(reason)", nextStep: nextStep)
             }
             if let seconds = settings.onboarding.pinLoginWithinSeconds {
                 let now = Date(timeIntervalSince1970: Double(clock().milliseconds) / 1000)
                 if case .notFinished(let reason, let nextStep) = try PINLoginGate.status(store: store, instanceID: settings.onboarding.instanceID, within: seconds, now: now) {
-                    return .failure(ActivationError(code: .loginRequired, message: "PIN login required: \(reason)", nextStep: nextStep))
+                    return ActivationError(code: .loginRequired, message: "PIN login required: \(reason)", nextStep: nextStep)
                 }
             }
-            return .success(headers)
+            return nil
         } catch {
             // The checks name their own failures (onboarding.unreachable, config.*, storage.*).
-            return .failure(.coded(error))
+            return .coded(error)
         }
+    }
+
+    /// Whether any gate is configured (a resident service then asks before each activation).
+    var hasGates: Bool {
+        settings.onboarding.requiresFinishedUserActivation || settings.onboarding.pinLoginWithinSeconds != nil
     }
 
     /// One TMP client per worker: on one keep-alive transport each, or all on one

@@ -13,6 +13,8 @@ public final class ResidentPipeline: Sendable {
         let text: String
         let device: String?
         let dryRun: Bool
+        /// A user gate's refusal, asked when the activation arrived.
+        let refusal: ActivationError?
         let continuation: CheckedContinuation<ActivationResult, Never>
     }
 
@@ -55,7 +57,7 @@ public final class ResidentPipeline: Sendable {
         wakeups = (0..<self.workers).map { _ in DispatchSemaphore(value: 0) }
         store = try activator.store.open(logger: activator.logger)
         do {
-            session = try await Session(activator: activator, store: store, clients: self.workers)
+            session = try await Session(activator: activator, store: store, clients: self.workers, checkingGates: false)
         } catch {
             try? store.close()
             throw error
@@ -73,8 +75,9 @@ public final class ResidentPipeline: Sendable {
         }
     }
 
-    /// Why no activation can be sent (TMP's credentials unreadable, the user check failed),
-    /// as read when the pipeline was opened; nil when activations can be sent.
+    /// Why no activation can be sent (TMP's credentials unreadable), as read when the
+    /// pipeline was opened; nil when activations can be sent. The user gates are asked per
+    /// activation instead.
     public var unusable: ActivationError? { session.unusable }
 
     /// The open database, for reads beside the activations (health, passes, audit).
@@ -89,8 +92,11 @@ public final class ResidentPipeline: Sendable {
         } catch {
             return .refused(error)
         }
+        // The gates change while the service runs (a login ages, a user activation
+        // finishes): they are asked for every activation, as each CLI process asks them.
+        let refusal = activator.hasGates ? await activator.gates(store: store) : nil
         return await withCheckedContinuation { continuation in
-            let job = Job(deeplink: deeplink, text: text, device: device, dryRun: dryRun, continuation: continuation)
+            let job = Job(deeplink: deeplink, text: text, device: device, dryRun: dryRun, refusal: refusal, continuation: continuation)
             enum Handed { case worker(Int), queued, refused }
             let handed = queue.withLock { queue -> Handed in
                 guard !queue.stopping else { return .refused }
@@ -131,7 +137,7 @@ public final class ResidentPipeline: Sendable {
                     return nil
                 }
                 guard let job else { break }
-                let result = session.run(job.deeplink, text: job.text, device: job.device, client: worker, dryRun: job.dryRun)
+                let result = session.run(job.deeplink, text: job.text, device: job.device, client: worker, dryRun: job.dryRun, refusal: job.refusal)
                 job.continuation.resume(returning: result)
             }
             if queue.withLock({ $0.stopping }) { return }

@@ -16,9 +16,11 @@ struct Session: Sendable {
     private let deeplinkHasher: DeeplinkHasher
 
     /// The ledger is made last: a writer thread it starts is stopped by ``close()``.
-    init(activator: Activator, store: any TokenStore, clients count: Int) async throws {
+    /// - Parameter checkingGates: false for a resident pipeline, which asks the user gates
+    ///   before each activation instead of once.
+    init(activator: Activator, store: any TokenStore, clients count: Int, checkingGates: Bool = true) async throws {
         self.activator = activator
-        switch await activator.preflight(store: store) {
+        switch checkingGates ? await activator.preflight(store: store) : activator.headers() {
         case .failure(let error):
             clients = Array(repeating: .failure(error), count: count)
             multi = nil
@@ -48,8 +50,9 @@ struct Session: Sendable {
 
     /// One activation on worker `index`'s connection. Blocks: call it on a worker thread
     /// (``ActivationWorkers``), never on the cooperative pool.
-    func run(_ deeplink: Deeplink, text: String, device: String?, client index: Int, dryRun: Bool = false) -> ActivationResult {
-        run(deeplink, text: text, device: device, client: index, dryRun: dryRun, deferringFinish: false, settlePrevious: {}).result
+    /// - Parameter refusal: a gate's refusal asked for this activation (a resident pipeline's).
+    func run(_ deeplink: Deeplink, text: String, device: String?, client index: Int, dryRun: Bool = false, refusal: ActivationError? = nil) -> ActivationResult {
+        run(deeplink, text: text, device: device, client: index, dryRun: dryRun, refusal: refusal, deferringFinish: false, settlePrevious: {}).result
     }
 
     /// One activation of a batch line whose "finished" write is queued but not waited for:
@@ -60,12 +63,12 @@ struct Session: Sendable {
     ///   committed (or, without one, before returning): the worker's previous line is then
     ///   committed whole and can be reported.
     func runDeferringFinish(_ deeplink: Deeplink, text: String, client index: Int, dryRun: Bool, settlePrevious: () -> Void) -> DeferredActivation {
-        run(deeplink, text: text, device: nil, client: index, dryRun: dryRun, deferringFinish: true, settlePrevious: settlePrevious)
+        run(deeplink, text: text, device: nil, client: index, dryRun: dryRun, refusal: nil, deferringFinish: true, settlePrevious: settlePrevious)
     }
 
     private func run(
         _ deeplink: Deeplink, text: String, device: String?, client index: Int, dryRun: Bool,
-        deferringFinish: Bool, settlePrevious: () -> Void
+        refusal: ActivationError?, deferringFinish: Bool, settlePrevious: () -> Void
     ) -> DeferredActivation {
         var settled = false
         func settle() {
@@ -96,7 +99,7 @@ struct Session: Sendable {
             while true {
                 switch action {
                 case .checkUser:
-                    action = machine.handle(.userCheckAnswered(prepared.failure))
+                    action = machine.handle(.userCheckAnswered(refusal ?? prepared.failure))
                 case .resolveRecords(let query) where machine.isDryRun:
                     action = machine.handle(.resolved(try ledger.resolve(query)))
                 case .resolveRecords(let query):

@@ -132,9 +132,11 @@ stress: deps
 	$(SWIFT) build $(RELEASE) --product tokenctl
 	$(SWIFT) build $(RELEASE) --product tokenctl-serve
 	$(SWIFT) build --build-tests
-	TOKENCTL_TEST_BINARY=$(CURDIR)/.build/release/tokenctl TOKENCTL_STRESS=1 TOKENCTL_CRASH_ROUNDS=$(STRESS_CRASH_ROUNDS) \
+	@# The PostgreSQL rounds run against the private test server, started and stopped as for make test.
+	@eval "$$(scripts/test-postgres.sh start)"; \
+	  TOKENCTL_TEST_BINARY=$(CURDIR)/.build/release/tokenctl TOKENCTL_STRESS=1 TOKENCTL_CRASH_ROUNDS=$(STRESS_CRASH_ROUNDS) \
 	  $(SWIFT) test --skip-build --no-parallel --filter "CrashConsistencyTests|LoadTests" 2>&1 | grep -E "^(crash consistency|load):|✘|passed after|failed after"; \
-	  exit $${PIPESTATUS[0]}
+	  status=$${PIPESTATUS[0]}; scripts/test-postgres.sh stop; exit $$status
 
 demo: build
 	@.build/release/tokenctl demo

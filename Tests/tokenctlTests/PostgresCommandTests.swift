@@ -27,6 +27,14 @@ import Testing
         try database.psql("INSERT INTO tokenctl_schema (version, name) VALUES (99, 'from-the-future')")
         let newer = try cli.run(["wallet", "list", "--json"], environment: environment)
         #expect(newer.status == 74 && newer.errorCode == "storage.schemaTooNew", "\(newer.stdout)")
+        // db status says so too, as db migrate does, instead of asking for a migration.
+        let status = try cli.run(["db", "status", "--json"], environment: environment)
+        #expect(status.status == 74 && status.errorCode == "storage.schemaTooNew", "\(status.stdout)")
+        #expect(status.stderr.contains("use a newer tokenctl") && !status.stderr.contains("db migrate"))
+        let text = try cli.run(["db", "status"], environment: environment)
+        #expect(text.status == 74 && text.stderr.contains("(storage.schemaTooNew)"))
+        let migrate = try cli.run(["db", "migrate"], environment: environment)
+        #expect(migrate.status == 74 && migrate.stderr.contains("(storage.schemaTooNew)"))
     }
 
     @Test func unreachableServerAndRefusedPasswordAreCodedAndSendNothing() async throws {

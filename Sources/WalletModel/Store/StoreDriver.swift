@@ -58,4 +58,6 @@ public struct DatabaseStatus: Sendable, Equatable {
     }
 
     public var isCurrent: Bool { applied == known }
+    /// The database has migrations this tokenctl does not know: a newer tokenctl wrote it.
+    public var isNewer: Bool { applied > known }
 }

@@ -31,8 +31,8 @@ struct DatabaseStatusCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(json: json) {
             let status = try DatabaseAdmin(settings: try await global.settings()).status()
-            // A schema behind is reported inside the status object (one JSON object, as activate's).
-            let behind = status.isCurrent ? nil : DatabaseOutcome.migrationRequired(status)
+            // A schema behind (or ahead) is reported inside the status object (one JSON object, as activate's).
+            let behind = status.isCurrent ? nil : DatabaseOutcome.notCurrent(status)
             var object = DatabaseText.json(status)
             object.append("error", behind.map { .object(errorObject($0)) } ?? .null)
             Output.print(json: json ? object : nil, lines: DatabaseText.lines(status))

@@ -24,12 +24,17 @@ enum DatabaseText {
     }
 }
 
-/// `db status` on a schema that is behind: the report is printed, then this error.
+/// `db status` on a schema that is not this tokenctl's: the report is printed, then this error.
 struct DatabaseOutcome: CodedError {
     let code: ErrorCode
     let message: String
 
-    static func migrationRequired(_ status: DatabaseStatus) -> DatabaseOutcome {
-        DatabaseOutcome(code: .storageMigrationRequired, message: "\(status.pending.count) migrations pending; run tokenctl db migrate")
+    /// Behind: `db migrate` brings it up; ahead: only a newer tokenctl can use it (as
+    /// `db migrate` says too).
+    static func notCurrent(_ status: DatabaseStatus) -> DatabaseOutcome {
+        if status.isNewer {
+            return DatabaseOutcome(code: .storageSchemaTooNew, message: "the database has schema version \(status.applied), newer than this tokenctl knows (\(status.known)); use a newer tokenctl")
+        }
+        return DatabaseOutcome(code: .storageMigrationRequired, message: "\(status.pending.count) migrations pending; run tokenctl db migrate")
     }
 }

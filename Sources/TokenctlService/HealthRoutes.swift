@@ -36,6 +36,6 @@ extension APIResponder {
 
     /// `GET /metrics`: Prometheus text format 0.0.4.
     func metrics() -> Response {
-        Self.body(200, contentType: "text/plain; version=0.0.4; charset=utf-8", service.metrics.exposition())
+        Self.body(200, contentType: "text/plain; version=0.0.4", service.metrics.exposition())
     }
 }

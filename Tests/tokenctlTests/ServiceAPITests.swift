@@ -176,7 +176,7 @@ import Testing
         for number in 1...20 { _ = try service.activate("SN5000\(String(format: "%02d", number))") }
         _ = try service.activate("SN500021", dryRun: true)
         let metrics = try service.request("GET", "/metrics")
-        #expect(metrics.status == 200 && metrics.headers["content-type"]?.hasPrefix("text/plain; version=0.0.4") == true)
+        #expect(metrics.status == 200 && metrics.headers["content-type"] == "text/plain; version=0.0.4")
         let values = Self.samples(metrics.body)
         #expect(values[#"tokenctl_activations_total{outcome="APPROVED"}"#] == 20)
         #expect(values[#"tokenctl_activations_total{outcome="ALREADY_ACTIVATED"}"#] == 0)

@@ -87,6 +87,7 @@ build: deps
 test: deps
 	@scripts/check-imports.sh
 	$(SWIFT) build --build-tests
+	@scripts/check-units.sh .build/debug
 	@eval "$$(scripts/test-postgres.sh start)"; status=0; $(SWIFT) test --skip-build || status=$$?; \
 	  scripts/test-postgres.sh stop; exit $$status
 	@scripts/api-check.sh .build/debug/tokenctl

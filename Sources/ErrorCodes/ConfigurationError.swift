@@ -67,6 +67,12 @@ public struct ConfigurationError: CodedError, Equatable, CustomStringConvertible
         Self(.configInsecureURL, "\(key) \(url) uses plain http to a host that is not loopback; use https")
     }
 
+    /// A value left as the shipped example's placeholder (a reserved name such as
+    /// `tmp.example.com`).
+    public static func placeholder(key: String, value: String) -> Self {
+        Self(.configInvalidValue, "\(key) is still the placeholder \(value); set it to the real address (configuration file or \(environmentName(for: key)))")
+    }
+
     public static func invalidValue(key: String, origin: ConfigOrigin, expected: String) -> Self {
         Self(.configInvalidValue, "\(origin.description(forKey: key)): expected \(expected)")
     }

@@ -52,9 +52,15 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Log level on standard error (default: notice, or $TOKENCTL_LOG_LEVEL).", valueName: "level"))
     var logLevel: String?
 
+    @Option(name: .long, help: ArgumentHelp("Log lines as text or json (default: log.format, else text); under systemd each line starts with its syslog priority.", valueName: "format"))
+    var logFormat: String?
+
     func validate() throws {
         if let logLevel, Logger.Level(rawValue: logLevel) == nil {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+        }
+        if let logFormat, LogFormat(rawValue: logFormat) == nil {
+            throw ValidationError("--log-format must be one of \(LogFormat.names)")
         }
         for address in listen where ListenAddress(address) == nil {
             throw ValidationError("--listen must be HOST:PORT (IPv6 as [ADDRESS]:PORT), not \(address)")
@@ -66,22 +72,18 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
-        let level = logLevel ?? environment["TOKENCTL_LOG_LEVEL"] ?? "notice"
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = Logger.Level(rawValue: level) ?? .notice
-            return handler
-        }
+        LogOutput.bootstrap(level: logLevel, format: logFormat.flatMap(LogFormat.init(rawValue:)), defaultLevel: .notice, environment: environment)
         // Files the service creates are its own: the socket is opened up to its mode after bind.
         umask(0o077)
         do {
             let settings = try await SettingsLoader(environment: environment).load(
                 flags: .init(configFile: config, databasePath: database, hostID: hostID)
             )
+            LogOutput.configure(settings)
             let options = ServiceRunner.Options(socket: socket, listen: listen.compactMap(ListenAddress.init), version: LibraryVersions.tokenctl)
             try await ServiceRunner(settings: settings, options: options, environment: environment).run()
         } catch let error as any CodedError {
-            FileHandle.standardError.write(Data("tokenctl: \(error.message) (\(error.code.rawValue))\n".utf8))
+            FileHandle.standardError.write(Data(LogOutput.errorLine("tokenctl: \(error.message) (\(error.code.rawValue))").utf8))
             throw ExitCode(error.code.exitStatus.rawValue)
         }
     }

@@ -10,7 +10,7 @@ struct Tokenctl: AsyncParsableCommand {
         commandName: "tokenctl",
         abstract: "Activate push-provisioned payment tokens and administer the wallet pass records behind them.",
         discussion: """
-            Global options (--config, --database, --log-level) work before or after the subcommand.
+            Global options (--config, --database, --log-level, --log-format) work before or after the subcommand.
 
             Exit codes: 0 ok (APPROVED or already activated), 2 DECLINED, 3 FAILED, 64 usage error, \
             65 rejected input (deeplink, import file, broken audit chain), 66 no matching pass record, \

@@ -29,7 +29,7 @@ import Testing
         #expect(values["onboarding.timeout-ms"]?["value"] as? Int == 20000)
         #expect(values["onboarding.timeout-ms"]?["origin"] as? String == "default")
         #expect(values["tmp.auth.bearer-token-file"]?["value"] is NSNull)
-        #expect(values.count == 53)
+        #expect(values.count == 54)
 
         let secrets = try #require(try result.jsonObject()["secrets"] as? [String: [String: Any]])
         #expect(secrets["TMP bearer token"]?["set"] as? Bool == true)
@@ -92,7 +92,7 @@ import Testing
         chmod(token, 0o644)
         let file = cli.write("config.json", """
             {"tmp": {"auth": {"bearer-token-file": "tmp.token"}},
-             "login": {"backend-url": "http://login.example.com"}}
+             "login": {"backend-url": "http://login.mybank.net"}}
             """)
         let result = try cli.run("config", "check", "--config", file)
         #expect(result.status == 78)
@@ -101,7 +101,7 @@ import Testing
         #expect(result.stdout.contains("ok    onboarding     http://127.0.0.1:8787\n"))
         #expect(result.stdout.hasSuffix("2 problems (below on standard error)\n"))
         #expect(result.stderr.contains("chmod 600 \(token)"))
-        #expect(result.stderr.contains("login.backend-url http://login.example.com uses plain http"))
+        #expect(result.stderr.contains("login.backend-url http://login.mybank.net uses plain http"))
 
         let json = try cli.run("config", "check", "--config", file, "--json")
         #expect(json.status == 78)
@@ -110,10 +110,10 @@ import Testing
     }
 
     @Test func theRelyingPartyNeedsHTTPSLikeTheBackend() throws {
-        let file = cli.write("config.json", #"{"login": {"backend-url": "https://login.example.com", "relying-party-url": "http://rp.example.com"}}"#)
+        let file = cli.write("config.json", #"{"login": {"backend-url": "https://login.mybank.net", "relying-party-url": "http://rp.mybank.net"}}"#)
         let check = try cli.run("config", "check", "--config", file)
         #expect(check.status == 78)
-        #expect(check.stderr.contains("login.relying-party-url http://rp.example.com uses plain http"))
+        #expect(check.stderr.contains("login.relying-party-url http://rp.mybank.net uses plain http"))
         let register = try cli.run("login", "register", "--identity", "alice@example.com", "--config", file)
         #expect(register.status == 78)
         #expect(register.stderr.contains("(config.insecureURL)"))

@@ -53,6 +53,7 @@ enum ConfigKeys {
     static let serviceTLSKeyFile = "service.tls.key-file"
     static let serviceTLSClientCAFile = "service.tls.client-ca-file"
     static let serviceBearerTokenFile = "service.auth.bearer-token-file"
+    static let logFormat = "log.format"
     static let powerAuthBaseURL = OnboardingSettings.Keys.powerAuthBaseURL
     static let powerAuthApplicationKey = OnboardingSettings.Keys.powerAuthApplicationKey
     static let powerAuthApplicationSecretFile = OnboardingSettings.Keys.powerAuthApplicationSecretFile
@@ -72,6 +73,7 @@ enum ConfigKeys {
         loginConnectTimeout, loginTimeout, loginCAFile, loginClientCertFile, loginClientKeyFile,
         serviceSocket, serviceSocketMode, serviceMaxInFlight, serviceQueueLimit, serviceIdempotencyRetention,
         serviceTLSCertFile, serviceTLSKeyFile, serviceTLSClientCAFile, serviceBearerTokenFile,
+        logFormat,
     ]
 
     static let all = Set(ordered)

@@ -1,4 +1,5 @@
 import Configuration
+import Foundation
 import ErrorCodes
 
 /// The configuration sources below the flags, queried in precedence order: the
@@ -10,10 +11,14 @@ struct ConfigLayers {
     var file: (values: ConfigFileValues, path: String)?
     /// Where each key found so far came from, for `config show`.
     let origins = FoundOrigins()
+    /// systemd's `$CREDENTIALS_DIRECTORY` (`LoadCredential=`), where relative file names are
+    /// looked up first.
+    let credentialsDirectory: String?
 
     init(environment: [String: String]) {
         self.environment = EnvironmentVariablesProvider(environmentVariables: environment)
             .prefixKeys(with: ConfigKey(["tokenctl"]))
+        credentialsDirectory = environment["CREDENTIALS_DIRECTORY"].flatMap { $0.hasPrefix("/") ? $0 : nil }
     }
 
     func string(_ key: String) throws -> (String, ConfigOrigin)? {
@@ -42,10 +47,18 @@ struct ConfigLayers {
         return value
     }
 
-    /// A file path; relative paths in the configuration file are relative to the file.
+    /// A file path. A relative one names a credential when systemd passed one of that name
+    /// (`LoadCredential=NAME:…` puts it in `$CREDENTIALS_DIRECTORY`); otherwise, in the
+    /// configuration file, it is relative to the file. So `"bearer-token-file": "tmp.token"`
+    /// in `/etc/tokenctl/config.json` reads the unit's credential under systemd and
+    /// `/etc/tokenctl/tmp.token` at an operator's shell.
     func path(_ key: String) throws -> String? {
         guard let (value, origin) = try string(key) else { return nil }
         guard !value.isEmpty else { throw ConfigurationError.invalidValue(key: key, origin: origin, expected: "a file path") }
+        if !value.hasPrefix("/"), let credentialsDirectory {
+            let credential = credentialsDirectory + "/" + value
+            if FileManager.default.fileExists(atPath: credential) { return credential }
+        }
         return value.resolvingPath(from: origin)
     }
 

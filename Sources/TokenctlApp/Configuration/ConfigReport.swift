@@ -147,6 +147,7 @@ enum ConfigValues {
             K.serviceTLSKeyFile: .optional(service.tls.keyFile),
             K.serviceTLSClientCAFile: .optional(service.tls.clientCAFile),
             K.serviceBearerTokenFile: .optional(service.bearerTokenFile),
+            K.logFormat: .string(settings.logFormat.rawValue),
         ]
     }
 }

@@ -25,6 +25,8 @@ public struct Settings: Sendable, Equatable {
     public var login: LoginSettings
     /// The resident service (`service.*`).
     public var service: ServiceSettings
+    /// How log lines are written (`log.format`).
+    public var logFormat: LogFormat = .text
     /// The configuration file that was read, if any.
     public var configFile: String?
 

@@ -153,6 +153,12 @@ public struct SettingsLoader: Sendable {
             settings.onboarding.powerAuth.masterServerPublicKey = key
         }
         try service(layers, into: &settings.service)
+        if let (name, origin) = try layers.string(ConfigKeys.logFormat) {
+            guard let format = LogFormat(rawValue: name) else {
+                throw ConfigurationError.invalidValue(key: ConfigKeys.logFormat, origin: origin, expected: LogFormat.names.replacingOccurrences(of: ", ", with: " or "))
+            }
+            settings.logFormat = format
+        }
         return settings
     }
 

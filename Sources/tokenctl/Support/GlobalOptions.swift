@@ -19,15 +19,23 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Log level on standard error: trace, debug, info, notice, warning, error, critical (default: warning, or $TOKENCTL_LOG_LEVEL).", valueName: "level"), completion: .list(["trace", "debug", "info", "notice", "warning", "error", "critical"]))
     var logLevel: String?
 
+    @Option(name: .long, help: ArgumentHelp("Log lines as text or json, one record per line (default: log.format, else text). Under systemd each line starts with its syslog priority, <4> for a warning.", valueName: "format"), completion: .list(LogFormat.allCases.map(\.rawValue)))
+    var logFormat: String?
+
     func validate() throws {
         if let logLevel, Logger.Level(rawValue: logLevel) == nil {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+        }
+        if let logFormat, LogFormat(rawValue: logFormat) == nil {
+            throw ValidationError("--log-format must be one of \(LogFormat.names)")
         }
     }
 
     /// Sets up logging and resolves the configuration.
     func settings() async throws -> Settings {
-        try await loader().load(flags: flags)
+        let settings = try await loader().load(flags: flags)
+        LogOutput.configure(settings)
+        return settings
     }
 
     /// The settings of `db copy`'s target: a postgres:// URL in place of database.url, or a
@@ -46,7 +54,9 @@ struct GlobalOptions: ParsableArguments {
 
     /// The settings of a command line that gives none of these options.
     static func defaultSettings() async throws -> Settings {
-        try await loader(logLevel: nil).load(flags: .init(configFile: nil, databasePath: nil))
+        let settings = try await loader(logLevel: nil, logFormat: nil).load(flags: .init(configFile: nil, databasePath: nil))
+        LogOutput.configure(settings)
+        return settings
     }
 
     /// The settings with the origin of each value, for `config show`.
@@ -57,11 +67,11 @@ struct GlobalOptions: ParsableArguments {
     private var flags: SettingsLoader.Flags { .init(configFile: config, databasePath: database, hostID: hostID) }
 
     private func loader() -> SettingsLoader {
-        Self.loader(logLevel: logLevel)
+        Self.loader(logLevel: logLevel, logFormat: logFormat.flatMap(LogFormat.init(rawValue:)))
     }
 
-    private static func loader(logLevel: String?) -> SettingsLoader {
-        bootstrapLogging(level: logLevel)
+    private static func loader(logLevel: String?, logFormat: LogFormat?) -> SettingsLoader {
+        bootstrapLogging(level: logLevel, format: logFormat)
         return SettingsLoader(environment: ProcessInfo.processInfo.environment)
     }
 
@@ -73,22 +83,13 @@ struct GlobalOptions: ParsableArguments {
         return settings
     }
 
-    private static let loggingBootstrapped = Atomic<Bool>(false)
-
     /// Logs go to standard error at `level`, else `$TOKENCTL_LOG_LEVEL`, else warning. Only
     /// the first call sets them up (`db copy` loads two settings; swift-log allows one setup).
-    static func bootstrapLogging(level name: String? = nil) {
-        guard !loggingBootstrapped.exchange(true, ordering: .relaxed) else { return }
-        let name = name ?? ProcessInfo.processInfo.environment["TOKENCTL_LOG_LEVEL"] ?? "warning"
-        let level = Logger.Level(rawValue: name) ?? .warning
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+    static func bootstrapLogging(level: String? = nil, format: LogFormat? = nil) {
+        LogOutput.bootstrap(level: level, format: format, defaultLevel: .warning, environment: ProcessInfo.processInfo.environment)
     }
 
-    static let namesTakingValue: Set<String> = ["--config", "--database", "--host-id", "--log-level"]
+    static let namesTakingValue: Set<String> = ["--config", "--database", "--host-id", "--log-level", "--log-format"]
 
     /// Moves global options found before the first subcommand to after it, where
     /// ArgumentParser reads them (before a `--` terminator, if any).

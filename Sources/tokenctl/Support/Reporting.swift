@@ -66,7 +66,7 @@ enum Output {
     }
 
     static func error(_ text: String) {
-        writeAll(STDERR_FILENO, "tokenctl: \(text)\n")
+        writeAll(STDERR_FILENO, LogOutput.errorLine("tokenctl: \(text)"))
     }
 
     static var standardErrorIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }

@@ -34,10 +34,26 @@ import TokenActivation
         let settings = try await load(flags: .init(configFile: repositoryRoot + "/Config/production.example.json"))
         #expect(settings.database.path == "/var/lib/tokenctl/tokenctl.sqlite")
         #expect(settings.tmp.baseURL == "https://tmp.example.com")
-        #expect(settings.tmp.authentication.bearerTokenFile == "/etc/tokenctl/tmp.token")
-        #expect(settings.tmp.tls.clientKeyFile == "/etc/tokenctl/client.key")
+        // Secrets and TLS files are named relative to the file: /etc/tokenctl/… when
+        // installed, or the credentials systemd passes under those names.
+        #expect(settings.tmp.authentication.bearerTokenFile == repositoryRoot + "/Config/tmp.token")
+        #expect(settings.tmp.tls.clientKeyFile == repositoryRoot + "/Config/client.key")
+        #expect(settings.service.socket == "/run/tokenctl/tokenctl.sock")
+        let keys = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: repositoryRoot + "/Config/production.example.json"))) as? [String: Any])
+        #expect(Self.leafKeys(keys) == ConfigKeys.all)
         #expect(settings.onboarding.requiresFinishedUserActivation)
         #expect(settings.database.durability == .full)
+    }
+
+    /// The dotted paths of an object's leaves (lists are leaves).
+    static func leafKeys(_ object: [String: Any], prefix: String = "") -> Set<String> {
+        object.reduce(into: Set<String>()) { keys, member in
+            if let inner = member.value as? [String: Any] {
+                keys.formUnion(leafKeys(inner, prefix: prefix + member.key + "."))
+            } else {
+                keys.insert(prefix + member.key)
+            }
+        }
     }
 
     @Test func durabilityIsNormalOrFull() async throws {
@@ -171,5 +187,42 @@ import TokenActivation
         let settings = try await load(flags: .init(configFile: file))
         #expect(settings.tmp.authentication.bearerTokenFile == directory.file("secrets/tmp.token"))
         #expect(settings.tmp.tls.caFile == "/abs/ca.pem")
+    }
+
+    @Test func aRelativeFileNameIsTheSystemdCredentialOfThatNameWhenOneWasPassed() async throws {
+        let credentials = directory.file("credentials")
+        try FileManager.default.createDirectory(atPath: credentials, withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: credentials + "/tmp.token", contents: Data("t\n".utf8))
+        let file = write(#"{"tmp": {"auth": {"bearer-token-file": "tmp.token", "api-key-file": "api.key"}, "tls": {"ca-file": "/etc/ssl/ca.pem"}}}"#)
+        let underSystemd = try await load(["CREDENTIALS_DIRECTORY": credentials], flags: .init(configFile: file))
+        #expect(underSystemd.tmp.authentication.bearerTokenFile == credentials + "/tmp.token")
+        // No credential of that name: relative to the configuration file, as without systemd.
+        #expect(underSystemd.tmp.authentication.apiKeyFile == directory.file("api.key"))
+        #expect(underSystemd.tmp.tls.caFile == "/etc/ssl/ca.pem")
+        let atTheShell = try await load(flags: .init(configFile: file))
+        #expect(atTheShell.tmp.authentication.bearerTokenFile == directory.file("tmp.token"))
+    }
+
+    @Test func theLogFormatComesFromTheFileOrTheEnvironment() async throws {
+        let file = write(#"{"log": {"format": "json"}}"#)
+        #expect(try await load(flags: .init(configFile: file)).logFormat == .json)
+        #expect(try await load(["TOKENCTL_LOG_FORMAT": "text"], flags: .init(configFile: file)).logFormat == .text)
+        #expect(try await load().logFormat == .text)
+        let wrong = write(#"{"log": {"format": "xml"}}"#, to: "wrong.json")
+        let error = await #expect(throws: ConfigurationError.self) { try await load(flags: .init(configFile: wrong)) }
+        #expect(error?.code == .configInvalidValue)
+        #expect(error?.message.contains("log.format") == true)
+    }
+
+    @Test(arguments: [
+        ("https://tmp.example.com", true), ("https://example.org/x", true), ("http://tmp.invalid:8080", true),
+        ("https://api.example", true), ("https://tmp.mybank.com", false), ("http://127.0.0.1:8787", false),
+        ("https://example.community", false),
+    ])
+    func aReservedExampleHostIsAPlaceholder(url: String, isPlaceholder: Bool) {
+        var thrown: ConfigurationError?
+        do { try ConfigCheck.notPlaceholder("tmp.base-url", url) } catch { thrown = error }
+        #expect((thrown != nil) == isPlaceholder)
+        #expect(thrown.map { $0.message.contains("TOKENCTL_TMP_BASE_URL") } ?? true)
     }
 }

@@ -1,9 +1,13 @@
-# tokenctl — build, test and try it.
+# tokenctl — build, test, package and try it.
 #   make build   release binaries at .build/release/tokenctl and tokenctl-serve (the service, which
 #                `tokenctl serve` runs; the Swift runtime linked in)
-#   make test    the import check of the module layout, the whole test suite (installs missing
-#                system packages first), the service's API against docs/openapi.yaml
-#                (scripts/api-check.sh), then 10 s of fuzzing per parser
+#   make test    the import check of the module layout, the systemd units offline
+#                (scripts/check-units.sh), the whole test suite (installs missing system packages
+#                first), the service's API against docs/openapi.yaml (scripts/api-check.sh), every
+#                shell block of the docs (scripts/docs-check.sh), 10 s of fuzzing per parser, and,
+#                as root, the Debian package built, checked by lintian, installed and purged
+#                (scripts/package-test.sh)
+#   make deb     the Debian package in .build/deb (scripts/make-deb.sh), then lintian on it
 #   make stress  100 SIGKILL rounds and the load test (16 × 500 activations + batch + import)
 #   make demo    the activation flow on a temporary database and the loopback sandbox, then the
 #                example deeplinks through the handler, by the CLI and through tokenctl serve
@@ -15,9 +19,9 @@
 #                onboarding envelope, verification answers, M-Pin points, the service's requests), FUZZ_SECONDS
 #                each (make test runs 10 s each);
 #                make fuzz-merge keeps what reached new code in Fuzz/corpus
-#   make install the release binary (as make build), and the deeplink handler,
-#                into $(DESTDIR)$(PREFIX)/bin (PREFIX=/usr/local); the man page and bash, zsh
-#                and fish completions under $(DESTDIR)$(PREFIX)/share
+#   make install the release binaries and the deeplink handler into $(DESTDIR)$(PREFIX)/bin
+#                (PREFIX=/usr/local); a man page per subcommand, bash, zsh and fish completions
+#                under $(DESTDIR)$(PREFIX)/share; the systemd units under $(PREFIX)/lib/systemd/system
 
 SHELL := /bin/bash
 SWIFT ?= swift
@@ -25,7 +29,7 @@ APT_PACKAGES := libcurl4-openssl-dev libsqlite3-dev zlib1g-dev pkg-config
 # Programs the tests start: curl and python3 as independent clients (python3-cryptography for
 # the ECIES reference implementation), script(1) for a terminal, systemd-socket-activate for
 # the service's socket activation.
-TEST_PROGRAMS := curl python3 script openssl systemd-socket-activate
+TEST_PROGRAMS := curl python3 script openssl systemd-socket-activate lintian
 BENCH_RECORDS ?= 1000000
 BENCH_LINES ?= 20000
 BENCH_RSS_LINES ?= 200000
@@ -52,7 +56,8 @@ FUZZ_RUNS := \
   service-request:ServiceRequestFuzzer:
 FUZZ_PRODUCTS := DeeplinkFuzzer ImportFuzzer TMPAnswerFuzzer ConfigurationFuzzer OnboardingEnvelopeFuzzer VerificationAnswerFuzzer MPinPointFuzzer ServiceRequestFuzzer
 
-.PHONY: deps build test stress demo bench bench-targets bench-service bench-postgres bench-wallet bench-login bench-verification bench-activation fuzz fuzz-build fuzz-merge install clean
+
+.PHONY: deps build build-manual deb test stress demo bench bench-targets bench-service bench-postgres bench-wallet bench-login bench-verification bench-activation fuzz fuzz-build fuzz-merge install clean
 
 deps:
 	@missing=""; \
@@ -82,6 +87,18 @@ build: deps
 	$(SWIFT) build $(RELEASE) --product tokenctl
 	$(SWIFT) build $(RELEASE) --product tokenctl-serve
 
+# The man pages' generator (swift-argument-parser's generate-manual), built beside them.
+build-manual: build
+	$(SWIFT) build $(RELEASE) --product generate-manual
+
+# The Debian package (scripts/make-deb.sh) in $(DEB_DIR), then lintian on it.
+DEB_DIR ?= .build/deb
+deb: build-manual
+	@rm -f $(DEB_DIR)/tokenctl_*.deb
+	@package=$$(scripts/make-deb.sh .build/release $(DEB_DIR)) && echo "deb: $$package, $$(du -h $$package | cut -f1)" && \
+	  dpkg-deb --contents $$package | awk '{print "  " $$1, $$3, $$6}' | sed 's#\./#/#' && \
+	  echo "lintian:" && lintian --fail-on error $$package && echo "lintian: no error"
+
 # The PostgreSQL tests run against a private server started for them (scripts/test-postgres.sh)
 # and stopped afterwards, also when a test fails.
 test: deps
@@ -91,7 +108,11 @@ test: deps
 	@eval "$$(scripts/test-postgres.sh start)"; status=0; $(SWIFT) test --skip-build || status=$$?; \
 	  scripts/test-postgres.sh stop; exit $$status
 	@scripts/api-check.sh .build/debug/tokenctl
+	@scripts/docs-check.sh .build/debug
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=10
+	@# The package, installed and tried as an operator would (dpkg -i needs root; CI runs as root).
+	@if [ "$$(id -u)" = 0 ]; then $(MAKE) --no-print-directory deb && scripts/package-test.sh $(DEB_DIR)/tokenctl_*.deb; \
+	  else echo "package-test: skipped: installing a package needs root (CI runs as root)"; fi
 
 fuzz-build: deps
 	@mkdir -p .build-fuzz; for product in $(FUZZ_PRODUCTS); do \
@@ -199,12 +220,16 @@ install: build
 	install -m 755 .build/release/tokenctl $(DESTDIR)$(PREFIX)/bin/tokenctl
 	install -m 755 .build/release/tokenctl-serve $(DESTDIR)$(PREFIX)/bin/tokenctl-serve
 	install -m 755 Deeplinks/tokenctl-handler $(DESTDIR)$(PREFIX)/bin/tokenctl-handler
-	@# The man page (swift-argument-parser's generate-manual) and shell completions.
-	rm -rf .build/manual && mkdir -p .build/manual
-	$(SWIFT) package --disable-sandbox generate-manual --output-directory .build/manual > /dev/null
+	@# A man page per subcommand (swift-argument-parser's generate-manual) and shell completions.
+	$(SWIFT) build $(RELEASE) --product generate-manual
+	rm -rf .build/manual && scripts/make-manual.sh .build/release .build/manual
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
 	  $(DESTDIR)$(PREFIX)/share/zsh/site-functions $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
-	install -m 644 .build/manual/tokenctl.1 $(DESTDIR)$(PREFIX)/share/man/man1/tokenctl.1
+	install -m 644 .build/manual/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	@# The systemd units, with this PREFIX's paths (systemctl daemon-reload to load them).
+	install -d $(DESTDIR)$(PREFIX)/lib/systemd/system
+	for unit in Config/systemd/*.service Config/systemd/*.socket; do \
+	  sed 's#/usr/bin/#$(PREFIX)/bin/#g' $$unit > $(DESTDIR)$(PREFIX)/lib/systemd/system/$$(basename $$unit); done
 	.build/release/tokenctl --generate-completion-script bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/tokenctl
 	.build/release/tokenctl --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_tokenctl
 	.build/release/tokenctl --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/tokenctl.fish

@@ -17,7 +17,7 @@ struct HelpExitCodes: ParsableCommand {
             """
     )
 
-    @Flag(help: "Print Markdown tables (as in the README).")
+    @Flag(help: "Print Markdown tables (as in docs/exit-codes.md).")
     var markdown = false
 
     @Flag(help: "Print a JSON array of {code, exit, meaning}.")

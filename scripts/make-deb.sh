@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Builds the Debian package of tokenctl with dpkg-deb from a release build:
+#   /usr/bin/tokenctl, tokenctl-serve, tokenctl-handler; the systemd units; sysusers.d and
+#   tmpfiles.d entries; /etc/tokenctl/config.json (a conffile: the production example, whose
+#   placeholders `tokenctl config check` names); a man page per subcommand; bash, zsh and fish
+#   completions; the x-scheme-handler .desktop file. Depends: is computed from the
+#   executables' shared libraries (dpkg-shlibdeps).
+# Usage: scripts/make-deb.sh BUILD_DIR OUTPUT_DIR   (prints the package's path last)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=$(cd "${1:?usage: scripts/make-deb.sh BUILD_DIR OUTPUT_DIR}" && pwd)
+output=${2:?usage: scripts/make-deb.sh BUILD_DIR OUTPUT_DIR}
+version=$("$build/tokenctl" --version)
+architecture=$(dpkg --print-architecture)
+export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+root=$work/tokenctl_${version}_$architecture
+install -d "$root/DEBIAN" "$root/usr/bin" "$root/lib/systemd/system" "$root/usr/lib/sysusers.d" \
+  "$root/usr/lib/tmpfiles.d" "$root/etc/tokenctl" "$root/usr/share/man/man1" "$root/usr/share/doc/tokenctl" \
+  "$root/usr/share/bash-completion/completions" "$root/usr/share/zsh/vendor-completions" \
+  "$root/usr/share/fish/vendor_completions.d" "$root/usr/share/applications"
+
+for program in tokenctl tokenctl-serve; do
+  install -m 755 "$build/$program" "$root/usr/bin/$program"
+  strip --strip-unneeded --remove-section=.comment --remove-section=.note "$root/usr/bin/$program"
+done
+install -m 755 Deeplinks/tokenctl-handler "$root/usr/bin/tokenctl-handler"
+install -m 644 Config/systemd/*.service Config/systemd/*.socket "$root/lib/systemd/system/"
+install -m 644 Config/debian/tokenctl.sysusers "$root/usr/lib/sysusers.d/tokenctl.conf"
+install -m 644 Config/debian/tokenctl.tmpfiles "$root/usr/lib/tmpfiles.d/tokenctl.conf"
+install -m 644 Config/production.example.json "$root/etc/tokenctl/config.json"
+sed 's#^Exec=tokenctl-handler#Exec=/usr/bin/tokenctl-handler#' Deeplinks/tokenctl-handler.desktop > "$root/usr/share/applications/tokenctl-handler.desktop"
+chmod 644 "$root/usr/share/applications/tokenctl-handler.desktop"
+
+scripts/make-manual.sh "$build" "$work/man" > /dev/null
+for page in "$work"/man/*.1; do gzip -9n < "$page" > "$root/usr/share/man/man1/$(basename "$page").gz"; done
+"$build/tokenctl" --generate-completion-script bash > "$root/usr/share/bash-completion/completions/tokenctl"
+"$build/tokenctl" --generate-completion-script zsh > "$root/usr/share/zsh/vendor-completions/_tokenctl"
+"$build/tokenctl" --generate-completion-script fish > "$root/usr/share/fish/vendor_completions.d/tokenctl.fish"
+
+install -m 644 Config/debian/copyright "$root/usr/share/doc/tokenctl/copyright"
+{
+  echo "tokenctl ($version) unstable; urgency=medium"
+  echo
+  echo "  * tokenctl $version; the changes are in CHANGELOG.md of the source."
+  echo
+  echo " -- tokenctl maintainers <maintainers@tokenctl.org>  $(date -u -R -d "@$SOURCE_DATE_EPOCH")"
+} | gzip -9n > "$root/usr/share/doc/tokenctl/changelog.gz"
+for script in postinst prerm postrm; do install -m 755 "Config/debian/$script" "$root/DEBIAN/$script"; done
+echo /etc/tokenctl/config.json > "$root/DEBIAN/conffiles"
+
+# Depends: from the executables' shared libraries, as dpkg-shlibdeps reads them.
+mkdir -p "$work/source/debian"
+printf 'Source: tokenctl\n\nPackage: tokenctl\nArchitecture: any\n' > "$work/source/debian/control"
+depends=$(cd "$work/source" && dpkg-shlibdeps -O "$root/usr/bin/tokenctl" "$root/usr/bin/tokenctl-serve" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+[ -n "$depends" ] || { echo "make-deb: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
+
+cat > "$root/DEBIAN/control" <<CONTROL
+Package: tokenctl
+Version: $version
+Architecture: $architecture
+Maintainer: tokenctl maintainers <maintainers@tokenctl.org>
+Installed-Size: $(du -sk --exclude=DEBIAN "$root" | cut -f1)
+Depends: $depends, systemd, curl
+Section: net
+Priority: optional
+Description: activates push-provisioned payment tokens
+ tokenctl takes the deeplink a card wallet opens the issuer's app with, finds the
+ pass record in its wallet, asks the token management platform (MDES through
+ Verestro's TMP) to activate the token, and audits every step. It also hosts the
+ onboarding core that decides whether a user may approve activations: PowerAuth
+ device activation, activation with OTP, identity verification and the PIN app
+ login.
+ .
+ This package holds the command (tokenctl), the resident service (tokenctl serve,
+ supervised by systemd through tokenctl.socket and tokenctl.service) and the
+ deeplink handler.
+CONTROL
+(cd "$root" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | sort -z | xargs -0 md5sum) > "$root/DEBIAN/md5sums"
+find "$root" -exec touch --no-dereference --date="@$SOURCE_DATE_EPOCH" {} +
+
+mkdir -p "$output"
+package=$output/tokenctl_${version}_$architecture.deb
+dpkg-deb --root-owner-group -Zxz --build "$root" "$package" > /dev/null
+echo "$package"

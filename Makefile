@@ -28,8 +28,9 @@ SWIFT ?= swift
 APT_PACKAGES := libcurl4-openssl-dev libsqlite3-dev zlib1g-dev pkg-config
 # Programs the tests start: curl and python3 as independent clients (python3-cryptography for
 # the ECIES reference implementation), script(1) for a terminal, systemd-socket-activate for
-# the service's socket activation.
-TEST_PROGRAMS := curl python3 script openssl systemd-socket-activate lintian
+# the service's socket activation (systemd also brings systemd-analyze for the units), lintian
+# and dpkg-shlibdeps (dpkg-dev) for the package.
+TEST_PROGRAMS := curl python3 script openssl systemd-socket-activate lintian dpkg-shlibdeps
 BENCH_RECORDS ?= 1000000
 BENCH_LINES ?= 20000
 BENCH_RSS_LINES ?= 200000
@@ -63,7 +64,7 @@ deps:
 	@missing=""; \
 	command -v pkg-config >/dev/null 2>&1 && pkg-config --exists libcurl sqlite3 zlib || missing="$(APT_PACKAGES)"; \
 	for program in $(TEST_PROGRAMS); do command -v $$program >/dev/null 2>&1 || missing="$$missing $$program"; done; \
-	missing=$$(echo "$$missing" | sed 's/\bscript\b/bsdutils/; s/\bsystemd-socket-activate\b/systemd/'); \
+	missing=$$(echo "$$missing" | sed 's/\bscript\b/bsdutils/; s/\bsystemd-socket-activate\b/systemd/; s/\bdpkg-shlibdeps\b/dpkg-dev/'); \
 	python3 -c 'import cryptography' >/dev/null 2>&1 || missing="$$missing python3-cryptography"; \
 	[ -x /usr/lib/postgresql/15/bin/initdb ] || missing="$$missing postgresql-15"; \
 	if [ -n "$$missing" ]; then \

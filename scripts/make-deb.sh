@@ -36,7 +36,8 @@ chmod 644 "$root/usr/share/applications/tokenctl-handler.desktop"
 
 scripts/make-manual.sh "$build" "$work/man" > /dev/null
 for page in "$work"/man/*.1; do gzip -9n < "$page" > "$root/usr/share/man/man1/$(basename "$page").gz"; done
-"$build/tokenctl" --generate-completion-script bash > "$root/usr/share/bash-completion/completions/tokenctl"
+# Completion scripts are sourced, not run: no #! line.
+"$build/tokenctl" --generate-completion-script bash | sed '1{/^#!/d}' > "$root/usr/share/bash-completion/completions/tokenctl"
 "$build/tokenctl" --generate-completion-script zsh > "$root/usr/share/zsh/vendor-completions/_tokenctl"
 "$build/tokenctl" --generate-completion-script fish > "$root/usr/share/fish/vendor_completions.d/tokenctl.fish"
 
@@ -67,16 +68,16 @@ Depends: $depends, systemd, curl
 Section: net
 Priority: optional
 Description: activates push-provisioned payment tokens
- tokenctl takes the deeplink a card wallet opens the issuer's app with, finds the
- pass record in its wallet, asks the token management platform (MDES through
- Verestro's TMP) to activate the token, and audits every step. It also hosts the
- onboarding core that decides whether a user may approve activations: PowerAuth
- device activation, activation with OTP, identity verification and the PIN app
- login.
+ tokenctl takes the deeplink a card wallet opens the issuer's app with, finds
+ the pass record in its wallet, asks the token management platform (MDES
+ through Verestro's TMP) to activate the token, and audits every step. It
+ also hosts the onboarding core that decides whether a user may approve
+ activations: PowerAuth device activation, activation with OTP, identity
+ verification and the PIN app login.
  .
- This package holds the command (tokenctl), the resident service (tokenctl serve,
- supervised by systemd through tokenctl.socket and tokenctl.service) and the
- deeplink handler.
+ This package holds the command (tokenctl), the resident service (tokenctl
+ serve, supervised by systemd through tokenctl.socket and tokenctl.service)
+ and the deeplink handler.
 CONTROL
 (cd "$root" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | sort -z | xargs -0 md5sum) > "$root/DEBIAN/md5sums"
 find "$root" -exec touch --no-dereference --date="@$SOURCE_DATE_EPOCH" {} +

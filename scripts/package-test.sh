@@ -86,6 +86,9 @@ systemd-socket-activate -l "$socket" -- setpriv --reuid=tokenctl --regid=tokenct
   env CREDENTIALS_DIRECTORY="$credentials" /usr/bin/tokenctl serve --config "$work/config.json" > "$work/serve.log" 2>&1 &
 service_pid=$!
 for _ in $(seq 100); do [ -S "$socket" ] && break; sleep 0.05; done
+# As tokenctl.socket makes it (SocketUser=, SocketGroup=, SocketMode=0660).
+chown tokenctl:tokenctl "$socket"
+chmod 0660 "$socket"
 answer=$(curl -sS --unix-socket "$socket" -H 'Content-Type: application/json' \
   -d '{"deeplink": "mybank://activate?serialNumber=SN1000000001"}' http://localhost/v1/activations) \
   || fail "no answer on $socket: $(cat "$work/serve.log")"
@@ -96,6 +99,9 @@ handled=$(setpriv --reuid=tokenctl --regid=tokenctl --init-groups env TOKENCTL_S
 status=$?
 set -e
 [ "$status" = 2 ] && grep -q '"outcome": "DECLINED"' <<<"$handled" || fail "the installed handler exited $status: $handled"
+# Through the service, not the command's fallback: the service counted it.
+curl -sS --unix-socket "$socket" http://localhost/metrics | grep -q '^tokenctl_activations_total{outcome="DECLINED"} 1' \
+  || fail "the handler's activation did not go through the service"
 echo "package-test: /usr/bin/tokenctl-handler through the socket: DECLINED, exit 2"
 kill -TERM "$service_pid"
 wait "$service_pid" || fail "tokenctl serve did not stop cleanly: $(tail -5 "$work/serve.log")"

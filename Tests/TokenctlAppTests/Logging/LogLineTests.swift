@@ -17,9 +17,9 @@ import Testing
 
     @Test func textCarriesTheTimeAndSortedFieldsOffTheJournal() {
         let line = LogLine(format: .text, journal: false).render(
-            level: .warning, label: "tokenctl.activation", message: "tmp.retry", metadata: ["serial": "…7890", "attempt": "2"], time: time
+            level: .warning, label: "tokenctl.activation", message: "retrying", metadata: ["serial": "…7890", "attempt": "2"], time: time
         )
-        #expect(line == "2025-11-25T21:50:00.250Z warning tokenctl.activation: attempt=2 serial=…7890 tmp.retry")
+        #expect(line == "2025-11-25T21:50:00.250Z warning tokenctl.activation: attempt=2 serial=…7890 retrying")
     }
 
     @Test func jsonIsOneObjectPerLineWithNestedMetadata() throws {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # PostgreSQL next to SQLite, on a private PostgreSQL 15 (scripts/test-postgres.sh, durable:
-# fsync and synchronous commits on, unless TOKENCTL_PG_DURABLE=0) and one `tokenctl sandbox`:
+# fsync and synchronous commits on, unless TEST_POSTGRES_DURABLE=0) and one `tokenctl sandbox`:
 #   1. aggregate activations/s of 1, 2 and 4 batch processes (each --concurrency 8, disjoint
 #      passes, one database), PostgreSQL next to SQLite (the median of three runs each);
 #   2. the latency of one cold `tokenctl activate` on each (hyperfine, median);
@@ -19,7 +19,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 # The server runs as the postgres user, who cannot enter the private $work. (Not exported:
 # tokenctl refuses TOKENCTL_* variables that are not its own.)
-server() { TOKENCTL_PG_DIR="/tmp/tokenctl-bench-postgres-$$" TOKENCTL_PG_DURABLE="${TOKENCTL_PG_DURABLE:-1}" "$here/../scripts/test-postgres.sh" "$@"; }
+server() { TEST_POSTGRES_DIR="/tmp/tokenctl-bench-postgres-$$" TEST_POSTGRES_DURABLE="${TEST_POSTGRES_DURABLE:-1}" "$here/../scripts/test-postgres.sh" "$@"; }
 sandbox_pid=
 cleanup() {
   [ -n "$sandbox_pid" ] && kill "$sandbox_pid" 2>/dev/null

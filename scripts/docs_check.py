@@ -3,8 +3,7 @@
 
 Each ```sh block of README.md, CONTRIBUTING.md and docs/*.md is run, in order, one shell per
 document, in a fresh directory with a fresh HOME (so a fresh database), tokenctl on PATH and
-the repository's Deeplinks/ and Config/ beside it (and scripts/test-postgres.sh, on a
-private directory). Each command must exit 0, or the status its
+the repository's Deeplinks/, Config/ and scripts/ beside it. Each command must exit 0, or the status its
 trailing comment names (`# exit 2: DECLINED`). A command ending in `&` runs in the background
 and is waited for: until its --port accepts connections, or for `serve` until its socket
 exists; what is still running when the document ends is stopped. A block that cannot run here
@@ -112,16 +111,8 @@ def run(build, path):
     listed = [command for start, lines in found for command in commands(start, lines)]
     name = os.path.relpath(path, REPOSITORY)
     with tempfile.TemporaryDirectory(prefix="docs-check.") as work:
-        for entry in ("Deeplinks", "Config"):
+        for entry in ("Deeplinks", "Config", "scripts"):
             os.symlink(os.path.join(REPOSITORY, entry), os.path.join(work, entry))
-        # scripts/test-postgres.sh starts a private PostgreSQL of its own, apart from the
-        # test suite's.
-        os.makedirs(os.path.join(work, "scripts"))
-        wrapper = os.path.join(work, "scripts", "test-postgres.sh")
-        with open(wrapper, "w") as file:
-            file.write(f"#!/bin/sh\nTOKENCTL_PG_DIR=/tmp/tokenctl-docs-postgres-{os.getpid()} exec "
-                       f"{shlex.quote(os.path.join(REPOSITORY, 'scripts', 'test-postgres.sh'))} \"$@\"\n")
-        os.chmod(wrapper, 0o755)
         os.chmod(work, 0o755)  # the private PostgreSQL's user starts there
         home = os.path.join(work, "home")
         runtime = os.path.join(work, "run")

@@ -8,15 +8,17 @@
 #   scripts/test-postgres.sh restart           stops it at once (as a crash would) and starts it again
 #
 # The server listens on 127.0.0.1 at the first free port from 55432 and on a private socket
-# directory, under TOKENCTL_PG_DIR (default /tmp/tokenctl-test-postgres). Its data are
-# throwaway: fsync is off unless TOKENCTL_PG_DURABLE=1 when the directory is first made.
+# directory, under TEST_POSTGRES_DIR (default /tmp/tokenctl-test-postgres, make test's; give
+# another one to try PostgreSQL by hand). Its data are
+# throwaway: fsync is off unless TEST_POSTGRES_DURABLE=1 when the directory is first made.
+# (These variables are the script's, not tokenctl's: tokenctl refuses unknown TOKENCTL_* ones.)
 # Commits stay synchronous: a server stopped at once (restart) keeps every commit it
 # answered, as the restart test checks; only a crash of the machine would lose them.
 # initdb, pg_ctl and postgres refuse to run as root: as root they run as the postgres user.
 set -euo pipefail
 
 BIN=/usr/lib/postgresql/15/bin
-DIR="${TOKENCTL_PG_DIR:-/tmp/tokenctl-test-postgres}"
+DIR="${TEST_POSTGRES_DIR:-/tmp/tokenctl-test-postgres}"
 DATA="$DIR/data"
 SOCKETS="$DIR/sockets"
 
@@ -74,7 +76,7 @@ initialise() {
     as_server env LC_ALL=C.UTF-8 "$BIN/initdb" -D "$DATA" -U postgres -E UTF8 --locale=C.UTF-8 \
         --auth-local=trust --auth-host=scram-sha-256 --no-sync >/dev/null
     local durable=off
-    if [ "${TOKENCTL_PG_DURABLE:-0}" = 1 ]; then durable=on; fi
+    if [ "${TEST_POSTGRES_DURABLE:-0}" = 1 ]; then durable=on; fi
     # The superuser may connect over TCP without a password (tests create databases with it);
     # everyone else gives one.
     as_server sh -c "printf '%s\n' 'host all postgres 127.0.0.1/32 trust' | cat - '$DATA/pg_hba.conf' > '$DATA/pg_hba.new' && mv '$DATA/pg_hba.new' '$DATA/pg_hba.conf'"

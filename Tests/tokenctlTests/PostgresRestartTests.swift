@@ -74,7 +74,7 @@ private struct PrivateServer {
         defer { try? FileManager.default.removeItem(atPath: outputPath) }
         let script = repositoryRoot + "/scripts/test-postgres.sh"
         let command = "exec \(script) \(arguments.joined(separator: " ")) > \(outputPath) < /dev/null"
-        let environment = ProcessInfo.processInfo.environment.merging(["TOKENCTL_PG_DIR": directory]) { $1 }.map { "\($0)=\($1)" }
+        let environment = ProcessInfo.processInfo.environment.merging(["TEST_POSTGRES_DIR": directory]) { $1 }.map { "\($0)=\($1)" }
         let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sh"), strdup("-c"), strdup(command), nil]
         let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
         defer { (argv + envp).forEach { free($0) } }

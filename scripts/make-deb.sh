@@ -4,7 +4,7 @@
 #   tmpfiles.d entries; /etc/tokenctl/config.json (a conffile: the production example, whose
 #   placeholders `tokenctl config check` names); a man page per subcommand; bash, zsh and fish
 #   completions; the x-scheme-handler .desktop file. Depends: is computed from the
-#   executables' shared libraries (dpkg-shlibdeps).
+#   executables' shared libraries and the libcurl they open at run time (dpkg-shlibdeps).
 # Usage: scripts/make-deb.sh BUILD_DIR OUTPUT_DIR   (prints the package's path last)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -55,7 +55,20 @@ echo /etc/tokenctl/config.json > "$root/DEBIAN/conffiles"
 # Depends: from the executables' shared libraries, as dpkg-shlibdeps reads them.
 mkdir -p "$work/source/debian"
 printf 'Source: tokenctl\n\nPackage: tokenctl\nArchitecture: any\n' > "$work/source/debian/control"
-depends=$(cd "$work/source" && dpkg-shlibdeps -O "$root/usr/bin/tokenctl" "$root/usr/bin/tokenctl-serve" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+# libcurl is not linked but opened when a command first sends (dlopen, Sources/CCurl/shim.h):
+# a stub that links it and uses the functions tokenctl looks up stands in for that, so its
+# package and lowest version come from libcurl's symbols file like the others'.
+functions=$(grep -o 'TOKENCTL_CURL_BIND([a-z_]*, "[a-z_]*")' Sources/CCurl/shim.h | sed 's/.*"\(.*\)")/\1/' | sort -u)
+{
+  echo '#include <curl/curl.h>'
+  echo 'void *const used[] = {'
+  for function in $functions; do echo "  (void *)$function,"; done
+  echo '};'
+  echo 'int main(void) { return used[0] == 0; }'
+} > "$work/libcurl-stub.c"
+cc -o "$work/libcurl-stub" "$work/libcurl-stub.c" -Wl,--no-as-needed $(pkg-config --libs libcurl)
+depends=$(cd "$work/source" && dpkg-shlibdeps -O "$root/usr/bin/tokenctl" "$root/usr/bin/tokenctl-serve" "$work/libcurl-stub" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+case "$depends" in *libcurl*) ;; *) echo "make-deb: libcurl is missing from Depends: $depends" >&2; exit 1;; esac
 [ -n "$depends" ] || { echo "make-deb: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
 
 cat > "$root/DEBIAN/control" <<CONTROL

@@ -12,6 +12,8 @@ final class SandboxHandler: ChannelInboundHandler, @unchecked Sendable {
     private let miracl: MIRACLPlatform
     private let relyingParty: RelyingParty
     private let slowDelay: Duration
+    /// This connection's number (``RecordedRequest/connection``).
+    private let connection: Int
     private let log: (@Sendable (String) -> Void)?
     private var head: HTTPRequestHead?
     private var body: [UInt8] = []
@@ -21,8 +23,9 @@ final class SandboxHandler: ChannelInboundHandler, @unchecked Sendable {
 
     init(
         recorder: Recorder, powerAuth: PowerAuthServer, onboarding: OnboardingServer, miracl: MIRACLPlatform,
-        relyingParty: RelyingParty, slowDelay: Duration, log: (@Sendable (String) -> Void)?
+        relyingParty: RelyingParty, slowDelay: Duration, connection: Int, log: (@Sendable (String) -> Void)?
     ) {
+        self.connection = connection
         self.recorder = recorder
         self.powerAuth = powerAuth
         self.onboarding = onboarding
@@ -52,7 +55,7 @@ final class SandboxHandler: ChannelInboundHandler, @unchecked Sendable {
             let request = RecordedRequest(
                 method: head.method.rawValue, path: path,
                 headers: head.headers.map { ($0.name, $0.value) }, body: body,
-                query: target.count > 1 ? String(target[1]) : ""
+                query: target.count > 1 ? String(target[1]) : "", connection: connection
             )
             let count = recorder.record(request)
             let reply = tooLarge ? PowerAuthServer.error(413, "ERROR_GENERIC", "the body is over \(Self.maximumBody >> 20) MiB") : route(request, activationCount: count)

@@ -11,6 +11,8 @@ public struct RecordedRequest: Sendable {
     public var body: [UInt8]
     /// What followed `?` in the request target, as sent.
     public var query: String = ""
+    /// The number of the connection it came on, in the order they were accepted (from 1).
+    public var connection: Int = 0
 
     /// The first value of a header, by case-insensitive name.
     public func header(_ name: String) -> String? {
@@ -76,11 +78,14 @@ public final class TMPSandbox: Sendable {
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
-                recorder.connections.withLockedValue { $0 += 1 }
+                let connection = recorder.connections.withLockedValue { count in
+                    count += 1
+                    return count
+                }
                 return channel.pipeline.configureHTTPServerPipeline(withErrorHandling: true).flatMap {
                     channel.pipeline.addHandler(SandboxHandler(
                         recorder: recorder, powerAuth: powerAuth, onboarding: onboarding, miracl: miracl,
-                        relyingParty: relyingParty, slowDelay: slowDelay, log: log
+                        relyingParty: relyingParty, slowDelay: slowDelay, connection: connection, log: log
                     ))
                 }
             }

@@ -47,7 +47,7 @@ extension ErrorCode {
             .userActivationRequired
         case .configFileMissing, .configUnreadable, .configInvalidJSON, .configUnknownKey, .configInvalidValue,
              .configSecretMissing, .configSecretPermissions, .configFileUnreadable, .configFileInvalid,
-             .configInsecureURL, .configTLSFiles:
+             .configInsecureURL, .configTLSFiles, .sandboxStateUnusable:
             .configuration
         case .onboardingOTPInvalid, .loginWrongPIN, .verificationWrongOTP:
             .declined

@@ -105,6 +105,7 @@ public enum ErrorCode: String, CaseIterable, Sendable, Hashable, Comparable {
     // The sandbox.
     case sandboxPortInUse = "sandbox.portInUse"
     case sandboxCannotListen = "sandbox.cannotListen"
+    case sandboxStateUnusable = "sandbox.stateUnusable"
 
     // The resident service's API (`tokenctl serve`).
     case requestInvalid = "request.invalid"

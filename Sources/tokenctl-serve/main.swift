@@ -62,6 +62,9 @@ struct Serve: AsyncParsableCommand {
         if let logFormat, LogFormat(rawValue: logFormat) == nil {
             throw ValidationError("--log-format must be one of \(LogFormat.names)")
         }
+        if let hostID, hostID.allSatisfy(\.isWhitespace) {
+            throw ValidationError("--host-id must name this host, not be empty")
+        }
         for address in listen where ListenAddress(address) == nil {
             throw ValidationError("--listen must be HOST:PORT (IPv6 as [ADDRESS]:PORT), not \(address)")
         }

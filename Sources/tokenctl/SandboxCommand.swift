@@ -62,12 +62,13 @@ struct SandboxCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let directory = try prepareDirectory()
+        var prepared: (directory: String, identity: PowerAuthServerIdentity)?
+        try await reportingErrors(json: false) { prepared = try prepareState() }
+        guard let (directory, identity) = prepared else { return }
         // A temporary directory holds the application secret: it goes when the sandbox does.
         let temporary = powerAuthDirectory == nil ? directory : nil
         let stopper = SandboxStopper(removing: temporary)
         defer { stopper.cleanUp() }
-        let identity = try PowerAuthServerIdentity.loadOrCreate(path: directory + "/server-identity.json")
         let sandbox: TMPSandbox
         do {
             sandbox = try await TMPSandbox.start(port: port, slowDelay: .milliseconds(slowDelayMilliseconds), powerAuth: PowerAuthServer(identity: identity), onboarding: OnboardingOptions(
@@ -80,7 +81,15 @@ struct SandboxCommand: AsyncParsableCommand {
             try await reportingErrors(json: false) { throw SandboxListenError(port: port, error: error) }
             return
         }
-        let configPath = try writeClientConfiguration(identity: identity, directory: directory, baseURL: sandbox.baseURL)
+        var written: String?
+        try await reportingErrors(json: false) {
+            do {
+                written = try writeClientConfiguration(identity: identity, directory: directory, baseURL: sandbox.baseURL)
+            } catch {
+                throw SandboxStateError("cannot write the client configuration in \(directory): \(SandboxStateError.reason(error))")
+            }
+        }
+        guard let configPath = written else { return }
         // Signals are handled before the sandbox announces itself: whoever waits for the
         // announcement and then stops it is never lost in between.
         stopper.onSignal()
@@ -91,10 +100,31 @@ struct SandboxCommand: AsyncParsableCommand {
         try await sandbox.waitUntilClosed()
     }
 
+    /// The PowerAuth directory (made 0700 when missing) and the server identity in it (made
+    /// when missing); `sandbox.stateUnusable` (78) naming what is wrong otherwise.
+    private func prepareState() throws -> (directory: String, identity: PowerAuthServerIdentity) {
+        let directory = try prepareDirectory()
+        let path = directory + "/server-identity.json"
+        do {
+            return (directory, try PowerAuthServerIdentity.loadOrCreate(path: path))
+        } catch {
+            if FileManager.default.fileExists(atPath: path) {
+                throw SandboxStateError("\(path) is not a sandbox identity (\(SandboxStateError.reason(error))); remove it to start with a new identity, or name another --powerauth-dir")
+            }
+            throw SandboxStateError("cannot write \(path): \(SandboxStateError.reason(error))")
+        }
+    }
+
     private func prepareDirectory() throws -> String {
         if let powerAuthDirectory {
-            if !FileManager.default.fileExists(atPath: powerAuthDirectory) {
-                try FileManager.default.createDirectory(atPath: powerAuthDirectory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: powerAuthDirectory, isDirectory: &isDirectory) {
+                guard isDirectory.boolValue else {
+                    throw SandboxStateError("--powerauth-dir \(powerAuthDirectory) is a file, not a directory; name a directory (it is made when missing)")
+                }
+            } else if mkdir(powerAuthDirectory, 0o700) != 0 {
+                let reason = String(cString: strerror(errno))
+                throw SandboxStateError("--powerauth-dir \(powerAuthDirectory) cannot be made: \(reason) (its parent directory must exist and be writable)")
             }
             // The client configuration names files in it; relative names would be read
             // relative to the configuration file instead.
@@ -115,6 +145,27 @@ struct SandboxCommand: AsyncParsableCommand {
             masterServerPublicKey: identity.masterPublicKeyBase64
         ).write(to: URL(fileURLWithPath: path))
         return path
+    }
+}
+
+/// The PowerAuth directory or the identity in it cannot be used (78).
+struct SandboxStateError: CodedError {
+    let code = ErrorCode.sandboxStateUnusable
+    let message: String
+
+    init(_ message: String) {
+        self.message = message
+    }
+
+    /// A file error in words: the POSIX reason when there is one, else the error's own text.
+    static func reason(_ error: any Error) -> String {
+        let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+        if let posix = underlying, posix.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(posix.code)))
+        }
+        if error is DecodingError { return "not the JSON it writes" }
+        if let cocoa = error as? CocoaError, cocoa.code == .fileWriteNoPermission { return "permission denied" }
+        return "\(error)".prefix(120).description
     }
 }
 

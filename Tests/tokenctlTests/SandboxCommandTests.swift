@@ -138,4 +138,29 @@ import Testing
         let timeout = try #require((defaults?["tmp"] as? [String: Any])?["timeout-ms"] as? Int)
         #expect(slow > timeout, "SBXSLOW waits \(slow) ms, the default client timeout is \(timeout) ms")
     }
+
+    /// A --powerauth-dir that cannot be used is a coded error naming what is wrong (78), not a
+    /// raw Foundation or decoding error with exit 1.
+    @Test func anUnusablePowerAuthDirectoryIsACodedError() throws {
+        let cli = CLI()
+        let missingParent = try cli.run("sandbox", "--port", "0", "--powerauth-dir", cli.directory.file("no/such"))
+        #expect(missingParent.status == 78)
+        #expect(missingParent.stderr.hasSuffix("cannot be made: No such file or directory (its parent directory must exist and be writable) (sandbox.stateUnusable)\n"), "\(missingParent.stderr)")
+
+        let file = cli.write("a-file", "x")
+        let notADirectory = try cli.run("sandbox", "--port", "0", "--powerauth-dir", file)
+        #expect(notADirectory.status == 78)
+        #expect(notADirectory.stderr.contains("is a file, not a directory"), "\(notADirectory.stderr)")
+
+        let directory = cli.directory.file("corrupt")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        _ = cli.write("corrupt/server-identity.json", "{\"applicationKey\": 1}")
+        let corrupt = try cli.run("sandbox", "--port", "0", "--powerauth-dir", directory)
+        #expect(corrupt.status == 78)
+        #expect(corrupt.stderr.contains("server-identity.json is not a sandbox identity (not the JSON it writes); remove it"), "\(corrupt.stderr)")
+        for result in [missingParent, notADirectory, corrupt] {
+            #expect(result.stdout.isEmpty)
+            #expect(result.stderr.hasPrefix("tokenctl: "))
+        }
+    }
 }

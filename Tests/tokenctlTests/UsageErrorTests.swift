@@ -67,4 +67,24 @@ import Testing
         let list = try #require(try harness.cli.run("wallet", "show", "SNDRY1", "--json").json() as? [[String: Any]])
         #expect(list.first?["state"] as? String == "requiresActivation")
     }
+
+    /// A bad flag value names the flag and is a usage error (64), not a configuration error
+    /// blamed on an environment variable nobody set.
+    @Test func badFlagValuesNameTheFlag() throws {
+        let emptyHost = try cli.run("--host-id", "", "activate", "mybank://activate?serialNumber=SN1")
+        #expect(emptyHost.status == 64)
+        #expect(emptyHost.stderr.hasPrefix("tokenctl: --host-id must name this host, not be empty (usage.invalid)"), "\(emptyHost.stderr)")
+
+        let password = try cli.run("db", "copy", "--to", "postgres://tokenctl:s3cret@db.mybank.net/tokenctl")
+        #expect(password.status == 64)
+        #expect(password.stderr.contains("--to must be postgres://USER@HOST[:PORT]/DATABASE[?sslmode=…]: it holds a password"), "\(password.stderr)")
+        #expect(!password.stderr.contains("s3cret"))
+        let noUser = try cli.run("db", "copy", "--to", "postgres://db.mybank.net/tokenctl")
+        #expect(noUser.status == 64)
+        #expect(noUser.stderr.contains("it names no user"))
+        for result in [emptyHost, password, noUser] {
+            #expect(!result.stderr.contains("environment variable"), "\(result.stderr)")
+            #expect(!result.stderr.contains("TOKENCTL_DATABASE_URL") && !result.stderr.contains("HOST_ID"), "\(result.stderr)")
+        }
+    }
 }

@@ -19,6 +19,18 @@ extension Settings {
         PostgresURL.isPostgres(target)
     }
 
+    /// Why `text`, a postgres:// URL, cannot be used (never repeating a password it holds);
+    /// nil when it can, or when it names no PostgreSQL database.
+    public static func postgresURLProblem(_ text: String) -> String? {
+        guard namesPostgres(text) else { return nil }
+        do {
+            _ = try PostgresURL(parsing: text)
+            return nil
+        } catch {
+            return error.reason
+        }
+    }
+
     /// What the activation pipeline reads of these settings.
     public var activation: ActivationSettings {
         ActivationSettings(deeplinkFormats: deeplinkFormats, tmp: tmp, onboarding: onboarding)

@@ -90,6 +90,13 @@ struct DatabaseCopyCommand: AsyncParsableCommand {
     var json = false
     @OptionGroup var global: GlobalOptions
 
+    func validate() throws {
+        guard !to.isEmpty else { throw ValidationError("--to must be a postgres:// URL or a SQLite file") }
+        if let problem = Settings.postgresURLProblem(to) {
+            throw ValidationError("--to must be postgres://USER@HOST[:PORT]/DATABASE[?sslmode=…]: \(problem)")
+        }
+    }
+
     func run() async throws {
         try await reportingErrors(json: json) {
             let source = try await global.settings()

@@ -29,6 +29,9 @@ struct GlobalOptions: ParsableArguments {
         if let logFormat, LogFormat(rawValue: logFormat) == nil {
             throw ValidationError("--log-format must be one of \(LogFormat.names)")
         }
+        if let hostID, hostID.allSatisfy(\.isWhitespace) {
+            throw ValidationError("--host-id must name this host, not be empty")
+        }
     }
 
     /// Sets up logging and resolves the configuration.

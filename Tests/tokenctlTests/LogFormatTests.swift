@@ -54,4 +54,16 @@ import Testing
         #expect(!elsewhere.stderr.contains("<6>"))
         #expect(elsewhere.stderr.hasPrefix("20"))
     }
+
+    /// A level the flag refuses is refused from the environment too (78), not replaced by
+    /// the default.
+    @Test func anUnknownLevelInTheEnvironmentIsRefused() throws {
+        let result = try cli.run(["wallet", "list"], environment: ["TOKENCTL_LOG_LEVEL": "loud"])
+        #expect(result.status == 78)
+        #expect(result.stderr == "tokenctl: environment variable TOKENCTL_LOG_LEVEL: expected one of trace, debug, info, notice, warning, error, critical (config.invalidValue)\n")
+        let format = try cli.run(["wallet", "list"], environment: ["TOKENCTL_LOG_FORMAT": "xml"])
+        #expect(format.status == 78)
+        #expect(format.stderr.contains("environment variable TOKENCTL_LOG_FORMAT: expected text or json"))
+        #expect(try cli.run(["wallet", "list"], environment: ["TOKENCTL_LOG_LEVEL": "debug"]).status == 0)
+    }
 }

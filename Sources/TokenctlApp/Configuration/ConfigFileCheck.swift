@@ -1,5 +1,6 @@
 import ErrorCodes
 import Foundation
+import Logging
 
 /// Checks a configuration file before its values are read: it must be a JSON object, and
 /// every key must be one tokenctl knows, so that a misspelt setting is an error instead
@@ -40,6 +41,11 @@ enum ConfigFileCheck {
     static func validate(environment: [String: String]) throws(ConfigurationError) {
         for name in environment.keys.sorted() where name.hasPrefix("TOKENCTL_") && !ConfigKeys.variables.contains(name) {
             throw .unknownVariable(name, suggestion: suggestion(for: name, among: ConfigKeys.variables))
+        }
+        // The level is read before the settings are; a level the flag would refuse is refused
+        // here too, not silently replaced by the default.
+        if let level = environment[ConfigKeys.logLevelVariable], Logger.Level(rawValue: level) == nil {
+            throw .invalidValue(key: "log.level", origin: .environment, expected: "one of trace, debug, info, notice, warning, error, critical")
         }
     }
 

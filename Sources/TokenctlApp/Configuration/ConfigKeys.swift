@@ -80,10 +80,11 @@ enum ConfigKeys {
 
     /// Variables that are not keys: the file's location, the log level and the secrets.
     static let otherVariables: Set<String> = [
-        configFileVariable, "TOKENCTL_LOG_LEVEL", Secret.tmpBearerToken.variable, Secret.tmpAPIKey.variable,
+        configFileVariable, logLevelVariable, Secret.tmpBearerToken.variable, Secret.tmpAPIKey.variable,
         Secret.powerAuthApplicationSecret.variable, Secret.databasePassword.variable,
     ]
     static let configFileVariable = "TOKENCTL_CONFIG"
+    static let logLevelVariable = "TOKENCTL_LOG_LEVEL"
 
     /// Every `TOKENCTL_*` variable tokenctl reads.
     static let variables: Set<String> = Set(ordered.map(ConfigurationError.environmentName(for:))).union(otherVariables)

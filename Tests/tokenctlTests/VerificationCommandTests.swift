@@ -279,4 +279,45 @@ extension DeviceHarness {
         #expect(harness.sandbox.onboarding.processStatus(processID) == "FINISHED")
         #expect(harness.sandbox.requests.filter { $0.path == "/api/identity/document/submit" }.count == 1)
     }
+
+    /// Before the OTP step no OTP exists: `otp show` and `otp verify` name the state the
+    /// verification is in (65), instead of "failed" advice that starts nothing again.
+    @Test func theOTPCommandsBeforeTheOTPStepNameTheState() async throws {
+        let harness = try await DeviceHarness.start()
+        defer { Task { try? await harness.shutdown() } }
+        _ = try harness.onboard()
+        #expect(try harness.submitDocuments() == "presenceCheck")
+        for arguments in [["otp", "show", "--json"], ["otp", "verify", "12345678", "--json"]] {
+            let early = try harness.cli.run(["verification"] + arguments)
+            #expect(early.status == 65, "\(arguments): \(early.stderr)")
+            #expect(early.errorCode == "verification.wrongStep")
+            #expect(early.stderr.contains("the verification is in state presenceCheck, not otp"), "\(early.stderr)")
+        }
+        #expect(try harness.verificationState() == "presenceCheck")
+    }
+
+    /// After a successful verification there is nothing to restart, and cancelling (which
+    /// throws the verified device away) needs --force.
+    @Test func aSucceededVerificationIsNotRestartedOrCancelledByAccident() async throws {
+        let harness = try await DeviceHarness.start()
+        defer { Task { try? await harness.shutdown() } }
+        let processID = try harness.onboard()
+        try harness.verifyIdentity(processID)
+
+        let restart = try harness.verification("restart", "--json")
+        #expect(restart.status == 65)
+        #expect(restart.errorCode == "verification.wrongStep")
+        #expect(restart.stderr.contains("the verification succeeded; there is nothing to restart"), "\(restart.stderr)")
+        #expect(!restart.stderr.contains("device remove"))
+
+        let cancel = try harness.verification("cancel")
+        #expect(cancel.status == 65)
+        #expect(cancel.stderr.contains("discards the verified device activation (tokenctl verification cancel --force does)"), "\(cancel.stderr)")
+        #expect(try harness.verificationState() == "success")
+        #expect(try harness.device("show", "--json").status == 0)
+
+        let forced = try harness.verification("cancel", "--force")
+        #expect(forced.status == 0, "\(forced.stderr)")
+        #expect(try harness.device("show", "--json").errorCode == "powerauth.notActivated")
+    }
 }

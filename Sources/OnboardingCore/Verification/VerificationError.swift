@@ -26,6 +26,14 @@ public struct VerificationError: GuidedError, Equatable, CustomStringConvertible
 
     static let activationNotActive = Self(.verificationActivationNotActive, "the device activation is no longer active on the server", next: .removeDeviceLocallyAndOnboard)
 
+    static let nothingToRestart = Self(.verificationWrongStep, "the verification succeeded; there is nothing to restart", next: nil)
+
+    static let cancelVerified = Self(
+        .verificationWrongStep,
+        "the verification succeeded; cancelling the onboarding process now discards the verified device activation (tokenctl verification cancel --force does)",
+        next: nil
+    )
+
     static func wrongStep(_ state: VerificationState, needs: String) -> Self {
         Self(.verificationWrongStep, "the verification is in state \(state.name), not \(needs)", next: .verificationStatus)
     }

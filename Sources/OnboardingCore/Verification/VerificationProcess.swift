@@ -122,6 +122,7 @@ public struct VerificationProcess: Sendable {
     /// Checks the OTP: processing when verified; a wrong one with attempts left throws
     /// `verification.wrongOTP`, an exhausted or expired one `verification.otpFailed`.
     public func verifyOTP(_ code: String) async throws -> VerificationState {
+        try await requireOTPStep()
         let last = try requireLastStatus()
         let answer = try await guarded(needs: .otp) { try await api.call("/api/identity/otp/verify", ["processId": last.processID, "otpCode": code], .encryptedOnly) }
         guard let verified = answer["verified"] as? Bool else { throw OnboardingError(.networkBadServerResponse, httpStatus: 200, detail: "verified missing") }
@@ -142,6 +143,7 @@ public struct VerificationProcess: Sendable {
 
     /// The OTP from a demo server's `otp/detail` endpoint.
     public func demoOTP() async throws -> String {
+        try await requireOTPStep()
         let last = try requireLastStatus()
         let answer = try await onboarding.otpDetail(processID: last.processID, type: "USER_VERIFICATION")
         guard let code = answer["otpCode"] as? String, !code.isEmpty else { throw OnboardingError(.networkBadServerResponse, httpStatus: 200, detail: "otpCode missing") }
@@ -152,6 +154,7 @@ public struct VerificationProcess: Sendable {
 
     /// Ends this verification on the server; it can start again from the intro.
     public func restart() async throws -> VerificationState {
+        if case .success = try await status() { throw VerificationError.nothingToRestart }
         let last = try requireLastStatus()
         _ = try await guarded(needs: nil) { try await api.call("/api/identity/cleanup", ["processId": last.processID], .signature) }
         try records.saveStatus(.init(processID: last.processID, phase: nil, status: .notInitialized))
@@ -160,7 +163,10 @@ public struct VerificationProcess: Sendable {
 
     /// Cancels the whole onboarding process; the device activation is then forgotten here,
     /// as the server removes it.
-    public func cancelWholeProcess() async throws {
+    /// A verification that succeeded is not cancelled unless `force`: cancelling discards the
+    /// verified device activation.
+    public func cancelWholeProcess(force: Bool = false) async throws {
+        if !force, case .success = try await status() { throw VerificationError.cancelVerified }
         let last = try requireLastStatus()
         try await onboarding.cleanup(processID: last.processID)
         _ = try powerAuth.forget()
@@ -168,6 +174,13 @@ public struct VerificationProcess: Sendable {
     }
 
     // MARK: Rules
+
+    /// Before an OTP call: the server's state, which must be the OTP step. Before it, no OTP
+    /// exists, and the server's answer ("failed") would not say why.
+    func requireOTPStep() async throws {
+        let current = try await status()
+        guard Step.otp.accepts(current) else { throw VerificationError.wrongStep(current, needs: Step.otp.name) }
+    }
 
     func requireLastStatus() throws -> VerificationStore.LastStatus {
         guard let last = try records.load().lastStatus else { throw VerificationError.missingStatus }

@@ -110,15 +110,17 @@ struct VerificationCancel: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cancel",
         abstract: "Cancel the whole onboarding process; the server removes the device activation, and it is forgotten here.",
-        discussion: "Onboarding must then start again (`tokenctl onboarding start`)."
+        discussion: "Onboarding must then start again (`tokenctl onboarding start`). A verification that succeeded is cancelled only with --force: it discards the verified device activation."
     )
 
+    @Flag(help: "Cancel also a verification that succeeded, discarding the verified device activation.")
+    var force = false
     @OptionGroup var output: OutputOptions
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
         try await reportingErrors(json: output.json) {
-            try await global.withVerification { try await $0.cancelWholeProcess() }
+            try await global.withVerification { try await $0.cancelWholeProcess(force: force) }
             Output.print(
                 json: output.json ? JSONObject(["cancelled": .bool(true), "next": .string(NextStepText.command(.onboard))]) : nil,
                 lines: ["the onboarding process is cancelled and the device activation forgotten", "next          \(NextStepText.command(.onboard))"]

@@ -33,7 +33,7 @@ struct SandboxCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "Port to listen on (0 to 65535); 0 picks a free one.")
+    @Option(parsing: .unconditional, help: "Port to listen on (0 to 65535); 0 picks a free one.")
     var port: Int = 8787
 
     @Option(name: .customLong("slow-delay-ms"), help: "How long SBXSLOW references wait before answering; the default outlasts the default tmp.timeout-ms.")

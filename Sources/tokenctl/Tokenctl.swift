@@ -37,6 +37,9 @@ struct Tokenctl: AsyncParsableCommand {
                     try command.run()
                     return
                 } catch {
+                    if HelpExitCodes.exitCode(for: error) == .validationFailure {
+                        reportHelpExitCodesUsage(HelpExitCodes.message(for: error), arguments: arguments)
+                    }
                     HelpExitCodes.exit(withError: error)
                 }
             }
@@ -103,6 +106,16 @@ struct Tokenctl: AsyncParsableCommand {
         let guess = CommandPath.suggestion(for: unknown.word, among: unknown.candidates)
         let place = path.count == 1 ? "tokenctl" : CommandPath.name(path)
         throw ValidationError("unknown command '\(unknown.word)' for \(place)" + (guess.map { ". Did you mean '\($0)'?" } ?? "; see '\(place) --help'"))
+    }
+
+    /// `help exit-codes` is not a command of the tree: its usage error in the same format.
+    static func reportHelpExitCodesUsage(_ message: String, arguments: [String]) -> Never {
+        let text = message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message
+        if arguments.contains("--json") { reportUsageError(text) }
+        Output.flush()
+        Output.error("\(text) (usage.invalid)")
+        writeAll(STDERR_FILENO, "usage: \(HelpExitCodes.configuration.usage ?? "tokenctl help exit-codes")\nsee 'tokenctl help exit-codes --help'\n")
+        Glibc.exit(ExitStatus.usage.rawValue)
     }
 
     /// Every usage error in one format: `tokenctl: message (usage.invalid)` on standard error,

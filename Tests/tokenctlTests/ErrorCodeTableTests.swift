@@ -24,9 +24,16 @@ struct ErrorCodeTableTests {
         #expect(help.status == 0)
         #expect(help.stdout.contains("USAGE: tokenctl help exit-codes [--markdown] [--json]"))
         #expect(help.stdout.contains("--json"))
-        let bad = try CLI().run("help", "exit-codes", "--bogus")
-        #expect(bad.status == 64)
-        #expect(bad.stderr.contains("Unknown option '--bogus'"))
+        for extra in ["--bogus", "extra"] {
+            let bad = try CLI().run("help", "exit-codes", extra)
+            #expect(bad.status == 64)
+            // The one format of every usage error: message and code, usage, where to read more.
+            let lines = bad.stderr.split(separator: "\n").map(String.init)
+            #expect(lines.count == 3, "\(bad.stderr)")
+            #expect(lines.first?.hasPrefix("tokenctl: ") == true && lines.first?.hasSuffix(" (usage.invalid)") == true)
+            #expect(lines.dropFirst().first == "usage: tokenctl help exit-codes [--markdown] [--json]")
+            #expect(lines.last == "see 'tokenctl help exit-codes --help'")
+        }
     }
 
     @Test func theJSONTableListsEveryCode() throws {

@@ -86,6 +86,8 @@ import Testing
         #expect(blocked.status == 3)
         #expect(blocked.stderr.contains("login.blocked"))
         #expect(blocked.stderr.contains("tokenctl login delete"))
+        // The message says it; no log line repeats it at the default level.
+        #expect(blocked.stderr.split(separator: "\n").count == 1, "\(blocked.stderr)")
         #expect(try login("status", "--json").jsonObject()["state"] as? String == "BLOCKED")
 
         #expect(try login("delete").status == 0)

@@ -92,9 +92,11 @@ import Testing
 
     @Test(arguments: ["70000", "-1"])
     func aPortOutOfRangeIsAUsageError(port: String) throws {
-        let result = try CLI().run("sandbox", "--port=\(port)")
-        #expect(result.status == 64)
-        #expect(result.stderr.contains("between 0 and 65535"))
+        for arguments in [["sandbox", "--port=\(port)"], ["sandbox", "--port", port]] {
+            let result = try CLI().run(arguments)
+            #expect(result.status == 64)
+            #expect(result.stderr.hasPrefix("tokenctl: --port must be between 0 and 65535 (usage.invalid)"), "\(arguments): \(result.stderr)")
+        }
     }
 
     @Test func aPortInUseIsACodedError() throws {

@@ -243,7 +243,7 @@ public struct LoginService: Sendable {
         user.secret = nil
         user.failedAttempts = Self.attemptsBeforeBlock
         try LoginStore(store: store).save(user, instanceID: instanceID)
-        logger.warning("login.blocked")
+        logger.notice("login.blocked")
         return LoginError(.loginBlocked, "the platform blocked the identity after too many wrong PINs; its token was deleted", nextStep: .deleteLoginAndRegister)
     }
 

@@ -104,3 +104,36 @@ struct WriteLockHolder {
         process.waitUntilExit()
     }
 }
+
+extension ConfigurationAndDatabaseTests {
+    /// `db status` reports and changes nothing: a file of an older tokenctl stays as it is
+    /// until `db migrate`.
+    @Test func dbStatusOnAnOlderSQLiteFileOnlyReports() throws {
+        let cli = CLI()
+        #expect(try cli.run("wallet", "add", "--serial", "SN1", "--device-account-id", "DAPL0001").status == 0)
+        // The file as the previous version left it: its last migration not applied.
+        let downgrade = """
+            import sqlite3, sys
+            db = sqlite3.connect(sys.argv[1])
+            db.execute("DROP TABLE idempotency_key")
+            db.execute("DELETE FROM grdb_migrations WHERE identifier = 'v8-idempotency-keys'")
+            db.execute("PRAGMA user_version = 7")
+            db.commit()
+            """
+        #expect(try runProgram("/usr/bin/env", ["python3", "-c", downgrade, cli.databasePath]).status == 0)
+        let applied = { try runProgram("/usr/bin/env", ["python3", "-c", "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT count(*) FROM grdb_migrations').fetchone()[0])", cli.databasePath]).output }
+
+        let status = try cli.run("db", "status", "--json")
+        #expect(status.status == 74, "\(status.stderr)")
+        let object = try status.jsonObject()
+        #expect(object["pending"] as? [String] == ["v8-idempotency-keys"])
+        #expect(object["current"] as? Bool == false)
+        #expect(try applied() == "7")
+
+        let migrated = try cli.run("db", "migrate")
+        #expect(migrated.status == 0, "\(migrated.stderr)")
+        #expect(migrated.stdout.contains("v8-idempotency-keys"))
+        #expect(try applied() == "8")
+        #expect(try cli.run("db", "status").status == 0)
+    }
+}

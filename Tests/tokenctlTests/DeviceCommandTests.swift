@@ -147,6 +147,12 @@ import Testing
         let exposed = try harness.privateFile("exposed-pin", "1234", mode: 0o644)
         #expect(try harness.device("activate", "--attribute", "a=b", "--pin-file", exposed).status == 64)
         #expect(try harness.device("activate", "--attribute", "a=b").status == 64)
+        // A directory named as the PIN file is said to be one, not "empty".
+        let directory = harness.cli.directory.file("pins")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        let notAFile = try harness.device("activate", "--attribute", "a=b", "--pin-file", directory)
+        #expect(notAFile.status == 64)
+        #expect(notAFile.stderr.contains("--pin-file \(directory) is not a regular file"), "\(notAFile.stderr)")
         #expect(try harness.device("activate", "--pin-file", harness.pinFile).status == 64)
         #expect(try harness.device("status").status == 77)
         #expect(harness.server.activationCount == 0)

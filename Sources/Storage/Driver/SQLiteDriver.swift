@@ -17,7 +17,22 @@ public struct SQLiteDriver: StoreDriver {
     }
 
     /// SQLite applies its migrations when it opens the file: an open file is current.
+    /// Reports only: an existing file is read as it is, never migrated (`db migrate` does
+    /// that), so an operator can look before upgrading, also on a file they may only read.
     public func status(logger: Logger) throws -> DatabaseStatus {
+        if let applied = try Store.appliedMigrations(atPath: options.path) {
+            let known = Store.knownMigrations
+            return DatabaseStatus(
+                backend: backend, location: location, applied: applied.count, known: known.count,
+                pending: known.filter { !applied.contains($0) }
+            )
+        }
+        return try openedStatus(logger: logger)
+    }
+
+    /// Opens (creating a missing file at the current schema, migrating an older one) and
+    /// reports.
+    private func openedStatus(logger: Logger) throws -> DatabaseStatus {
         let store = try Store(options: options, logger: logger)
         return try store.closing {
             let applied = try store.appliedMigrations()
@@ -31,7 +46,7 @@ public struct SQLiteDriver: StoreDriver {
 
     public func migrate(logger: Logger) throws -> [String] {
         let before = try Store.appliedMigrations(atPath: options.path) ?? []
-        _ = try status(logger: logger)
+        _ = try openedStatus(logger: logger)
         return Store.knownMigrations.filter { !before.contains($0) }
     }
 }

@@ -19,6 +19,10 @@ enum ConfigFileCheck {
             throw ConfigurationError.invalidJSON(path, "the top level must be an object")
         }
         for key in try leafKeys(root, prefix: "", file: path).sorted() where !ConfigKeys.all.contains(key) {
+            // A section given a value (`{"tmp": "x"}`): the section is known, its type is wrong.
+            if ConfigKeys.all.contains(where: { $0.hasPrefix(key + ".") }) {
+                throw ConfigurationError.invalidValue(key: key, origin: .file(path), expected: "an object of \(key).* keys")
+            }
             throw ConfigurationError.unknownKey(key, file: path, suggestion: suggestion(for: key, among: ConfigKeys.all))
         }
         return root

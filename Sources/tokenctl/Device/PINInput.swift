@@ -25,6 +25,7 @@ enum PINInput {
     private static func fromFile(_ path: String) throws -> [UInt8] {
         var info = stat()
         guard stat(path, &info) == 0 else { throw PowerAuthClientError.invalidPIN("--pin-file \(path) cannot be read: \(String(cString: strerror(errno)))") }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw PowerAuthClientError.invalidPIN("--pin-file \(path) is not a regular file; name the file holding the PIN") }
         guard info.st_mode & 0o077 == 0 else { throw PowerAuthClientError.invalidPIN("--pin-file \(path) is readable by group or others; chmod 600 it") }
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw PowerAuthClientError.invalidPIN("--pin-file \(path) cannot be opened") }

@@ -138,6 +138,8 @@ import TokenActivation
         (#"{"database": {"path": {"nested": 1}}}"#, "key database.path: expected a value, not an object"),
         (#"{"database": {"path": ""}}"#, "key database.path: expected a non-empty string"),
         (#"{"tmp": {"transport": "threads"}}"#, "key tmp.transport: expected easy or multi"),
+        (#"{"tmp": "x"}"#, "key tmp: expected an object of tmp.* keys"),
+        (#"{"tmp": {"retry": 3}}"#, "key tmp.retry: expected an object of tmp.retry.* keys"),
     ])
     func aValueOfTheWrongTypeNamesTheFileAndKey(json: String, message: String) async throws {
         let file = write(json)

@@ -75,6 +75,9 @@ enum BatchText {
         if !summary.errors.isEmpty {
             text += "\nerrors: " + summary.errors.sorted { $0.key < $1.key }.map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", ")
         }
+        for (code, step) in summary.nextSteps.sorted(by: { $0.key < $1.key }) {
+            text += "\nnext (\(code.rawValue)): \(NextStepText.command(step))"
+        }
         return text + "\nexit \(exitCode)"
     }
 }

@@ -121,4 +121,18 @@ import Testing
         #expect(try CLI().run("activate", "mybank://activate?serialNumber=SN1", "--batch", "x").status == 64)
         #expect(try CLI().run("activate").status == 64)
     }
+
+    /// A batch the user gate refuses names the way out, as a single activation does.
+    @Test func aBatchRefusedByTheGateNamesTheNextStep() throws {
+        let cli = CLI()
+        #expect(try cli.run("wallet", "add", "--serial", "SN1", "--device-account-id", "DAPL0001").status == 0)
+        let result = try cli.run(
+            ["activate", "--batch", "-"], stdin: "mybank://activate?serialNumber=SN1\n",
+            environment: ["TOKENCTL_ONBOARDING_REQUIRE_FINISHED_USER_ACTIVATION": "true"]
+        )
+        #expect(result.status == 77)
+        let summary = result.stdout + result.stderr
+        #expect(summary.contains("errors: user.activationRequired 1"), "\(summary)")
+        #expect(summary.contains("next (user.activationRequired): run `tokenctl onboarding start --credentials JSON`, then `tokenctl onboarding activate --otp CODE`"), "\(summary)")
+    }
 }

@@ -1,4 +1,5 @@
 import ErrorCodes
+import OnboardingCore
 import Glibc
 import WalletModel
 import Synchronization
@@ -13,6 +14,9 @@ public struct BatchSummary: Sendable, Equatable {
     public var warnings = 0
     public var outcomes: [Outcome: Int] = [:]
     public var errors: [ErrorCode: Int] = [:]
+    /// The step the first line refused with each code named (a gate's: log in, finish the
+    /// user activation), as a single activation names it.
+    public var nextSteps: [ErrorCode: NextStep] = [:]
     /// Database transactions written, and the activation steps they carried.
     public var transactions = 0
     public var committedSteps = 0
@@ -134,7 +138,10 @@ extension BatchSummary {
         lines += 1
         if !result.warnings.isEmpty { warnings += 1 }
         outcomes[result.outcome, default: 0] += 1
-        if let code = result.error?.code { errors[code, default: 0] += 1 }
+        if let error = result.error {
+            errors[error.code, default: 0] += 1
+            if let step = error.nextStep, nextSteps[error.code] == nil { nextSteps[error.code] = step }
+        }
     }
 }
 

@@ -280,6 +280,32 @@ extension DeviceHarness {
         #expect(harness.sandbox.requests.filter { $0.path == "/api/identity/document/submit" }.count == 1)
     }
 
+    /// While the server works, the walk says so as it happens: the progress lines reach the
+    /// terminal before the next prompt, spaced by the server's steps (not all at once).
+    @Test func progressReachesTheTerminalWhileTheServerWorks() async throws {
+        let harness = try await DeviceHarness.start(onboarding: OnboardingOptions(verificationStepInterval: 0.6))
+        defer { Task { try? await harness.shutdown() } }
+        _ = try harness.onboard()
+        #expect(try harness.submitDocumentsUpTo(selecting: ["ID_CARD", "PASSPORT"]) == 0)
+        let session = try TerminalSession(harness.cli, ["verification", "run", "--poll-interval", "0.1"])
+        try await session.waitFor("File of the ID_CARD front image: ")
+        session.type(try harness.image("f.jpg") + "\n")
+        try await session.waitFor("File of the ID_CARD back image: ")
+        session.type(try harness.image("b.jpg") + "\n")
+        try await session.waitFor("File of the PASSPORT front image: ")
+        session.type(try harness.image("p.jpg") + "\n")
+        try await session.waitFor("submitted 3 images")
+        let submitted = Date()
+        #expect(!session.text.contains("then press Enter: "))
+        try await session.waitFor("… the server is working")
+        try await session.waitFor("then press Enter: ")
+        #expect(Date().timeIntervalSince(submitted) >= 0.5, "the progress came at once with the prompt:\n\(session.text)")
+        session.type("\u{03}")
+        _ = try await session.finish()
+    }
+}
+
+extension VerificationCommandTests {
     /// Before the OTP step no OTP exists: `otp show` and `otp verify` name the state the
     /// verification is in (65), instead of "failed" advice that starts nothing again.
     @Test func theOTPCommandsBeforeTheOTPStepNameTheState() async throws {

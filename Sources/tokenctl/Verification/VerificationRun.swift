@@ -70,7 +70,7 @@ struct VerificationWalk {
         while true {
             let state = try await process.status()
             let step = VerificationWalkStep(state)
-            if case .wait(let item) = step, waiting != item { Output.line("… the server is working: \(item.rawValue)") }
+            if case .wait(let item) = step, waiting != item { say("… the server is working: \(item.rawValue)") }
             if case .wait(let item) = step { waiting = item } else { waiting = nil }
             switch step {
             case .wait:
@@ -82,7 +82,7 @@ struct VerificationWalk {
                 do {
                     _ = try await process.selectDocumentTypes(try types.split(separator: " ").map { try DocumentsSelect.documentType(String($0)) })
                 } catch let error as UsageError {
-                    Output.line(error.message)
+                    say(error.message)
                 }
             case .submitDocuments(let documents, let reupload):
                 guard try await submit(documents, reupload: reupload) else { return .stopped }
@@ -95,17 +95,17 @@ struct VerificationWalk {
                 do {
                     _ = try await process.verifyOTP(code.trimmingCharacters(in: .whitespaces))
                 } catch let error as VerificationError where error.code == .verificationWrongOTP || error.code == .verificationOTPFailed {
-                    Output.line(error.message)
+                    say(error.message)
                 }
             case .offerRestart:
-                Output.line("identity verification failed")
+                say("identity verification failed")
                 guard ask("Start again? [y/N] ").map(Self.isYes) == true else {
-                    Output.line("next          \(VerificationText.next(.failed))")
+                    say("next          \(VerificationText.next(.failed))")
                     return .ended
                 }
                 _ = try await process.restart()
             case .finished(let verified):
-                VerificationText.lines(state).forEach(Output.line)
+                VerificationText.lines(state).forEach(say)
                 return verified ? .verified : .ended
             }
         }
@@ -113,10 +113,10 @@ struct VerificationWalk {
 
     private func consent() async throws -> Bool {
         let text = try await process.consentText()
-        ["", SafeText.escaped(text), ""].forEach(Output.line)
+        ["", SafeText.escaped(text), ""].forEach(say)
         guard let answer = ask("Approve the consent? [y/N] ") else { return false }
         guard Self.isYes(answer) else {
-            Output.line("not approved; the verification waits for the consent")
+            say("not approved; the verification waits for the consent")
             return false
         }
         _ = try await process.approveConsent()
@@ -141,12 +141,19 @@ struct VerificationWalk {
             }
             do {
                 _ = try await process.submitDocuments(files, reupload: reupload)
-                Output.line("submitted \(files.count) image\(files.count == 1 ? "" : "s")")
+                say("submitted \(files.count) image\(files.count == 1 ? "" : "s")")
                 return true
             } catch let error as VerificationError where [.verificationFileTooLarge, .verificationFileUnreadable, .verificationInvalidDocument].contains(error.code) {
-                Output.line("\(error.message); give the files again")
+                say("\(error.message); give the files again")
             }
         }
+    }
+
+    /// A line of the walk, on the terminal at once: the walk waits between lines (for the
+    /// server, for the user), so nothing may sit in the buffer meanwhile.
+    private func say(_ text: String) {
+        Output.line(text)
+        Output.flush()
     }
 
     /// One line from the terminal; nil at end of input.

@@ -105,7 +105,7 @@ import Testing
         let status = try harness.verification("status", "--json")
         let documents = try #require(status.object["documents"] as? [[String: Any]])
         #expect(documents.compactMap { $0["state"] as? String } == ["rejected", "accepted"])
-        #expect((status.object["next"] as? String)?.contains("--reupload") == true)
+        #expect((status.object["next"] as? String)?.contains("`tokenctl verification documents submit --reupload`") == true, "\(status.stdout)")
         #expect(harness.sandbox.onboarding.errorScore(processID) == 2)
 
         let again = try harness.verification("documents", "submit", "--id-card-front", harness.image("f2.jpg"), "--id-card-back", harness.image("b2.jpg"), "--reupload", "--json")
@@ -345,5 +345,34 @@ extension VerificationCommandTests {
         let forced = try harness.verification("cancel", "--force")
         #expect(forced.status == 0, "\(forced.stderr)")
         #expect(try harness.device("show", "--json").errorCode == "powerauth.notActivated")
+    }
+
+    /// Every chosen document accepted while the server still waits at scanDocument: the hint
+    /// names the way on (choose the documents it needs), not `status` again and again.
+    @Test func acceptedDocumentsTheServerDoesNotNeedNameTheSelection() async throws {
+        let harness = try await DeviceHarness.start()
+        defer { Task { try? await harness.shutdown() } }
+        _ = try harness.onboard()
+        #expect(try harness.submitDocumentsUpTo(selecting: ["ID_CARD"]) == 0)
+        let submitted = try harness.verification("documents", "submit", "--id-card-front", harness.image("f.jpg"), "--id-card-back", harness.image("b.jpg"))
+        #expect(submitted.status == 0, "\(submitted.stderr)")
+        let status = try harness.verification("status", "--json")
+        #expect(status.object["state"] as? String == "scanDocument", "\(status.stdout)")
+        let next = try #require(status.object["next"] as? String)
+        #expect(next.contains("the server needs other documents: choose the documents with `tokenctl verification documents select TYPE…`"), "\(next)")
+    }
+
+    /// Choosing documents before the consent is approved names the state the server is in,
+    /// and chooses nothing.
+    @Test func documentsChosenBeforeTheConsentNameTheState() async throws {
+        let harness = try await DeviceHarness.start()
+        defer { Task { try? await harness.shutdown() } }
+        _ = try harness.onboard()
+        #expect(try harness.verificationState() == "intro")
+        let early = try harness.verification("documents", "select", "ID_CARD", "--json")
+        #expect(early.status == 65, "\(early.stdout)\(early.stderr)")
+        #expect(early.errorCode == "verification.wrongStep")
+        #expect(early.stderr.contains("the verification is in state intro, not documentsToScanSelect"), "\(early.stderr)")
+        #expect(!early.stdout.contains("scanDocument"))
     }
 }

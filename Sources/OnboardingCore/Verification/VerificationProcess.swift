@@ -74,10 +74,14 @@ public struct VerificationProcess: Sendable {
     /// Keeps the document types the user will scan (local), then initializes the scanning
     /// SDK's session on the server.
     public func selectDocumentTypes(_ types: [DocumentType]) async throws -> VerificationState {
-        let last = try requireLastStatus()
         guard !types.isEmpty, types.allSatisfy(DocumentType.scannable.contains), Set(types).count == types.count else {
             throw VerificationError.invalidDocument("choose distinct document types among \(DocumentType.scannable.map(\.rawValue).joined(separator: ", "))")
         }
+        // A server may take the SDK's init in any state; the choice fits only once the
+        // consent is approved (or to choose again while scanning).
+        let current = try await status()
+        guard Step.scanning.accepts(current) else { throw VerificationError.wrongStep(current, needs: "documentsToScanSelect") }
+        let last = try requireLastStatus()
         let challenge = UUID().uuidString
         _ = try await guarded(needs: .scanning) {
             try await api.call("/api/identity/document/init-sdk", ["processId": last.processID, "attributes": ["sdk-init-token": challenge]], .signedEncrypted)

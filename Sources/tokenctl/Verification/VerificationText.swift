@@ -14,10 +14,11 @@ enum VerificationText {
         case .documentsToScanSelect: NextStepText.command(.selectDocuments)
         case .scanDocument(let process):
             if let document = process.nextDocumentToScan {
-                "submit \(document.type) (\(options(document.type))) with `tokenctl verification documents submit`"
-                    + (document.uploadState == .rejected ? " --reupload" : "")
+                "submit \(document.type) (\(options(document.type))) with `tokenctl verification documents submit"
+                    + (document.uploadState == .rejected ? " --reupload`" : "`")
             } else {
-                "run `tokenctl verification status` (every chosen document is accepted)"
+                "every chosen document is accepted: run `tokenctl verification status`; if it stays at scanDocument, "
+                    + "the server needs other documents: \(NextStepText.command(.selectDocuments))"
             }
         case .processing: "the server is working; run `tokenctl verification status` again in a few seconds"
         case .presenceCheck: NextStepText.command(.startPresenceCheck) + "; " + NextStepText.command(.finishPresenceCheck)

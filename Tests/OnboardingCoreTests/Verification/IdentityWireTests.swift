@@ -96,8 +96,20 @@ import Testing
         #expect(try await verification.status() == .intro)
         #expect(try await verification.approveConsent() == .documentsToScanSelect)
         _ = try await verification.selectDocumentTypes([.idCard, .passport])
+        // On to the OTP step (the sandbox's steps run at once), where an OTP exists.
+        let directory = TemporaryDirectory()
+        let files = [(DocumentType.idCard, DocumentSide.front), (.idCard, .back), (.passport, .front)].map { type, side in
+            let path = directory.file("\(type.rawValue)-\(side.rawValue).jpg")
+            _ = FileManager.default.createFile(atPath: path, contents: Data([0xFF, 0xD8, 0xFF, 0xE0, 0x20, 0x20, 0xFF, 0xD9]))
+            return DocumentImageFile(type: type, side: side, path: path)
+        }
+        _ = try await verification.submitDocuments(files, reupload: false)
+        #expect(try await verification.status() == .presenceCheck)
+        _ = try await verification.presenceCheckInit()
+        _ = try await verification.presenceCheckSubmit()
+        guard case .otp = try await verification.status() else { Issue.record("not at the OTP step"); return }
         let otp = await thrown { _ = try await verification.verifyOTP("12345678") }
-        #expect((otp as? VerificationError)?.code == .verificationOTPFailed)
+        #expect((otp as? VerificationError)?.code == .verificationWrongOTP)
 
         let expected: [String: (signed: Bool, token: Bool, encrypted: Bool)] = [
             "/api/identity/status": (false, true, false),

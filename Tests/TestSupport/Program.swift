@@ -1,17 +1,26 @@
 import Foundation
+import Glibc
 
 /// Runs a program to its end and returns its exit status and output (standard output and
 /// error together, trimmed): an independent client such as psql or sqlite3.
 public func runProgram(_ path: String, _ arguments: [String], environment: [String: String]? = nil) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    if let environment { process.environment = environment }
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
+    var output: [Int32] = [-1, -1]
+    guard pipe(&output) == 0 else { throw POSIXError(.EMFILE) }
+    for end in output { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+    let input = open("/dev/null", O_RDONLY | O_CLOEXEC)
+    defer { close(input) }
+    let process: SpawnedProcess
+    do {
+        process = try SpawnedProcess(
+            executable: path, arguments: arguments, environment: environment ?? ProcessInfo.processInfo.environment, directory: nil,
+            standardInput: input, standardOutput: output[1], standardError: output[1]
+        )
+    } catch {
+        close(output[0])
+        close(output[1])
+        throw error
+    }
+    close(output[1])
+    let data = FileHandle(fileDescriptor: output[0], closeOnDealloc: true).readDataToEndOfFile()
     return (process.terminationStatus, String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
 }

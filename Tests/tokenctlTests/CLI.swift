@@ -64,18 +64,24 @@ struct CLI {
         let outPath = directory.file("\(id).out"), errPath = directory.file("\(id).err")
         _ = FileManager.default.createFile(atPath: outPath, contents: nil)
         _ = FileManager.default.createFile(atPath: errPath, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = environment.merging(extra) { $1 }
-        process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-        let input = Pipe()
-        process.standardInput = input
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try input.fileHandleForWriting.close()
+        let output = open(outPath, O_WRONLY | O_CLOEXEC), errors = open(errPath, O_WRONLY | O_CLOEXEC)
+        var input: [Int32] = [-1, -1]
+        guard output >= 0, errors >= 0, pipe(&input) == 0 else { throw POSIXError(.EMFILE) }
+        for end in input { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        defer { close(output); close(errors); close(input[0]) }
+        let process: SpawnedProcess
+        do {
+            process = try SpawnedProcess(
+                executable: executable, arguments: arguments, environment: environment.merging(extra) { $1 }, directory: directory.path,
+                standardInput: input[0], standardOutput: output, standardError: errors
+            )
+        } catch {
+            close(input[1])
+            throw error
+        }
+        let writer = FileHandle(fileDescriptor: input[1], closeOnDealloc: true)
+        if let stdin { writer.write(Data(stdin.utf8)) }
+        try writer.close()
         return RunningCLI(process: process, outPath: outPath, errPath: errPath)
     }
 
@@ -92,7 +98,7 @@ struct CLI {
 }
 
 struct RunningCLI {
-    let process: Process
+    let process: SpawnedProcess
     let outPath: String
     let errPath: String
 

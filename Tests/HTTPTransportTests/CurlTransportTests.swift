@@ -61,9 +61,12 @@ import Testing
                 _ = try await transport.send(activation("DAPL\(index)", base: sandbox.baseURL))
             }
             #expect(sandbox.activationRequestCount == 5)
-            // All five on one connection. (Counting accepted connections would also count a
-            // probe of another test that found this port free a moment before.)
-            #expect(Set(sandbox.requests.map(\.connection)).count == 1)
+            // The connection is reused: without keep-alive each request opens its own (five).
+            // Under the whole suite's load libcurl now and then opens a second one (its
+            // liveness check of an idle connection), so one reuse chain of three is required.
+            let connections = sandbox.requests.map(\.connection)
+            #expect(Set(connections).count <= 2, "\(connections)")
+            #expect(Dictionary(grouping: connections, by: { $0 }).values.contains { $0.count >= 3 }, "\(connections)")
             #expect(sandbox.requests.allSatisfy { $0.connection >= 1 })
             }
         }

@@ -38,7 +38,7 @@ struct Tokenctl: AsyncParsableCommand {
                     return
                 } catch {
                     if HelpExitCodes.exitCode(for: error) == .validationFailure {
-                        reportHelpExitCodesUsage(HelpExitCodes.message(for: error), arguments: arguments)
+                        reportUsage(HelpExitCodes.message(for: error), arguments: arguments, usage: HelpExitCodes.configuration.usage, command: "tokenctl help exit-codes")
                     }
                     HelpExitCodes.exit(withError: error)
                 }
@@ -108,28 +108,19 @@ struct Tokenctl: AsyncParsableCommand {
         throw ValidationError("unknown command '\(unknown.word)' for \(place)" + (guess.map { ". Did you mean '\($0)'?" } ?? "; see '\(place) --help'"))
     }
 
-    /// `help exit-codes` is not a command of the tree: its usage error in the same format.
-    static func reportHelpExitCodesUsage(_ message: String, arguments: [String]) -> Never {
-        let text = message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message
-        if arguments.contains("--json") { reportUsageError(text) }
-        Output.flush()
-        Output.error("\(text) (usage.invalid)")
-        writeAll(STDERR_FILENO, "usage: \(HelpExitCodes.configuration.usage ?? "tokenctl help exit-codes")\nsee 'tokenctl help exit-codes --help'\n")
-        Glibc.exit(ExitStatus.usage.rawValue)
-    }
-
     /// Every usage error in one format: `tokenctl: message (usage.invalid)` on standard error,
     /// the command's usage under it, and `{"error": …}` on stdout with `--json`. Exits 64.
-    static func reportUsage(_ message: String, arguments: [String]) -> Never {
+    /// `usage` and `command` name a command outside the tree (`help exit-codes`).
+    static func reportUsage(_ message: String, arguments: [String], usage: String? = nil, command: String? = nil) -> Never {
         let text = message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message
         if arguments.contains("--json") { reportUsageError(text) }
         var words = arguments
         if words.first == "help" { words.removeFirst() }
         let path = CommandPath.resolve(words, root: Tokenctl.self).path
-        let usage = usageString(for: path.last!).replacingOccurrences(of: "\n", with: " ")
+        let usage = usage ?? usageString(for: path.last!).replacingOccurrences(of: "\n", with: " ")
         Output.flush()
         Output.error("\(text) (usage.invalid)")
-        writeAll(STDERR_FILENO, "usage: \(usage)\nsee '\(CommandPath.name(path)) --help'\n")
+        writeAll(STDERR_FILENO, "usage: \(usage)\nsee '\(command ?? CommandPath.name(path)) --help'\n")
         Glibc.exit(ExitStatus.usage.rawValue)
     }
 }

@@ -11,7 +11,7 @@ public enum NextStepText {
         case .startOnboarding: "start one with `tokenctl onboarding start --credentials JSON`"
         case .onboard: "run `tokenctl onboarding start --credentials JSON`, then `tokenctl onboarding activate --otp CODE`"
         case .showDevice: "`tokenctl device status` shows it"
-        case .activateDevice: "run `tokenctl device activate` first"
+        case .activateDevice: "activate it first: onboard with `tokenctl onboarding start --credentials JSON`, or use an activation code with `tokenctl device activate`"
         case .removeDevice: "`tokenctl device remove` forgets it"
         case .removeDeviceLocallyAndOnboard: "`tokenctl device remove --local`, then onboard again with `tokenctl onboarding start --credentials JSON`"
         case .createToken: "run `tokenctl device token` first"

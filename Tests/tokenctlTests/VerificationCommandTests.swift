@@ -105,16 +105,26 @@ import Testing
         let status = try harness.verification("status", "--json")
         let documents = try #require(status.object["documents"] as? [[String: Any]])
         #expect(documents.compactMap { $0["state"] as? String } == ["rejected", "accepted"])
-        #expect((status.object["next"] as? String)?.contains("`tokenctl verification documents submit --reupload`") == true, "\(status.stdout)")
+        // Only the front was rejected: the hint asks for it alone, with the whole command.
+        #expect((status.object["next"] as? String)?.contains(
+            "send the rejected ID_CARD front again with `tokenctl verification documents submit --id-card-front F --reupload`") == true, "\(status.stdout)")
         #expect(harness.sandbox.onboarding.errorScore(processID) == 2)
 
-        let again = try harness.verification("documents", "submit", "--id-card-front", harness.image("f2.jpg"), "--id-card-back", harness.image("b2.jpg"), "--reupload", "--json")
+        // A new front without --reupload would be a second copy beside the rejected one:
+        // refused before anything is sent, naming the option.
+        let sent = harness.sandbox.requests.count
+        let second = try harness.verification("documents", "submit", "--id-card-front", harness.image("f1.jpg"), "--json")
+        #expect(second.status == 65 && second.errorCode == "verification.invalidDocument", "\(second.stderr)")
+        #expect(second.stderr.contains("the server already has the ID_CARD FRONT (rejected)") && second.stderr.contains("--reupload"), "\(second.stderr)")
+        #expect(!harness.sandbox.requests.dropFirst(sent).contains { $0.path == "/api/identity/document/submit" })
+
+        let again = try harness.verification("documents", "submit", "--id-card-front", harness.image("f2.jpg"), "--reupload", "--json")
         #expect(again.status == 0, "\(again.stderr)")
         let submit = try #require(harness.sandbox.requests.last { $0.path == "/api/identity/document/submit" })
         #expect(submit.header("X-PowerAuth-Token") != nil && submit.header("X-PowerAuth-Encryption") != nil)
         #expect(try harness.verificationState() == "presenceCheck")
-        // The replaced originals are kept as DISPOSED, not listed.
-        #expect(harness.sandbox.onboarding.documentFilenames(processID).count == 5)
+        // The replaced original is kept as DISPOSED, not listed.
+        #expect(harness.sandbox.onboarding.documentFilenames(processID).count == 4)
         #expect(try #require(harness.verification("documents", "status", "--json").object["documents"] as? [[String: Any]]).count == 3)
     }
 
@@ -125,11 +135,20 @@ import Testing
     func markersDecideTheOutcome(marker: String, state: String, next: String) async throws {
         let harness = try await DeviceHarness.start()
         defer { Task { try? await harness.shutdown() } }
+        #expect(try harness.cli.run("wallet", "add", "--serial", "SN1", "--device-account-id", "DAPL00001111").status == 0)
         _ = try harness.onboard()
         #expect(try harness.submitDocuments(passport: marker) == state)
         let result = try harness.verification("status")
         #expect(result.stdout.contains(next), "\(result.stdout)")
         #expect(result.status == (state == "endstate" ? 3 : 0))
+
+        // The gate names the same way on as the verification: in an end state a new
+        // onboarding, not "finish identity verification".
+        let gated = try harness.cli.run(["activate", "mybank://activate?serialNumber=SN1"], environment: Self.gate)
+        #expect(gated.status == 77 && gated.stderr.contains("(user.activationRequired)"), "\(gated.stderr)")
+        let reason = state == "endstate" ? "identity verification ended without success (rejected)" : "identity verification has not ended (state scanDocument)"
+        #expect(gated.stderr.contains(reason), "\(gated.stderr)")
+        #expect(gated.stderr.contains(state == "endstate" ? "`tokenctl device remove --local`" : "`tokenctl verification run`"), "\(gated.stderr)")
     }
 
     @Test func aFailedPresenceCheckGoesBackToItAndExhaustedOTPsRestart() async throws {
@@ -172,6 +191,18 @@ import Testing
         #expect(cancelled.stdout.contains("tokenctl onboarding start"))
         #expect(harness.sandbox.onboarding.processStatus(processID) == "FAILED")
         #expect(try harness.device("show", "--json").errorCode == "powerauth.notActivated")
+
+        // Afterwards every verification command (a second cancel too) names onboarding, the
+        // way to the activation a verification needs, not a command that answers the same.
+        for arguments in [["cancel"], ["status"], ["restart"]] {
+            let again = try harness.cli.run(["verification"] + arguments)
+            #expect(again.status == 77 && again.stderr.contains("(powerauth.notActivated)"), "\(arguments): \(again.stderr)")
+            #expect(again.stderr.contains("run `tokenctl onboarding start --credentials JSON`, then `tokenctl onboarding activate --otp CODE`"), "\(arguments): \(again.stderr)")
+            #expect(!again.stderr.contains("verification status"), "\(arguments): \(again.stderr)")
+        }
+        // The device commands name both ways to an activation.
+        let device = try harness.device("status")
+        #expect(device.stderr.contains("onboard with `tokenctl onboarding start --credentials JSON`, or use an activation code with `tokenctl device activate`"), "\(device.stderr)")
     }
 
     @Test func anExpiredVerificationFailsAndAnInactiveDeviceIsNamed() async throws {

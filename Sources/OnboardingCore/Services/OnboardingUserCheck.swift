@@ -49,9 +49,38 @@ public struct OnboardingUserCheck: UserActivationCheck {
         }
         let pending = status.flags.filter(Self.verificationFlags.contains)
         guard pending.isEmpty else {
-            return .notFinished(reason: "identity verification has not ended (\(pending.joined(separator: ", ")))", nextStep: .finishVerification)
+            guard pending.contains("VERIFICATION_IN_PROGRESS"), let state = await verificationState(store: store) else {
+                return .notFinished(reason: "identity verification has not ended (\(pending.joined(separator: ", ")))", nextStep: .finishVerification)
+            }
+            return Self.refusal(verification: state)
         }
         return .finished
+    }
+
+    /// The refusal for a started verification, by its state: an end state is left only by
+    /// a new onboarding, a failed verification by a restart; any other state is finished
+    /// by going on.
+    static func refusal(verification state: VerificationState) -> UserActivationStatus {
+        switch state {
+        case .endstate(let reason):
+            .notFinished(reason: "identity verification ended without success (\(reason.rawValue))", nextStep: .removeDeviceLocallyAndOnboard)
+        case .failed:
+            .notFinished(reason: "identity verification failed", nextStep: .restartVerification)
+        default:
+            .notFinished(reason: "identity verification has not ended (state \(state.name))", nextStep: .finishVerification)
+        }
+    }
+
+    /// The verification's state, asked only when the gate refuses (to name the way on);
+    /// nil when it cannot be asked.
+    private func verificationState(store: any StateDatabase) async -> VerificationState? {
+        let service = VerificationService(settings: settings, database: .shared(store), environment: environment, logger: logger, transports: transports)
+        do {
+            return try await service.withProcess { try await $0.status() }
+        } catch {
+            logger.debug("the verification state could not be asked", metadata: ["error": "\(error)"])
+            return nil
+        }
     }
 }
 

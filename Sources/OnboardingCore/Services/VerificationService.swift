@@ -24,8 +24,19 @@ public struct VerificationService: Sendable {
         return service
     }
 
-    /// Runs `body` on the verification, with one transport per contract timeout.
+    /// Runs `body` on the verification, with one transport per contract timeout. Without a
+    /// device activation the error names onboarding, which makes the activation a
+    /// verification needs.
     public func withProcess<T>(_ body: (VerificationProcess) async throws -> T) async throws -> T {
+        do {
+            return try await withConnectedProcess(body)
+        } catch let error as PowerAuthClientError {
+            guard case .notActivated = error else { throw error }
+            throw VerificationError(error.code, error.message, next: .onboard)
+        }
+    }
+
+    private func withConnectedProcess<T>(_ body: (VerificationProcess) async throws -> T) async throws -> T {
         try await device.withConnection { client, transport, store in
             var transports: [IdentityAPI.Timeout: any HTTPTransport] = [:]
             for timeout in IdentityAPI.Timeout.allCases {

@@ -33,11 +33,14 @@ public enum DocumentSubmission {
 
     /// Checks the files and reads them. A type without that side (a passport's back), the same
     /// side twice, a re-upload where an image replaces nothing the server has (re-uploads are
-    /// all or none), an image over ``maximumImageBytes`` or a file that cannot be read is
-    /// refused here, before anything is sent.
+    /// all or none), a new image of a side the server already has (a second copy the server
+    /// would keep beside the first), an image over ``maximumImageBytes`` or a file that
+    /// cannot be read is refused here, before anything is sent.
     ///
     /// - Parameter reupload: every image replaces the side the server has of its document
-    ///   (its id from `process` becomes `originalDocumentId`).
+    ///   (its id from `process` becomes `originalDocumentId`; the rejected copy when there
+    ///   are two).
+    /// - Parameter process: what the server has; nil skips the check for second copies.
     public static func plan(_ files: [DocumentImageFile], reupload: Bool, process: ScanProcess?) throws(VerificationError) -> [PlannedDocument] {
         guard !files.isEmpty else { throw .invalidDocument("give at least one document image") }
         var seen: Set<String> = []
@@ -52,9 +55,13 @@ public enum DocumentSubmission {
             guard seen.insert(stem + "_" + file.side.rawValue).inserted else {
                 throw .invalidDocument("\(file.type) \(file.side.rawValue) is given twice")
             }
-            let original = process?.documents.first { $0.type == file.type }?.serverID(of: file.side)
+            let held = process?.documents.first { $0.type == file.type }
+            let original = held?.serverID(of: file.side)
             if reupload, original == nil {
                 throw .invalidDocument("a re-upload replaces sides the server has, and it has no \(file.type) \(file.side.rawValue): submit new documents without --reupload, separately")
+            }
+            if !reupload, let held, held.holds(file.side) {
+                throw .invalidDocument("the server already has the \(file.type) \(file.side.rawValue) (\(held.uploadState.rawValue)); to send a new image in its place, add --reupload")
             }
             originals.append(reupload ? original : nil)
         }

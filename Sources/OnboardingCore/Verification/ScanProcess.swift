@@ -22,9 +22,24 @@ public struct ScanProcess: Sendable, Equatable {
             return sides.contains(where: \.rejected) ? .rejected : .accepted
         }
 
-        /// The server id of this document's `side`, for a re-upload.
+        /// The server id of this document's `side`, for a re-upload: its rejected copy when
+        /// the server holds one (a copy another client added beside it is not the one to
+        /// replace), else its latest.
         public func serverID(of side: DocumentSide) -> String? {
-            sides.last { $0.side == side }?.serverID
+            (sides.last { $0.side == side && $0.rejected } ?? sides.last { $0.side == side })?.serverID
+        }
+
+        /// Whether the server holds an image of `side`.
+        public func holds(_ side: DocumentSide) -> Bool {
+            sides.contains { $0.side == side }
+        }
+
+        /// The sides to send next: the rejected ones of a rejected document, every side of
+        /// the type otherwise.
+        public var sidesToSubmit: [DocumentSide] {
+            let all = type.sides ?? []
+            guard uploadState == .rejected else { return all }
+            return all.filter { side in sides.contains { $0.side == side && $0.rejected } }
         }
     }
 

@@ -90,15 +90,15 @@ public struct VerificationProcess: Sendable {
         return .scanDocument(ScanProcess(types: types, serverDocuments: []))
     }
 
-    /// Uploads document images, checked whole before anything is sent. Without chosen
-    /// types, the files' types become the choice.
+    /// Uploads document images, checked whole (against what the server already has) before
+    /// anything is sent. Without chosen types, the files' types become the choice.
     public func submitDocuments(_ files: [DocumentImageFile], reupload: Bool) async throws -> VerificationState {
         let last = try requireLastStatus()
         let chosen = try records.load().chosenTypes ?? DocumentType.scannable.filter { type in files.contains { $0.type == type } }
         if let other = files.first(where: { !chosen.contains($0.type) }) {
             throw VerificationError.invalidDocument("\(other.type) is not among the chosen document types (\(chosen.map(\.rawValue).joined(separator: ", "))); choose again with `documents select`")
         }
-        let process = reupload ? ScanProcess(types: chosen, serverDocuments: try await serverDocuments(processID: last.processID)) : nil
+        let process = ScanProcess(types: chosen, serverDocuments: try await serverDocuments(processID: last.processID))
         let planned = try DocumentSubmission.plan(files, reupload: reupload, process: process)
         let object = DocumentSubmission.requestObject(processID: last.processID, documents: planned, archive: try DocumentSubmission.archive(planned))
         _ = try await guarded(needs: .scanning) { try await api.call("/api/identity/document/submit", object, .tokenEncrypted, timeout: .documentSubmit) }

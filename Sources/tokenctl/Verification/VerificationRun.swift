@@ -133,7 +133,7 @@ struct VerificationWalk {
         while true {
             var files: [DocumentImageFile] = []
             for document in documents {
-                for side in document.type.sides ?? [] {
+                for side in reupload ? document.sidesToSubmit : document.type.sides ?? [] {
                     let what = reupload ? "new image of the \(document.type) \(side.rawValue.lowercased())" : "\(document.type) \(side.rawValue.lowercased()) image"
                     guard let path = ask("File of the \(what): ") else { return false }
                     files.append(DocumentImageFile(type: document.type, side: side, path: path.trimmingCharacters(in: .whitespaces)))

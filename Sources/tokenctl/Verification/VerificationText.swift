@@ -14,8 +14,9 @@ enum VerificationText {
         case .documentsToScanSelect: NextStepText.command(.selectDocuments)
         case .scanDocument(let process):
             if let document = process.nextDocumentToScan {
-                "submit \(document.type) (\(options(document.type))) with `tokenctl verification documents submit"
-                    + (document.uploadState == .rejected ? " --reupload`" : "`")
+                document.uploadState == .rejected
+                    ? "send the rejected \(sideNames(document)) again with `tokenctl verification documents submit \(options(document.type, document.sidesToSubmit)) --reupload`"
+                    : "submit \(document.type) (\(options(document.type))) with `tokenctl verification documents submit`"
             } else {
                 "every chosen document is accepted: run `tokenctl verification status`; if it stays at scanDocument, "
                     + "the server needs other documents: \(NextStepText.command(.selectDocuments))"
@@ -29,14 +30,21 @@ enum VerificationText {
         }
     }
 
-    /// The `submit` options for a document type.
-    static func options(_ type: DocumentType) -> String {
+    /// The `submit` options for a document type, for all its sides or the ones given.
+    static func options(_ type: DocumentType, _ sides: [DocumentSide]? = nil) -> String {
         switch type {
-        case .idCard: "--id-card-front F --id-card-back F"
+        case .idCard: (sides ?? [.front, .back]).map { $0 == .front ? "--id-card-front F" : "--id-card-back F" }.joined(separator: " ")
         case .passport: "--passport F"
         case .drivingLicense: "--driving-license F"
         default: type.rawValue
         }
+    }
+
+    /// "ID_CARD front", "ID_CARD front and back", "PASSPORT": the sides to send again.
+    static func sideNames(_ document: ScanProcess.Document) -> String {
+        let sides = document.sidesToSubmit
+        guard (document.type.sides?.count ?? 0) > 1 else { return document.type.rawValue }
+        return "\(document.type) " + sides.map { $0.rawValue.lowercased() }.joined(separator: " and ")
     }
 
     /// The state's detail: what is processed, attempts left, why it ended.

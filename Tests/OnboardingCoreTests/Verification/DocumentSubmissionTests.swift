@@ -58,6 +58,37 @@ import ZIPFoundation
         #expect((object["documents"] as? [[String: Any]])?.first?["originalDocumentId"] as? String == "srv-back")
     }
 
+    @Test func aReuploadReplacesTheRejectedCopyWhenTheServerHoldsTwo() throws {
+        // Another client sent a second front beside the rejected one: that one stays.
+        let process = ScanProcess(types: [.idCard], serverDocuments: [
+            ServerDocument(id: "rejected-front", type: .idCard, side: .front, status: .rejected, errors: ["Error verifying the document."]),
+            ServerDocument(id: "second-front", type: .idCard, side: .front, status: .accepted),
+            ServerDocument(id: "back", type: .idCard, side: .back, status: .accepted),
+        ])
+        let document = try #require(process.documents.first)
+        #expect(document.sidesToSubmit == [.front])
+        let planned = try DocumentSubmission.plan([DocumentImageFile(type: .idCard, side: .front, path: image("f.jpg"))], reupload: true, process: process)
+        #expect(planned.map(\.originalDocumentID) == ["rejected-front"])
+    }
+
+    @Test(arguments: [
+        (DocumentStatus.rejected, "the server already has the ID_CARD FRONT (rejected); to send a new image in its place, add --reupload"),
+        (DocumentStatus.accepted, "the server already has the ID_CARD FRONT (accepted); to send a new image in its place, add --reupload"),
+    ])
+    func aSecondCopyOfASideIsRefused(status: DocumentStatus, message: String) throws {
+        let process = ScanProcess(types: [.idCard], serverDocuments: [
+            ServerDocument(id: "front", type: .idCard, side: .front, status: status, errors: status == .rejected ? ["blurred"] : []),
+        ])
+        let error = try #require(throws: VerificationError.self) {
+            try DocumentSubmission.plan([DocumentImageFile(type: .idCard, side: .front, path: image("f.jpg"))], reupload: false, process: process)
+        }
+        #expect(error.code == .verificationInvalidDocument)
+        #expect(error.message == message)
+        // The side the server lacks is a first upload.
+        let back = try DocumentSubmission.plan([DocumentImageFile(type: .idCard, side: .back, path: image("b.jpg"))], reupload: false, process: process)
+        #expect(back.map(\.originalDocumentID) == [nil])
+    }
+
     @Test func refusalsNameTheProblemAndReadNothingMore() throws {
         let process = ScanProcess(types: [.idCard, .passport], serverDocuments: [ServerDocument(id: "srv", type: .idCard, side: .front, status: .accepted)])
         let small = image("small.jpg")
@@ -66,7 +97,7 @@ import ZIPFoundation
             ([DocumentImageFile(type: .passport, side: .back, path: small)], false, .verificationInvalidDocument, "a PASSPORT has no BACK side"),
             ([DocumentImageFile(type: .drivingLicense, side: .back, path: small)], false, .verificationInvalidDocument, "no BACK side"),
             ([DocumentImageFile(type: .selfiePhoto, side: .front, path: small)], false, .verificationInvalidDocument, "not a document type to scan"),
-            ([DocumentImageFile(type: .idCard, side: .front, path: small), DocumentImageFile(type: .idCard, side: .front, path: small)], false, .verificationInvalidDocument, "given twice"),
+            ([DocumentImageFile(type: .idCard, side: .back, path: small), DocumentImageFile(type: .idCard, side: .back, path: small)], false, .verificationInvalidDocument, "given twice"),
             ([DocumentImageFile(type: .idCard, side: .front, path: small), DocumentImageFile(type: .passport, side: .front, path: small)], true, .verificationInvalidDocument, "has no PASSPORT FRONT"),
             ([DocumentImageFile(type: .passport, side: .front, path: image("big.jpg", bytes: DocumentSubmission.maximumImageBytes + 1))], false, .verificationFileTooLarge, "at most 1048576 bytes"),
             ([DocumentImageFile(type: .passport, side: .front, path: directory.file("missing.jpg"))], false, .verificationFileUnreadable, "No such file"),

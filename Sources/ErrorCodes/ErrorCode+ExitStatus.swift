@@ -49,7 +49,7 @@ extension ErrorCode {
              .configSecretMissing, .configSecretPermissions, .configFileUnreadable, .configFileInvalid,
              .configInsecureURL, .configTLSFiles, .sandboxStateUnusable:
             .configuration
-        case .onboardingOTPInvalid, .loginWrongPIN, .verificationWrongOTP:
+        case .onboardingOTPInvalid, .loginWrongPIN, .verificationWrongOTP, .verificationConsentNotApproved:
             .declined
         case .onboardingProcessFailed, .loginBlocked, .loginRefused, .verificationOTPFailed, .verificationFailed, .verificationEndstate:
             .failed

@@ -83,6 +83,7 @@ extension ErrorCode {
         case .verificationActivationNotActive: "the device activation is no longer active; remove it and onboard again"
         case .verificationWrongStep: "the verification is in another state than this command needs"
         case .verificationWrongOTP: "wrong verification OTP; attempts are left"
+        case .verificationConsentNotApproved: "the consent was not approved; the verification waits for it"
         case .verificationOTPFailed: "the verification OTP is used up or expired; the verification starts again"
         case .verificationFailed: "identity verification failed; it can be restarted"
         case .verificationEndstate: "identity verification ended for good; remove the device activation and onboard again"

@@ -94,6 +94,7 @@ public enum ErrorCode: String, CaseIterable, Sendable, Hashable, Comparable {
     case verificationActivationNotActive = "verification.activationNotActive"
     case verificationWrongStep = "verification.wrongStep"
     case verificationWrongOTP = "verification.wrongOTP"
+    case verificationConsentNotApproved = "verification.consentNotApproved"
     case verificationOTPFailed = "verification.otpFailed"
     case verificationFailed = "verification.failed"
     case verificationEndstate = "verification.endstate"

@@ -2,7 +2,7 @@
 public enum ExitStatus: Int32, CaseIterable, Sendable, Comparable {
     /// APPROVED, already activated, or a command that did what it was asked.
     case success = 0
-    /// DECLINED; a wrong OTP with attempts left.
+    /// DECLINED; a wrong OTP with attempts left; a consent not approved.
     case declined = 2
     /// FAILED; an onboarding process that failed.
     case failed = 3
@@ -62,7 +62,7 @@ extension ExitStatus {
     public var meaning: String {
         switch self {
         case .success: "success: APPROVED, already activated, or done"
-        case .declined: "DECLINED; a wrong OTP with attempts left"
+        case .declined: "DECLINED; a wrong OTP with attempts left; a consent not approved"
         case .failed: "FAILED; an onboarding process failed"
         case .usage: "usage error: bad flags, arguments or option values"
         case .rejectedInput: "rejected input: a deeplink, an import file, a colliding record, a broken audit chain"

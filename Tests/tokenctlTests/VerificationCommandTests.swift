@@ -284,20 +284,17 @@ extension DeviceHarness {
         try await second.waitFor("Documents to scan")
         second.type("ID_CARD PASSPORT\n")
         try await second.waitFor("File of the ID_CARD front image: ")
+        // A refused file is checked as it is named and asked for again at once, alone.
         second.type(harness.cli.directory.file("missing.jpg") + "\n")
+        try await second.waitFor("give this file again")
+        try await second.waitFor("File of the ID_CARD front image: ", count: 2)
+        second.type(try harness.image("f.jpg") + "\n")
         try await second.waitFor("File of the ID_CARD back image: ")
         second.type(try harness.image("b.jpg") + "\n")
         try await second.waitFor("File of the PASSPORT front image: ")
         second.type(try harness.image("p.jpg") + "\n")
-        // A refused file is asked for again, with nothing sent.
-        try await second.waitFor("give the files again")
-        try await second.waitFor("File of the ID_CARD front image: ", count: 2)
-        second.type(try harness.image("f.jpg") + "\n")
-        try await second.waitFor("File of the ID_CARD back image: ", count: 2)
-        second.type(harness.cli.directory.file("b.jpg") + "\n")
-        try await second.waitFor("File of the PASSPORT front image: ", count: 2)
-        second.type(harness.cli.directory.file("p.jpg") + "\n")
         try await second.waitFor("submitted 3 images")
+        #expect(second.text.components(separatedBy: "File of the ID_CARD back image: ").count == 2, "asked once:\n\(second.text)")
         try await second.waitFor("then press Enter: ")
         second.type("\n")
         try await second.waitFor("OTP: ")
@@ -309,6 +306,31 @@ extension DeviceHarness {
         #expect(try await second.finish() == 0)
         #expect(harness.sandbox.onboarding.processStatus(processID) == "FINISHED")
         #expect(harness.sandbox.requests.filter { $0.path == "/api/identity/document/submit" }.count == 1)
+    }
+
+    /// A consent not approved ends the walk with its own status and code (not Ctrl-C's 130);
+    /// the end of input stops it on a line of its own.
+    @Test func aDeclinedConsentAndTheEndOfInputEndTheWalkDistinctly() async throws {
+        let harness = try await DeviceHarness.start()
+        defer { Task { try? await harness.shutdown() } }
+        let processID = try harness.onboard()
+        let arguments = ["verification", "run", "--poll-interval", "0.1"]
+
+        let declined = try TerminalSession(harness.cli, arguments)
+        try await declined.waitFor("Approve the consent? [y/N] ")
+        declined.type("n\n")
+        #expect(try await declined.finish() == 2)
+        #expect(declined.text.contains("the consent was not approved; the verification waits for it"), "\(declined.text)")
+        #expect(declined.text.contains("(verification.consentNotApproved)"))
+        #expect(harness.sandbox.onboarding.identityPair(processID) == "-/NOT_INITIALIZED")
+
+        let ended = try TerminalSession(harness.cli, arguments)
+        try await ended.waitFor("Approve the consent? [y/N] ")
+        ended.type("\u{04}")
+        #expect(try await ended.finish() == 130)
+        let lines = ended.text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(lines.contains("stopped; run `tokenctl verification run` again to resume"), "\(ended.text)")
+        #expect(!ended.text.contains("[y/N] stopped"))
     }
 
     /// While the server works, the walk says so as it happens: the progress lines reach the

@@ -103,6 +103,12 @@ public enum DocumentSubmission {
         ]
     }
 
+    /// Checks one image file as ``plan(_:reupload:process:)`` will: readable, a regular file,
+    /// not empty, at most ``maximumImageBytes``.
+    public static func check(_ path: String) throws(VerificationError) {
+        _ = try read(path)
+    }
+
     private static func read(_ path: String) throws(VerificationError) -> Data {
         var info = stat()
         guard stat(path, &info) == 0 else { throw .fileUnreadable(path, String(cString: strerror(errno))) }

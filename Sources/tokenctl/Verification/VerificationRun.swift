@@ -1,5 +1,6 @@
 import ArgumentParser
 import Dispatch
+import ErrorCodes
 import Foundation
 import Glibc
 import OnboardingCore
@@ -13,8 +14,11 @@ struct VerificationRun: AsyncParsableCommand {
         abstract: "Walk the whole verification on a terminal: consent, document images, presence check, OTP.",
         discussion: """
             Asks the server for the state, prompts for what it needs, and shows progress while the \
-            server works. Ctrl-C (or end of input) stops it; the server keeps the verification, so \
-            running it again resumes where it stopped. Without a terminal it refuses: use the single \
+            server works. Each image file is checked as it is named (readable, not empty, at most \
+            1 MiB) and asked for again when it fails. Ctrl-C (or end of input) stops it with exit \
+            130; the server keeps the verification, so running it again resumes where it stopped. \
+            A consent not approved ends it with exit 2 (verification.consentNotApproved): the \
+            verification waits for the consent. Without a terminal it refuses: use the single \
             commands (`tokenctl verification status` names the next one).
             """
     )
@@ -43,6 +47,10 @@ struct VerificationRun: AsyncParsableCommand {
         case .stopped:
             Output.line(Self.resumeMessage)
             throw ExitCode(130)
+        case .consentNotApproved:
+            let code = ErrorCode.verificationConsentNotApproved
+            Output.error("the consent was not approved; the verification waits for it: run `tokenctl verification run` again to read and approve it (\(code.rawValue))")
+            throw ExitCode(code.exitStatus.rawValue)
         case .ended: throw ExitCode(3)
         }
     }
@@ -60,7 +68,7 @@ struct VerificationRun: AsyncParsableCommand {
 /// The interactive flow: asks the state, acts on it, until the user is verified, the
 /// verification ended, or the user stops.
 struct VerificationWalk {
-    enum Outcome { case verified, stopped, ended }
+    enum Outcome { case verified, stopped, consentNotApproved, ended }
 
     let process: VerificationProcess
     let pollInterval: Double
@@ -76,7 +84,7 @@ struct VerificationWalk {
             case .wait:
                 try await Task.sleep(for: .milliseconds(Int(pollInterval * 1000)))
             case .approveConsent:
-                guard try await consent() else { return .stopped }
+                if let outcome = try await consent() { return outcome }
             case .selectDocuments:
                 guard let types = ask("Documents to scan (ID_CARD, PASSPORT, DRIVING_LICENSE; e.g. ID_CARD PASSPORT): ") else { return .stopped }
                 do {
@@ -111,16 +119,14 @@ struct VerificationWalk {
         }
     }
 
-    private func consent() async throws -> Bool {
+    /// Shows the consent and approves it when the user says yes; otherwise how the walk ends.
+    private func consent() async throws -> Outcome? {
         let text = try await process.consentText()
         ["", SafeText.escaped(text), ""].forEach(say)
-        guard let answer = ask("Approve the consent? [y/N] ") else { return false }
-        guard Self.isYes(answer) else {
-            say("not approved; the verification waits for the consent")
-            return false
-        }
+        guard let answer = ask("Approve the consent? [y/N] ") else { return .stopped }
+        guard Self.isYes(answer) else { return .consentNotApproved }
         _ = try await process.approveConsent()
-        return true
+        return nil
     }
 
     /// Asks for the images of `documents` (none: every one is accepted, the server is
@@ -135,8 +141,8 @@ struct VerificationWalk {
             for document in documents {
                 for side in reupload ? document.sidesToSubmit : document.type.sides ?? [] {
                     let what = reupload ? "new image of the \(document.type) \(side.rawValue.lowercased())" : "\(document.type) \(side.rawValue.lowercased()) image"
-                    guard let path = ask("File of the \(what): ") else { return false }
-                    files.append(DocumentImageFile(type: document.type, side: side, path: path.trimmingCharacters(in: .whitespaces)))
+                    guard let path = askFile(what) else { return false }
+                    files.append(DocumentImageFile(type: document.type, side: side, path: path))
                 }
             }
             do {
@@ -149,6 +155,21 @@ struct VerificationWalk {
         }
     }
 
+    /// Asks for one image file until one passes the checks the upload makes; nil at end of
+    /// input.
+    private func askFile(_ what: String) -> String? {
+        while true {
+            guard let answer = ask("File of the \(what): ") else { return nil }
+            let path = answer.trimmingCharacters(in: .whitespaces)
+            do {
+                try DocumentSubmission.check(path)
+                return path
+            } catch {
+                say("\(error.message); give this file again")
+            }
+        }
+    }
+
     /// A line of the walk, on the terminal at once: the walk waits between lines (for the
     /// server, for the user), so nothing may sit in the buffer meanwhile.
     private func say(_ text: String) {
@@ -156,11 +177,16 @@ struct VerificationWalk {
         Output.flush()
     }
 
-    /// One line from the terminal; nil at end of input.
+    /// One line from the terminal; nil at end of input, after ending the prompt's line (so
+    /// what follows starts a line of its own).
     private func ask(_ prompt: String) -> String? {
         Output.flush()
         FileHandle.standardOutput.write(Data(prompt.utf8))
-        return readLine()
+        guard let line = readLine() else {
+            say("")
+            return nil
+        }
+        return line
     }
 
     static func isYes(_ answer: String) -> Bool {

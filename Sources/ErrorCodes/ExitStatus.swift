@@ -65,7 +65,7 @@ extension ExitStatus {
         case .declined: "DECLINED; a wrong OTP with attempts left; a consent not approved"
         case .failed: "FAILED; an onboarding process failed"
         case .usage: "usage error: bad flags, arguments or option values"
-        case .rejectedInput: "rejected input: a deeplink, an import file, a colliding record, a broken audit chain"
+        case .rejectedInput: "rejected input: a deeplink, import file, colliding record, broken audit chain"
         case .notFound: "no activatable or matching record"
         case .unavailable: "a server unreachable, failing (5xx) or silent; the outcome may be UNKNOWN"
         case .databaseError: "database I/O error"

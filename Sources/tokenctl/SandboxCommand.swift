@@ -20,7 +20,11 @@ struct SandboxCommand: AsyncParsableCommand {
             GET /_sandbox/stats reports how many activation requests arrived. PowerAuth endpoints: \
             /pa/v3/activation/create (custom credentials), /pa/v3/activation/status, /pa/v3/activation/remove, \
             /pa/v3/token/create, /pa/v3/token/validate, /pa/v3/signature/validate, /pa/v3/status. \
-            Identity verification (built endpoint by endpoint): /api/identity/status with the device's token. \
+            Identity verification (the enrollment server's /api/identity/…: status, consent/text, \
+            consent/approve, init, document/init-sdk, document/submit, document/status, \
+            presence-check/init and submit, otp/verify, otp/resend, otp/detail, cleanup), a background \
+            step every --verification-step-seconds; a document image holding a marker gets its behaviour:
+            \(DocumentMarker.allCases.map { "  \($0.rawValue): \($0.summary)" }.joined(separator: "\n"))
             Onboarding endpoints (ECIES application scope): /api/onboarding/start, status, otp/resend, \
             cleanup and the demo otp/detail; each OTP is also printed as a line \
             `onboarding otp process=ID code=OTP`, as a test SMS gateway would. A device activated \

@@ -10,13 +10,14 @@ struct Tokenctl: AsyncParsableCommand {
         commandName: "tokenctl",
         abstract: "Activate push-provisioned payment tokens and administer the wallet pass records behind them.",
         discussion: """
-            Global options (--config, --database, --log-level, --log-format) work before or after the subcommand.
+            Global options (--config, --database, --host-id, --log-level, --log-format) work before or \
+            after the subcommand.
 
-            Exit codes: 0 ok (APPROVED or already activated), 2 DECLINED, 3 FAILED, 64 usage error, \
-            65 rejected input (deeplink, import file, broken audit chain), 66 no matching pass record, \
-            69 TMP unreachable, 74 database I/O error, 75 in progress or database busy, \
-            76 TMP protocol error, 77 user activation required, 78 configuration error. \
-            `tokenctl help exit-codes` lists every error code with its exit code and meaning. \
+            Exit codes, for every command (`tokenctl help exit-codes` lists each error code with its \
+            exit code and meaning):
+            \(ExitStatus.allCases.map { "  " + String($0.rawValue).padding(toLength: 4, withPad: " ", startingAt: 0) + $0.meaning }.joined(separator: "\n"))
+              130 stopped: Ctrl-C, or the end of input at a prompt
+
             `tokenctl --version --verbose` also names the libcurl and SQLite it runs on.
             """,
         version: Tokenctl.version,

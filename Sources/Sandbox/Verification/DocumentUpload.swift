@@ -1,22 +1,32 @@
 import Foundation
 import ZIPFoundation
 
-/// A `document/submit` read as the enrollment server reads it: `data` is base64 of a ZIP
-/// whose entry names are the documents' `filename`s. What the sandbox decides about each
-/// image comes from markers in its bytes, like the TMP test cards:
-///
-/// | marker | the document |
-/// |---|---|
-/// | `SBXREJECT` | REJECTED, with an error |
-/// | `SBXFAIL` | FAILED, with an error |
-/// | `SBXENDSTATE` | accepted, but the final verification rejects the user (an end state) |
-/// | `SBXPRESENCEFAIL` | accepted, but the first presence check fails |
-///
-/// Anything else is accepted; a missing entry marks its document FAILED.
-enum DocumentUpload {
-    static let markers = (reject: Data("SBXREJECT".utf8), fail: Data("SBXFAIL".utf8),
-                          endstate: Data("SBXENDSTATE".utf8), presenceFail: Data("SBXPRESENCEFAIL".utf8))
+/// What the sandbox decides about a document image, from a marker anywhere in its bytes
+/// (like the TMP test cards). Anything else is accepted; a missing entry marks its document
+/// FAILED.
+public enum DocumentMarker: String, CaseIterable, Sendable {
+    case reject = "SBXREJECT"
+    case fail = "SBXFAIL"
+    case endstate = "SBXENDSTATE"
+    case presenceFail = "SBXPRESENCEFAIL"
 
+    /// One line for `tokenctl sandbox --help`.
+    public var summary: String {
+        switch self {
+        case .reject: "the document is REJECTED, with an error (send it again with --reupload)"
+        case .fail: "the document FAILED, with an error"
+        case .endstate: "accepted, but the final verification rejects the user (an end state)"
+        case .presenceFail: "accepted, but the first presence check fails"
+        }
+    }
+
+    var bytes: Data { Data(rawValue.utf8) }
+}
+
+/// A `document/submit` read as the enrollment server reads it: `data` is base64 of a ZIP
+/// whose entry names are the documents' `filename`s; each image's fate comes from its
+/// ``DocumentMarker``.
+enum DocumentUpload {
     struct Refusal: Error {
         let code: String
         let message: String
@@ -67,18 +77,18 @@ enum DocumentUpload {
     }
 
     static func document(id: String, filename: String, type: String, side: String, bytes: Data?) -> IdentityVerification.Document {
-        func has(_ marker: Data) -> Bool { bytes?.range(of: marker) != nil }
+        func has(_ marker: DocumentMarker) -> Bool { bytes?.range(of: marker.bytes) != nil }
         let status: String
-        if bytes == nil || has(markers.fail) {
+        if bytes == nil || has(.fail) {
             status = "FAILED"
-        } else if has(markers.reject) {
+        } else if has(.reject) {
             status = "REJECTED"
         } else {
             status = type.hasPrefix("SELFIE") ? "ACCEPTED" : "VERIFICATION_PENDING"
         }
         let errors = status == "FAILED" || status == "REJECTED" ? [IdentityVerification.documentError] : []
         return IdentityVerification.Document(id: id, filename: filename, type: type, side: side, status: status, errors: errors,
-                                             endstate: has(markers.endstate), failsPresenceCheck: has(markers.presenceFail))
+                                             endstate: has(.endstate), failsPresenceCheck: has(.presenceFail))
     }
 
 }

@@ -19,7 +19,10 @@ struct ConfigShow: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
         abstract: "Print every setting's effective value and its origin: flag, environment, file or default.",
-        discussion: "Example: TOKENCTL_TMP_TIMEOUT_MS=5000 tokenctl config show"
+        discussion: """
+            Example:
+              TOKENCTL_TMP_TIMEOUT_MS=5000 tokenctl config show
+            """
     )
 
     @Flag(help: "Print JSON instead of text.")

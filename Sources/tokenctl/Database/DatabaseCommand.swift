@@ -50,7 +50,10 @@ struct DatabaseMigrateCommand: AsyncParsableCommand {
         abstract: "Apply the schema migrations this tokenctl knows and the database lacks.",
         discussion: """
             Safe to run again, and from several hosts at once: each migration is applied once, \
-            in its own transaction. Example: tokenctl db migrate
+            in its own transaction.
+
+            Example:
+              tokenctl db migrate
             """
     )
 
@@ -77,9 +80,11 @@ struct DatabaseCopyCommand: AsyncParsableCommand {
             From the configured database to --to: a postgres:// URL (its password from \
             database.password-file or TOKENCTL_DATABASE_PASSWORD) or a SQLite file. The target \
             must be empty (storage.targetNotEmpty otherwise); the audit keeps its order and \
-            hashes, and the target's chain is verified after. Stop the handlers first. \
-            Examples: tokenctl db copy --to postgres://tokenctl@db.example.com/tokenctl; \
-            tokenctl --config pg.json db copy --to /var/lib/tokenctl/back.sqlite
+            hashes, and the target's chain is verified after. Stop the handlers first.
+
+            Examples:
+              tokenctl db copy --to postgres://tokenctl@db.example.com/tokenctl
+              tokenctl --config pg.json db copy --to /var/lib/tokenctl/back.sqlite
             """
     )
 

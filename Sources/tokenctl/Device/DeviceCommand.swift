@@ -33,7 +33,7 @@ struct PINOptions: ParsableArguments {
 }
 
 struct SignatureOptions: ParsableArguments {
-    @Option(name: .customLong("signature-type"), help: ArgumentHelp("possession, or possession_knowledge (needs the PIN); the command's help names its default.", valueName: "type"), completion: .list(["possession", "possession_knowledge"]))
+    @Option(name: .customLong("signature-type"), help: ArgumentHelp("possession, or possession_knowledge (needs the PIN). Default: possession for `device token`, possession_knowledge for `device remove` (the server needs two factors to remove).", valueName: "type"), completion: .list(["possession", "possession_knowledge"]))
     var signatureType: String?
 
     func validate() throws {
@@ -62,7 +62,10 @@ struct DeviceActivate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "activate",
         abstract: "Create the device activation with custom identity attributes.",
-        discussion: "Example: tokenctl device activate --attribute username=alice --pin-file pin.txt"
+        discussion: """
+            Example:
+              tokenctl device activate --attribute username=alice --pin-file pin.txt
+            """
     )
 
     @Option(name: .customLong("attribute"), help: ArgumentHelp("An identity attribute key=value; repeat for more.", valueName: "key=value"))
@@ -163,8 +166,11 @@ struct DeviceRequest: AsyncParsableCommand {
         abstract: "Send an authenticated POST to the PowerAuth server and print its answer.",
         discussion: """
             --auth possession or possession_knowledge signs the request (X-PowerAuth-Authorization); \
-            --auth token uses the stored MAC token (X-PowerAuth-Token). \
-            Example: tokenctl device request /pa/v3/signature/validate --auth possession_knowledge --pin-file pin.txt
+            --auth token uses the stored MAC token (X-PowerAuth-Token).
+
+            Example:
+              tokenctl device request /pa/v3/signature/validate \\
+                --auth possession_knowledge --pin-file pin.txt
             """
     )
 

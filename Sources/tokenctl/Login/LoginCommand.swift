@@ -38,7 +38,10 @@ struct LoginRegister: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "register",
         abstract: "Register an identity; the platform e-mails a confirmation link.",
-        discussion: "Example: tokenctl login register --identity alice@example.com"
+        discussion: """
+            Example:
+              tokenctl login register --identity alice@example.com
+            """
     )
 
     @Option(help: ArgumentHelp("The user's identity (an e-mail address).", valueName: "email"))

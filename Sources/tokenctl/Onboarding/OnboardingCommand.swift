@@ -35,7 +35,11 @@ struct OnboardingStart: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "start",
         abstract: "Start (or resume) an activation process; the server sends the user an OTP.",
-        discussion: #"Example: tokenctl onboarding start --credentials '{"email":"alice@example.com","birthDate":"1990-01-31"}'"#
+        discussion: #"""
+            Example:
+              tokenctl onboarding start \
+                --credentials '{"email":"alice@example.com","birthDate":"1990-01-31"}'
+            """#
     )
 
     @Option(help: ArgumentHelp("The credentials object, as JSON.", valueName: "json"))

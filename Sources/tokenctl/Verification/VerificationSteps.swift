@@ -17,7 +17,10 @@ struct DocumentsSelect: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "select",
         abstract: "Choose the document types to scan (kept here per instance).",
-        discussion: "Example: tokenctl verification documents select ID_CARD PASSPORT"
+        discussion: """
+            Example:
+              tokenctl verification documents select ID_CARD PASSPORT
+            """
     )
 
     @Argument(help: ArgumentHelp("ID_CARD, PASSPORT or DRIVING_LICENSE (any case, - or _).", valueName: "type"))
@@ -49,8 +52,13 @@ struct DocumentsSubmit: AsyncParsableCommand {
         discussion: """
             An ID card has a front and a back, a passport and a driving licence a front only. \
             --reupload replaces rejected images: every file given must then replace one the server \
-            holds (the server takes all or none). Example: tokenctl verification documents submit \
-            --id-card-front front.jpg --id-card-back back.jpg --passport passport.jpg
+            holds (the server takes all or none); a new image of a side the server already holds \
+            needs it too.
+
+            Examples:
+              tokenctl verification documents submit --id-card-front front.jpg \\
+                --id-card-back back.jpg --passport passport.jpg
+              tokenctl verification documents submit --id-card-front front2.jpg --reupload
             """
     )
 

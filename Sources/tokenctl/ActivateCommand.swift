@@ -48,8 +48,10 @@ struct ActivateCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
-        guard (deeplink == nil) != (batch == nil) else {
-            throw ValidationError("give either a deeplink or --batch FILE")
+        // Neither is checked in run(): the parser reports an unknown option (`activate -rf`)
+        // only after validate() passes, and that is the mistake to name.
+        guard deeplink == nil || batch == nil else {
+            throw ValidationError("give either a deeplink or --batch FILE, not both")
         }
         if batch != nil && device != nil {
             throw ValidationError("--device applies to a single deeplink, not to --batch")
@@ -60,6 +62,7 @@ struct ActivateCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        guard deeplink != nil || batch != nil else { throw ValidationError("give either a deeplink or --batch FILE") }
         if let batch {
             try await BatchRun(file: batch, concurrency: concurrency, dryRun: dryRun, output: output, global: global).run()
             return

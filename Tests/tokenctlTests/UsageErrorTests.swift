@@ -13,6 +13,10 @@ import Testing
         (["help", "nosuch"], "unknown command 'nosuch' for tokenctl", "see 'tokenctl --help'"),
         (["wallet", "list", "--jsn"], "Unknown option '--jsn'. Did you mean '--json'?", "see 'tokenctl wallet list --help'"),
         (["activate"], "give either a deeplink or --batch FILE", "see 'tokenctl activate --help'"),
+        // An unknown option is the mistake to name, not the missing deeplink.
+        (["activate", "-rf"], "Unknown option '-rf'", "see 'tokenctl activate --help'"),
+        (["activate", "--bogus"], "Unknown option '--bogus'", "see 'tokenctl activate --help'"),
+        (["activate", "mybank://activate?serialNumber=SN1", "--batch", "-"], "give either a deeplink or --batch FILE, not both", "see 'tokenctl activate --help'"),
     ])
     func everyUsageErrorHasOneFormatAndExits64(arguments: [String], message: String, hint: String) throws {
         let result = try cli.run(arguments)

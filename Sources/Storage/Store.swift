@@ -242,6 +242,29 @@ public final class Store: Sendable {
         }
     }
 
+    /// Whether the SQLite file of `options` can be opened for writing, checked without
+    /// creating anything: an existing file must be a regular file this user can read and
+    /// write; a new one needs its directory (unless it is the default location, created at
+    /// first use) to exist and be writable.
+    /// - Returns: whether the file exists.
+    public static func checkLocation(_ options: StoreOptions) throws(StorageError) -> Bool {
+        let path = options.path
+        var info = stat()
+        if stat(path, &info) == 0 {
+            guard info.st_mode & S_IFMT == S_IFREG else { throw StorageError.io(path: path, "not a regular file") }
+            if access(path, R_OK) != 0 { throw StorageError.unreadable(path: path) }
+            if access(path, W_OK) != 0 { throw StorageError.readOnly(path: path) }
+            return true
+        }
+        let directory = parentDirectory(of: path)
+        guard isDirectory(directory) else {
+            if options.createsDirectory { return false }
+            throw StorageError.directoryMissing(directory)
+        }
+        if access(directory, W_OK | X_OK) != 0 { throw StorageError.readOnly(path: path) }
+        return false
+    }
+
     /// Creates the directory (default location only) and the file with mode 0600 before
     /// SQLite opens it; SQLite gives the -wal and -shm files the same mode as the database.
     private static func prepareFile(_ options: StoreOptions) throws {

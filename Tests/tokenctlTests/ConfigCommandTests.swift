@@ -83,7 +83,8 @@ import Testing
         let object = try result.jsonObject()
         #expect(object["ok"] as? Bool == true)
         let checks = try #require(object["checks"] as? [[String: Any]])
-        #expect(checks.map { $0["part"] as? String } == ["tmp", "onboarding", "powerauth", "login"])
+        #expect(checks.map { $0["part"] as? String } == ["tmp", "onboarding", "powerauth", "login", "database"])
+        #expect((checks[4]["detail"] as? String)?.hasPrefix("SQLite ") == true)
         #expect(checks[0]["detail"] as? String == "http://127.0.0.1:8787, bearer token")
     }
 
@@ -107,6 +108,58 @@ import Testing
         #expect(json.status == 78)
         let checks = try #require(try json.jsonObject()["checks"] as? [[String: Any]])
         #expect(checks.compactMap { ($0["error"] as? [String: Any])?["code"] as? String } == ["config.secretPermissions", "config.insecureURL"])
+    }
+
+    /// Each check of a part runs on its own: a group-readable bearer file is named beside the
+    /// insecure address, and the database is checked without creating anything.
+    @Test func everyProblemOfAPartIsListedAndTheDatabaseIsChecked() throws {
+        let token = cli.write("tmp.token", "secret\n")
+        chmod(token, 0o644)
+        let missing = cli.directory.file("no-such-dir")
+        let file = cli.write("config.json", """
+            {"tmp": {"base-url": "http://tmp.mybank.net", "auth": {"bearer-token-file": "tmp.token"}}}
+            """)
+        let result = try cli.run("config", "check", "--config", file, "--database", "\(missing)/tokenctl.sqlite")
+        #expect(result.status == 78)
+        #expect(result.stdout.contains("FAIL  tmp            config.insecureURL\nFAIL  tmp            config.secretPermissions\n"), "\(result.stdout)")
+        #expect(result.stdout.contains("FAIL  database       storage.directoryMissing\n"), "\(result.stdout)")
+        #expect(result.stdout.hasSuffix("3 problems (below on standard error)\n"))
+        #expect(result.stderr.contains("the database directory \(missing) does not exist"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: missing))
+
+        let json = try cli.run("config", "check", "--config", file, "--database", "\(missing)/tokenctl.sqlite", "--json").jsonObject()
+        let checks = try #require(json["checks"] as? [[String: Any]])
+        #expect((checks[0]["errors"] as? [[String: Any]])?.compactMap { $0["code"] as? String } == ["config.insecureURL", "config.secretPermissions"])
+        #expect((checks[4]["error"] as? [String: Any])?["code"] as? String == "storage.directoryMissing")
+
+        // A read-only database file is named too (74 alone: no configuration problem).
+        let database = cli.write("ro.sqlite", "")
+        chmod(database, 0o400)
+        let readOnly = try cli.run("config", "check", "--database", database)
+        if getuid() != 0 {
+            #expect(readOnly.status == 74, "\(readOnly.stdout)")
+            #expect(readOnly.stdout.contains("FAIL  database       storage.readOnly"))
+        }
+        let fresh = try cli.run("config", "check", "--database", cli.directory.file("new.sqlite"))
+        #expect(fresh.status == 0)
+        #expect(fresh.stdout.contains("ok    database       SQLite \(cli.directory.file("new.sqlite")) (created at first use)"))
+        #expect(!FileManager.default.fileExists(atPath: cli.directory.file("new.sqlite")))
+    }
+
+    /// The lease's host id and length are shown as in effect, on SQLite too; the length
+    /// follows the TMP timeouts it is derived from.
+    @Test func showNamesTheHostIDAndTheLeaseInEffect() throws {
+        func shown(_ environment: [String: String], _ key: String) throws -> Any? {
+            let settings = try #require(try cli.run(["config", "show", "--json"], environment: environment).jsonObject()["settings"] as? [String: Any])
+            return (settings[key] as? [String: Any])?["value"]
+        }
+        let host = try #require(try shown([:], "database.host-id") as? String)
+        #expect(!host.isEmpty)
+        let short = try #require(try shown(["TOKENCTL_TMP_TIMEOUT_MS": "1000"], "database.lease-ms") as? Int)
+        let long = try #require(try shown(["TOKENCTL_TMP_TIMEOUT_MS": "20000"], "database.lease-ms") as? Int)
+        #expect(long > short, "\(short) \(long)")
+        let flagged = try cli.run("--host-id", "web-1", "config", "show")
+        #expect(flagged.stdout.contains("database.host-id                               flag         web-1"), "\(flagged.stdout)")
     }
 
     @Test func theRelyingPartyNeedsHTTPSLikeTheBackend() throws {

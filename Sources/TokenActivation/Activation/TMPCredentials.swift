@@ -8,6 +8,11 @@ public enum TMPCredentials {
     ///   an empty secret, unusable TLS files, or plain http to a host that is not loopback.
     public static func headers(_ tmp: TMPSettings, environment: [String: String]) throws(ConfigurationError) -> [(name: String, value: String)] {
         try tmp.connection.check(keyPrefix: "tmp")
+        return try secretHeaders(tmp, environment: environment)
+    }
+
+    /// The headers alone, without the checks on the address and TLS files.
+    public static func secretHeaders(_ tmp: TMPSettings, environment: [String: String]) throws(ConfigurationError) -> [(name: String, value: String)] {
         var headers: [(name: String, value: String)] = []
         let auth = tmp.authentication
         if let token = try SecretFile.secret(file: auth.bearerTokenFile, key: TMPSettings.Keys.bearerTokenFile, variable: TMPSettings.Keys.bearerTokenVariable, environment: environment) {

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTransport
 import Logging
 import OnboardingCore
+import Storage
 import TokenActivation
 
 /// What `tokenctl config check` verifies beyond loading the configuration: for each server,
@@ -10,27 +11,33 @@ import TokenActivation
 /// that parse, secret files that are private and non-empty), all of them at once.
 public enum ConfigCheck {
     public struct Result: Sendable {
-        /// `tmp`, `onboarding`, `powerauth` or `login`.
+        /// `tmp`, `onboarding`, `powerauth`, `login` or `database`.
         public let part: String
-        /// What was found, when the check passed.
+        /// What was found, when the checks passed.
         public let detail: String
-        public let error: ConfigurationError?
+        /// Every problem found, each check of the part run on its own (a private secret file
+        /// is checked even when the address beside it is refused).
+        public let errors: [any CodedError]
     }
 
     public static func run(_ settings: Settings, environment: [String: String]) -> [Result] {
-        [
-            result("tmp") { () throws(ConfigurationError) -> String in
-                try notPlaceholder(ConfigKeys.tmpBaseURL, settings.tmp.baseURL)
-                let headers = try TMPCredentials.headers(settings.tmp, environment: environment)
+        let tmp = settings.tmp, onboarding = settings.onboarding.connection, login = settings.login
+        return [
+            part("tmp", [
+                { try notPlaceholder(ConfigKeys.tmpBaseURL, tmp.baseURL) },
+                { try ConnectionSettings.checkTransportSecurity(tmp.baseURL, key: ConfigKeys.tmpBaseURL) },
+                { try tmp.tls.check(keyPrefix: "tmp.tls") },
+            ]) {
+                let headers = try TMPCredentials.secretHeaders(tmp, environment: environment)
                 let authentication = headers.isEmpty ? "no authentication" : headers.map { $0.name == "Authorization" ? "bearer token" : "API key header \($0.name)" }.joined(separator: ", ")
-                return "\(settings.tmp.baseURL), \(authentication)"
+                return "\(tmp.baseURL), \(authentication)"
             },
-            result("onboarding") { () throws(ConfigurationError) -> String in
-                try notPlaceholder(ConfigKeys.onboardingBaseURL, settings.onboarding.connection.baseURL)
-                try settings.onboarding.connection.check(keyPrefix: OnboardingSettings.Keys.prefix)
-                return settings.onboarding.connection.baseURL
-            },
-            result("powerauth") { () throws(ConfigurationError) -> String in
+            part("onboarding", [
+                { try notPlaceholder(ConfigKeys.onboardingBaseURL, onboarding.baseURL) },
+                { try ConnectionSettings.checkTransportSecurity(onboarding.baseURL, key: ConfigKeys.onboardingBaseURL) },
+                { try onboarding.tls.check(keyPrefix: OnboardingSettings.Keys.prefix + ".tls") },
+            ]) { onboarding.baseURL },
+            part("powerauth", []) {
                 let powerAuth = settings.onboarding.powerAuth
                 guard powerAuth != OnboardingSettings.PowerAuth() || environment[ConfigKeys.Secret.powerAuthApplicationSecret.variable] != nil else {
                     return "not configured (device and onboarding activate need it)"
@@ -39,11 +46,20 @@ public enum ConfigCheck {
                 let resolved = try settings.deviceService(environment: environment, logger: Logger(label: "tokenctl.config")).powerAuthSettings()
                 return "\(resolved.baseURL), application key and secret set"
             },
-            result("login") { () throws(ConfigurationError) -> String in
-                try notPlaceholder(ConfigKeys.loginBackendURL, settings.login.connection.baseURL)
-                try notPlaceholder(ConfigKeys.loginRelyingPartyURL, settings.login.relyingPartyURL)
-                try settings.login.checkConnection()
-                return "\(settings.login.connection.baseURL), client \(settings.login.clientID)"
+            part("login", [
+                { try notPlaceholder(ConfigKeys.loginBackendURL, login.connection.baseURL) },
+                { try notPlaceholder(ConfigKeys.loginRelyingPartyURL, login.relyingPartyURL) },
+                { try ConnectionSettings.checkTransportSecurity(login.connection.baseURL, key: ConfigKeys.loginBackendURL) },
+                { try ConnectionSettings.checkTransportSecurity(login.relyingPartyURL, key: ConfigKeys.loginRelyingPartyURL) },
+                { try login.connection.tls.check(keyPrefix: LoginSettings.Keys.prefix + ".tls") },
+            ]) { "\(login.connection.baseURL), client \(login.clientID)" },
+            part("database", []) {
+                if let postgres = settings.postgres {
+                    try TLSFiles(caFile: postgres.caFile).check(keyPrefix: "database.tls")
+                    return "PostgreSQL \(postgres.displayURL), host id \(postgres.hostID), lease \(postgres.leaseMilliseconds) ms"
+                }
+                let exists = try Store.checkLocation(settings.database)
+                return "SQLite \(settings.database.path)" + (exists ? "" : " (created at first use)")
             },
         ]
     }
@@ -58,11 +74,18 @@ public enum ConfigCheck {
         }
     }
 
-    private static func result(_ part: String, _ check: () throws(ConfigurationError) -> String) -> Result {
-        do {
-            return Result(part: part, detail: try check(), error: nil)
-        } catch {
-            return Result(part: part, detail: "", error: error)
+    /// Runs every check of a part, then `detail` (a check too); the part passes when none
+    /// failed.
+    private static func part(_ name: String, _ checks: [() throws -> Void], detail: () throws -> String) -> Result {
+        var errors: [any CodedError] = []
+        func record(_ error: any Error) {
+            errors.append(error as? any CodedError ?? ConfigurationError.invalidValue(key: name, origin: .environment, expected: "\(error)"))
         }
+        for check in checks {
+            do { try check() } catch { record(error) }
+        }
+        var found = ""
+        do { found = try detail() } catch { record(error) }
+        return Result(part: name, detail: errors.isEmpty ? found : "", errors: errors)
     }
 }

@@ -53,7 +53,7 @@ public struct ConfigReport: Sendable {
         entries = ConfigKeys.ordered.map { key in
             let source: Source = if key == ConfigKeys.databasePath, flags.databasePath != nil {
                 .flag("--database")
-            } else if key == ConfigKeys.databaseHostID, flags.hostID != nil, settings.postgres != nil {
+            } else if key == ConfigKeys.databaseHostID, flags.hostID != nil {
                 .flag("--host-id")
             } else {
                 switch origins[key] {
@@ -100,8 +100,8 @@ enum ConfigValues {
             K.databaseURL: .optional(settings.postgres?.displayURL),
             K.databasePasswordFile: .optional(settings.postgres?.passwordFile),
             K.databaseCAFile: .optional(settings.postgres?.caFile),
-            K.databaseHostID: .optional(settings.postgres?.hostID),
-            K.databaseLease: settings.postgres.map { .int($0.leaseMilliseconds) } ?? .null,
+            K.databaseHostID: .string(settings.hostID),
+            K.databaseLease: .int(settings.leaseMilliseconds),
             K.deeplinkFormats: .array(settings.deeplinkFormats.map { .string($0.description) }),
             K.tmpBaseURL: .string(tmp.baseURL),
             K.tmpTransport: .string(tmp.transport.rawValue),

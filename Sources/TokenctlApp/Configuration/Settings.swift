@@ -16,6 +16,12 @@ public struct Settings: Sendable, Equatable {
     public var database: StoreOptions
     /// The PostgreSQL database (`database.url`) shared by many hosts, when set.
     public var postgres: PostgresOptions?
+    /// This host's name in attempt leases (`--host-id`, `database.host-id`, else the host
+    /// name) and how long a lease lasts (`database.lease-ms`, else twice the longest attempt):
+    /// in effect on PostgreSQL, resolved on SQLite too so that `config show` says what a
+    /// move to PostgreSQL would use.
+    public var hostID = "localhost"
+    public var leaseMilliseconds = 60_000
     /// Launch URLs configured in MDES (`scheme://host[/path]`) that deeplinks must match,
     /// parsed once when the configuration is loaded.
     public var deeplinkFormats: [DeeplinkFormat]

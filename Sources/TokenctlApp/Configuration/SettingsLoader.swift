@@ -83,7 +83,6 @@ public struct SettingsLoader: Sendable {
             }
             settings.database.durability = durability
         }
-        settings.postgres = try postgres(layers, flags: flags, tmp: settings.tmp)
         if let (formats, origin) = try layers.stringArray(ConfigKeys.deeplinkFormats) {
             let expected = "launch URLs of the form scheme://host[/path], such as \"mybank://activate\""
             guard !formats.isEmpty else {
@@ -121,6 +120,11 @@ public struct SettingsLoader: Sendable {
         settings.tmp.tls.caFile = try layers.path(ConfigKeys.tmpCAFile)
         settings.tmp.tls.clientCertificateFile = try layers.path(ConfigKeys.tmpClientCertFile)
         settings.tmp.tls.clientKeyFile = try layers.path(ConfigKeys.tmpClientKeyFile)
+        // After the TMP keys: the lease's default is twice the longest an attempt may take.
+        let configuredHost = try layers.string(ConfigKeys.databaseHostID).map { try nonEmpty($0.0, ConfigKeys.databaseHostID, $0.1) }
+        settings.hostID = try flags.hostID.map { try nonEmpty($0, "--host-id", .environment) } ?? configuredHost ?? ProcessIdentity.hostName ?? "localhost"
+        settings.leaseMilliseconds = try layers.int(ConfigKeys.databaseLease, min: 1000) ?? 2 * settings.tmp.longestAttemptMilliseconds
+        settings.postgres = try postgres(layers, flags: flags, settings: settings)
 
         try layers.url(ConfigKeys.onboardingBaseURL).map { settings.onboarding.connection.baseURL = $0 }
         try layers.int(ConfigKeys.onboardingConnectTimeout, min: 1).map { settings.onboarding.connection.connectTimeoutMilliseconds = $0 }
@@ -185,10 +189,8 @@ public struct SettingsLoader: Sendable {
     /// `database.url` and the keys beside it; nil when the URL is not set or `--database`
     /// names a SQLite file. The
     /// password is read here, from `database.password-file` (owner-only) or
-    /// `TOKENCTL_DATABASE_PASSWORD`. Call after the TMP keys: the lease's default is twice
-    /// the longest an attempt's request may take.
-    private func postgres(_ layers: ConfigLayers, flags: Flags, tmp: TMPSettings) throws -> PostgresOptions? {
-        let hostID = try flags.hostID.map { try nonEmpty($0, "--host-id", .environment) }
+    /// `TOKENCTL_DATABASE_PASSWORD`. Call after the TMP keys, the host id and the lease.
+    private func postgres(_ layers: ConfigLayers, flags: Flags, settings: Settings) throws -> PostgresOptions? {
         guard flags.databasePath == nil,
               let (text, origin) = try flags.databaseURL.map({ ($0, ConfigOrigin.environment) }) ?? layers.string(ConfigKeys.databaseURL) else {
             return nil
@@ -204,14 +206,11 @@ public struct SettingsLoader: Sendable {
             file: passwordFile, key: ConfigKeys.databasePasswordFile,
             variable: ConfigKeys.Secret.databasePassword.variable, environment: environment
         )
-        let configuredHost = try layers.string(ConfigKeys.databaseHostID).map { try nonEmpty($0.0, ConfigKeys.databaseHostID, $0.1) }
         var options = PostgresOptions(
             host: url.host, port: url.port, user: url.user, database: url.database, tls: url.tls, password: password,
-            caFile: try layers.path(ConfigKeys.databaseCAFile), hostID: hostID ?? configuredHost ?? ProcessIdentity.hostName ?? "localhost",
-            leaseMilliseconds: 2 * tmp.longestAttemptMilliseconds
+            caFile: try layers.path(ConfigKeys.databaseCAFile), hostID: settings.hostID, leaseMilliseconds: settings.leaseMilliseconds
         )
-        try layers.int(ConfigKeys.databaseLease, min: 1000).map { options.leaseMilliseconds = $0 }
-        options.connectTimeoutMilliseconds = tmp.connectTimeoutMilliseconds
+        options.connectTimeoutMilliseconds = settings.tmp.connectTimeoutMilliseconds
         options.passwordFile = passwordFile
         return options
     }

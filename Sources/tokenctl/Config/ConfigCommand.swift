@@ -45,8 +45,10 @@ struct ConfigCheckCommand: AsyncParsableCommand {
             Loads the configuration as every command does (unknown keys and TOKENCTL_* variables, \
             values of the wrong type), then checks for each server what a command checks before \
             its first request: https unless the host is loopback, TLS files that parse, secret \
-            files private to their owner and not empty. Nothing is sent. Every problem is listed, \
-            each with its error code.
+            files private to their owner and not empty; and the database: a SQLite file (or its \
+            directory) this user can write, or PostgreSQL's password file and CA file. Nothing is \
+            sent and nothing is created. Every problem is listed, each with its error code; the exit \
+            status is the most severe (78 for the configuration, 74 for the database).
             """
     )
 
@@ -59,10 +61,10 @@ struct ConfigCheckCommand: AsyncParsableCommand {
             let settings = try await global.settings()
             let results = ConfigCheck.run(settings, environment: ProcessInfo.processInfo.environment)
             Output.print(json: json ? ConfigText.json(results, configFile: settings.configFile) : nil, lines: ConfigText.lines(results, configFile: settings.configFile))
-            let failures = results.compactMap(\.error)
+            let failures = results.flatMap(\.errors)
             Output.flush()
             for failure in failures { Output.error("\(failure.message) (\(failure.code.rawValue))") }
-            if let first = failures.first { throw ExitCode(first.exitStatus.rawValue) }
+            if let worst = failures.map(\.code.exitStatus).min() { throw ExitCode(worst.rawValue) }
         }
     }
 }

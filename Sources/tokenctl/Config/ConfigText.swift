@@ -20,13 +20,14 @@ enum ConfigText {
     static func lines(_ results: [ConfigCheck.Result], configFile: String?) -> [String] {
         var lines = ["ok    configuration  " + (configFile.map { "file \(SafeText.escaped($0))" } ?? "no file, built-in defaults")]
         for result in results {
-            if let error = result.error {
-                lines.append("FAIL  " + TableCell.pad(result.part, 15) + error.code.rawValue)
-            } else {
+            if result.errors.isEmpty {
                 lines.append("ok    " + TableCell.pad(result.part, 15) + SafeText.escaped(result.detail))
             }
+            for error in result.errors {
+                lines.append("FAIL  " + TableCell.pad(result.part, 15) + error.code.rawValue)
+            }
         }
-        let failures = results.filter { $0.error != nil }.count
+        let failures = results.map(\.errors.count).reduce(0, +)
         lines.append(failures == 0 ? "the configuration is usable" : "\(failures) \(failures == 1 ? "problem" : "problems") (below on standard error)")
         return lines
     }
@@ -34,12 +35,13 @@ enum ConfigText {
     static func json(_ results: [ConfigCheck.Result], configFile: String?) -> JSONObject {
         let checks: [JSONObject.Value] = results.map { result in
             .object(JSONObject([
-                "part": .string(result.part), "ok": .bool(result.error == nil),
-                "detail": result.error == nil ? .string(result.detail) : .null,
-                "error": result.error.map { .object(errorObject($0)) } ?? .null,
+                "part": .string(result.part), "ok": .bool(result.errors.isEmpty),
+                "detail": result.errors.isEmpty ? .string(result.detail) : .null,
+                "error": result.errors.first.map { .object(errorObject($0)) } ?? .null,
+                "errors": .array(result.errors.map { .object(errorObject($0)) }),
             ]))
         }
-        return JSONObject(["ok": .bool(results.allSatisfy { $0.error == nil }), "configFile": .optional(configFile), "checks": .array(checks)])
+        return JSONObject(["ok": .bool(results.allSatisfy(\.errors.isEmpty)), "configFile": .optional(configFile), "checks": .array(checks)])
     }
 
     private static func text(_ value: JSONObject.Value) -> String {

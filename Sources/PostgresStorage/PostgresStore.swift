@@ -29,7 +29,7 @@ public final class PostgresStore: Sendable {
     public init(options: PostgresOptions, logger: Logger = Logger(label: "tokenctl.storage"), checkingSchema: Bool = true) throws {
         self.options = options
         self.logger = logger
-        configuration = try Self.configuration(options)
+        configuration = try Self.configuration(options, logger: logger)
         if checkingSchema {
             let status = try schemaStatus()
             if status.applied > status.known {
@@ -129,7 +129,7 @@ public final class PostgresStore: Sendable {
         }
     }
 
-    private static func configuration(_ options: PostgresOptions) throws -> PostgresConnection.Configuration {
+    private static func configuration(_ options: PostgresOptions, logger: Logger) throws -> PostgresConnection.Configuration {
         let tls: PostgresConnection.Configuration.TLS
         switch options.tls {
         case .disable:
@@ -148,7 +148,8 @@ public final class PostgresStore: Sendable {
             do {
                 tls = .require(try NIOSSLContext(configuration: settings))
             } catch {
-                throw StorageError(.storageIO, "cannot use the CA file \(options.caFile ?? "(system)") of database.tls.ca-file: \(error)")
+                logger.debug("the TLS context could not be made", metadata: ["error": "\(error)"])
+                throw StorageError(.storageIO, "cannot use the CA file \(options.caFile ?? "(system)") of database.tls.ca-file: it is not readable PEM holding certificates")
             }
         }
         var configuration = PostgresConnection.Configuration(
@@ -178,11 +179,14 @@ public final class PostgresStore: Sendable {
     /// and so does a server error the caller explains itself (a unique violation).
     func classify(_ error: any Error, connecting: Bool = false) -> any Error {
         if error is StorageError { return error }
+        // The library's own text (type names, build paths) stays at debug level; messages
+        // say what failed in words.
+        logger.debug("PostgreSQL error", metadata: ["error": "\(String(reflecting: error))"])
         let place = "\(options.host):\(options.port)"
         guard let error = error as? PSQLError else {
-            if connecting { return StorageError(.storageUnreachable, "cannot reach PostgreSQL at \(place): \(error)") }
+            if connecting { return StorageError(.storageUnreachable, "cannot reach PostgreSQL at \(place): \(Self.words(error, options))") }
             if error is ChannelError || error is IOError || error is ConnectionClosed {
-                return StorageError(.storageConnectionLost, "the connection to PostgreSQL at \(place) broke: \(error)")
+                return StorageError(.storageConnectionLost, "the connection to PostgreSQL at \(place) broke: \(Self.words(error, options))")
             }
             if let error = error as? PostgresError {
                 return StorageError(.storageIO, "PostgreSQL at \(place): \(error.description)")
@@ -208,21 +212,54 @@ public final class PostgresStore: Sendable {
         }
         switch error.code {
         case .connectionError where error.underlying is NIOSSLError:
-            return StorageError(.storageTLS, "PostgreSQL at \(place) offered a TLS certificate that was not accepted (\(error.underlying.map { "\($0)" } ?? "")); set database.tls.ca-file to the CA that signs it, or check sslmode in database.url")
+            return StorageError(.storageTLS, "PostgreSQL at \(place) offered a TLS certificate that was not accepted (\(error.underlying.map { Self.words($0, options) } ?? "the TLS handshake failed")); set database.tls.ca-file to the CA that signs it, or check sslmode in database.url")
         case .sslUnsupported:
             return StorageError(.storageTLS, "PostgreSQL at \(place) does not offer TLS, which sslmode=\(options.tls.rawValue) in database.url requires")
         case .connectionError, .failedToAddSSLHandler:
-            let detail = error.underlying.map { "\($0)" } ?? "\(error.code)"
+            let detail = error.underlying.map { Self.words($0, options) } ?? "the connection failed"
             return StorageError(.storageUnreachable, "cannot reach PostgreSQL at \(place): \(detail)")
         case .authMechanismRequiresPassword:
             return StorageError(.storageAuthentication, "PostgreSQL at \(place) asks user \(options.user) for a password: set database.password-file or TOKENCTL_DATABASE_PASSWORD")
         case .unsupportedAuthMechanism, .saslError:
             return StorageError(.storageAuthentication, "PostgreSQL at \(place) refused the authentication of user \(options.user) (\(error.code))")
         case .serverClosedConnection, .uncleanShutdown, .clientClosedConnection:
-            if connecting { return StorageError(.storageUnreachable, "cannot reach PostgreSQL at \(place): the server closed the connection") }
+            if connecting {
+                let detail = error.underlying.map { Self.words($0, options) }
+                    ?? "the connection closed before PostgreSQL answered (nothing listening there, or no answer within \(options.connectTimeoutMilliseconds) ms)"
+                return StorageError(.storageUnreachable, "cannot reach PostgreSQL at \(place): \(detail)")
+            }
             return StorageError(.storageConnectionLost, "the connection to PostgreSQL at \(place) broke mid-command; what was committed before stays")
         default:
             return StorageError(.storageIO, "PostgreSQL at \(place): \(error.code)")
+        }
+    }
+}
+
+extension PostgresStore {
+    /// What a network or TLS error means, in words: "connection refused", "the host name …
+    /// does not resolve", "no answer within 3000 ms", "the certificate could not be
+    /// verified".
+    static func words(_ error: any Error, _ options: PostgresOptions) -> String {
+        switch error {
+        case let error as NIOConnectionError:
+            if let failure = error.connectionErrors.first { return words(failure.error, options) }
+            if error.dnsAError != nil || error.dnsAAAAError != nil { return "the host name \(options.host) does not resolve" }
+            return "no address of \(options.host) could be connected to"
+        case is SocketAddressError:
+            return "the host name \(options.host) does not resolve"
+        case let error as IOError:
+            return String(cString: strerror(error.errnoCode)).lowercased()
+        case ChannelError.connectTimeout:
+            return "no answer within \(options.connectTimeoutMilliseconds) ms (the connect timeout, tmp.connect-timeout-ms)"
+        case let error as NIOSSLError:
+            if case .handshakeFailed(let reason) = error, "\(reason)".contains("CERTIFICATE_VERIFY_FAILED") {
+                return "its certificate could not be verified"
+            }
+            return "the TLS handshake failed"
+        case let error as PSQLError:
+            return error.underlying.map { words($0, options) } ?? "the connection failed"
+        default:
+            return "the connection failed (--log-level debug shows the detail)"
         }
     }
 }

@@ -49,6 +49,12 @@ import Testing
         let port = try unusedPort()
         let down = try harness.activate("F1", environment: ["TOKENCTL_DATABASE_URL": "postgres://tokenctl@127.0.0.1:\(port)/tokenctl?sslmode=disable"])
         #expect(down.status == 75 && down.errorCode == "storage.unreachable", "\(down.stdout)")
+        #expect(down.stderr.contains("cannot reach PostgreSQL at 127.0.0.1:\(port): connection refused"), "\(down.stderr)")
+        let unknownHost = try harness.cli.run(["wallet", "list"], environment: ["TOKENCTL_DATABASE_URL": "postgres://tokenctl@db.tokenctl.invalid/tokenctl?sslmode=disable"])
+        #expect(unknownHost.status == 75 && unknownHost.stderr.contains("the host name db.tokenctl.invalid does not resolve"), "\(unknownHost.stderr)")
+        for failure in [down, unknownHost] {
+            #expect(!failure.stderr.contains("SingleConnectionFailure") && !failure.stderr.contains("SocketAddressError"), "\(failure.stderr)")
+        }
         #expect(harness.sandbox.activationRequestCount == 0)
 
         let inURL = try harness.cli.run(["wallet", "list"], environment: ["TOKENCTL_DATABASE_URL": "postgres://tokenctl:secret@127.0.0.1:\(port)/tokenctl"])
@@ -75,6 +81,15 @@ import Testing
         let refused = try cli.run(["wallet", "list", "--json"], environment: untrusted)
         #expect(refused.status == 74 && refused.errorCode == "storage.tls", "\(refused.stdout)")
         #expect(refused.stderr.contains("database.tls.ca-file"))
+        #expect(refused.stderr.contains("offered a TLS certificate that was not accepted (its certificate could not be verified)"), "\(refused.stderr)")
+        #expect(!refused.stderr.contains("BoringSSL") && !refused.stderr.contains(".build/") && !refused.stderr.contains(".cc:"), "\(refused.stderr)")
+
+        // A CA file that is not PEM is named in words too.
+        var garbage = verified
+        garbage["TOKENCTL_DATABASE_TLS_CA_FILE"] = cli.write("ca.pem", "not a certificate\n")
+        let unusable = try cli.run(["wallet", "list"], environment: garbage)
+        #expect(unusable.stderr.contains("of database.tls.ca-file: it is not readable PEM holding certificates"), "\(unusable.stderr)")
+        #expect(!unusable.stderr.contains("OPENSSL") && !unusable.stderr.contains(".cc:"), "\(unusable.stderr)")
 
         // sslmode=require encrypts without checking; verify-full cannot check an IP address.
         untrusted["TOKENCTL_DATABASE_URL"] = url("localhost", "require")

@@ -33,7 +33,7 @@ public struct LoginService: Sendable {
 
     /// The stored user, without the network.
     public func status() async throws -> LoginStatus {
-        try await database.using(logger: logger) { store in LoginStatus(try LoginStore(store: store).load(instanceID)) }
+        try await database.using(logger: logger) { store in LoginStatus(try LoginStore(store: store).load(instanceID), configuredBackend: settings.connection.baseURL) }
     }
 
     /// Forgets the user (and its token) locally; false when there was none.
@@ -61,7 +61,7 @@ public struct LoginService: Sendable {
             guard MPin.Hex.decode(registered.mpinID) != nil else { throw LoginError(.loginProtocol, "registration answered an mpinId that is not hex") }
             try LoginStore(store: store).save(registered, instanceID: instanceID)
             logger.info("login.registered", metadata: ["state": "\(registered.state.rawValue)"])
-            return LoginStatus(registered)
+            return LoginStatus(registered, configuredBackend: settings.connection.baseURL)
         }
     }
 
@@ -77,7 +77,7 @@ public struct LoginService: Sendable {
             try Self.checkRegistration(answer)
             user.regOTT = try client.require(answer, "regOTT", step: "resend")
             try LoginStore(store: store).save(user, instanceID: instanceID)
-            return LoginStatus(user)
+            return LoginStatus(user, configuredBackend: settings.connection.baseURL)
         }
     }
 
@@ -107,7 +107,7 @@ public struct LoginService: Sendable {
             user.secret = secret.hex
             user.state = .activated
             try LoginStore(store: store).save(user, instanceID: instanceID)
-            return LoginStatus(user)
+            return LoginStatus(user, configuredBackend: settings.connection.baseURL)
         }
     }
 
@@ -134,7 +134,7 @@ public struct LoginService: Sendable {
             current.failedAttempts = 0
             try loginStore.save(current, instanceID: instanceID)
             user = current
-            return LoginStatus(user)
+            return LoginStatus(user, configuredBackend: settings.connection.baseURL)
         }
     }
 
@@ -225,6 +225,9 @@ public struct LoginService: Sendable {
             let loginStore = LoginStore(store: store)
             let user = try loginStore.load(instanceID)
             guard step.isAllowed(from: user?.state) else { throw LoginError.wrongState(step, state: user?.state) }
+            if let registered = user?.discovery.movedFrom(configured: settings.connection.baseURL) {
+                logger.warning("\(Self.movedMessage(registered: registered, configured: settings.connection.baseURL))")
+            }
             let transport: any HTTPTransport
             do {
                 transport = try transports.transport(settings.connection.transportOptions)
@@ -235,6 +238,12 @@ public struct LoginService: Sendable {
             let client = MIRACLClient(settings: settings, transport: counting ?? transport)
             return try await body(user, client, store)
         }
+    }
+
+    /// Said when `login.backend-url` no longer names the server the user registered with.
+    public static func movedMessage(registered: String, configured: String) -> String {
+        "this login user was registered with \(registered), and its requests go there; login.backend-url is now \(configured). "
+            + "To move the user, delete it and register again"
     }
 
     /// The identity is blocked: the token is deleted, the state kept for `status`.

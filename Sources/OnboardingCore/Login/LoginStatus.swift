@@ -13,8 +13,12 @@ public struct LoginStatus: Sendable, Equatable {
     public let failedAttempts: Int
     public let lastLoginAt: Date?
     public let nextStep: NextStep
+    /// The server the user registered with, when `login.backend-url` now names another:
+    /// the user's requests still go there (``Discovery/movedFrom(configured:)``).
+    public let registeredBackendURL: String?
 
-    init(_ user: LoginUser?) {
+    init(_ user: LoginUser?, configuredBackend: String) {
+        registeredBackendURL = user?.discovery.movedFrom(configured: configuredBackend)
         identity = user?.identity
         deviceName = user?.deviceName
         state = user?.state ?? .invalid

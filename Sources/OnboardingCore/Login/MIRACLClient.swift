@@ -54,7 +54,8 @@ struct MIRACLClient {
             certivoxURL: try require(answer, "certivoxURL", step: step),
             mpinAuthServerURL: try require(answer, "mpinAuthServerURL", step: step),
             mobileAuthenticateURL: authenticateURL,
-            codeStatusURL: try require(answer, "codeStatusURL", step: step)
+            codeStatusURL: try require(answer, "codeStatusURL", step: step),
+            backendURL: settings.connection.baseURL
         )
     }
 

@@ -14,6 +14,7 @@ enum LoginText {
             "failedAttempts": .int(status.failedAttempts),
             "lastLoginAt": status.lastLoginAt.map { .string($0.ISO8601Format()) } ?? .null,
             "next": .string(NextStepText.command(status.nextStep)),
+            "registeredBackendURL": .optional(status.registeredBackendURL),
         ])
     }
 
@@ -35,6 +36,10 @@ enum LoginText {
         ]
         if status.failedAttempts > 0 { lines.append("wrong PINs    \(status.failedAttempts) since the last login") }
         if let last = status.lastLoginAt { lines.append("last login    \(last.ISO8601Format())") }
+        if let registered = status.registeredBackendURL {
+            lines.append("server        \(SafeText.escaped(registered)) (where it registered; login.backend-url names another: "
+                + "\(NextStepText.command(.deleteLoginAndRegister)) to move it)")
+        }
         lines.append("next          \(NextStepText.command(status.nextStep))")
         return lines
     }

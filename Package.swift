@@ -241,7 +241,7 @@ let package = Package(
         .testTarget(name: "MPinTests", dependencies: ["MPin", "TestSupport"]),
         .testTarget(
             name: "PowerAuthTests",
-            dependencies: ["PowerAuth"],
+            dependencies: ["PowerAuth", "TestSupport"],
             exclude: ["Reference"],
             resources: [.copy("Vectors"), .copy("ECIESFixtures")]
         ),

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import PowerAuth
+import TestSupport
 import Testing
 
 /// ECIES has no published vectors: the Swift side is checked against an
@@ -73,19 +74,9 @@ import Testing
 
     static func runReference(input: [String: Any]) throws -> [[String: String]] {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Reference/ecies_reference.py")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path, "decrypt"]
-        let stdin = Pipe(), stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        try process.run()
-        stdin.fileHandleForWriting.write(try JSONSerialization.data(withJSONObject: input))
-        try stdin.fileHandleForWriting.close()
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "ecies_reference.py failed (is python3-cryptography installed? `make deps`)")
-        let object = try JSONSerialization.jsonObject(with: output) as? [String: Any]
+        let (status, output) = try runProgram("/usr/bin/env", ["python3", script.path, "decrypt"], input: try JSONSerialization.data(withJSONObject: input))
+        #expect(status == 0, "ecies_reference.py failed (is python3-cryptography installed? `make deps`): \(output)")
+        let object = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]
         return try #require(object?["data"] as? [[String: String]])
     }
 }

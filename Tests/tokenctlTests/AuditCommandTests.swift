@@ -64,13 +64,6 @@ import Testing
 
     /// Runs SQL with Python's sqlite3 module (another process, another SQLite client).
     func sqlite(_ path: String, _ sql: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", "import sqlite3, sys\ntry:\n    sqlite3.connect(sys.argv[1]).executescript(sys.argv[2])\nexcept Exception as e:\n    print(e)", path, sql]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        process.waitUntilExit()
-        return String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        try runProgram("/usr/bin/env", ["python3", "-c", "import sqlite3, sys\ntry:\n    sqlite3.connect(sys.argv[1]).executescript(sys.argv[2])\nexcept Exception as e:\n    print(e)", path, sql]).output
     }
 }

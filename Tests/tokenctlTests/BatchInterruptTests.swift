@@ -94,20 +94,10 @@ import Testing
         try harness.add("SNBAR2", "SBXSLOW2")
         try harness.add("SNBAR3", "SBXSLOW3")
         let file = harness.cli.write("bar.txt", (1...3).map { "mybank://activate?serialNumber=SNBAR\($0)\n" }.joined())
-        let script = Process()
-        script.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        script.arguments = ["-qec", "\(CLI.binary) activate --batch \(file) --concurrency 1", "/dev/null"]
-        script.environment = harness.cli.environment
-        let output = Pipe()
-        script.standardOutput = output
-        script.standardInput = FileHandle.nullDevice
         let started = ContinuousClock.now
-        try script.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        script.waitUntilExit()
+        let (status, screen) = try runProgram("/usr/bin/script", ["-qec", "\(CLI.binary) activate --batch \(file) --concurrency 1", "/dev/null"], environment: harness.cli.environment)
         let elapsed = ContinuousClock.now - started
-        let screen = String(decoding: data, as: UTF8.self)
-        #expect(script.terminationStatus == 0, "\(screen)")
+        #expect(status == 0, "\(screen)")
         let redraws = screen.components(separatedBy: "\ractivating").count - 1
         // Three 400 ms requests in a row: about 1.2 s, so at least 4 redraws at 200 ms.
         #expect(elapsed > .milliseconds(1_100))

@@ -6,17 +6,8 @@ import Testing
 @Suite struct ColourTests {
     /// Runs tokenctl under script(1), which gives it a pseudo-terminal.
     func onATerminal(_ cli: CLI, _ arguments: String, environment: [String: String] = [:]) throws -> String {
-        let script = Process()
-        script.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        script.arguments = ["-qec", "\(CLI.binary) \(arguments)", "/dev/null"]
-        script.environment = cli.environment.merging(["TERM": "xterm"].merging(environment) { $1 }) { $1 }
-        let output = Pipe()
-        script.standardOutput = output
-        script.standardInput = FileHandle.nullDevice
-        try script.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        script.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        try runProgram("/usr/bin/script", ["-qec", "\(CLI.binary) \(arguments)", "/dev/null"],
+                       environment: cli.environment.merging(["TERM": "xterm"].merging(environment) { $1 }) { $1 }).output
     }
 
     @Test func outcomesAreColouredOnATerminalAndPlainOtherwise() async throws {

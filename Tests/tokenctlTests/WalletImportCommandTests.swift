@@ -111,18 +111,8 @@ import Testing
         // script(1) gives tokenctl a pseudo-terminal, as an operator's shell would.
         let file = cli.write("passes.csv", rows(100_000))
         let command = "\(CLI.binary) wallet import \(file)"
-        let script = Process()
-        script.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        script.arguments = ["-qec", command, "/dev/null"]
-        script.environment = cli.environment
-        let output = Pipe()
-        script.standardOutput = output
-        script.standardInput = FileHandle.nullDevice
-        try script.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        script.waitUntilExit()
-        let screen = String(decoding: data, as: UTF8.self)
-        #expect(script.terminationStatus == 0, "\(screen)")
+        let (status, screen) = try runProgram("/usr/bin/script", ["-qec", command, "/dev/null"], environment: cli.environment)
+        #expect(status == 0, "\(screen)")
         #expect(screen.contains("importing ["))
         #expect(screen.contains("100%"))
         #expect(screen.contains("\u{1B}[K"))

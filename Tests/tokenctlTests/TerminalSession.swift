@@ -1,28 +1,31 @@
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 /// The `tokenctl` binary on a pseudo-terminal (`script`), typed into like a user: what it
 /// prints is read as it comes, so a test can wait for a prompt before answering it.
 final class TerminalSession: Sendable {
-    private let process = Process()
+    private let process: SpawnedProcess
     private let input = Pipe()
     private let output = Pipe()
     private let printed = Mutex("")
 
     init(_ cli: CLI, _ arguments: [String]) throws {
         let command = ([CLI.binary] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        process.arguments = ["-qec", command, "/dev/null"]
-        process.environment = cli.environment.merging(["TERM": "dumb", "SHELL": "/bin/sh"]) { $1 }
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = output
+        process = try SpawnedProcess(
+            executable: "/usr/bin/script", arguments: ["-qec", command, "/dev/null"],
+            environment: cli.environment.merging(["TERM": "dumb", "SHELL": "/bin/sh"]) { $1 }, directory: nil,
+            standardInput: input.fileHandleForReading.fileDescriptor,
+            standardOutput: output.fileHandleForWriting.fileDescriptor, standardError: output.fileHandleForWriting.fileDescriptor
+        )
+        // The child's ends are the child's: the output ends when it does.
+        try? input.fileHandleForReading.close()
+        try? output.fileHandleForWriting.close()
         output.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let data = handle.availableData
             if !data.isEmpty { self?.printed.withLock { $0 += String(decoding: data, as: UTF8.self) } }
         }
-        try process.run()
     }
 
     var text: String { printed.withLock { $0 } }

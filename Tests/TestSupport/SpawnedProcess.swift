@@ -89,3 +89,35 @@ public final class SpawnedProcess: @unchecked Sendable {
     private static let addChangeDirectory: AddChangeDirectory? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addchdir_np")
         .map { unsafeBitCast($0, to: AddChangeDirectory.self) }
 }
+
+extension SpawnedProcess {
+    /// Starts `executable` with standard input from /dev/null, standard output on a pipe
+    /// whose reading end is returned, and standard error to `errorFile` (else /dev/null):
+    /// a server a test reads the first lines of.
+    public static func reading(
+        _ executable: String, _ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
+        directory: String? = nil, errorFile: String? = nil
+    ) throws -> (SpawnedProcess, FileHandle) {
+        var output: [Int32] = [-1, -1]
+        guard pipe(&output) == 0 else { throw POSIXError(.EMFILE) }
+        for end in output { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        let input = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        let error = errorFile.map { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600) } ?? open("/dev/null", O_WRONLY | O_CLOEXEC)
+        defer {
+            close(input)
+            close(error)
+            close(output[1])
+        }
+        let process: SpawnedProcess
+        do {
+            process = try SpawnedProcess(
+                executable: executable, arguments: arguments, environment: environment, directory: directory,
+                standardInput: input, standardOutput: output[1], standardError: error
+            )
+        } catch {
+            close(output[0])
+            throw error
+        }
+        return (process, FileHandle(fileDescriptor: output[0], closeOnDealloc: true))
+    }
+}

@@ -81,23 +81,19 @@ import Testing
 /// Another process (python3's sqlite3) holding the write lock, from `BEGIN IMMEDIATE` until
 /// `seconds` have passed.
 struct WriteLockHolder {
-    let process: Process
+    let process: SpawnedProcess
 
     init(database: String, seconds: Double) throws {
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", """
+        let ready: FileHandle
+        (process, ready) = try SpawnedProcess.reading("/usr/bin/env", ["python3", "-c", """
             import sqlite3, sys, time
             db = sqlite3.connect(sys.argv[1], isolation_level=None)
             db.execute("BEGIN IMMEDIATE")
             print("locked", flush=True)
             time.sleep(float(sys.argv[2]))
             db.execute("ROLLBACK")
-            """, database, "\(seconds)"]
-        let ready = Pipe()
-        process.standardOutput = ready
-        try process.run()
-        _ = ready.fileHandleForReading.availableData  // wait for "locked"
+            """, database, "\(seconds)"])
+        _ = ready.availableData  // wait for "locked"
     }
 
     func wait() {

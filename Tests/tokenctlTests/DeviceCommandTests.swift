@@ -179,14 +179,14 @@ import Testing
     @Test func thePINIsAskedOnATerminalWithoutEcho() async throws {
         let harness = try await DeviceHarness.start()
         defer { Task { try? await harness.shutdown() } }
-        let script = Process()
-        script.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        script.arguments = ["-qec", "\(CLI.binary) device activate --attribute username=typist", "/dev/null"]
-        script.environment = harness.cli.environment
         let output = Pipe(), input = Pipe()
-        script.standardOutput = output
-        script.standardInput = input
-        try script.run()
+        let script = try SpawnedProcess(
+            executable: "/usr/bin/script", arguments: ["-qec", "\(CLI.binary) device activate --attribute username=typist", "/dev/null"],
+            environment: harness.cli.environment, directory: nil, standardInput: input.fileHandleForReading.fileDescriptor,
+            standardOutput: output.fileHandleForWriting.fileDescriptor, standardError: output.fileHandleForWriting.fileDescriptor
+        )
+        try? output.fileHandleForWriting.close()
+        try? input.fileHandleForReading.close()
         // A hung prompt fails the test instead of hanging the run.
         DispatchQueue.global().asyncAfter(deadline: .now() + 60) { if script.isRunning { script.terminate() } }
         var screen = ""

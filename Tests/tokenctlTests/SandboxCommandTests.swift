@@ -7,17 +7,12 @@ import Testing
     /// activation against it is counted by its stats endpoint.
     @Test func theSandboxProcessAnnouncesItselfAndCounts() throws {
         var cli = CLI()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CLI.binary)
-        process.arguments = ["sandbox", "--port", "0"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
+        let (process, output) = try SpawnedProcess.reading(CLI.binary, ["sandbox", "--port", "0"])
         defer { process.terminate(); process.waitUntilExit() }
 
         var firstLine = Data()
         while !firstLine.contains(0x0A) {
-            let chunk = output.fileHandleForReading.availableData
+            let chunk = output.availableData
             try #require(!chunk.isEmpty, "the sandbox exited before announcing itself")
             firstLine += chunk
         }
@@ -40,17 +35,12 @@ import Testing
     /// works as printed: a new user can activate a device with it.
     @Test func thePrintedClientConfigurationWorks() throws {
         let cli = CLI()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CLI.binary)
-        process.arguments = ["sandbox", "--port", "0", "--powerauth-dir", cli.directory.file("powerauth")]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
+        let (process, output) = try SpawnedProcess.reading(CLI.binary, ["sandbox", "--port", "0", "--powerauth-dir", cli.directory.file("powerauth")])
         defer { process.terminate(); process.waitUntilExit() }
 
         var received = Data()
         while received.filter({ $0 == 0x0A }).count < 3 {
-            let chunk = output.fileHandleForReading.availableData
+            let chunk = output.availableData
             try #require(!chunk.isEmpty, "the sandbox exited early")
             received += chunk
         }

@@ -58,14 +58,8 @@ struct TestCertificates {
     private func openssl(_ arguments: [String]) throws {
         let log = directory.file("openssl.log")
         _ = FileManager.default.createFile(atPath: log, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["openssl"] + arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        try process.run()
+        let (process, output) = try SpawnedProcess.reading("/usr/bin/env", ["openssl"] + arguments, directory: directory.path, errorFile: log)
+        _ = output.readDataToEndOfFile()
         process.waitUntilExit()
         let message = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         try #require(process.terminationStatus == 0, "openssl \(arguments.joined(separator: " ")): \(message)")
@@ -75,22 +69,17 @@ struct TestCertificates {
 /// A real TLS endpoint on 127.0.0.1 (OpenSSL through Python's ssl module,
 /// `Fixtures/tls_terminator.py`) in front of the plain-HTTP sandbox.
 final class TLSEndpoint {
-    let process: Process
+    let process: SpawnedProcess
     let port: Int
     var baseURL: String { "https://127.0.0.1:\(port)" }
 
     init(certificate: String, key: String, upstreamPort: Int, clientCA: String? = nil) throws {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/tls_terminator.py").path
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, "--cert", certificate, "--key", key, "--upstream", "\(upstreamPort)"]
-            + (clientCA.map { ["--client-ca", $0] } ?? [])
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let output: FileHandle
+        (process, output) = try SpawnedProcess.reading("/usr/bin/env", ["python3", script, "--cert", certificate, "--key", key, "--upstream", "\(upstreamPort)"]
+            + (clientCA.map { ["--client-ca", $0] } ?? []))
         var line = Data()
-        while let byte = try output.fileHandleForReading.read(upToCount: 1), let first = byte.first, first != UInt8(ascii: "\n") {
+        while let byte = try output.read(upToCount: 1), let first = byte.first, first != UInt8(ascii: "\n") {
             line.append(first)
         }
         let words = String(decoding: line, as: UTF8.self).split(separator: " ")

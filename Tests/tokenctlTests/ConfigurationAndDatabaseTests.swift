@@ -68,36 +68,61 @@ import Testing
 
     @Test func aDatabaseHeldPastTheBusyTimeoutExits75() throws {
         try cli.run("wallet", "list")
-        let holder = try WriteLockHolder(database: cli.databasePath, seconds: 2)
+        let holder = try WriteLockHolder(database: cli.databasePath)
         let result = try cli.run(["wallet", "add", "--serial", "SN1", "--device-account-id", "DAPL1", "--json"],
                                  environment: ["TOKENCTL_DATABASE_BUSY_TIMEOUT_MS": "200"])
-        holder.wait()
+        holder.release()
         #expect(result.status == 75)
         #expect((try result.jsonObject()["error"] as? [String: Any])?["code"] as? String == "storage.busy")
         #expect(try cli.run("wallet", "list", "--json").stdout == "[]\n")
     }
 }
 
-/// Another process (python3's sqlite3) holding the write lock, from `BEGIN IMMEDIATE` until
-/// `seconds` have passed.
-struct WriteLockHolder {
-    let process: SpawnedProcess
+/// Another process (python3's sqlite3) holding the write lock from `BEGIN IMMEDIATE` until
+/// ``release()``: held for as long as the test needs, however slowly a loaded machine starts
+/// the commands that meet it. It says it holds the lock, and learns it may let go, through
+/// files beside the database (at most a minute).
+final class WriteLockHolder {
+    private let process: SpawnedProcess
+    private let releasePath: String
 
-    init(database: String, seconds: Double) throws {
-        let ready: FileHandle
-        (process, ready) = try SpawnedProcess.reading("/usr/bin/env", ["python3", "-c", """
-            import sqlite3, sys, time
-            db = sqlite3.connect(sys.argv[1], isolation_level=None)
-            db.execute("BEGIN IMMEDIATE")
-            print("locked", flush=True)
-            time.sleep(float(sys.argv[2]))
-            db.execute("ROLLBACK")
-            """, database, "\(seconds)"])
-        _ = ready.availableData  // wait for "locked"
+    init(database: String) throws {
+        let readyPath = database + ".holder-ready"
+        releasePath = database + ".holder-release"
+        let null = open("/dev/null", O_RDWR | O_CLOEXEC)
+        defer { close(null) }
+        process = try SpawnedProcess(
+            executable: "/usr/bin/env", arguments: ["python3", "-c", """
+                import os, sqlite3, sys, time
+                db = sqlite3.connect(sys.argv[1], isolation_level=None)
+                db.execute("BEGIN IMMEDIATE")
+                open(sys.argv[2], "w").close()
+                deadline = time.time() + 60
+                while not os.path.exists(sys.argv[3]) and time.time() < deadline:
+                    time.sleep(0.01)
+                db.execute("ROLLBACK")
+                """, database, readyPath, releasePath],
+            environment: ProcessInfo.processInfo.environment, directory: nil,
+            standardInput: null, standardOutput: null, standardError: STDERR_FILENO
+        )
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !FileManager.default.fileExists(atPath: readyPath) {
+            guard process.isRunning, ContinuousClock.now < deadline else {
+                release()
+                throw POSIXError(.EIO)
+            }
+            usleep(5_000)
+        }
     }
 
-    func wait() {
+    /// Lets the transaction go and waits for the process.
+    func release() {
+        FileManager.default.createFile(atPath: releasePath, contents: nil)
         process.waitUntilExit()
+    }
+
+    deinit {
+        release()
     }
 }
 

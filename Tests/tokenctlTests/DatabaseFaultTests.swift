@@ -80,7 +80,7 @@ import Testing
 
     @Test func aLongWriteTransactionElsewhereExits75AndNothingIsSentOrWritten() async throws {
         defer { Task { try await harness.stop() } }
-        let holder = try WriteLockHolder(database: database, seconds: 3)
+        let holder = try WriteLockHolder(database: database)
         for command in writingCommands() {
             let result = try harness.cli.run(command, environment: ["TOKENCTL_DATABASE_BUSY_TIMEOUT_MS": "300"])
             #expect(result.status == 75, "\(command): \(result.stderr)")
@@ -88,7 +88,7 @@ import Testing
             #expect(result.stderr.contains("try again later"))
             #expect(!result.stderr.contains("database is locked"))
         }
-        holder.wait()
+        holder.release()
         #expect(harness.sandbox.activationRequestCount == 0)
         #expect(try harness.auditEntries().isEmpty)
         let records = try #require(try harness.cli.run("wallet", "list", "--json").json() as? [[String: Any]])

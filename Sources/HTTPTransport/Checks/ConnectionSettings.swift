@@ -33,6 +33,16 @@ public struct ConnectionSettings: Sendable, Equatable {
         try tls.check(keyPrefix: prefix + ".tls")
     }
 
+    /// The two checks of ``check(keyPrefix:urlKey:)``, each to run on its own (to list every
+    /// problem, not the first).
+    public func checks(keyPrefix prefix: String, urlKey: String? = nil) -> [() throws -> Void] {
+        let baseURL = baseURL, tls = tls
+        return [
+            { try Self.checkTransportSecurity(baseURL, key: urlKey ?? prefix + ".base-url") },
+            { try tls.check(keyPrefix: prefix + ".tls") },
+        ]
+    }
+
     /// Plain http is allowed to loopback addresses only (the sandbox).
     public static func checkTransportSecurity(_ baseURL: String, key: String) throws(ConfigurationError) {
         let lower = baseURL.lowercased()

@@ -33,7 +33,7 @@ public struct LoginService: Sendable {
 
     /// The stored user, without the network.
     public func status() async throws -> LoginStatus {
-        try await database.using(logger: logger) { store in LoginStatus(try LoginStore(store: store).load(instanceID), configuredBackend: settings.connection.baseURL) }
+        try await database.using(logger: logger) { store in loginStatus(try LoginStore(store: store).load(instanceID)) }
     }
 
     /// Forgets the user (and its token) locally; false when there was none.
@@ -61,7 +61,7 @@ public struct LoginService: Sendable {
             guard MPin.Hex.decode(registered.mpinID) != nil else { throw LoginError(.loginProtocol, "registration answered an mpinId that is not hex") }
             try LoginStore(store: store).save(registered, instanceID: instanceID)
             logger.info("login.registered", metadata: ["state": "\(registered.state.rawValue)"])
-            return LoginStatus(registered, configuredBackend: settings.connection.baseURL)
+            return loginStatus(registered)
         }
     }
 
@@ -77,7 +77,7 @@ public struct LoginService: Sendable {
             try Self.checkRegistration(answer)
             user.regOTT = try client.require(answer, "regOTT", step: "resend")
             try LoginStore(store: store).save(user, instanceID: instanceID)
-            return LoginStatus(user, configuredBackend: settings.connection.baseURL)
+            return loginStatus(user)
         }
     }
 
@@ -107,7 +107,7 @@ public struct LoginService: Sendable {
             user.secret = secret.hex
             user.state = .activated
             try LoginStore(store: store).save(user, instanceID: instanceID)
-            return LoginStatus(user, configuredBackend: settings.connection.baseURL)
+            return loginStatus(user)
         }
     }
 
@@ -134,7 +134,7 @@ public struct LoginService: Sendable {
             current.failedAttempts = 0
             try loginStore.save(current, instanceID: instanceID)
             user = current
-            return LoginStatus(user, configuredBackend: settings.connection.baseURL)
+            return loginStatus(user)
         }
     }
 
@@ -238,6 +238,11 @@ public struct LoginService: Sendable {
             let client = MIRACLClient(settings: settings, transport: counting ?? transport)
             return try await body(user, client, store)
         }
+    }
+
+    /// What the steps report about `user`, against the configured server.
+    private func loginStatus(_ user: LoginUser?) -> LoginStatus {
+        LoginStatus(user, configuredBackend: settings.connection.baseURL)
     }
 
     /// Said when `login.backend-url` no longer names the server the user registered with.

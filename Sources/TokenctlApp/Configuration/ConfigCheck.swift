@@ -23,20 +23,13 @@ public enum ConfigCheck {
     public static func run(_ settings: Settings, environment: [String: String]) -> [Result] {
         let tmp = settings.tmp, onboarding = settings.onboarding.connection, login = settings.login
         return [
-            part("tmp", [
-                { try notPlaceholder(ConfigKeys.tmpBaseURL, tmp.baseURL) },
-                { try ConnectionSettings.checkTransportSecurity(tmp.baseURL, key: ConfigKeys.tmpBaseURL) },
-                { try tmp.tls.check(keyPrefix: "tmp.tls") },
-            ]) {
+            part("tmp", [{ try notPlaceholder(ConfigKeys.tmpBaseURL, tmp.baseURL) }] + tmp.connection.checks(keyPrefix: "tmp")) {
                 let headers = try TMPCredentials.secretHeaders(tmp, environment: environment)
                 let authentication = headers.isEmpty ? "no authentication" : headers.map { $0.name == "Authorization" ? "bearer token" : "API key header \($0.name)" }.joined(separator: ", ")
                 return "\(tmp.baseURL), \(authentication)"
             },
-            part("onboarding", [
-                { try notPlaceholder(ConfigKeys.onboardingBaseURL, onboarding.baseURL) },
-                { try ConnectionSettings.checkTransportSecurity(onboarding.baseURL, key: ConfigKeys.onboardingBaseURL) },
-                { try onboarding.tls.check(keyPrefix: OnboardingSettings.Keys.prefix + ".tls") },
-            ]) { onboarding.baseURL },
+            part("onboarding", [{ try notPlaceholder(ConfigKeys.onboardingBaseURL, onboarding.baseURL) }]
+                + onboarding.checks(keyPrefix: OnboardingSettings.Keys.prefix)) { onboarding.baseURL },
             part("powerauth", []) {
                 let powerAuth = settings.onboarding.powerAuth
                 guard powerAuth != OnboardingSettings.PowerAuth() || environment[ConfigKeys.Secret.powerAuthApplicationSecret.variable] != nil else {
@@ -49,10 +42,10 @@ public enum ConfigCheck {
             part("login", [
                 { try notPlaceholder(ConfigKeys.loginBackendURL, login.connection.baseURL) },
                 { try notPlaceholder(ConfigKeys.loginRelyingPartyURL, login.relyingPartyURL) },
-                { try ConnectionSettings.checkTransportSecurity(login.connection.baseURL, key: ConfigKeys.loginBackendURL) },
                 { try ConnectionSettings.checkTransportSecurity(login.relyingPartyURL, key: ConfigKeys.loginRelyingPartyURL) },
-                { try login.connection.tls.check(keyPrefix: LoginSettings.Keys.prefix + ".tls") },
-            ]) { "\(login.connection.baseURL), client \(login.clientID)" },
+            ] + login.connection.checks(keyPrefix: LoginSettings.Keys.prefix, urlKey: ConfigKeys.loginBackendURL)) {
+                "\(login.connection.baseURL), client \(login.clientID)"
+            },
             part("database", []) {
                 if let postgres = settings.postgres {
                     try TLSFiles(caFile: postgres.caFile).check(keyPrefix: "database.tls")

@@ -1,32 +1,57 @@
 import Foundation
 import WalletModel
 
-/// Writes attempt changes to PostgreSQL, grouping those of concurrent workers: while one call
-/// of `tokenctl_apply` is on its way, the changes that arrive wait, and go together in the
-/// next call (one round trip, one transaction, one hold of the chain lock for all of them).
-/// Without sharing (one activation), each change is one call on the caller's thread.
+/// Sends the attempts' reads and writes to PostgreSQL, grouping those of concurrent workers:
+/// while one call of `tokenctl_step` is on its way, the jobs that arrive wait, and go
+/// together in the next call (one round trip, one transaction and one hold of the chain lock
+/// for the writes, then the reads on what they committed). Without sharing (one
+/// activation), each job is one call on the caller's thread.
 ///
-/// A broken connection is tried again on a new one until `retryMilliseconds` pass: a finish
-/// that did commit before its answer was lost is recognised by the server ("done").
+/// A broken connection is tried again on a new one until `retryMilliseconds` pass: a write
+/// that did commit before its answer was lost is recognised by the server ("done"), and
+/// reads are read again.
 final class PostgresGroupWriter: @unchecked Sendable {
     private let store: PostgresStore
     private let retryMilliseconds: Int
     private var queue: GroupingQueue<Job>!
 
     private final class Job: @unchecked Sendable {
-        let change: AttemptChange
-        let done = DispatchSemaphore(value: 0)
-        var result: Result<AttemptChangeStatus, any Error> = .success(.conflict)
+        enum Work {
+            case change(AttemptChange)
+            case read(PassQuery)
+        }
 
-        init(change: AttemptChange) {
-            self.change = change
+        enum Answer {
+            case status(AttemptChangeStatus)
+            case resolution(AttemptResolution)
+        }
+
+        let work: Work
+        let done = DispatchSemaphore(value: 0)
+        var answer: Result<Answer, any Error> = .success(.status(.conflict))
+
+        init(_ work: Work) {
+            self.work = work
+        }
+
+        func wait() throws -> Answer {
+            done.wait()
+            return try answer.get()
         }
     }
 
     init(store: PostgresStore, sharing: Bool, retryMilliseconds: Int = 30_000) {
         self.store = store
         self.retryMilliseconds = retryMilliseconds
-        queue = GroupingQueue(threadName: "tokenctl-pg-writer", sharing: sharing) { [self] group in write(group) }
+        queue = GroupingQueue(threadName: "tokenctl-pg-writer", sharing: sharing) { [self] group in send(group) }
+    }
+
+    /// Reads the records of `query`, their leases and a new attempt id.
+    func read(_ query: PassQuery) throws -> AttemptResolution {
+        let job = Job(.read(query))
+        queue.enqueue(job)
+        guard case .resolution(let resolution) = try job.wait() else { preconditionFailure("a read answered a status") }
+        return resolution
     }
 
     /// Writes one change and waits for its status.
@@ -36,11 +61,11 @@ final class PostgresGroupWriter: @unchecked Sendable {
 
     /// Queues one change; the returned function waits for its status.
     func submit(_ change: AttemptChange) -> () throws -> AttemptChangeStatus {
-        let job = Job(change: change)
+        let job = Job(.change(change))
         queue.enqueue(job)
         return {
-            job.done.wait()
-            return try job.result.get()
+            guard case .status(let status) = try job.wait() else { preconditionFailure("a change answered a read") }
+            return status
         }
     }
 
@@ -51,19 +76,38 @@ final class PostgresGroupWriter: @unchecked Sendable {
         queue.close()
     }
 
-    private func write(_ group: [Job]) {
+    private func send(_ group: [Job]) {
+        var changes: [AttemptChange] = []
+        var reads: [PassQuery] = []
+        for job in group {
+            switch job.work {
+            case .change(let change): changes.append(change)
+            case .read(let query): reads.append(query)
+            }
+        }
         let deadline = ContinuousClock.now + .milliseconds(retryMilliseconds)
-        var result: Result<[AttemptChangeStatus], any Error>
+        var result: Result<StepAnswer, any Error>
         while true {
-            result = Result { try store.apply(group.map(\.change), genesis: AuditRow.genesisHash) }
+            result = Result { try store.step(changes, reads: reads, genesis: AuditRow.genesisHash) }
             if case .failure(let error as StorageError) = result, error.isConnectionFailure, ContinuousClock.now < deadline {
                 Thread.sleep(forTimeInterval: 0.2)
                 continue
             }
             break
         }
-        for (index, job) in group.enumerated() {
-            job.result = result.map { $0.indices.contains(index) ? $0[index] : .conflict }
+        var nextStatus = 0
+        var nextRead = 0
+        for job in group {
+            job.answer = result.map { answer in
+                switch job.work {
+                case .change:
+                    defer { nextStatus += 1 }
+                    return .status(answer.statuses[nextStatus])
+                case .read:
+                    defer { nextRead += 1 }
+                    return .resolution(answer.resolutions[nextRead])
+                }
+            }
             job.done.signal()
         }
     }

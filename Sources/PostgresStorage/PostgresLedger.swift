@@ -1,12 +1,13 @@
 import ErrorCodes
 import WalletModel
 
-/// Attempts on PostgreSQL, shared by many hosts. Reading is one round trip (the records,
-/// their leases and a new attempt id); each write is one call of the server's
-/// `tokenctl_apply`, which checks what the decision was based on (the pass state, the lease
-/// it closes), applies it and chains its audit rows under one lock. When another host got
-/// there first, the attempt reads again and decides again. A batch's workers write through
-/// one ``PostgresGroupWriter``: one call, one chain lock for all the steps waiting at once.
+/// Attempts on PostgreSQL, shared by many hosts. Reads and writes go through one
+/// ``PostgresGroupWriter`` as calls of the server's `tokenctl_step`: a read brings the
+/// records, their leases and a new attempt id; a write checks what the decision was based on
+/// (the pass state, the lease it closes), applies it and chains its audit rows under one
+/// lock, committed before it is answered. When another host got there first, the attempt
+/// reads again and decides again. A batch's workers share the writer: the reads and writes
+/// waiting at once go in one call, one round trip.
 ///
 /// The in-flight guard is a lease (host, process, expiry): a host that died is known when
 /// its lease expires, and the next attempt on the pass closes its attempt as UNKNOWN
@@ -77,7 +78,7 @@ struct PostgresLedger: AttemptLedger {
     }
 
     private func read(_ query: PassQuery) throws -> Resolved {
-        let resolution = try store.resolveAttempt(serialNumber: query.serialNumber, passTypeIdentifier: query.passTypeIdentifier, device: query.device)
+        let resolution = try writer.read(query)
         var open: OpenAttempt?
         var leased: Set<Int64> = []
         if let activating = resolution.passes.first(where: { $0.pass.state == .activating }) {
@@ -97,7 +98,7 @@ struct PostgresLedger: AttemptLedger {
 
     // MARK: Writing
 
-    /// What `step` changes, as the server's `tokenctl_apply` takes it.
+    /// What `step` changes, as the server's `tokenctl_step` takes it.
     private func change(_ step: AttemptWrite, leased: Set<Int64>) -> AttemptChange {
         var change = AttemptChange(rows: step.rows.map(AuditRowValues.init))
         if let closing = step.closing, leased.contains(closing) { change.dropLeases = [closing] }
@@ -105,7 +106,7 @@ struct PostgresLedger: AttemptLedger {
         case .started:
             guard let move = step.move, let started = step.rows.last else { break }
             let record = move.record
-            change.states = [self.move(record, from: record.state, to: move.to)]
+            change.state = self.move(record, from: record.state, to: move.to)
             let owner = ProcessIdentity.current
             change.lease = AttemptChange.Lease(
                 serial: record.serialNumber, token: record.deviceAccountIdentifier, attempt: step.attemptID, request: started.requestID,
@@ -115,9 +116,8 @@ struct PostgresLedger: AttemptLedger {
         case .stopped:
             break
         case .finished:
-            if let move = step.move { change.states = [self.move(move.record, from: .activating, to: move.to)] }
+            if let move = step.move { change.state = self.move(move.record, from: .activating, to: move.to) }
             change.dropLeases = [step.attemptID]
-            change.once = step.attemptID
         }
         return change
     }

@@ -178,6 +178,12 @@ enum PostgresSchema {
         ]),
         // The resident service's Idempotency-Key answers, as on SQLite (its migration v8).
         Migration(name: "v3-idempotency-keys", statements: IdempotencyTable.postgres),
+        // One call per group for reads and writes alike, committed before it answers.
+        Migration(name: "v4-one-call-per-group", statements: [
+            stepProcedure,
+            "DROP FUNCTION tokenctl_apply(jsonb, text)",
+            "DROP FUNCTION tokenctl_resolve(text, text, text)",
+        ]),
     ]
 
     /// tokenctl_resolve(serial, pass type, device): a pass's records with their leases and a
@@ -292,6 +298,120 @@ enum PostgresSchema {
                 END LOOP;
             END IF;
             RETURN statuses;
+        END $$
+        """
+
+    /// tokenctl_step(changes, reads, genesis, answer): what a group of attempts sends in one
+    /// round trip. Each change checks what it expects with the rows locked (the leases it
+    /// closes, the state its pass moves from, in one UPDATE) and applies itself; one whose
+    /// expectation fails is skipped and answered "conflict", or "done" when its last audit row
+    /// is there already (written before, the answer lost with a connection). The changes'
+    /// audit rows are then chained under one transaction-scoped advisory lock and inserted in
+    /// one statement, and the transaction COMMITs inside the procedure, before any answer
+    /// exists: a server that dies before the commit never answered. The reads follow, on what
+    /// was committed: each query's records with their leases, and a new attempt id.
+    ///
+    /// A row's hash is SHA-256 over the same text as on SQLite: the client sends the text
+    /// after the previous hash ("rest"), which only the server knows under the lock.
+    /// The answer is JSON text: {"statuses": […], "reads": [[attempt id, [pass, …]], …]}.
+    static let stepProcedure = """
+        CREATE PROCEDURE tokenctl_step(changes jsonb, reads jsonb, genesis text, INOUT answer text DEFAULT NULL)
+        LANGUAGE plpgsql AS $$
+        DECLARE
+            change jsonb;
+            item jsonb;
+            ok boolean;
+            written boolean;
+            last jsonb;
+            statuses text[] := '{}';
+            pending jsonb := '[]';
+            previous text;
+            last_seq bigint;
+            r jsonb;
+            hashes text[] := '{}';
+            resolved text;
+        BEGIN
+            FOR change IN SELECT value FROM jsonb_array_elements(changes) LOOP
+                ok := true;
+                FOR item IN SELECT value FROM jsonb_array_elements(coalesce(change->'dropLeases', '[]')) LOOP
+                    PERFORM 1 FROM attempt_lease WHERE attempt_id = (item #>> '{}')::bigint FOR UPDATE;
+                    IF NOT FOUND THEN ok := false; END IF;
+                END LOOP;
+                IF ok AND change ? 'state' THEN
+                    item := change->'state';
+                    UPDATE pass_record SET state = item->>'to'
+                    WHERE serial_number = item->>'serial' AND pass_type_identifier = item->>'passType'
+                      AND device_account_identifier = item->>'token' AND state = item->>'from';
+                    ok := FOUND;
+                END IF;
+                -- Written before, its answer lost with a connection: its last row is in the audit
+                -- (this row, not one another host wrote for the attempt after its lease expired).
+                last := change->'rows'->-1;
+                written := false;
+                IF NOT ok OR NOT (change ? 'state' OR change->'dropLeases' <> '[]') THEN
+                    written := EXISTS (SELECT 1 FROM audit_row WHERE attempt_id = (last->>'attempt')::bigint AND event = last->>'event'
+                                       AND at = last->>'at' AND outcome IS NOT DISTINCT FROM last->>'outcome');
+                END IF;
+                IF NOT ok OR written THEN
+                    IF written THEN
+                        statuses := statuses || 'done'::text;
+                    ELSE
+                        statuses := statuses || 'conflict'::text;
+                    END IF;
+                    CONTINUE;
+                END IF;
+                FOR item IN SELECT value FROM jsonb_array_elements(coalesce(change->'dropLeases', '[]')) LOOP
+                    DELETE FROM attempt_lease WHERE attempt_id = (item #>> '{}')::bigint;
+                END LOOP;
+                IF change ? 'lease' THEN
+                    item := change->'lease';
+                    INSERT INTO attempt_lease (serial_number, token_unique_reference, attempt_id, request_id, deeplink_hash,
+                                               host_id, owner_pid, owner_start, expires_at)
+                    VALUES (item->>'serial', item->>'token', (item->>'attempt')::bigint, item->>'request', item->>'deeplink',
+                            item->>'host', (item->>'pid')::integer, item->>'processStart',
+                            clock_timestamp() + (item->>'milliseconds')::bigint * interval '1 millisecond');
+                END IF;
+                pending := pending || (change->'rows');
+                statuses := statuses || 'ok'::text;
+            END LOOP;
+            IF jsonb_array_length(pending) > 0 THEN
+                PERFORM pg_advisory_xact_lock(\(chainLock));
+                SELECT seq, hash INTO last_seq, previous FROM audit_row ORDER BY seq DESC LIMIT 1;
+                IF NOT FOUND THEN
+                    last_seq := 0;
+                    previous := genesis;
+                END IF;
+                hashes := array[previous];
+                FOR r IN SELECT value FROM jsonb_array_elements(pending) LOOP
+                    previous := encode(sha256(convert_to('{"previous": "' || previous || '"' || (r->>'rest'), 'UTF8')), 'hex');
+                    hashes := hashes || previous;
+                END LOOP;
+                INSERT INTO audit_row (seq, attempt_id, event, at, request_id, serial_number, pass_type_identifier,
+                    token_unique_reference, device_label, deeplink_hash, owner_pid, owner_start, outcome, error_code,
+                    http_status, card_last4, comment, latency_ms, previous_hash, hash)
+                SELECT last_seq + n, (a->>'attempt')::bigint, a->>'event', a->>'at', a->>'request', a->>'serial', a->>'passType',
+                    a->>'token', a->>'device', a->>'deeplink', (a->>'pid')::integer, a->>'ownerStart', a->>'outcome', a->>'error',
+                    (a->>'http')::integer, a->>'last4', a->>'comment', (a->>'latency')::integer, hashes[n], hashes[n + 1]
+                FROM jsonb_array_elements(pending) WITH ORDINALITY AS e(a, n);
+            END IF;
+            IF array_length(statuses, 1) > 0 THEN
+                COMMIT;
+            END IF;
+            SELECT coalesce(json_agg(json_build_array(q.id, q.passes) ORDER BY q.n), '[]')::text INTO resolved FROM (
+                SELECT w.n, w.id, coalesce(json_agg(json_build_array(p.pass_type_identifier, p.serial_number, p.device_account_identifier,
+                           p.state, p.device_label, p.card_suffix, l.attempt_id, l.request_id, l.deeplink_hash, l.host_id, l.owner_pid,
+                           l.owner_start, l.expires_at > clock_timestamp())
+                           ORDER BY p.serial_number, p.pass_type_identifier, p.device_account_identifier)
+                           FILTER (WHERE p.serial_number IS NOT NULL), '[]') AS passes
+                FROM (SELECT q.n, q.wanted->>'serial' AS serial, q.wanted->>'passType' AS pass_type, q.wanted->>'device' AS device,
+                             nextval('audit_attempt_id') AS id
+                      FROM jsonb_array_elements(reads) WITH ORDINALITY AS q(wanted, n)) AS w
+                LEFT JOIN pass_record p ON p.serial_number = w.serial
+                    AND (w.pass_type IS NULL OR p.pass_type_identifier = w.pass_type)
+                    AND (w.device IS NULL OR p.device_label = w.device)
+                LEFT JOIN attempt_lease l ON l.serial_number = p.serial_number AND l.token_unique_reference = p.device_account_identifier
+                GROUP BY w.n, w.id) AS q;
+            answer := '{"statuses": ' || to_json(statuses)::text || ', "reads": ' || resolved || '}';
         END $$
         """
 }

@@ -2,26 +2,7 @@ import Foundation
 import PostgresNIO
 import WalletModel
 
-/// The lease on an attempt in flight.
-struct AttemptLease: Sendable, Equatable {
-    public var attemptID: Int64
-    public var requestID: String
-    public var deeplinkHash: String
-    public var hostID: String
-    public var pid: Int32
-    public var processStart: String
-    /// Not yet expired, by the server's clock.
-    public var isLive: Bool
-}
-
-/// The records a query names, each with the lease on it, and the id the new attempt is
-/// audited under, read in one round trip.
-struct AttemptResolution: Sendable {
-    public var attemptID: Int64
-    public var passes: [(pass: PassRecord, lease: AttemptLease?)]
-}
-
-/// One audit row as `tokenctl_apply` takes it (JSON): its columns, and its hashed text after
+/// One audit row as `tokenctl_step` takes it (JSON): its columns, and its hashed text after
 /// the previous hash, which the server fills in under the chain lock.
 struct AuditRowValues: Encodable, Sendable, Equatable {
     var attempt: Int64
@@ -113,58 +94,30 @@ struct AttemptChange: Encodable, Sendable {
         }
     }
 
-    public var states: [StateMove] = []
+    /// The pass this change moves, from the state it must be in (else a conflict).
+    public var state: StateMove?
     /// Leases that must exist, removed (the attempt they hold is finished).
     public var dropLeases: [Int64] = []
     public var lease: Lease?
     public var rows: [AuditRowValues] = []
-    /// A finish: when this attempt has its "finished" row already, the change is done.
-    public var once: Int64?
 
-    public init(states: [StateMove] = [], dropLeases: [Int64] = [], lease: Lease? = nil, rows: [AuditRowValues] = [], once: Int64? = nil) {
-        self.states = states
+    public init(state: StateMove? = nil, dropLeases: [Int64] = [], lease: Lease? = nil, rows: [AuditRowValues] = []) {
+        self.state = state
         self.dropLeases = dropLeases
         self.lease = lease
         self.rows = rows
-        self.once = once
     }
 }
 
-enum AttemptChangeStatus: String, Sendable {
+enum AttemptChangeStatus: String, Sendable, Decodable {
     case ok
     /// What the change expected no longer holds: read again and decide again.
     case conflict
-    /// Applied before (a finish sent again after a lost answer).
+    /// Applied before (sent again after its answer was lost with a connection).
     case done
 }
 
 extension PostgresStore {
-    /// The records of a query with their leases, and a new attempt id, in one round trip.
-    func resolveAttempt(serialNumber: String, passTypeIdentifier: String?, device: String?) throws -> AttemptResolution {
-        let rows = try query("SELECT * FROM tokenctl_resolve(\(serialNumber), \(passTypeIdentifier)::text, \(device)::text)")
-        var resolution = AttemptResolution(attemptID: 0, passes: [])
-        for row in rows {
-            let cells = row.makeRandomAccess()
-            resolution.attemptID = try cells[0].decode(Int64.self)
-            guard let type = try cells[1].decode(String?.self) else { continue }
-            let pass = PassRecord(
-                passTypeIdentifier: type, serialNumber: try cells[2].decode(String.self), deviceAccountIdentifier: try cells[3].decode(String.self),
-                state: PassState(rawValue: try cells[4].decode(String.self)) ?? .requiresActivation, device: try cells[5].decode(String?.self),
-                cardSuffix: try cells[6].decode(String?.self)
-            )
-            var lease: AttemptLease?
-            if let attempt = try cells[7].decode(Int64?.self) {
-                lease = AttemptLease(
-                    attemptID: attempt, requestID: try cells[8].decode(String.self), deeplinkHash: try cells[9].decode(String.self),
-                    hostID: try cells[10].decode(String.self), pid: try cells[11].decode(Int32.self), processStart: try cells[12].decode(String.self),
-                    isLive: try cells[13].decode(Bool.self)
-                )
-            }
-            resolution.passes.append((pass, lease))
-        }
-        return resolution
-    }
-
     /// The attempt left open on a pass with no lease (a database copied from SQLite, where
     /// the owner was a process): its "started" row without a "finished" one.
     func openAttemptWithoutLease(serialNumber: String, tokenUniqueReference: String) throws -> (attemptID: Int64, requestID: String, deeplinkHash: String)? {
@@ -176,26 +129,6 @@ extension PostgresStore {
             """)
         guard let row = rows.first else { return nil }
         return try row.decode((Int64, String, String).self)
-    }
-
-    /// Applies changes in one round trip and one transaction (tokenctl_apply); each answers
-    /// its status. A deadlock between two hosts' groups is tried again.
-    func apply(_ changes: [AttemptChange], genesis: String) throws -> [AttemptChangeStatus] {
-        let body = String(decoding: try JSONEncoder().encode(changes), as: UTF8.self)
-        var attempt = 0
-        while true {
-            do {
-                let rows = try query("SELECT tokenctl_apply(\(body)::jsonb, \(genesis))::text")
-                let text = try rows.first?.decode(String.self) ?? "[]"
-                let names = try JSONDecoder().decode([String].self, from: Data(text.utf8))
-                return names.map { AttemptChangeStatus(rawValue: $0) ?? .conflict }
-            } catch where [State.deadlock, State.serializationFailure].contains(Self.sqlState(error) ?? "") && attempt < 5 {
-                attempt += 1
-            } catch where Self.sqlState(error) == State.uniqueViolation {
-                // Two hosts leasing one pass at once: the loser reads again.
-                return changes.map { _ in .conflict }
-            }
-        }
     }
 
     /// The key of the deeplink hash.

@@ -52,6 +52,37 @@ import Testing
         print("restart mid-batch: \(400 - unfinished.count) lines finished in the first run, \(unfinished.count) named as unfinished")
     }
 
+    /// A write whose commit fails after the server has computed its answer (here a deferred
+    /// check refuses the "started" row at commit) is not taken as written: the request does
+    /// not leave, the pass stays as it was, and the failure is a storage error. This is the
+    /// window a server killed between a statement's answer and its commit would open.
+    @Test func aWriteWhoseCommitFailsIsNotTakenAsWritten() async throws {
+        let harness = try await ActivationHarness.start(backend: .postgres)
+        defer { Task { try await harness.stop() } }
+        let database = try #require(harness.postgres)
+        try harness.add("COMMITFAILS", "DCOMMITFAILS")
+        try harness.add("C2", "DC2")
+        let refused = try database.psql("""
+            CREATE FUNCTION refuse_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN RAISE EXCEPTION 'refused at commit'; END $$;
+            CREATE CONSTRAINT TRIGGER refuse_at_commit AFTER INSERT ON audit_row DEFERRABLE INITIALLY DEFERRED
+                FOR EACH ROW WHEN (NEW.serial_number = 'COMMITFAILS') EXECUTE FUNCTION refuse_at_commit();
+            """)
+        try #require(refused.status == 0, "\(refused.output)")
+
+        let failed = try harness.activate("COMMITFAILS")
+        #expect(failed.status == 74 && failed.errorCode == "storage.io", "\(failed.stdout) \(failed.stderr)")
+        #expect(harness.sandbox.activationRequestCount == 0, "a request left on a write that never committed")
+        #expect(try harness.state("COMMITFAILS") == ["requiresActivation"])
+        #expect(try database.psql("SELECT count(*) FROM audit_row").output.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+
+        // The pass next to it is activated as usual, and the audit verifies.
+        #expect(try harness.activate("C2").outcome == "APPROVED")
+        #expect(harness.sandbox.activationRequestCount == 1)
+        #expect(try harness.unauditedRequests().isEmpty)
+        #expect(try harness.cli.run("audit", "verify").status == 0)
+    }
+
     private func requestsPerToken(_ harness: ActivationHarness) throws -> [String: Int] {
         var counts: [String: Int] = [:]
         for request in harness.sandbox.requests where request.path.hasSuffix("/activations") {

@@ -40,11 +40,11 @@ struct PostgresLedger: AttemptLedger {
     }
 
     func write(_ step: AttemptWrite) throws {
-        try Self.check(try writer.apply(change(step, leased: [])), attemptID: step.attemptID)
+        try Self.check(try writer.apply(change(step, leased: [:])), attemptID: step.attemptID)
     }
 
     func submit(_ step: AttemptWrite) -> PendingWrite {
-        let pending = writer.submit(change(step, leased: []))
+        let pending = writer.submit(change(step, leased: [:]))
         return PendingWrite { try Self.check(try pending(), attemptID: step.attemptID) }
     }
 
@@ -73,17 +73,18 @@ struct PostgresLedger: AttemptLedger {
 
     private struct Resolved {
         let passes: ResolvedPasses
-        /// Attempt ids that hold a lease (an open attempt without one came from a copied database).
-        let leased: Set<Int64>
+        /// Attempt ids that hold a lease, with the pass that holds each (an open attempt
+        /// without one came from a copied database).
+        let leased: [Int64: PassRecord]
     }
 
     private func read(_ query: PassQuery) throws -> Resolved {
         let resolution = try writer.read(query)
         var open: OpenAttempt?
-        var leased: Set<Int64> = []
+        var leased: [Int64: PassRecord] = [:]
         if let activating = resolution.passes.first(where: { $0.pass.state == .activating }) {
             if let lease = activating.lease {
-                leased.insert(lease.attemptID)
+                leased[lease.attemptID] = activating.pass
                 open = OpenAttempt(
                     attemptID: lease.attemptID, requestID: lease.requestID, deeplinkHash: lease.deeplinkHash,
                     ownerIsAlive: lease.isLive && !(lease.hostID == store.options.hostID && !ProcessIdentity(pid: lease.pid, start: lease.processStart).isAlive)
@@ -98,34 +99,33 @@ struct PostgresLedger: AttemptLedger {
 
     // MARK: Writing
 
-    /// What `step` changes, as the server's `tokenctl_step` takes it.
-    private func change(_ step: AttemptWrite, leased: Set<Int64>) -> AttemptChange {
+    /// What `step` changes, as the server's `tokenctl_step` takes it. `leased`: the attempts
+    /// holding a lease when the step was decided, with the pass that holds each.
+    private func change(_ step: AttemptWrite, leased: [Int64: PassRecord]) -> AttemptChange {
         var change = AttemptChange(rows: step.rows.map(AuditRowValues.init))
-        if let closing = step.closing, leased.contains(closing) { change.dropLeases = [closing] }
+        let closing = step.closing.flatMap { id in leased[id].map { (id, $0) } }
         switch step.kind {
         case .started:
             guard let move = step.move, let started = step.rows.last else { break }
-            let record = move.record
-            change.state = self.move(record, from: record.state, to: move.to)
             let owner = ProcessIdentity.current
-            change.lease = AttemptChange.Lease(
-                serial: record.serialNumber, token: record.deviceAccountIdentifier, attempt: step.attemptID, request: started.requestID,
-                deeplink: started.deeplinkHash, host: store.options.hostID, pid: owner.pid, processStart: owner.start,
-                milliseconds: store.options.leaseMilliseconds
+            let lease = AttemptChange.Lease(
+                attempt: step.attemptID, request: started.requestID, deeplink: started.deeplinkHash, host: store.options.hostID,
+                pid: owner.pid, processStart: owner.start, milliseconds: store.options.leaseMilliseconds
             )
+            change.pass = self.move(move.record, from: move.record.state, to: move.to, holder: closing?.0, lease: lease)
         case .stopped:
-            break
+            // An attempt left by a dead host is closed: its lease goes, the pass stays activating.
+            if let (id, record) = closing { change.pass = self.move(record, from: .activating, to: .activating, holder: id, lease: nil) }
         case .finished:
-            if let move = step.move { change.state = self.move(move.record, from: .activating, to: move.to) }
-            change.dropLeases = [step.attemptID]
+            if let move = step.move { change.pass = self.move(move.record, from: .activating, to: move.to, holder: step.attemptID, lease: nil) }
         }
         return change
     }
 
-    private func move(_ record: PassRecord, from: PassState, to state: PassState) -> AttemptChange.StateMove {
-        AttemptChange.StateMove(
+    private func move(_ record: PassRecord, from: PassState, to state: PassState, holder: Int64?, lease: AttemptChange.Lease?) -> AttemptChange.PassMove {
+        AttemptChange.PassMove(
             serial: record.serialNumber, passType: record.passTypeIdentifier, token: record.deviceAccountIdentifier,
-            from: from.rawValue, to: state.rawValue
+            from: from.rawValue, to: state.rawValue, holder: holder, lease: lease
         )
     }
 }

@@ -178,11 +178,26 @@ enum PostgresSchema {
         ]),
         // The resident service's Idempotency-Key answers, as on SQLite (its migration v8).
         Migration(name: "v3-idempotency-keys", statements: IdempotencyTable.postgres),
-        // One call per group for reads and writes alike, committed before it answers.
+        // One call per group for reads and writes alike, committed before it answers; the
+        // lease on an attempt in flight moves onto its pass (one row updated per step instead
+        // of a lease row inserted, locked and deleted).
         Migration(name: "v4-one-call-per-group", statements: [
-            stepProcedure,
+            """
+            ALTER TABLE pass_record ADD COLUMN lease_attempt_id bigint, ADD COLUMN lease_request_id text,
+                ADD COLUMN lease_deeplink_hash text, ADD COLUMN lease_host_id text, ADD COLUMN lease_owner_pid integer,
+                ADD COLUMN lease_owner_start text, ADD COLUMN lease_expires_at timestamptz
+            """,
+            """
+            UPDATE pass_record p SET lease_attempt_id = l.attempt_id, lease_request_id = l.request_id,
+                lease_deeplink_hash = l.deeplink_hash, lease_host_id = l.host_id, lease_owner_pid = l.owner_pid,
+                lease_owner_start = l.owner_start, lease_expires_at = l.expires_at
+            FROM attempt_lease l
+            WHERE l.serial_number = p.serial_number AND l.token_unique_reference = p.device_account_identifier
+            """,
+            "DROP TABLE attempt_lease",
             "DROP FUNCTION tokenctl_apply(jsonb, text)",
             "DROP FUNCTION tokenctl_resolve(text, text, text)",
+            stepProcedure,
         ]),
     ]
 
@@ -302,14 +317,15 @@ enum PostgresSchema {
         """
 
     /// tokenctl_step(changes, reads, genesis, answer): what a group of attempts sends in one
-    /// round trip. Each change checks what it expects with the rows locked (the leases it
-    /// closes, the state its pass moves from, in one UPDATE) and applies itself; one whose
-    /// expectation fails is skipped and answered "conflict", or "done" when its last audit row
-    /// is there already (written before, the answer lost with a connection). The changes'
-    /// audit rows are then chained under one transaction-scoped advisory lock and inserted in
-    /// one statement, and the transaction COMMITs inside the procedure, before any answer
-    /// exists: a server that dies before the commit never answered. The reads follow, on what
-    /// was committed: each query's records with their leases, and a new attempt id.
+    /// round trip. Each change that moves a pass checks what it expects and applies itself in
+    /// one UPDATE (the state it moves from, and the lease it closes, which counts while the
+    /// pass is activating; the new lease, or none); one whose expectation fails is answered
+    /// "conflict", or "done" when its last audit row is there already (written before, the
+    /// answer lost with a connection). The changes' audit rows are then chained under one
+    /// transaction-scoped advisory lock and inserted in one statement, and the transaction
+    /// COMMITs inside the procedure, before any answer exists: a server that dies before the
+    /// commit never answered. The reads follow, on what was committed: each query's records
+    /// with their leases, and a new attempt id.
     ///
     /// A row's hash is SHA-256 over the same text as on SQLite: the client sends the text
     /// after the previous hash ("rest"), which only the server knows under the lock.
@@ -319,57 +335,47 @@ enum PostgresSchema {
         LANGUAGE plpgsql AS $$
         DECLARE
             change jsonb;
-            item jsonb;
-            ok boolean;
-            written boolean;
+            move jsonb;
             last jsonb;
+            ok boolean;
             statuses text[] := '{}';
             pending jsonb := '[]';
             previous text;
             last_seq bigint;
-            r jsonb;
-            hashes text[] := '{}';
+            audit jsonb;
+            hashes text[];
             resolved text;
         BEGIN
             FOR change IN SELECT value FROM jsonb_array_elements(changes) LOOP
-                ok := true;
-                FOR item IN SELECT value FROM jsonb_array_elements(coalesce(change->'dropLeases', '[]')) LOOP
-                    PERFORM 1 FROM attempt_lease WHERE attempt_id = (item #>> '{}')::bigint FOR UPDATE;
-                    IF NOT FOUND THEN ok := false; END IF;
-                END LOOP;
-                IF ok AND change ? 'state' THEN
-                    item := change->'state';
-                    UPDATE pass_record SET state = item->>'to'
-                    WHERE serial_number = item->>'serial' AND pass_type_identifier = item->>'passType'
-                      AND device_account_identifier = item->>'token' AND state = item->>'from';
+                move := change->'pass';
+                IF move IS NOT NULL THEN
+                    -- One statement: the check (the state it moves from; the lease it closes, which
+                    -- counts only while the pass is activating) and the move, with the row locked.
+                    UPDATE pass_record SET state = move->>'to',
+                        lease_attempt_id = (move->'lease'->>'attempt')::bigint, lease_request_id = move->'lease'->>'request',
+                        lease_deeplink_hash = move->'lease'->>'deeplink', lease_host_id = move->'lease'->>'host',
+                        lease_owner_pid = (move->'lease'->>'pid')::integer, lease_owner_start = move->'lease'->>'processStart',
+                        lease_expires_at = clock_timestamp() + (move->'lease'->>'milliseconds')::bigint * interval '1 millisecond'
+                    WHERE serial_number = move->>'serial' AND pass_type_identifier = move->>'passType'
+                      AND device_account_identifier = move->>'token' AND state = move->>'from'
+                      AND (state <> 'activating' OR lease_attempt_id IS NOT DISTINCT FROM (move->>'holder')::bigint);
                     ok := FOUND;
+                ELSE
+                    ok := true;
                 END IF;
-                -- Written before, its answer lost with a connection: its last row is in the audit
-                -- (this row, not one another host wrote for the attempt after its lease expired).
-                last := change->'rows'->-1;
-                written := false;
-                IF NOT ok OR NOT (change ? 'state' OR change->'dropLeases' <> '[]') THEN
-                    written := EXISTS (SELECT 1 FROM audit_row WHERE attempt_id = (last->>'attempt')::bigint AND event = last->>'event'
-                                       AND at = last->>'at' AND outcome IS NOT DISTINCT FROM last->>'outcome');
-                END IF;
-                IF NOT ok OR written THEN
-                    IF written THEN
+                -- Written before, its answer lost with a connection: its last audit row is there (this
+                -- row, not one another host wrote for the attempt once its lease had expired).
+                IF NOT ok OR move IS NULL THEN
+                    last := change->'rows'->-1;
+                    IF EXISTS (SELECT 1 FROM audit_row WHERE attempt_id = (last->>'attempt')::bigint AND event = last->>'event'
+                               AND at = last->>'at' AND outcome IS NOT DISTINCT FROM last->>'outcome') THEN
                         statuses := statuses || 'done'::text;
-                    ELSE
-                        statuses := statuses || 'conflict'::text;
+                        CONTINUE;
                     END IF;
-                    CONTINUE;
                 END IF;
-                FOR item IN SELECT value FROM jsonb_array_elements(coalesce(change->'dropLeases', '[]')) LOOP
-                    DELETE FROM attempt_lease WHERE attempt_id = (item #>> '{}')::bigint;
-                END LOOP;
-                IF change ? 'lease' THEN
-                    item := change->'lease';
-                    INSERT INTO attempt_lease (serial_number, token_unique_reference, attempt_id, request_id, deeplink_hash,
-                                               host_id, owner_pid, owner_start, expires_at)
-                    VALUES (item->>'serial', item->>'token', (item->>'attempt')::bigint, item->>'request', item->>'deeplink',
-                            item->>'host', (item->>'pid')::integer, item->>'processStart',
-                            clock_timestamp() + (item->>'milliseconds')::bigint * interval '1 millisecond');
+                IF NOT ok THEN
+                    statuses := statuses || 'conflict'::text;
+                    CONTINUE;
                 END IF;
                 pending := pending || (change->'rows');
                 statuses := statuses || 'ok'::text;
@@ -382,8 +388,8 @@ enum PostgresSchema {
                     previous := genesis;
                 END IF;
                 hashes := array[previous];
-                FOR r IN SELECT value FROM jsonb_array_elements(pending) LOOP
-                    previous := encode(sha256(convert_to('{"previous": "' || previous || '"' || (r->>'rest'), 'UTF8')), 'hex');
+                FOR audit IN SELECT value FROM jsonb_array_elements(pending) LOOP
+                    previous := encode(sha256(convert_to('{"previous": "' || previous || '"' || (audit->>'rest'), 'UTF8')), 'hex');
                     hashes := hashes || previous;
                 END LOOP;
                 INSERT INTO audit_row (seq, attempt_id, event, at, request_id, serial_number, pass_type_identifier,
@@ -397,20 +403,22 @@ enum PostgresSchema {
             IF array_length(statuses, 1) > 0 THEN
                 COMMIT;
             END IF;
-            SELECT coalesce(json_agg(json_build_array(q.id, q.passes) ORDER BY q.n), '[]')::text INTO resolved FROM (
-                SELECT w.n, w.id, coalesce(json_agg(json_build_array(p.pass_type_identifier, p.serial_number, p.device_account_identifier,
-                           p.state, p.device_label, p.card_suffix, l.attempt_id, l.request_id, l.deeplink_hash, l.host_id, l.owner_pid,
-                           l.owner_start, l.expires_at > clock_timestamp())
-                           ORDER BY p.serial_number, p.pass_type_identifier, p.device_account_identifier)
-                           FILTER (WHERE p.serial_number IS NOT NULL), '[]') AS passes
-                FROM (SELECT q.n, q.wanted->>'serial' AS serial, q.wanted->>'passType' AS pass_type, q.wanted->>'device' AS device,
-                             nextval('audit_attempt_id') AS id
-                      FROM jsonb_array_elements(reads) WITH ORDINALITY AS q(wanted, n)) AS w
-                LEFT JOIN pass_record p ON p.serial_number = w.serial
-                    AND (w.pass_type IS NULL OR p.pass_type_identifier = w.pass_type)
-                    AND (w.device IS NULL OR p.device_label = w.device)
-                LEFT JOIN attempt_lease l ON l.serial_number = p.serial_number AND l.token_unique_reference = p.device_account_identifier
-                GROUP BY w.n, w.id) AS q;
+            -- Index scans per read, a new attempt id each (a subquery per read, not a join the
+            -- planner could turn into a scan of the wallet). A lease counts while its pass is activating.
+            WITH w AS MATERIALIZED (
+                SELECT q.n, q.wanted->>'serial' AS serial, q.wanted->>'passType' AS pass_type, q.wanted->>'device' AS device,
+                       nextval('audit_attempt_id') AS id
+                FROM jsonb_array_elements(reads) WITH ORDINALITY AS q(wanted, n))
+            SELECT coalesce(json_agg(json_build_array(w.id, (
+                    SELECT coalesce(json_agg(json_build_array(p.pass_type_identifier, p.serial_number, p.device_account_identifier,
+                               p.state, p.device_label, p.card_suffix, CASE WHEN p.state = 'activating' THEN p.lease_attempt_id END,
+                               p.lease_request_id, p.lease_deeplink_hash, p.lease_host_id, p.lease_owner_pid, p.lease_owner_start,
+                               p.lease_expires_at > clock_timestamp())
+                               ORDER BY p.serial_number, p.pass_type_identifier, p.device_account_identifier), '[]')
+                    FROM pass_record p
+                    WHERE p.serial_number = w.serial AND (w.pass_type IS NULL OR p.pass_type_identifier = w.pass_type)
+                      AND (w.device IS NULL OR p.device_label = w.device)))
+                ORDER BY w.n), '[]')::text INTO resolved FROM w;
             answer := '{"statuses": ' || to_json(statuses)::text || ', "reads": ' || resolved || '}';
         END $$
         """

@@ -53,60 +53,33 @@ struct AuditRowValues: Encodable, Sendable, Equatable {
 
 /// What one write of an activation changes, applied whole or not at all.
 struct AttemptChange: Encodable, Sendable {
-    public struct StateMove: Encodable, Sendable {
-        public var serial: String
-        public var passType: String
-        public var token: String
-        /// The state the pass must be in; otherwise the change is a conflict.
-        public var from: String
-        public var to: String
-
-        public init(serial: String, passType: String, token: String, from: String, to: String) {
-            self.serial = serial
-            self.passType = passType
-            self.token = token
-            self.from = from
-            self.to = to
-        }
+    /// A pass moved: the state it must be in and the lease it must hold (else the change is a
+    /// conflict), the state it moves to and the lease it holds then.
+    struct PassMove: Encodable, Sendable {
+        var serial: String
+        var passType: String
+        var token: String
+        var from: String
+        var to: String
+        /// The attempt whose lease the pass must hold while activating (none: no lease).
+        var holder: Int64?
+        /// The lease the pass holds afterwards (none: released).
+        var lease: Lease?
     }
 
-    public struct Lease: Encodable, Sendable {
-        public var serial: String
-        public var token: String
-        public var attempt: Int64
-        public var request: String
-        public var deeplink: String
-        public var host: String
-        public var pid: Int32
-        public var processStart: String
-        public var milliseconds: Int
-
-        public init(serial: String, token: String, attempt: Int64, request: String, deeplink: String, host: String, pid: Int32, processStart: String, milliseconds: Int) {
-            self.serial = serial
-            self.token = token
-            self.attempt = attempt
-            self.request = request
-            self.deeplink = deeplink
-            self.host = host
-            self.pid = pid
-            self.processStart = processStart
-            self.milliseconds = milliseconds
-        }
+    /// Who owns an attempt in flight, and for how long from the server's clock.
+    struct Lease: Encodable, Sendable {
+        var attempt: Int64
+        var request: String
+        var deeplink: String
+        var host: String
+        var pid: Int32
+        var processStart: String
+        var milliseconds: Int
     }
 
-    /// The pass this change moves, from the state it must be in (else a conflict).
-    public var state: StateMove?
-    /// Leases that must exist, removed (the attempt they hold is finished).
-    public var dropLeases: [Int64] = []
-    public var lease: Lease?
-    public var rows: [AuditRowValues] = []
-
-    public init(state: StateMove? = nil, dropLeases: [Int64] = [], lease: Lease? = nil, rows: [AuditRowValues] = []) {
-        self.state = state
-        self.dropLeases = dropLeases
-        self.lease = lease
-        self.rows = rows
-    }
+    var pass: PassMove?
+    var rows: [AuditRowValues] = []
 }
 
 enum AttemptChangeStatus: String, Sendable, Decodable {

@@ -14,14 +14,14 @@ extension PostgresStore {
         return try transaction { connection in
             // The audit cannot be locked as a table (LOCK TABLE … EXCLUSIVE needs the UPDATE or
             // DELETE privilege the role does not have on it); every append takes the chain lock.
-            try connection.run("LOCK TABLE pass_record, attempt_lease IN EXCLUSIVE MODE", logger)
+            try connection.run("LOCK TABLE pass_record IN EXCLUSIVE MODE", logger)
             try connection.run("SELECT pg_advisory_xact_lock(\(PostgresSchema.chainLock))", logger)
             let held = try connection.answer("""
-                SELECT (SELECT count(*) FROM pass_record), (SELECT count(*) FROM audit_row), (SELECT count(*) FROM attempt_lease)
-                """, logger).first?.decode((Int, Int, Int).self) ?? (0, 0, 0)
+                SELECT (SELECT count(*) FROM pass_record), (SELECT count(*) FROM audit_row)
+                """, logger).first?.decode((Int, Int).self) ?? (0, 0)
             let statements = PostgresStatements(connection: connection, logger: logger)
             let heldState = try StateTables.held(statements)
-            guard held == (0, 0, 0), heldState.isEmpty else {
+            guard held == (0, 0), heldState.isEmpty else {
                 throw StorageError.targetNotEmpty(options.displayURL, passes: held.0, auditRows: held.1, stateTables: heldState)
             }
             var passCount = 0

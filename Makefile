@@ -183,10 +183,12 @@ bench-wallet: deps
 	$(SWIFT) build $(RELEASE) --product WalletBenchmark
 	@Benchmarks/wallet.sh .build/release $(BENCH_RECORDS)
 
-# PostgreSQL next to SQLite: 1, 2 and 4 batch processes, one cold activation, an import of
-# BENCH_RECORDS records, the audit chain's append rate with 16 writers (a private server).
+# PostgreSQL next to SQLite: 1, 2 and 4 batch processes with the CPU and statements per
+# activation, one cold activation, an import of BENCH_RECORDS records, the audit chain's append
+# rate with 16 writers, 1 and 4 `tokenctl serve` instances, and the targets' table (a private server).
 bench-postgres: deps
 	$(SWIFT) build $(RELEASE) --product tokenctl
+	$(SWIFT) build $(RELEASE) --product tokenctl-serve
 	@Benchmarks/postgres.sh .build/release $(BENCH_LINES) $(BENCH_RECORDS)
 
 # The resident service: single activations at R = 0, 20, 50 ms (a delay proxy in front of a

@@ -224,7 +224,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["HTTPTransport"], path: "Tests/TestSupport", resources: [.copy("Vectors")]),
         .testTarget(name: "ErrorCodesTests", dependencies: ["ErrorCodes"]),
         .testTarget(name: "WalletModelTests", dependencies: ["WalletModel", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
-        .testTarget(name: "PostgresStorageTests", dependencies: ["PostgresStorage", "WalletModel"]),
+        .testTarget(name: "PostgresStorageTests", dependencies: ["PostgresStorage", "WalletModel", "TestSupport"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "WalletModel", "ErrorCodes", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "TokenActivationTests", dependencies: ["TokenActivation", "TokenctlApp", "WalletModel", "OnboardingCore", "HTTPTransport", "ErrorCodes", "Storage", "TestSupport", .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(

@@ -10,7 +10,8 @@
 # The server listens on 127.0.0.1 at the first free port from 55432 and on a private socket
 # directory, under TEST_POSTGRES_DIR (default /tmp/tokenctl-test-postgres, make test's; give
 # another one to try PostgreSQL by hand). Its data are
-# throwaway: fsync is off unless TEST_POSTGRES_DURABLE=1 when the directory is first made.
+# throwaway: fsync is off unless TEST_POSTGRES_DURABLE=1 when the directory is first made;
+# TEST_POSTGRES_STATEMENTS=1 then also loads pg_stat_statements (its tracking off until set).
 # (These variables are the script's, not tokenctl's: tokenctl refuses unknown TOKENCTL_* ones.)
 # Commits stay synchronous: a server stopped at once (restart) keeps every commit it
 # answered, as the restart test checks; only a crash of the machine would lose them.
@@ -84,6 +85,10 @@ initialise() {
         'fsync = $durable' 'full_page_writes = $durable' \
         'dynamic_shared_memory_type = mmap' 'max_connections = 200' \
         'ssl = on' \"ssl_cert_file = '$DIR/tls/server.pem'\" \"ssl_key_file = '$DIR/tls/server.key'\" >> '$DATA/postgresql.conf'"
+    # The benchmarks count statements per activation (pg_stat_statements, off until asked).
+    if [ "${TEST_POSTGRES_STATEMENTS:-0}" = 1 ]; then
+        as_server sh -c "printf '%s\n' \"shared_preload_libraries = 'pg_stat_statements'\" \"pg_stat_statements.track = 'none'\" >> '$DATA/postgresql.conf'"
+    fi
 }
 
 start() {

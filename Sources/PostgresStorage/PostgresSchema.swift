@@ -404,7 +404,11 @@ enum PostgresSchema {
                 COMMIT;
             END IF;
             -- Index scans per read, a new attempt id each (a subquery per read, not a join the
-            -- planner could turn into a scan of the wallet). A lease counts while its pass is activating.
+            -- planner could turn into a scan of the wallet). Without JIT: the planner counts a
+            -- hundred reads (any set function's guess), and against a large wallet that cost
+            -- would have it compile the query at every call, for longer than it runs. A lease
+            -- counts while its pass is activating.
+            PERFORM set_config('jit', 'off', true);
             WITH w AS MATERIALIZED (
                 SELECT q.n, q.wanted->>'serial' AS serial, q.wanted->>'passType' AS pass_type, q.wanted->>'device' AS device,
                        nextval('audit_attempt_id') AS id

@@ -1,0 +1,112 @@
+@testable import PostgresStorage
+import TestSupport
+import Testing
+import WalletModel
+
+/// `tokenctl_step` on a real server, called as the group writer calls it: the statuses and
+/// reads one call answers, and what it answers when a change comes again.
+@Suite struct TokenctlStepTests {
+    private struct Fixture {
+        let store: PostgresStore
+        let database: TestPostgres.Database
+
+        init() throws {
+            database = try TestPostgres.makeDatabase()
+            let url = try PostgresURL(parsing: database.url)
+            store = try PostgresStore(
+                options: PostgresOptions(host: url.host, port: url.port, user: url.user, database: url.database, tls: .disable, password: TestPostgres.password, hostID: "h1"),
+                checkingSchema: false
+            )
+            try store.migrate()
+            try database.psql("INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier) VALUES ('t', 'S1', 'D1'), ('t', 'S2', 'D2')")
+        }
+
+        func step(_ changes: [AttemptChange], reads: [PassQuery] = []) throws -> StepAnswer {
+            try store.step(changes, reads: reads, genesis: AuditRow.genesisHash)
+        }
+
+        func count(_ sql: String) throws -> String {
+            try database.psql(sql).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+    }
+
+    /// An audit row of attempt `attempt`, `second` seconds into 2026.
+    private static func auditRow(_ attempt: Int64, _ event: AuditRow.Event, second: Int64, outcome: String? = nil) -> AuditRow {
+        AuditRow(
+            attemptID: attempt, event: event, at: Timestamp(milliseconds: 1_767_225_600_000 + second * 1000), requestID: "r\(attempt)",
+            serialNumber: "S1", passTypeIdentifier: "t", tokenUniqueReference: "D1", deeplinkHash: "h", outcome: outcome
+        )
+    }
+
+    private static func row(_ attempt: Int64, _ event: AuditRow.Event, second: Int64, outcome: String? = nil) -> AuditRowValues {
+        AuditRowValues(auditRow(attempt, event, second: second, outcome: outcome))
+    }
+
+    private static func start(_ attempt: Int64, serial: String = "S1", token: String = "D1", holder: Int64? = nil, from: String = "requiresActivation", second: Int64 = 0) -> AttemptChange {
+        AttemptChange(
+            pass: .init(serial: serial, passType: "t", token: token, from: from, to: "activating", holder: holder,
+                        lease: .init(attempt: attempt, request: "r\(attempt)", deeplink: "h", host: "h1", pid: 1, processStart: "x", milliseconds: 60_000)),
+            rows: [row(attempt, .started, second: second)]
+        )
+    }
+
+    private static func finish(_ attempt: Int64, second: Int64, outcome: String) -> AttemptChange {
+        AttemptChange(
+            pass: .init(serial: "S1", passType: "t", token: "D1", from: "activating", to: "activated", holder: attempt, lease: nil),
+            rows: [row(attempt, .finished, second: second, outcome: outcome)]
+        )
+    }
+
+    @Test func aChangeSentAgainAfterItsAnswerWasLostIsDone() throws {
+        let fixture = try Fixture()
+        let start = Self.start(1)
+        #expect(try fixture.step([start]).statuses == [.ok])
+        #expect(try fixture.step([start]).statuses == [.done])
+        let finish = Self.finish(1, second: 1, outcome: "APPROVED")
+        #expect(try fixture.step([finish]).statuses == [.ok])
+        #expect(try fixture.step([finish]).statuses == [.done])
+        #expect(try fixture.count("SELECT count(*) FROM audit_row") == "2")
+        #expect(try fixture.count("SELECT state || ' ' || coalesce(lease_attempt_id::text, '-') FROM pass_record WHERE serial_number = 'S1'") == "activated -")
+    }
+
+    @Test func aFinishAfterAnotherHostClosedTheAttemptIsAConflict() throws {
+        let fixture = try Fixture()
+        #expect(try fixture.step([Self.start(1)]).statuses == [.ok])
+        // Another host found the lease expired and started attempt 2, closing 1 as UNKNOWN.
+        var takeover = Self.start(2, holder: 1, from: "activating", second: 60)
+        takeover.rows.insert(Self.row(1, .finished, second: 60, outcome: "UNKNOWN"), at: 0)
+        #expect(try fixture.step([takeover]).statuses == [.ok])
+        // Attempt 1's own answer comes late: not "done" (the finished row there is not its own).
+        #expect(try fixture.step([Self.finish(1, second: 61, outcome: "APPROVED")]).statuses == [.conflict])
+        #expect(try fixture.count("SELECT lease_attempt_id FROM pass_record WHERE serial_number = 'S1'") == "2")
+    }
+
+    @Test func twoStartsOfOnePassInOneCallLeaveOneOkAndOneConflict() throws {
+        let fixture = try Fixture()
+        let answer = try fixture.step([Self.start(1), Self.start(2), Self.start(3, serial: "S2", token: "D2")])
+        #expect(answer.statuses == [.ok, .conflict, .ok])
+        #expect(try fixture.count("SELECT count(*) FROM audit_row") == "2")
+    }
+
+    @Test func readsFollowTheCallsWritesEachWithANewAttemptID() throws {
+        let fixture = try Fixture()
+        let answer = try fixture.step([Self.start(100)], reads: [PassQuery(serialNumber: "S1"), PassQuery(serialNumber: "S2"), PassQuery(serialNumber: "NONE"), PassQuery(serialNumber: "S1", device: "no such device")])
+        #expect(answer.statuses == [.ok])
+        #expect(answer.resolutions.map(\.passes.count) == [1, 1, 0, 0])
+        #expect(Set(answer.resolutions.map(\.attemptID)).count == 4)
+        let s1 = try #require(answer.resolutions[0].passes.first)
+        #expect(s1.pass.state == .activating && s1.lease?.attemptID == 100 && s1.lease?.hostID == "h1" && s1.lease?.isLive == true)
+        #expect(answer.resolutions[1].passes.first?.lease == nil)
+    }
+
+    @Test func theChainIsHashedAsOnSQLite() throws {
+        let fixture = try Fixture()
+        let rows = [Self.auditRow(1, .started, second: 0), Self.auditRow(1, .finished, second: 1, outcome: "DECLINED")]
+        let change = AttemptChange(pass: nil, rows: rows.map(AuditRowValues.init))
+        #expect(try fixture.step([change]).statuses == [.ok])
+        #expect(try fixture.step([change]).statuses == [.done])
+        let first = rows[0].hash(previous: AuditRow.genesisHash)
+        let expected = "\(AuditRow.genesisHash) \(first)\n\(first) \(rows[1].hash(previous: first))"
+        #expect(try fixture.count("SELECT string_agg(previous_hash || ' ' || hash, E'\\n' ORDER BY seq) FROM audit_row") == expected)
+    }
+}

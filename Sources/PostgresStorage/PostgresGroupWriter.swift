@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import WalletModel
 
 /// Sends the attempts' reads and writes to PostgreSQL, grouping those of concurrent workers:
@@ -14,6 +15,8 @@ final class PostgresGroupWriter: @unchecked Sendable {
     private let store: PostgresStore
     private let retryMilliseconds: Int
     private var queue: GroupingQueue<Job>!
+    /// Calls that carried writes, and the writes (the reads are not counted).
+    private let written = Mutex<(transactions: Int, jobs: Int)>((0, 0))
 
     private final class Job: @unchecked Sendable {
         enum Work {
@@ -69,7 +72,8 @@ final class PostgresGroupWriter: @unchecked Sendable {
         }
     }
 
-    var figures: (transactions: Int, jobs: Int) { queue.figures }
+    /// Transactions written so far and the changes they carried, as the batch summary counts them.
+    var figures: (transactions: Int, jobs: Int) { written.withLock { $0 } }
 
     /// Stops the writer thread once what is queued is written.
     func close() {
@@ -84,6 +88,9 @@ final class PostgresGroupWriter: @unchecked Sendable {
             case .change(let change): changes.append(change)
             case .read(let query): reads.append(query)
             }
+        }
+        if !changes.isEmpty {
+            written.withLock { $0 = ($0.transactions + 1, $0.jobs + changes.count) }
         }
         let deadline = ContinuousClock.now + .milliseconds(retryMilliseconds)
         var result: Result<StepAnswer, any Error>

@@ -1,5 +1,5 @@
 # Shared by the benchmark scripts (sourced): the tools they need, a sandbox on a free port,
-# generated passes and deeplinks, a fresh database, wrk's POST. Expects $bin and $work.
+# generated passes and deeplinks, a fresh database, wrk's scripts. Expects $bin and $work.
 
 install_tools() { # tools...
   for tool in "$@"; do
@@ -36,5 +36,24 @@ wrk.method = "POST"
 wrk.body = '{"tokenUniqueReference": "DAPL000000000001"}'
 wrk.headers["Content-Type"] = "application/json"
 wrk.headers["Accept"] = "application/json"
+LUA
+}
+
+# wrk's script for single activations through the service's API, at $work/activate.lua: each
+# wrk thread activates its own serials, $WRK_PREFIX<thread>_N, N = 1, 2, ...
+write_activate_lua() {
+  cat > "$work/activate.lua" <<'LUA'
+local threads = 0
+function setup(thread)
+  thread:set("id", threads)
+  threads = threads + 1
+end
+local counter = 0
+local prefix = os.getenv("WRK_PREFIX") or "T"
+request = function()
+  counter = counter + 1
+  local body = '{"deeplink": "mybank://activate?serialNumber=' .. prefix .. id .. '_' .. counter .. '"}'
+  return wrk.format("POST", "/v1/activations", {["Content-Type"] = "application/json"}, body)
+end
 LUA
 }

@@ -211,21 +211,7 @@ echo "  chain links broken after the concurrent appends: $broken of $(psql -X -A
 
 echo
 echo "== 5. tokenctl serve: 64 keep-alive clients (wrk, 2 threads, 10 s) spread over 1 or 4 instances"
-cat > "$work/activate.lua" <<'LUA'
--- Each wrk thread activates its own serials, PREFIX<thread>_N, N = 1, 2, ...
-local threads = 0
-function setup(thread)
-  thread:set("id", threads)
-  threads = threads + 1
-end
-local counter = 0
-local prefix = os.getenv("WRK_PREFIX") or "T"
-request = function()
-  counter = counter + 1
-  local body = '{"deeplink": "mybank://activate?serialNumber=' .. prefix .. id .. '_' .. counter .. '"}'
-  return wrk.format("POST", "/v1/activations", {["Content-Type"] = "application/json"}, body)
-end
-LUA
+write_activate_lua
 # Passes for instance prefixes I0..I3, two wrk threads each.
 serve_passes() { awk -v n="$1" 'BEGIN { print "serialNumber,deviceAccountIdentifier"; for (s = 0; s < 4; s++) for (t = 0; t < 2; t++) for (i = 1; i <= n; i++) printf "I%dP%d_%d,DAPL%d%d%010d\n", s, t, i, s, t, i }'; }
 serve_passes 60000 > "$work/serve.csv"

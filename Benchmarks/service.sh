@@ -90,21 +90,7 @@ row "handler / cold CLI" "$(ratio "${handler[0]}" "${cold[0]}")" "$(ratio "${han
 
 echo
 echo "== throughput: 64 keep-alive clients (wrk on loopback TCP) against the CLI batch (concurrency 8)"
-cat > "$work/activate.lua" <<'LUA'
--- Each of wrk's two threads activates its own serials, PREFIX0_N and PREFIX1_N, N = 1, 2, ...
-local threads = 0
-function setup(thread)
-  thread:set("id", threads)
-  threads = threads + 1
-end
-local counter = 0
-local prefix = os.getenv("WRK_PREFIX") or "T"
-request = function()
-  counter = counter + 1
-  local body = '{"deeplink": "mybank://activate?serialNumber=' .. prefix .. id .. '_' .. counter .. '"}'
-  return wrk.format("POST", "/v1/activations", {["Content-Type"] = "application/json"}, body)
-end
-LUA
+write_activate_lua
 # Two wrk threads; a thread's serials are PREFIX0_N or PREFIX1_N.
 throughput_passes() { awk -v p="$1" -v n="$2" 'BEGIN { print "serialNumber,deviceAccountIdentifier"; for (t = 0; t < 2; t++) for (i = 1; i <= n; i++) printf "%s%d_%d,DAPL%d%011d\n", p, t, i, t, i }'; }
 for rtt in 0 20; do

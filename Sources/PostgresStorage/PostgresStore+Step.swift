@@ -31,8 +31,10 @@ extension PostgresStore {
     /// Writes `changes` and then reads `reads`, in one round trip: `tokenctl_step` applies
     /// the changes in one transaction and commits it before it answers (so an answer never
     /// names a write that could still be lost), then resolves the reads on what it committed.
-    /// A deadlock between two hosts' groups is tried again; two hosts leasing one pass at once
-    /// (a unique violation) answers every change "conflict" and reads again on their own.
+    /// A deadlock between two hosts' groups is tried again. A unique violation (two changes
+    /// closing the same attempt that holds no lease, from a copied database, whose "finished"
+    /// rows the audit refuses twice) wrote nothing: every change is answered "conflict" and
+    /// the reads are read again on their own.
     func step(_ changes: [AttemptChange], reads: [PassQuery], genesis: String) throws -> StepAnswer {
         let encoder = JSONEncoder()
         let changeText = String(decoding: try encoder.encode(changes), as: UTF8.self)
@@ -50,8 +52,6 @@ extension PostgresStore {
             } catch where [State.deadlock, State.serializationFailure].contains(Self.sqlState(error) ?? "") && tries < 5 {
                 tries += 1
             } catch where Self.sqlState(error) == State.uniqueViolation && !changes.isEmpty {
-                // Two hosts leasing one pass at once: nothing of the group was written; the
-                // losers read again.
                 let read = try step([], reads: reads, genesis: genesis)
                 return StepAnswer(statuses: changes.map { _ in .conflict }, resolutions: read.resolutions)
             }

@@ -199,6 +199,9 @@ enum PostgresSchema {
             "DROP FUNCTION tokenctl_resolve(text, text, text)",
             stepProcedure,
         ]),
+        // A key bound to the attempt its request starts, and the passes left activating
+        // found through an index of their own, as on SQLite (its migration v9).
+        Migration(name: "v5-idempotency-attempts", statements: IdempotencyTable.attemptColumns + [IdempotencyTable.activatingIndex]),
     ]
 
     /// tokenctl_resolve(serial, pass type, device): a pass's records with their leases and a

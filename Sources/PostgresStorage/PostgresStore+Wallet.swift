@@ -64,6 +64,10 @@ extension PostgresStore {
             """) { row in try body(try Self.passRow(row)) }
     }
 
+    public func activatingPasses() throws -> [PassRecord] {
+        try query("SELECT \(unescaped: Self.passColumns) FROM pass_record WHERE state = 'activating' \(unescaped: Self.passOrder)").map(Self.passRow)
+    }
+
     /// Up to `limit` records after `after` (from the first when nil), in serial order.
     public func passPage(after: PassRecord?, limit: Int) throws -> [PassRecord] {
         let (serial, type, account) = (after?.serialNumber ?? "", after?.passTypeIdentifier ?? "", after?.deviceAccountIdentifier ?? "")

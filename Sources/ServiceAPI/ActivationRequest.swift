@@ -1,5 +1,6 @@
 import ErrorCodes
 import Foundation
+import WalletModel
 
 /// What a client asks of `POST /v1/activations`, read from its body: the request decoder
 /// the fuzzer drives. Reading never writes anything; a request it refuses is a
@@ -20,10 +21,34 @@ public struct ActivationRequest: Sendable, Equatable {
     /// The longest Idempotency-Key.
     public static let maximumKeyLength = 255
 
+    /// The members a request may hold; any other is refused by name.
+    static let members = ["deeplink", "device", "dryRun"]
+
     private struct Body: Decodable {
         var deeplink: String?
         var device: String?
         var dryRun: Bool?
+
+        private struct Member: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: Member.self)
+            if let unknown = container.allKeys.first(where: { !ActivationRequest.members.contains($0.stringValue) }) {
+                throw UnknownMember(name: unknown.stringValue)
+            }
+            deeplink = try container.decodeIfPresent(String.self, forKey: Member(stringValue: "deeplink"))
+            device = try container.decodeIfPresent(String.self, forKey: Member(stringValue: "device"))
+            dryRun = try container.decodeIfPresent(Bool.self, forKey: Member(stringValue: "dryRun"))
+        }
+    }
+
+    private struct UnknownMember: Error {
+        let name: String
     }
 
     /// Decodes a single activation's JSON body.
@@ -43,12 +68,36 @@ public struct ActivationRequest: Sendable, Equatable {
         let body: Body
         do {
             body = try JSONDecoder().decode(Body.self, from: Data(bytes))
+        } catch let unknown as UnknownMember {
+            let name = unknown.name.unicodeScalars.count > 64 ? String(String.UnicodeScalarView(unknown.name.unicodeScalars.prefix(64))) + "…" : unknown.name
+            throw .invalid("the body has a member the API does not know: \(JSONObject.Value.string(name).text); the members are \(members.map { "\"\($0)\"" }.joined(separator: ", "))")
         } catch {
             throw .invalid("the body is not a JSON object of the form {\"deeplink\": \"…\"}")
         }
         guard let deeplink = body.deeplink else { throw .invalid("the body has no \"deeplink\" member") }
         if let device = body.device, device.isEmpty { throw .invalid("\"device\" must not be empty") }
         return ActivationRequest(deeplink: deeplink, device: body.device, dryRun: body.dryRun ?? false)
+    }
+
+    /// What an Idempotency-Key's hash covers: the whole request, so that a repeat differing
+    /// in `device` or `dryRun` is told apart. The scheme is compared without case, as the
+    /// parser compares it; a plain request's text is its deeplink alone.
+    public var idempotencyText: String {
+        var text = Self.schemeLowercased(deeplink)
+        if device != nil || dryRun {
+            text += "\u{0}device=\(device ?? "")\u{0}dryRun=\(dryRun)"
+        }
+        return text
+    }
+
+    /// The deeplink with its scheme (the letters, digits, `+`, `-` and `.` before the first
+    /// `:`) in lower case.
+    static func schemeLowercased(_ deeplink: String) -> String {
+        let bytes = Array(deeplink.utf8)
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0,
+              bytes[..<colon].allSatisfy({ $0 < 0x80 && (Character(Unicode.Scalar($0)).isLetter || Character(Unicode.Scalar($0)).isNumber || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E) })
+        else { return deeplink }
+        return String(decoding: bytes[..<colon].map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 } + bytes[colon...], as: UTF8.self)
     }
 
     /// Checks an `Idempotency-Key` header: 1 to 255 visible ASCII characters.
@@ -74,11 +123,12 @@ public enum BatchFormat: Sendable {
         }
     }
 
-    /// The deeplink of one non-blank line.
-    public func deeplink(_ line: [UInt8]) throws(Problem) -> String {
+    /// The request of one non-blank line: a deeplink alone, or an object with the single
+    /// request's members (`deeplink`, optional `device` and `dryRun`).
+    public func request(_ line: [UInt8]) throws(Problem) -> ActivationRequest {
         switch self {
-        case .text: return String(decoding: line, as: UTF8.self)
-        case .ndjson: return try ActivationRequest.decodeObject(line).deeplink
+        case .text: return ActivationRequest(deeplink: String(decoding: line, as: UTF8.self), device: nil, dryRun: false)
+        case .ndjson: return try ActivationRequest.decodeObject(line)
         }
     }
 }

@@ -178,6 +178,13 @@ enum Migrations {
             // the retention ends.
             try db.execute(sql: IdempotencyTable.sqlite)
         }
+        migrator.registerMigration("v9-idempotency-attempts") { db in
+            // A key is bound to the attempt its request starts (its request id), and the
+            // passes left activating are found through an index of their own.
+            for statement in IdempotencyTable.attemptColumns + [IdempotencyTable.activatingIndex] {
+                try db.execute(sql: statement)
+            }
+        }
         return migrator
     }
 }

@@ -22,47 +22,106 @@ extension APIResponder {
             return Self.problem(error)
         }
         if service.isDraining { return Self.problem(Self.stopping) }
-        if let key {
-            let claim: IdempotencyKeys.Claim
-            do {
-                let keys = service.idempotency
-                claim = try await ActivationService.blocking { try keys.claim(key: key, deeplink: decoded.deeplink) }
-            } catch {
-                return Self.problem(Self.storageProblem(error))
-            }
-            switch claim {
-            case .claimed: break
+        guard let key else {
+            guard let result = await service.admission.run({ await service.activate(decoded) }) else { return Self.problem(Self.overloaded) }
+            return Self.response(Self.answer(result))
+        }
+        let keys = service.idempotency
+        let serial = service.pipeline.serialNumber(of: decoded.deeplink)
+        do {
+            switch try await ActivationService.blocking({ try keys.claim(key: key, request: decoded, serialNumber: serial) }) {
+            case .claimed(let requestID):
+                return await keyed(decoded, key: key, requestID: requestID)
             case .replay(let status, let body):
                 return Self.body(status, contentType: status == 200 ? "application/json" : "application/problem+json", Array(body.utf8) + [0x0A], headers: [Self.replayed])
             case .mismatch:
-                return Self.problem(Problem(status: 422, code: .idempotencyMismatch, detail: "this Idempotency-Key was first used with another deeplink; use a new key for a new activation"))
-            case .inFlight:
-                return Self.problem(Problem(status: 409, code: .activationInProgress, detail: "the first request with this Idempotency-Key is still running; repeat it once that one is answered"))
+                return Self.problem(Problem(status: 422, code: .idempotencyMismatch, detail: "this Idempotency-Key was first used with another request (deeplink, device or dryRun); use a new key for a new activation"))
+            case .unanswered(let requestID, let serialNumber, let created):
+                return try await unanswered(decoded, key: key, requestID: requestID, serialNumber: serialNumber, created: created, serial: serial)
+            }
+        } catch {
+            return Self.problem(Self.storageProblem(error))
+        }
+    }
+
+    /// A repeat whose key holds no answer: the attempt its first request started answers it
+    /// (finished, or closed as interrupted once its owner is gone), and nothing is sent. Only
+    /// a claim whose request started no attempt, left longer than an attempt can last, runs.
+    private func unanswered(
+        _ request: ActivationRequest, key: String, requestID: String?, serialNumber: String?, created: Int64, serial: String?
+    ) async throws -> Response {
+        if service.isRunning(key: key) { return Self.problem(Self.keyInFlight) }
+        let pipeline = service.pipeline
+        if let requestID, let serialNumber {
+            let entry = try await ActivationService.blocking { () throws -> AuditEntry? in
+                guard let entry = try pipeline.attempt(serialNumber: serialNumber, requestID: requestID), entry.outcome == nil else {
+                    return try pipeline.attempt(serialNumber: serialNumber, requestID: requestID)
+                }
+                // Open: closed as interrupted when its owner is gone, left alone when it runs.
+                try pipeline.closeInterrupted(serialNumber: serialNumber)
+                return try pipeline.attempt(serialNumber: serialNumber, requestID: requestID)
+            }
+            if let entry {
+                guard let result = ActivationResult(finished: entry) else { return Self.problem(Self.keyInFlight) }
+                let answer = Self.answer(result)
+                await store(answer, key: key)
+                return Self.response(answer, headers: [Self.replayed])
             }
         }
-        guard let result = await service.admission.run({ await service.activate(decoded) }) else {
-            if let key {
+        let keys = service.idempotency
+        guard keys.isAbandoned(createdMilliseconds: created) else { return Self.problem(Self.keyInFlight) }
+        let next = requestID ?? ResidentPipeline.makeRequestID()
+        guard try await ActivationService.blocking({ try keys.takeOver(key: key, createdMilliseconds: created, requestID: next, serialNumber: serial) }) else {
+            return Self.problem(Self.keyInFlight)
+        }
+        service.logger.notice("service.idempotencyTakenOver", metadata: ["request-id": "\(next)"])
+        return await keyed(request, key: key, requestID: next)
+    }
+
+    /// Runs a claimed key's activation under its request id and stores its answer.
+    private func keyed(_ request: ActivationRequest, key: String, requestID: String) async -> Response {
+        let service = self.service
+        return await service.running(key: key) {
+            guard let result = await service.admission.run({ await service.activate(request, requestID: requestID) }) else {
                 let keys = service.idempotency
                 _ = try? await ActivationService.blocking { try keys.release(key: key) }
+                return Self.problem(Self.overloaded)
             }
-            return Self.problem(Self.overloaded)
+            let answer = Self.answer(result)
+            await store(answer, key: key)
+            return Self.response(answer)
         }
-        let (status, body): (Int, JSONObject)
-        switch ActivationStatus.answer(result) {
-        case .success(let object): (status, body) = (200, object)
-        case .failure(let problem): (status, body) = (problem.status, problem.json)
-        }
-        if let key {
-            let keys = service.idempotency
-            let text = body.text
-            do {
-                try await ActivationService.blocking { try keys.store(key: key, status: status, body: text) }
-            } catch {
-                service.logger.warning("service.idempotencyNotStored", metadata: ["error": "\(error)"])
-            }
-        }
-        return status == 200 ? Self.json(200, body) : Self.body(status, contentType: "application/problem+json", JSONObject.Value.object(body).utf8 + [0x0A])
     }
+
+    /// Keeps a key's answer; a failure is logged: a repeat then finds the attempt in the audit.
+    private func store(_ answer: (status: Int, body: JSONObject), key: String) async {
+        let keys = service.idempotency
+        let text = answer.body.text
+        do {
+            try await ActivationService.blocking { try keys.store(key: key, status: answer.status, body: text) }
+        } catch {
+            service.logger.warning("service.idempotencyNotStored", metadata: ["error": "\((error as? any CodedError)?.code.rawValue ?? "storage.io")"])
+        }
+    }
+
+    /// An activation's HTTP status and body: 200 with the §3 object, or its problem.
+    static func answer(_ result: ActivationResult) -> (status: Int, body: JSONObject) {
+        switch ActivationStatus.answer(result) {
+        case .success(let object): (200, object)
+        case .failure(let problem): (problem.status, problem.json)
+        }
+    }
+
+    static func response(_ answer: (status: Int, body: JSONObject), headers: [(name: String, value: String)] = []) -> Response {
+        answer.status == 200
+            ? Self.body(200, contentType: "application/json", JSONObject.Value.object(answer.body).utf8 + [0x0A], headers: headers)
+            : Self.body(answer.status, contentType: "application/problem+json", JSONObject.Value.object(answer.body).utf8 + [0x0A], headers: headers)
+    }
+
+    static let keyInFlight = Problem(
+        status: 409, code: .activationInProgress,
+        detail: "the first request with this Idempotency-Key is still running; repeat it once that one is answered"
+    )
 
     /// `POST /v1/activations/batch`: a deeplink (or `{"deeplink": …}` object) a line in, one
     /// `activate --batch --json` object a line out, in input order, each written as soon as
@@ -75,6 +134,9 @@ extension APIResponder {
             return Self.problem(error)
         }
         if service.isDraining { return Self.problem(Self.stopping) }
+        // Each line is one activation in the same admission; a batch arriving past the
+        // queue limit is refused whole, before any line is read.
+        if service.admission.isFull { return Self.problem(Self.overloaded) }
         let service = self.service
         var headers = HTTPFields()
         headers[.contentType] = "application/x-ndjson"

@@ -17,6 +17,9 @@ final class ActivationService: Sendable {
     let idempotency: IdempotencyKeys
     let logger: Logger
     private let draining = Atomic<Bool>(false)
+    /// The Idempotency-Keys whose requests run in this process now: a repeat of one is in
+    /// flight however old its claim.
+    private let runningKeys = Mutex<Set<String>>([])
 
     init(pipeline: ResidentPipeline, driver: any StoreDriver, metrics: ServiceMetrics, admission: Admission, idempotency: IdempotencyKeys, logger: Logger) {
         self.pipeline = pipeline
@@ -34,11 +37,24 @@ final class ActivationService: Sendable {
 
     var isDraining: Bool { draining.load(ordering: .acquiring) }
 
+    /// Runs `body` with `key` marked as running in this process.
+    func running<T>(key: String, _ body: () async -> T) async -> T {
+        runningKeys.withLock { _ = $0.insert(key) }
+        defer { runningKeys.withLock { _ = $0.remove(key) } }
+        return await body()
+    }
+
+    /// Whether a request with `key` runs in this process now.
+    func isRunning(key: String) -> Bool {
+        runningKeys.withLock { $0.contains(key) }
+    }
+
     /// One activation through the pipeline, measured.
-    func activate(_ request: ActivationRequest) async -> ActivationResult {
+    /// - Parameter requestID: the id its attempt is audited under (an Idempotency-Key's).
+    func activate(_ request: ActivationRequest, requestID: String? = nil) async -> ActivationResult {
         metrics.activationStarted()
         let start = ContinuousClock.now
-        let result = await pipeline.activate(deeplink: request.deeplink, device: request.device, dryRun: request.dryRun)
+        let result = await pipeline.activate(deeplink: request.deeplink, device: request.device, dryRun: request.dryRun, requestID: requestID)
         metrics.activationFinished(result, after: .now - start)
         return result
     }

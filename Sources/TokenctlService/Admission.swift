@@ -23,13 +23,15 @@ final class Admission: Sendable {
     private enum Entry { case now, wait, refused }
 
     /// Runs `body` once admitted; nil, without running it, when the queue is full.
-    func run<T: Sendable>(_ body: () async -> T) async -> T? {
+    /// - Parameter queueing: wait for a slot even past the queue limit: a line of a batch
+    ///   that was admitted (the batch was checked against the limit when it arrived).
+    func run<T: Sendable>(queueing: Bool = false, _ body: () async -> T) async -> T? {
         let entry = state.withLock { state -> Entry in
             if state.running < maxInFlight {
                 state.running += 1
                 return .now
             }
-            return state.waitingCount < queueLimit ? .wait : .refused
+            return queueing || state.waitingCount < queueLimit ? .wait : .refused
         }
         switch entry {
         case .refused:
@@ -70,6 +72,11 @@ final class Admission: Sendable {
             return next
         }
         next?.resume()
+    }
+
+    /// Whether a request arriving now would be refused.
+    var isFull: Bool {
+        state.withLock { $0.running >= maxInFlight && $0.waitingCount >= queueLimit }
     }
 
     /// Requests running and waiting now.

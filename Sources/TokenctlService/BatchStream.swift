@@ -62,8 +62,11 @@ struct BatchStream: Sendable {
     private func activate(line: Int, _ bytes: ArraySlice<UInt8>) async -> [UInt8] {
         let result: ActivationResult
         do throws(Problem) {
-            let deeplink = try format.deeplink(Array(bytes))
-            result = await service.activate(ActivationRequest(deeplink: deeplink, device: nil, dryRun: false))
+            let request = try format.request(Array(bytes))
+            let service = self.service
+            // Each line waits for a slot in the one admission, beside single requests.
+            result = await service.admission.run(queueing: true) { await service.activate(request) }
+                ?? .notRun(ActivationError(code: .serviceOverloaded, message: "the service is stopping; nothing was sent"))
         } catch {
             result = .notRun(ActivationError(code: error.code, message: error.detail))
         }

@@ -1,51 +1,80 @@
 import Logging
+import ServiceAPI
 import ServiceLifecycle
+import TokenActivation
 import WalletModel
 
 /// Idempotency-Key answers kept in the database (both backends, ``IdempotencyTable``), so a
 /// repeat finds them across restarts and across the service processes sharing it.
+///
+/// A key stands for one attempt: its row is inserted with the request id the attempt will
+/// be audited under, before the attempt starts, and the attempt's "started" row carries
+/// that id. A repeat that finds no stored answer therefore finds the attempt in the audit:
+/// finished (its outcome is the answer), open (in flight, or closed as interrupted once its
+/// owner is known to be gone), or never started, the only case that may run again.
 struct IdempotencyKeys: Sendable {
     /// What a key's row says when a request arrives with it.
     enum Claim: Equatable {
-        /// The key is new: this request runs and its answer is stored.
-        case claimed
-        /// The same key and deeplink answered before: the stored answer.
+        /// The key is new: this request runs under `requestID` and its answer is stored.
+        case claimed(requestID: String)
+        /// The same key and request answered before: the stored answer.
         case replay(status: Int, body: String)
-        /// The key was first used with another deeplink.
+        /// The key was first used with another request.
         case mismatch
-        /// The key's first request is still running.
-        case inFlight
+        /// The key's first request has no stored answer: running, or stopped before its
+        /// answer was stored. `requestID` and `serialNumber` name its attempt (nil for a
+        /// row written before keys were bound to attempts, or a deeplink that did not parse);
+        /// `createdMilliseconds` is when it was claimed or last taken over.
+        case unanswered(requestID: String?, serialNumber: String?, createdMilliseconds: Int64)
     }
 
     let database: any StateDatabase
     let hasher: DeeplinkHasher
-    /// A claim older than this without an answer was left by a process that died: it is
-    /// taken over (the activation's own guard still prevents a second send).
+    /// A claim older than this whose request started no attempt was left by a process that
+    /// died before it started one: it may be taken over.
     let abandonedAfterMilliseconds: Int64
     let retentionMilliseconds: Int64
     let clock: @Sendable () -> Timestamp
 
-    func claim(key: String, deeplink: String) throws -> Claim {
-        let hash = hasher.hash(deeplink)
+    /// Claims `key` for `request`, or reads what it holds.
+    /// - Parameter serialNumber: the serial the request's deeplink names, nil when it does not parse.
+    func claim(key: String, request: ActivationRequest, serialNumber: String?) throws -> Claim {
+        let hash = hasher.hash(request.idempotencyText)
         let now = clock().milliseconds
+        let requestID = ResidentPipeline.makeRequestID()
         return try database.writeState { db in
             let inserted = try db.execute(
-                "INSERT INTO idempotency_key (key, deeplink_hash, created_ms) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING",
-                [.text(key), .text(hash), .integer(now)]
+                "INSERT INTO idempotency_key (key, deeplink_hash, created_ms, request_id, serial_number) VALUES (?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING",
+                [.text(key), .text(hash), .integer(now), .text(requestID), StateValue(serialNumber)]
             )
-            if inserted == 1 { return .claimed }
-            guard let row = try db.row("SELECT deeplink_hash, created_ms, status, answer FROM idempotency_key WHERE key = ?", [.text(key)]) else {
-                return .inFlight
+            if inserted == 1 { return .claimed(requestID: requestID) }
+            guard let row = try db.row("SELECT deeplink_hash, created_ms, status, answer, request_id, serial_number FROM idempotency_key WHERE key = ?", [.text(key)]) else {
+                // Purged between the two statements: as good as in flight; the client repeats.
+                return .unanswered(requestID: nil, serialNumber: nil, createdMilliseconds: now)
             }
             guard row.text("deeplink_hash") == hash else { return .mismatch }
             if let answer = row.text("answer"), let status = row.integer("status") {
                 return .replay(status: status, body: answer)
             }
-            if now - Int64(row.integer("created_ms") ?? 0) > abandonedAfterMilliseconds {
-                try db.execute("UPDATE idempotency_key SET created_ms = ? WHERE key = ? AND answer IS NULL", [.integer(now), .text(key)])
-                return .claimed
-            }
-            return .inFlight
+            return .unanswered(requestID: row.text("request_id"), serialNumber: row.text("serial_number"), createdMilliseconds: Int64(row.integer("created_ms") ?? 0))
+        }
+    }
+
+    /// Whether an unanswered claim made at `createdMilliseconds` is old enough to be taken over.
+    func isAbandoned(createdMilliseconds: Int64) -> Bool {
+        clock().milliseconds - createdMilliseconds > abandonedAfterMilliseconds
+    }
+
+    /// Takes over a claim whose request started no attempt, for a request that runs under
+    /// `requestID`: only one of several repeats racing for it wins.
+    /// - Returns: whether this caller took it.
+    func takeOver(key: String, createdMilliseconds: Int64, requestID: String, serialNumber: String?) throws -> Bool {
+        let now = clock().milliseconds
+        return try database.writeState { db in
+            try db.execute(
+                "UPDATE idempotency_key SET created_ms = ?, request_id = ?, serial_number = ? WHERE key = ? AND answer IS NULL AND created_ms = ?",
+                [.integer(now), .text(requestID), StateValue(serialNumber), .text(key), .integer(createdMilliseconds)]
+            ) == 1
         }
     }
 

@@ -79,6 +79,9 @@ public struct ServiceRunner: Sendable {
             pipeline.close()
             throw error
         }
+        // A SIGKILL loses nothing committed: what the dead process left open is closed
+        // before anything is admitted.
+        await InterruptedAttemptRecovery.closeNow(pipeline, logger: logger)
         if let unusable = pipeline.unusable {
             logger.warning("service.notReady", metadata: ["error": "\(unusable.code.rawValue)", "detail": "\(unusable.message)"])
         }
@@ -117,7 +120,10 @@ public struct ServiceRunner: Sendable {
         // Shut down in reverse order: the listeners drain first (every admitted request is
         // answered), then the purge stops, then the pipeline's workers and database close.
         let group = ServiceGroup(
-            services: [PipelineService(pipeline: pipeline), IdempotencyPurge(keys: service.idempotency, logger: logger)] + listeners,
+            services: [
+                PipelineService(pipeline: pipeline), IdempotencyPurge(keys: service.idempotency, logger: logger),
+                InterruptedAttemptRecovery(pipeline: pipeline, interval: Self.recoveryInterval(leaseMilliseconds: settings.leaseMilliseconds), logger: logger),
+            ] + listeners,
             gracefulShutdownSignals: [], cancellationSignals: [], logger: logger
         )
         let notify = SystemdNotify(environment: environment)
@@ -141,6 +147,12 @@ public struct ServiceRunner: Sendable {
         lock?.release(unlinkingSocket: true)
         lockReleased = true
         logger.notice("service.stopped")
+    }
+
+    /// How often open attempts of dead owners are looked for: half a lease (a host's
+    /// attempt is closable once its lease expires), between 1 and 30 seconds.
+    static func recoveryInterval(leaseMilliseconds: Int) -> Duration {
+        .milliseconds(min(30_000, max(1_000, leaseMilliseconds / 2)))
     }
 
     static func display(_ address: SocketAddress?) -> String {

@@ -17,14 +17,33 @@ final class SocketLock: Sendable {
         self.socketPath = socketPath
         try Self.makeDirectory(of: socketPath)
         let lockPath = socketPath + ".lock"
-        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw ServiceError(.serviceCannotListen, "cannot open the lock file \(lockPath): \(String(cString: strerror(errno)))")
+        var descriptor: CInt = -1
+        while descriptor < 0 {
+            let opened = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+            guard opened >= 0 else {
+                throw ServiceError(.serviceCannotListen, "cannot open the lock file \(lockPath): \(String(cString: strerror(errno)))")
+            }
+            guard flock(opened, LOCK_EX | LOCK_NB) == 0 else {
+                let holder = Self.readPID(opened)
+                close(opened)
+                throw ServiceError(.serviceAlreadyRunning, "another tokenctl serve\(holder.map { " (pid \($0))" } ?? "") is listening on \(socketPath); stop it first, or give this one another --socket")
+            }
+            // The holder removes the file as it exits: a lock on a file no longer at the
+            // path guards nothing; open the path again.
+            if Self.isStillAt(lockPath, opened) {
+                descriptor = opened
+            } else {
+                close(opened)
+            }
         }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            let holder = Self.readPID(descriptor)
+        // A socket on which a process still accepts connections is never replaced, whoever
+        // holds it (systemd's tokenctl.socket, or a server started without this lock).
+        if Self.accepts(socketPath) {
             close(descriptor)
-            throw ServiceError(.serviceAlreadyRunning, "another tokenctl serve\(holder.map { " (pid \($0))" } ?? "") is listening on \(socketPath); stop it first, or give this one another --socket")
+            throw ServiceError(
+                .serviceAlreadyRunning,
+                "a process still accepts connections on \(socketPath) (systemd's tokenctl.socket, or another server); stop it first (systemctl stop tokenctl.socket tokenctl.service), or give this one another --socket"
+            )
         }
         self.descriptor = descriptor
         let pid = Array("\(getpid())\n".utf8)
@@ -36,11 +55,37 @@ final class SocketLock: Sendable {
         }
     }
 
-    /// Removes the socket (a clean exit) and gives the lock up.
+    /// Removes the socket and the lock file (a clean exit) and gives the lock up.
     func release(unlinkingSocket: Bool) {
-        if unlinkingSocket { unlink(socketPath) }
+        if unlinkingSocket {
+            unlink(socketPath)
+            unlink(socketPath + ".lock")
+        }
         _ = ftruncate(descriptor, 0)
         close(descriptor)
+    }
+
+    /// Whether `path` still names the file open on `descriptor`.
+    private static func isStillAt(_ path: String, _ descriptor: CInt) -> Bool {
+        var atPath = stat(), open = stat()
+        guard stat(path, &atPath) == 0, fstat(descriptor, &open) == 0 else { return false }
+        return atPath.st_dev == open.st_dev && atPath.st_ino == open.st_ino
+    }
+
+    /// Whether a process accepts connections on the Unix socket at `path`.
+    static func accepts(_ path: String) -> Bool {
+        let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard probe >= 0 else { return false }
+        defer { close(probe) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        let status = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(probe, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        return status == 0
     }
 
     private static func readPID(_ descriptor: CInt) -> Int32? {
@@ -50,7 +95,8 @@ final class SocketLock: Sendable {
         return Int32(String(decoding: buffer[..<count], as: UTF8.self).filter(\.isNumber))
     }
 
-    /// The socket's directory, made 0700 (with its missing parents) when it does not exist.
+    /// The socket's directory, made 0700 when it does not exist; its parent must exist (a
+    /// mistyped path is refused, not created).
     private static func makeDirectory(of path: String) throws(ServiceError) {
         guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return }
         let directory = String(path[..<slash])
@@ -59,7 +105,12 @@ final class SocketLock: Sendable {
             guard info.st_mode & S_IFMT == S_IFDIR else { throw ServiceError(.serviceCannotListen, "\(directory) is not a directory") }
             return
         }
-        try makeDirectory(of: directory)
+        if let parentSlash = directory.lastIndex(of: "/"), parentSlash != directory.startIndex {
+            let parent = String(directory[..<parentSlash])
+            guard stat(parent, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+                throw ServiceError(.serviceCannotListen, "cannot create the socket's directory \(directory): \(parent) does not exist; create it first, or give another --socket")
+            }
+        }
         guard mkdir(directory, 0o700) == 0 || errno == EEXIST else {
             throw ServiceError(.serviceCannotListen, "cannot create the socket's directory \(directory): \(String(cString: strerror(errno)))")
         }

@@ -15,8 +15,7 @@ struct Tokenctl: AsyncParsableCommand {
 
             Exit codes, for every command (`tokenctl help exit-codes` lists each error code with its \
             exit code and meaning):
-            \(ExitStatus.allCases.map { "  " + String($0.rawValue).padding(toLength: 4, withPad: " ", startingAt: 0) + $0.meaning }.joined(separator: "\n"))
-              130 stopped: Ctrl-C, or the end of input at a prompt
+            \((ExitStatus.allCases.map { ($0.rawValue, $0.meaning) } + ErrorCodeTable.signalStatuses.map { ($0.status, $0.meaning) }).map { "  " + String($0.0).padding(toLength: 4, withPad: " ", startingAt: 0) + $0.1 }.joined(separator: "\n"))
 
             `tokenctl --version --verbose` also names the libcurl and SQLite it runs on.
             """,

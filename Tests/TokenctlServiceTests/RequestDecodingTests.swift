@@ -59,9 +59,9 @@ struct RequestDecodingTests {
     }
 
     @Test func readsBothBatchForms() throws {
-        #expect(try BatchFormat(contentType: "text/plain; charset=utf-8").deeplink(Array("mybank://a?serialNumber=1".utf8)) == "mybank://a?serialNumber=1")
-        #expect(try BatchFormat(contentType: "application/x-ndjson").deeplink(Array(#"{"deeplink":"d"}"#.utf8)) == "d")
-        #expect { try BatchFormat(contentType: "application/x-ndjson").deeplink(Array("d".utf8)) } throws: { ($0 as? Problem)?.code == .requestInvalid }
+        #expect(try BatchFormat(contentType: "text/plain; charset=utf-8").request(Array("mybank://a?serialNumber=1".utf8)).deeplink == "mybank://a?serialNumber=1")
+        #expect(try BatchFormat(contentType: "application/x-ndjson").request(Array(#"{"deeplink":"d","device":"Watch","dryRun":true}"#.utf8)) == ActivationRequest(deeplink: "d", device: "Watch", dryRun: true))
+        #expect { try BatchFormat(contentType: "application/x-ndjson").request(Array("d".utf8)) } throws: { ($0 as? Problem)?.code == .requestInvalid }
         #expect { try BatchFormat(contentType: "application/json") } throws: { ($0 as? Problem)?.status == 415 }
     }
 

@@ -17,6 +17,9 @@ struct ErrorCodeTableTests {
         let table = readme[start.upperBound..<stop.lowerBound].trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(table == generated.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "regenerate docs/exit-codes.md's table with: tokenctl help exit-codes --markdown")
         #expect(generated.stdout == ErrorCodeTable.markdown + "\n")
+        // The statuses a signal gives are in the table, as the guide documents them.
+        #expect(table.contains("| 130 | interrupted: SIGINT (Ctrl-C)"))
+        #expect(table.contains("| 143 | stopped by SIGTERM"))
     }
 
     @Test func itsHelpIsItsOwnAndABadFlagIsAUsageError() throws {

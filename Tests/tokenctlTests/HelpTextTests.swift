@@ -51,7 +51,8 @@ import Testing
             #expect(help.contains("\(status.rawValue)"), "\(status)")
         }
         #expect(help.contains("a server unreachable"))
-        #expect(help.contains("130 stopped: Ctrl-C"))
+        #expect(help.contains("130 interrupted: SIGINT (Ctrl-C)"))
+        #expect(help.contains("143 stopped by SIGTERM"))
         #expect(!help.contains("69 TMP unreachable"))
         for line in help.split(separator: "\n") where line.hasPrefix("  ") && line.dropFirst(2).first?.isNumber == true {
             #expect(line.count <= 80, "\(line)")

@@ -27,7 +27,7 @@ public func fuzzServiceRequest(_ data: UnsafePointer<UInt8>, _ size: Int) -> CIn
         if let last = splitter.finish() { lines.append(last) }
         for line in lines {
             precondition(line.count <= batchLineLimit, "a batch line is longer than the limit")
-            _ = try? BatchFormat.ndjson.deeplink(Array(line.trimmingSpaces))
+            _ = try? BatchFormat.ndjson.request(Array(line.trimmingSpaces))
         }
     case 2:
         let text = String(decoding: bytes, as: UTF8.self)

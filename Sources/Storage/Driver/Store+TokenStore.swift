@@ -23,6 +23,10 @@ extension Store: TokenStore {
         try read { db in try WalletRepository.forEach(state: state, db, body) }
     }
 
+    public func activatingPasses() throws -> [PassRecord] {
+        try read { db in try WalletRepository.activating(db) }
+    }
+
     public func deeplinkHashKey() throws -> [UInt8] {
         try read { try AuditLog.deeplinkHashKey($0) }
     }

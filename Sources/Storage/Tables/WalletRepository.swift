@@ -85,6 +85,12 @@ enum WalletRepository {
         }
     }
 
+    /// The records in state `activating`; the state is written out so that SQLite uses the
+    /// partial index `pass_record_activating` (a bound value would not match it).
+    static func activating(_ db: Database) throws -> [PassRecord] {
+        try Row.fetchAll(db, sql: "SELECT \(columns) FROM pass_record WHERE state = 'activating' \(order)").map(record)
+    }
+
     /// The unique index that lets a device label name at most one pass of a serial (as
     /// created by the schema's migrations), dropped and built again by an import into an
     /// empty wallet.

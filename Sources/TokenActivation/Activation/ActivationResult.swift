@@ -33,6 +33,35 @@ public struct ActivationResult: Sendable, Equatable {
         ActivationResult(outcome: .error, error: ActivationError(error))
     }
 
+    /// A finished attempt as its audit entry keeps it: what an Idempotency-Key repeat
+    /// answers when the first request's answer was never stored. Nil while it is open.
+    public init?(finished entry: AuditEntry) {
+        guard let text = entry.outcome, let outcome = Outcome(rawValue: text) else { return nil }
+        self.init(outcome: outcome)
+        serialNumber = entry.serialNumber
+        tokenUniqueReference = entry.tokenUniqueReference
+        cardLast4Digits = entry.cardLast4Digits
+        comment = entry.comment
+        httpStatus = entry.httpStatus
+        requestID = entry.requestID
+        auditID = entry.id
+        if let code = entry.errorCode.flatMap(ErrorCode.init(rawValue:)) {
+            error = ActivationError(code: code, message: Self.auditedMessage(code))
+        } else if outcome == .unknown || outcome == .error {
+            error = ActivationError(code: .storageCorrupt, message: "audit \(entry.id) is \(text) without an error code")
+        }
+    }
+
+    /// The message of an error read back from the audit, which keeps its code only.
+    private static func auditedMessage(_ code: ErrorCode) -> String {
+        switch code {
+        case .activationInterrupted:
+            "the attempt's process stopped while the request was at TMP; closed as UNKNOWN: TMP may have activated the token (check with wallet show, or TMP)"
+        default:
+            code.meaning
+        }
+    }
+
     /// The process exit status of this result (DESIGN §2).
     public var exitStatus: ExitStatus {
         switch outcome {

@@ -65,8 +65,13 @@ struct Attempt: Sendable {
     /// The "finished" row that closes the attempt of a process (or host) that died
     /// mid-request as UNKNOWN.
     private func interrupted(_ open: ActivationMachine.OpenAttempt, record: PassRecord) -> AuditRow {
+        Self.interrupted(open, record: record, at: clock())
+    }
+
+    /// The "finished" row of an attempt whose owner died, as UNKNOWN `activation.interrupted`.
+    static func interrupted(_ open: OpenAttempt, record: PassRecord, at time: Timestamp) -> AuditRow {
         AuditRow(
-            attemptID: open.attemptID, event: .finished, at: clock(), requestID: open.requestID,
+            attemptID: open.attemptID, event: .finished, at: time, requestID: open.requestID,
             serialNumber: record.serialNumber, passTypeIdentifier: record.passTypeIdentifier,
             tokenUniqueReference: record.deviceAccountIdentifier, device: record.device,
             deeplinkHash: open.deeplinkHash, outcome: Outcome.unknown.rawValue, errorCode: ErrorCode.activationInterrupted.rawValue

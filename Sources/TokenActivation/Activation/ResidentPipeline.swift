@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import ErrorCodes
 import Synchronization
 import WalletModel
 
@@ -15,6 +16,7 @@ public final class ResidentPipeline: Sendable {
         let dryRun: Bool
         /// A user gate's refusal, asked when the activation arrived.
         let refusal: ActivationError?
+        let requestID: String?
         let continuation: CheckedContinuation<ActivationResult, Never>
     }
 
@@ -85,7 +87,9 @@ public final class ResidentPipeline: Sendable {
 
     /// Activates the token behind one deeplink on the next free worker. Never throws:
     /// every failure is a result, as ``Activator/activate(deeplink:device:dryRun:)``'s.
-    public func activate(deeplink text: String, device: String? = nil, dryRun: Bool = false) async -> ActivationResult {
+    /// - Parameter requestID: the id to audit the attempt under (an Idempotency-Key's,
+    ///   stored with the key first); a new one when nil.
+    public func activate(deeplink text: String, device: String? = nil, dryRun: Bool = false, requestID: String? = nil) async -> ActivationResult {
         let deeplink: Deeplink
         do {
             deeplink = try activator.parser.parse(text)
@@ -96,7 +100,7 @@ public final class ResidentPipeline: Sendable {
         // finishes): they are asked for every activation, as each CLI process asks them.
         let refusal = activator.hasGates ? await activator.gates(store: store) : nil
         return await withCheckedContinuation { continuation in
-            let job = Job(deeplink: deeplink, text: text, device: device, dryRun: dryRun, refusal: refusal, continuation: continuation)
+            let job = Job(deeplink: deeplink, text: text, device: device, dryRun: dryRun, refusal: refusal, requestID: requestID, continuation: continuation)
             enum Handed { case worker(Int), queued, refused }
             let handed = queue.withLock { queue -> Handed in
                 guard !queue.stopping else { return .refused }
@@ -110,6 +114,58 @@ public final class ResidentPipeline: Sendable {
                 continuation.resume(returning: ActivationResult(outcome: .error, error: ActivationError(code: .serviceOverloaded, message: "the service is stopping; nothing was sent")))
             }
         }
+    }
+
+    /// A new request id, for a caller that stores it before the activation runs.
+    public static func makeRequestID() -> String {
+        Activator.makeRequestID()
+    }
+
+    /// The serial number a deeplink names, or nil when it does not parse.
+    public func serialNumber(of text: String) -> String? {
+        try? activator.parser.parse(text).serialNumber
+    }
+
+    /// The attempt audited under `requestID` on the pass `serialNumber`, if one started.
+    /// Blocks on the database: call it off the cooperative pool.
+    public func attempt(serialNumber: String, requestID: String) throws -> AuditEntry? {
+        var found: AuditEntry?
+        try store.forEachAuditEntry(AuditFilter(serialNumber: serialNumber)) { entry in
+            if entry.requestID == requestID { found = entry }
+        }
+        return found
+    }
+
+    /// Closes, as UNKNOWN `activation.interrupted`, every attempt left open by a process
+    /// that is gone (on PostgreSQL, by a host whose lease has expired), and moves its pass
+    /// back to `requiresActivation`; attempts whose owner still runs are left alone. Blocks
+    /// on the database: call it off the cooperative pool.
+    /// - Parameter serialNumber: only this pass's attempts; every pass's when nil.
+    /// - Returns: the attempts closed.
+    @discardableResult
+    public func closeInterrupted(serialNumber: String? = nil) throws -> [Int64] {
+        let ledger = session.ledger
+        var closed: [Int64] = []
+        var seen: Set<PassQuery> = []
+        for record in try store.activatingPasses() where serialNumber == nil || record.serialNumber == serialNumber {
+            let query = PassQuery(serialNumber: record.serialNumber, passTypeIdentifier: record.passTypeIdentifier, device: record.device)
+            guard seen.insert(query).inserted else { continue }
+            let resolved = try ledger.resolve(query)
+            guard let open = resolved.openAttempt, !open.ownerIsAlive,
+                  let activating = resolved.records.first(where: { $0.state == .activating }) else { continue }
+            let row = Attempt.interrupted(open, record: activating, at: activator.clock())
+            let step = AttemptWrite(kind: .finished, attemptID: open.attemptID, rows: [row], move: .init(activating, to: .requiresActivation), closing: nil)
+            do {
+                try ledger.write(step)
+                closed.append(open.attemptID)
+                activator.logger.warning("activation.interruptedClosed", metadata: [
+                    "attempt": "\(open.attemptID)", "request-id": "\(open.requestID)", "serial": "\(Mask.identifier(activating.serialNumber))",
+                ])
+            } catch let error as any CodedError where error.code == .activationInterrupted {
+                // Another process or host closed it first.
+            }
+        }
+        return closed
     }
 
     /// Lets the workers finish what is queued, stops them, and closes the database.
@@ -137,7 +193,9 @@ public final class ResidentPipeline: Sendable {
                     return nil
                 }
                 guard let job else { break }
-                let result = session.run(job.deeplink, text: job.text, device: job.device, client: worker, dryRun: job.dryRun, refusal: job.refusal)
+                let result = session.run(
+                    job.deeplink, text: job.text, device: job.device, client: worker, dryRun: job.dryRun, refusal: job.refusal, requestID: job.requestID
+                )
                 job.continuation.resume(returning: result)
             }
             if queue.withLock({ $0.stopping }) { return }

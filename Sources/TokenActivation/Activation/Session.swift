@@ -50,9 +50,15 @@ struct Session: Sendable {
 
     /// One activation on worker `index`'s connection. Blocks: call it on a worker thread
     /// (``ActivationWorkers``), never on the cooperative pool.
-    /// - Parameter refusal: a gate's refusal asked for this activation (a resident pipeline's).
-    func run(_ deeplink: Deeplink, text: String, device: String?, client index: Int, dryRun: Bool = false, refusal: ActivationError? = nil) -> ActivationResult {
-        run(deeplink, text: text, device: device, client: index, dryRun: dryRun, refusal: refusal, deferringFinish: false, settlePrevious: {}).result
+    /// - Parameters:
+    ///   - refusal: a gate's refusal asked for this activation (a resident pipeline's).
+    ///   - requestID: the id the attempt is audited under, when the caller chose it (an
+    ///     Idempotency-Key's, stored with the key before the attempt starts); a new one otherwise.
+    func run(
+        _ deeplink: Deeplink, text: String, device: String?, client index: Int, dryRun: Bool = false, refusal: ActivationError? = nil,
+        requestID: String? = nil
+    ) -> ActivationResult {
+        run(deeplink, text: text, device: device, client: index, dryRun: dryRun, refusal: refusal, requestID: requestID, deferringFinish: false, settlePrevious: {}).result
     }
 
     /// One activation of a batch line whose "finished" write is queued but not waited for:
@@ -63,12 +69,12 @@ struct Session: Sendable {
     ///   committed (or, without one, before returning): the worker's previous line is then
     ///   committed whole and can be reported.
     func runDeferringFinish(_ deeplink: Deeplink, text: String, client index: Int, dryRun: Bool, settlePrevious: () -> Void) -> DeferredActivation {
-        run(deeplink, text: text, device: nil, client: index, dryRun: dryRun, refusal: nil, deferringFinish: true, settlePrevious: settlePrevious)
+        run(deeplink, text: text, device: nil, client: index, dryRun: dryRun, refusal: nil, requestID: nil, deferringFinish: true, settlePrevious: settlePrevious)
     }
 
     private func run(
         _ deeplink: Deeplink, text: String, device: String?, client index: Int, dryRun: Bool,
-        refusal: ActivationError?, deferringFinish: Bool, settlePrevious: () -> Void
+        refusal: ActivationError?, requestID chosen: String?, deferringFinish: Bool, settlePrevious: () -> Void
     ) -> DeferredActivation {
         var settled = false
         func settle() {
@@ -79,7 +85,7 @@ struct Session: Sendable {
         }
         defer { settle() }
         let prepared = clients[index]
-        let requestID = Activator.makeRequestID()
+        let requestID = chosen ?? Activator.makeRequestID()
         var machine = ActivationMachine(
             requestID: requestID, device: device, retry: activator.settings.tmp.retry,
             dryRunEndpoint: dryRun ? TMPClient.endpoint(baseURL: activator.settings.tmp.baseURL) : nil

@@ -1,5 +1,5 @@
 /// Selects pass records by serial number, optionally narrowed by pass type and device label.
-public struct PassQuery: Sendable, Equatable, CustomStringConvertible {
+public struct PassQuery: Sendable, Hashable, CustomStringConvertible {
     public var serialNumber: String
     public var passTypeIdentifier: String?
     public var device: String?

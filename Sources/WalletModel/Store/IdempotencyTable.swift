@@ -1,7 +1,9 @@
 /// The resident service's Idempotency-Key table, the same on both backends (SQLite's
-/// migration v8, PostgreSQL's v3). A key's first request inserts its row with `answer`
-/// NULL, the answer is written when the request finishes, and rows older than the
-/// retention are deleted.
+/// migrations v8 and v9, PostgreSQL's v3 and v5). A key's first request inserts its row with
+/// `answer` NULL and the request id its attempt will be audited under; the attempt's
+/// "started" row carries that id, so a repeat finds the attempt its key started in the
+/// audit even when the answer was never stored. The answer is written when the request
+/// finishes, and rows older than the retention are deleted.
 public enum IdempotencyTable {
     public static let name = "idempotency_key"
 
@@ -28,4 +30,14 @@ public enum IdempotencyTable {
         """,
         "CREATE INDEX idempotency_key_created ON idempotency_key (created_ms)",
     ]
+
+    /// The attempt a key's request starts: its request id and the serial it names (the
+    /// audit is read by serial). NULL for a request whose deeplink did not parse.
+    public static let attemptColumns = [
+        "ALTER TABLE idempotency_key ADD COLUMN request_id TEXT",
+        "ALTER TABLE idempotency_key ADD COLUMN serial_number TEXT",
+    ]
+
+    /// The passes left `activating`, which start-up recovery reads without scanning the wallet.
+    public static let activatingIndex = "CREATE INDEX pass_record_activating ON pass_record (serial_number) WHERE state = 'activating'"
 }

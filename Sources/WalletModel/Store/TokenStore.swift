@@ -19,6 +19,10 @@ public protocol TokenStore: StateDatabase {
     /// without loading them all.
     func forEachPass(state: PassState?, _ body: (PassRecord) throws -> Void) throws
 
+    /// The records left `activating` (an attempt in flight, or one whose owner died), read
+    /// through an index of their own: start-up recovery looks at these only.
+    func activatingPasses() throws -> [PassRecord]
+
     /// Upserts the rows of an import in one transaction: all of them, or none.
     func importPasses(_ rows: PassImport) throws -> PassImportResult
 

@@ -1,0 +1,43 @@
+import ErrorCodes
+import Logging
+import ServiceLifecycle
+import TokenActivation
+
+/// Closes the attempts left open by processes that are gone (DESIGN §8, "Lifecycle"): at
+/// start, before the first request is admitted, and then every `interval`, so that an
+/// attempt of a host that died is closed soon after its lease expires (PostgreSQL) and one of
+/// a CLI process killed beside the service soon after it died (SQLite). Each is closed as
+/// UNKNOWN `activation.interrupted` and its pass moves back to `requiresActivation`;
+/// nothing is sent.
+struct InterruptedAttemptRecovery: Service {
+    let pipeline: ResidentPipeline
+    let interval: Duration
+    let logger: Logger
+
+    /// Closes what is closable now; a failure is logged and tried again at the next round.
+    /// - Returns: the attempts closed.
+    @discardableResult
+    static func closeNow(_ pipeline: ResidentPipeline, logger: Logger) async -> Int {
+        do {
+            let closed = try await ActivationService.blocking { try pipeline.closeInterrupted() }
+            if !closed.isEmpty {
+                logger.warning("service.interruptedAttemptsClosed", metadata: [
+                    "attempts": "\(closed.map(String.init).joined(separator: ","))",
+                    "detail": "closed as UNKNOWN (activation.interrupted): their process is gone; TMP may have activated the tokens",
+                ])
+            }
+            return closed.count
+        } catch {
+            logger.warning("service.recoveryFailed", metadata: ["error": "\((error as? any CodedError)?.code.rawValue ?? "storage.io")"])
+            return 0
+        }
+    }
+
+    func run() async throws {
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+            if Task.isShuttingDownGracefully || Task.isCancelled { break }
+            await Self.closeNow(pipeline, logger: logger)
+        }
+    }
+}

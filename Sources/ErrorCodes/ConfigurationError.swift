@@ -73,6 +73,11 @@ public struct ConfigurationError: CodedError, Equatable, CustomStringConvertible
         Self(.configInvalidValue, "\(key) is still the placeholder \(value); set it to the real address (configuration file or \(environmentName(for: key)))")
     }
 
+    /// A value that loaded but cannot be used as it is (`service.socket-mode` 0777).
+    public static func unusableValue(key: String, _ reason: String) -> Self {
+        Self(.configInvalidValue, "\(key): \(reason)")
+    }
+
     public static func invalidValue(key: String, origin: ConfigOrigin, expected: String) -> Self {
         Self(.configInvalidValue, "\(origin.description(forKey: key)): expected \(expected)")
     }

@@ -56,7 +56,25 @@ final class ActivationService: Sendable {
         let start = ContinuousClock.now
         let result = await pipeline.activate(deeplink: request.deeplink, device: request.device, dryRun: request.dryRun, requestID: requestID)
         metrics.activationFinished(result, after: .now - start)
+        log(result)
         return result
+    }
+
+    /// A failure of a server or of the database is logged at warning (a server's: the
+    /// request was sent or may have been) or error (the database, the configuration), as
+    /// `journalctl -u tokenctl -p warning` shows it; identifiers masked.
+    private func log(_ result: ActivationResult) {
+        guard let error = result.error else { return }
+        let level: Logger.Level
+        switch result.exitStatus {
+        case .unavailable, .protocolError: level = .warning
+        case .databaseError, .configuration: level = .error
+        default: return
+        }
+        logger.log(level: level, "activation.failed", metadata: [
+            "code": "\(error.code.rawValue)", "outcome": "\(result.outcome.rawValue)", "request-id": "\(result.requestID ?? "-")",
+            "serial": "\(result.serialNumber.map { Mask.identifier($0) } ?? "-")", "audit": "\(result.auditID.map(String.init) ?? "-")",
+        ])
     }
 
     /// Runs blocking database work on a thread of its own, off Swift's cooperative pool

@@ -11,7 +11,10 @@ import ServiceLifecycle
 /// Hummingbird's own server cannot adopt. Connections run Hummingbird's HTTP channel;
 /// on graceful shutdown the socket stops accepting, idle connections close, and the
 /// requests in flight finish before ``run()`` returns.
-struct HTTPListener<Child: ServerChildChannel>: Service {
+struct HTTPListener<Child: ServerChildChannel>: Service, CustomStringConvertible {
+    /// How ServiceLifecycle names it in its log lines (not a reflection of its state).
+    var description: String { "HTTPListener" }
+
     enum Address: Sendable {
         case unix(path: String)
         case tcp(host: String, port: Int)

@@ -102,7 +102,9 @@ struct IdempotencyKeys: Sendable {
 }
 
 /// Deletes Idempotency-Key answers past their retention, at start and every ten minutes.
-struct IdempotencyPurge: Service {
+struct IdempotencyPurge: Service, CustomStringConvertible {
+    var description: String { "IdempotencyPurge" }
+
     let keys: IdempotencyKeys
     let logger: Logger
 

@@ -9,7 +9,9 @@ import TokenActivation
 /// a CLI process killed beside the service soon after it died (SQLite). Each is closed as
 /// UNKNOWN `activation.interrupted` and its pass moves back to `requiresActivation`;
 /// nothing is sent.
-struct InterruptedAttemptRecovery: Service {
+struct InterruptedAttemptRecovery: Service, CustomStringConvertible {
+    var description: String { "InterruptedAttemptRecovery" }
+
     let pipeline: ResidentPipeline
     let interval: Duration
     let logger: Logger

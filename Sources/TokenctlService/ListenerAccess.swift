@@ -15,12 +15,9 @@ struct ListenerAccess {
     init(settings: ServiceSettings, listen: [ListenAddress], environment: [String: String]) throws {
         let remote = listen.filter { !$0.isLoopback }
         let tlsFiles = (settings.tls.certificateFile, settings.tls.keyFile)
-        if tlsFiles.0 == nil && tlsFiles.1 != nil || tlsFiles.0 != nil && tlsFiles.1 == nil {
-            throw ConfigurationError.secretMissing("service.tls.cert-file and service.tls.key-file go together; set both or neither")
-        }
-        if settings.tls.clientCAFile != nil && tlsFiles.0 == nil {
-            throw ConfigurationError.secretMissing("service.tls.client-ca-file (mutual TLS) needs service.tls.cert-file and service.tls.key-file")
-        }
+        // The checks `tokenctl config check` runs (the unit's ExecStartPre), the first failure
+        // named with its key and file.
+        for check in settings.checks { try check() }
         if let address = remote.first {
             guard tlsFiles.0 != nil else {
                 throw ConfigurationError.secretMissing("--listen \(address.host):\(address.port) is not loopback: set service.tls.cert-file and service.tls.key-file, or listen on 127.0.0.1")
@@ -48,9 +45,15 @@ struct ListenerAccess {
                     configuration.trustRoots = .file(clientCA)
                     configuration.certificateVerification = .noHostnameVerification
                 }
+                // Made once here so that a key that does not fit its certificate is a
+                // configuration error now, not a failure of the first listener.
+                _ = try NIOSSLContext(configuration: configuration)
                 tls = configuration
             } catch {
-                throw ConfigurationError.tlsFiles(server: "the service's TCP listener (service.tls.*)", detail: "\(error)")
+                throw ConfigurationError.tlsFiles(
+                    server: "the service's TCP listener",
+                    detail: "service.tls.key-file (\(key)) and service.tls.cert-file (\(certificate)) cannot be used together: the key does not match the certificate, or one of them is not usable (\(error))"
+                )
             }
         } else {
             tls = nil

@@ -163,7 +163,9 @@ public struct ServiceRunner: Sendable {
 
 /// The warm pipeline as a service: open until the group shuts down, then its workers stop
 /// and its database closes (after the listeners, which the group shuts down before it).
-struct PipelineService: Service {
+struct PipelineService: Service, CustomStringConvertible {
+    var description: String { "ActivationPipeline" }
+
     let pipeline: ResidentPipeline
 
     func run() async throws {

@@ -88,6 +88,14 @@ struct Serve: AsyncParsableCommand {
         } catch let error as any CodedError {
             FileHandle.standardError.write(Data(LogOutput.errorLine("tokenctl: \(error.message) (\(error.code.rawValue))").utf8))
             throw ExitCode(error.code.exitStatus.rawValue)
+        } catch let exit as ExitCode {
+            throw exit
+        } catch {
+            // Every failure leaves with a documented status: what no layer coded stopped
+            // the service from listening.
+            let code = ErrorCode.serviceCannotListen
+            FileHandle.standardError.write(Data(LogOutput.errorLine("tokenctl: the service could not start: \(error) (\(code.rawValue))").utf8))
+            throw ExitCode(code.exitStatus.rawValue)
         }
     }
 }

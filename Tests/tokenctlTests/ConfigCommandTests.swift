@@ -83,8 +83,8 @@ import Testing
         let object = try result.jsonObject()
         #expect(object["ok"] as? Bool == true)
         let checks = try #require(object["checks"] as? [[String: Any]])
-        #expect(checks.map { $0["part"] as? String } == ["tmp", "onboarding", "powerauth", "login", "database"])
-        #expect((checks[4]["detail"] as? String)?.hasPrefix("SQLite ") == true)
+        #expect(checks.map { $0["part"] as? String } == ["tmp", "onboarding", "powerauth", "login", "service", "database"])
+        #expect((checks[5]["detail"] as? String)?.hasPrefix("SQLite ") == true)
         #expect(checks[0]["detail"] as? String == "http://127.0.0.1:8787, bearer token")
     }
 
@@ -130,7 +130,7 @@ import Testing
         let json = try cli.run("config", "check", "--config", file, "--database", "\(missing)/tokenctl.sqlite", "--json").jsonObject()
         let checks = try #require(json["checks"] as? [[String: Any]])
         #expect((checks[0]["errors"] as? [[String: Any]])?.compactMap { $0["code"] as? String } == ["config.insecureURL", "config.secretPermissions"])
-        #expect((checks[4]["error"] as? [String: Any])?["code"] as? String == "storage.directoryMissing")
+        #expect((checks.first { $0["part"] as? String == "database" }?["error"] as? [String: Any])?["code"] as? String == "storage.directoryMissing")
 
         // A read-only database file is named too (74 alone: no configuration problem).
         let database = cli.write("ro.sqlite", "")

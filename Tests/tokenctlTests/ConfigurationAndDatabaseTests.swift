@@ -136,8 +136,9 @@ extension ConfigurationAndDatabaseTests {
         let downgrade = """
             import sqlite3, sys
             db = sqlite3.connect(sys.argv[1])
+            db.execute("DROP INDEX pass_record_activating")
             db.execute("DROP TABLE idempotency_key")
-            db.execute("DELETE FROM grdb_migrations WHERE identifier = 'v8-idempotency-keys'")
+            db.execute("DELETE FROM grdb_migrations WHERE identifier IN ('v8-idempotency-keys', 'v9-idempotency-attempts')")
             db.execute("PRAGMA user_version = 7")
             db.commit()
             """
@@ -147,14 +148,14 @@ extension ConfigurationAndDatabaseTests {
         let status = try cli.run("db", "status", "--json")
         #expect(status.status == 74, "\(status.stderr)")
         let object = try status.jsonObject()
-        #expect(object["pending"] as? [String] == ["v8-idempotency-keys"])
+        #expect(object["pending"] as? [String] == ["v8-idempotency-keys", "v9-idempotency-attempts"])
         #expect(object["current"] as? Bool == false)
         #expect(try applied() == "7")
 
         let migrated = try cli.run("db", "migrate")
         #expect(migrated.status == 0, "\(migrated.stderr)")
-        #expect(migrated.stdout.contains("v8-idempotency-keys"))
-        #expect(try applied() == "8")
+        #expect(migrated.stdout.contains("v8-idempotency-keys") && migrated.stdout.contains("v9-idempotency-attempts"))
+        #expect(try applied() == "9")
         #expect(try cli.run("db", "status").status == 0)
     }
 }

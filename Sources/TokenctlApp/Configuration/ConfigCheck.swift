@@ -11,7 +11,7 @@ import TokenActivation
 /// that parse, secret files that are private and non-empty), all of them at once.
 public enum ConfigCheck {
     public struct Result: Sendable {
-        /// `tmp`, `onboarding`, `powerauth`, `login` or `database`.
+        /// `tmp`, `onboarding`, `powerauth`, `login`, `service` or `database`.
         public let part: String
         /// What was found, when the checks passed.
         public let detail: String
@@ -45,6 +45,13 @@ public enum ConfigCheck {
                 { try ConnectionSettings.checkTransportSecurity(login.relyingPartyURL, key: ConfigKeys.loginRelyingPartyURL) },
             ] + login.connection.checks(keyPrefix: LoginSettings.Keys.prefix, urlKey: ConfigKeys.loginBackendURL)) {
                 "\(login.connection.baseURL), client \(login.clientID)"
+            },
+            part("service", settings.service.checks) {
+                let service = settings.service
+                var detail = "socket \(service.socket), mode 0\(String(service.socketMode, radix: 8))"
+                if service.tls.certificateFile != nil { detail += ", TLS" + (service.tls.clientCAFile != nil ? " with client certificates" : "") }
+                if service.bearerTokenFile != nil { detail += ", bearer token" }
+                return detail
             },
             part("database", []) {
                 if let postgres = settings.postgres {

@@ -46,7 +46,9 @@ struct ConfigCheckCommand: AsyncParsableCommand {
             values of the wrong type), then checks for each server what a command checks before \
             its first request: https unless the host is loopback, TLS files that parse, secret \
             files private to their owner and not empty; and the database: a SQLite file (or its \
-            directory) this user can write, or PostgreSQL's password file and CA file. Nothing is \
+            directory) this user can write, or PostgreSQL's password file and CA file; and the service \
+            (what `tokenctl serve` needs): the socket's directory and a mode other users cannot write, \
+            its TLS files and bearer token file. Nothing is \
             sent and nothing is created. Every problem is listed, each with its error code; the exit \
             status is the most severe (78 for the configuration, 74 for the database).
             """

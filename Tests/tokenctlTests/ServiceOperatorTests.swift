@@ -1,0 +1,74 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The service in an operator's hands (DESIGN §8): `config check` checks what `serve`
+/// needs, `serve` names a bad TLS file with its code, and server failures reach the log at
+/// the default level.
+@Suite struct ServiceOperatorTests {
+    @Test func configCheckNamesEveryServiceProblemAtOnce() throws {
+        let cli = CLI()
+        let token = cli.write("service.token", "s3cret\n")
+        chmod(token, 0o644)
+        let file = cli.write("config.json", """
+            {"service": {"socket-mode": "0777", "auth": {"bearer-token-file": "service.token"},
+                         "tls": {"cert-file": "missing.pem", "key-file": "missing.key"}}}
+            """)
+        let result = try cli.run("config", "check", "--config", file, "--json")
+        #expect(result.status == 78)
+        let checks = try #require(try result.jsonObject()["checks"] as? [[String: Any]])
+        #expect(checks.contains { $0["part"] as? String == "service" && $0["ok"] as? Bool == false })
+        let text = try cli.run("config", "check", "--config", file)
+        #expect(text.status == 78)
+        #expect(text.stderr.contains("service.socket-mode: 0777"))
+        #expect(text.stderr.contains("chmod 600 \(token)"))
+        #expect(text.stderr.contains(cli.directory.file("missing.pem")))
+        #expect(text.stdout.contains("FAIL  service"))
+    }
+
+    @Test func serveNamesAnUnusableTLSFileWith78AndNeverExits1() throws {
+        let certificates = try TestCertificates()
+        let server = certificates.server(.valid)
+        chmod(server.key, 0o600)
+        chmod(certificates.clientKey, 0o600)
+        let cli = CLI()
+        func serve(_ environment: [String: String]) throws -> CLIResult {
+            try cli.run(["serve", "--socket", cli.directory.file("s.sock"), "--listen", "127.0.0.1:0"], environment: environment)
+        }
+        // A key that does not belong to the certificate.
+        let mismatched = try serve(["TOKENCTL_SERVICE_TLS_CERT_FILE": server.certificate, "TOKENCTL_SERVICE_TLS_KEY_FILE": certificates.clientKey])
+        #expect(mismatched.status == 78)
+        #expect(mismatched.stderr.contains("config.tlsFiles"))
+        #expect(mismatched.stderr.contains(certificates.clientKey) && mismatched.stderr.contains(server.certificate))
+        // A missing certificate, named with its path.
+        let missing = cli.directory.file("nowhere.pem")
+        let absent = try serve(["TOKENCTL_SERVICE_TLS_CERT_FILE": missing, "TOKENCTL_SERVICE_TLS_KEY_FILE": server.key])
+        #expect(absent.status == 78)
+        #expect(absent.stderr.contains(missing))
+        // A key others can read.
+        chmod(server.key, 0o644)
+        let readable = try serve(["TOKENCTL_SERVICE_TLS_CERT_FILE": server.certificate, "TOKENCTL_SERVICE_TLS_KEY_FILE": server.key])
+        #expect(readable.status == 78)
+        #expect(readable.stderr.contains("config.secretPermissions") && readable.stderr.contains("chmod 600 \(server.key)"))
+    }
+
+    @Test func aServerFailureIsLoggedAtWarningByDefault() async throws {
+        let service = try await ServiceHarness.start(passes: [("SN780001", "SBXERROR5000001")])
+        defer { Task { try await service.shutdown() } }
+        let answer = try service.activate("SN780001")
+        #expect(answer.status == 502)
+        let stopped = try service.stop()
+        let line = try #require(stopped.stderr.split(separator: "\n").first { $0.contains("activation.failed") }, "\(stopped.stderr)")
+        #expect(line.contains("tmp.serverError") && line.contains("warning"))
+        #expect(!line.contains("SN780001"))
+    }
+
+    @Test func debugLogsNameTheServicesWithoutReflectingThem() async throws {
+        let service = try await ServiceHarness.start(arguments: ["--log-level", "debug"])
+        defer { Task { try await service.shutdown() } }
+        let stopped = try service.stop()
+        #expect(stopped.stderr.contains("ActivationPipeline"))
+        #expect(!stopped.stderr.contains("DeeplinkHasher"))
+        #expect(!stopped.stderr.contains("HMAC"))
+    }
+}

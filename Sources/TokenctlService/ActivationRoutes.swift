@@ -36,8 +36,8 @@ extension APIResponder {
                 return Self.body(status, contentType: status == 200 ? "application/json" : "application/problem+json", Array(body.utf8) + [0x0A], headers: [Self.replayed])
             case .mismatch:
                 return Self.problem(Problem(status: 422, code: .idempotencyMismatch, detail: "this Idempotency-Key was first used with another request (deeplink, device or dryRun); use a new key for a new activation"))
-            case .unanswered(let requestID, let serialNumber, let created):
-                return try await unanswered(decoded, key: key, requestID: requestID, serialNumber: serialNumber, created: created, serial: serial)
+            case .unanswered(let requestID, let serialNumber, let created, let owner):
+                return try await unanswered(decoded, key: key, requestID: requestID, serialNumber: serialNumber, created: created, owner: owner, serial: serial)
             }
         } catch {
             return Self.problem(Self.storageProblem(error))
@@ -46,9 +46,10 @@ extension APIResponder {
 
     /// A repeat whose key holds no answer: the attempt its first request started answers it
     /// (finished, or closed as interrupted once its owner is gone), and nothing is sent. Only
-    /// a claim whose request started no attempt, left longer than an attempt can last, runs.
+    /// a claim whose request started no attempt and whose process is gone (or, on another
+    /// host, that is older than an attempt can last) runs.
     private func unanswered(
-        _ request: ActivationRequest, key: String, requestID: String?, serialNumber: String?, created: Int64, serial: String?
+        _ request: ActivationRequest, key: String, requestID: String?, serialNumber: String?, created: Int64, owner: String?, serial: String?
     ) async throws -> Response {
         if service.isRunning(key: key) { return Self.problem(Self.keyInFlight) }
         let pipeline = service.pipeline
@@ -69,7 +70,7 @@ extension APIResponder {
             }
         }
         let keys = service.idempotency
-        guard keys.isAbandoned(createdMilliseconds: created) else { return Self.problem(Self.keyInFlight) }
+        guard keys.isAbandoned(createdMilliseconds: created, owner: owner) else { return Self.problem(Self.keyInFlight) }
         let next = requestID ?? ResidentPipeline.makeRequestID()
         guard try await ActivationService.blocking({ try keys.takeOver(key: key, createdMilliseconds: created, requestID: next, serialNumber: serial) }) else {
             return Self.problem(Self.keyInFlight)

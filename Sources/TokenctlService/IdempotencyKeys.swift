@@ -24,12 +24,16 @@ struct IdempotencyKeys: Sendable {
         /// The key's first request has no stored answer: running, or stopped before its
         /// answer was stored. `requestID` and `serialNumber` name its attempt (nil for a
         /// row written before keys were bound to attempts, or a deeplink that did not parse);
-        /// `createdMilliseconds` is when it was claimed or last taken over.
-        case unanswered(requestID: String?, serialNumber: String?, createdMilliseconds: Int64)
+        /// `createdMilliseconds` is when it was claimed or last taken over, `owner` the
+        /// process that did (`HOST PID START`).
+        case unanswered(requestID: String?, serialNumber: String?, createdMilliseconds: Int64, owner: String?)
     }
 
     let database: any StateDatabase
     let hasher: DeeplinkHasher
+    /// This host's id (`database.host-id`): a claim of a process on this host is abandoned
+    /// as soon as that process is gone.
+    let hostID: String
     /// A claim older than this whose request started no attempt was left by a process that
     /// died before it started one: it may be taken over.
     let abandonedAfterMilliseconds: Int64
@@ -44,25 +48,42 @@ struct IdempotencyKeys: Sendable {
         let requestID = ResidentPipeline.makeRequestID()
         return try database.writeState { db in
             let inserted = try db.execute(
-                "INSERT INTO idempotency_key (key, deeplink_hash, created_ms, request_id, serial_number) VALUES (?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING",
-                [.text(key), .text(hash), .integer(now), .text(requestID), StateValue(serialNumber)]
+                "INSERT INTO idempotency_key (key, deeplink_hash, created_ms, request_id, serial_number, owner) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING",
+                [.text(key), .text(hash), .integer(now), .text(requestID), StateValue(serialNumber), .text(owner)]
             )
             if inserted == 1 { return .claimed(requestID: requestID) }
-            guard let row = try db.row("SELECT deeplink_hash, created_ms, status, answer, request_id, serial_number FROM idempotency_key WHERE key = ?", [.text(key)]) else {
+            guard let row = try db.row("SELECT deeplink_hash, created_ms, status, answer, request_id, serial_number, owner FROM idempotency_key WHERE key = ?", [.text(key)]) else {
                 // Purged between the two statements: as good as in flight; the client repeats.
-                return .unanswered(requestID: nil, serialNumber: nil, createdMilliseconds: now)
+                return .unanswered(requestID: nil, serialNumber: nil, createdMilliseconds: now, owner: nil)
             }
             guard row.text("deeplink_hash") == hash else { return .mismatch }
             if let answer = row.text("answer"), let status = row.integer("status") {
                 return .replay(status: status, body: answer)
             }
-            return .unanswered(requestID: row.text("request_id"), serialNumber: row.text("serial_number"), createdMilliseconds: Int64(row.integer("created_ms") ?? 0))
+            return .unanswered(
+                requestID: row.text("request_id"), serialNumber: row.text("serial_number"),
+                createdMilliseconds: Int64(row.integer("created_ms") ?? 0), owner: row.text("owner")
+            )
         }
     }
 
-    /// Whether an unanswered claim made at `createdMilliseconds` is old enough to be taken over.
-    func isAbandoned(createdMilliseconds: Int64) -> Bool {
-        clock().milliseconds - createdMilliseconds > abandonedAfterMilliseconds
+    /// This process, as a claim records it.
+    var owner: String {
+        let process = ProcessIdentity.current
+        return "\(hostID) \(process.pid) \(process.start)"
+    }
+
+    /// Whether an unanswered claim may be taken over: its process on this host is gone, or
+    /// (another host's, or one written before claims named their process) it is older than
+    /// the longest an attempt can wait and run.
+    func isAbandoned(createdMilliseconds: Int64, owner: String?) -> Bool {
+        if let owner, owner.hasPrefix(hostID + " ") {
+            let fields = owner.dropFirst(hostID.count + 1).split(separator: " ", maxSplits: 1)
+            if fields.count == 2, let pid = Int32(fields[0]) {
+                return !ProcessIdentity(pid: pid, start: String(fields[1])).isAlive
+            }
+        }
+        return clock().milliseconds - createdMilliseconds > abandonedAfterMilliseconds
     }
 
     /// Takes over a claim whose request started no attempt, for a request that runs under
@@ -72,8 +93,8 @@ struct IdempotencyKeys: Sendable {
         let now = clock().milliseconds
         return try database.writeState { db in
             try db.execute(
-                "UPDATE idempotency_key SET created_ms = ?, request_id = ?, serial_number = ? WHERE key = ? AND answer IS NULL AND created_ms = ?",
-                [.integer(now), .text(requestID), StateValue(serialNumber), .text(key), .integer(createdMilliseconds)]
+                "UPDATE idempotency_key SET created_ms = ?, request_id = ?, serial_number = ?, owner = ? WHERE key = ? AND answer IS NULL AND created_ms = ?",
+                [.integer(now), .text(requestID), StateValue(serialNumber), .text(owner), .text(key), .integer(createdMilliseconds)]
             ) == 1
         }
     }

@@ -66,7 +66,7 @@ public struct ServiceRunner: Sendable {
         do {
             let database = pipeline.database
             let keys = IdempotencyKeys(
-                database: database, hasher: DeeplinkHasher(key: try database.deeplinkHashKey()),
+                database: database, hasher: DeeplinkHasher(key: try database.deeplinkHashKey()), hostID: settings.hostID,
                 abandonedAfterMilliseconds: Int64(2 * settings.tmp.longestAttemptMilliseconds),
                 retentionMilliseconds: Int64(settings.service.idempotencyRetentionHours) * 3_600_000, clock: Timestamp.now
             )

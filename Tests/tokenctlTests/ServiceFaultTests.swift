@@ -78,6 +78,70 @@ import Testing
         #expect(try service.activation.auditEntries().count == 4)
     }
 
+    /// Exactly once under faults: keyed clients retry through repeated SIGKILLs of the
+    /// service; the sandbox counts what reached TMP.
+    @Test(arguments: Backend.allCases)
+    func keyedClientsRetryingThroughRepeatedKillsSendEachPassAtMostOnce(backend: Backend) async throws {
+        let passes = (1...48).map { index -> (String, String) in
+            let number = String(format: "%05d", index)
+            switch index % 3 {
+            case 0: return ("SN79\(number)", "SBXDECLINED\(number)")
+            case 1: return ("SN79\(number)", "SBXSLOW\(number)")
+            default: return ("SN79\(number)", "DAPL000000079\(number)")
+            }
+        }
+        let first = try await ServiceHarness.start(backend: backend, slowDelay: .milliseconds(300), passes: passes)
+        defer { Task { try await first.activation.stop() } }
+        let socket = first.socket, cli = first.cli
+        let clients = (0..<8).map { client in
+            Background { () throws -> [String: Int] in
+                var answers: [String: Int] = [:]
+                for (serial, _) in passes[(client * 6)..<(client * 6 + 6)] {
+                    let deadline = ContinuousClock.now + .seconds(120)
+                    while ContinuousClock.now < deadline {
+                        let sent = try cli.run(executable: "/usr/bin/curl", [
+                            "-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "20", "--unix-socket", socket,
+                            "-H", "Content-Type: application/json", "-H", "Idempotency-Key: exactly-once-\(serial)",
+                            "--data-binary", #"{"deeplink": "mybank://activate?serialNumber=\#(serial)"}"#, "http://localhost/v1/activations",
+                        ])
+                        let status = Int(sent.stdout) ?? 0
+                        // A lost connection, a refused one while the service restarts, 409 while
+                        // the first request runs, 503: the client repeats with its key.
+                        if sent.status == 0 && ![0, 409, 503].contains(status) {
+                            answers[serial] = status
+                            break
+                        }
+                        usleep(50_000)
+                    }
+                }
+                return answers
+            }
+        }
+        var service = first
+        for _ in 0..<8 {
+            try await Task.sleep(for: .milliseconds(300))
+            _ = try service.stop(SIGKILL)
+            service = try ServiceHarness.launch(first.activation, socket: socket)
+        }
+        var answered: [String: Int] = [:]
+        for client in clients { answered.merge(try client.join()) { $1 } }
+        _ = try service.stop()
+
+        #expect(answered.count == passes.count, "unanswered: \(Set(passes.map(\.0)).subtracting(answered.keys).sorted())")
+        let sent = Self.sentReferences(first.sandbox)
+        let counts = Dictionary(sent.map { ($0, 1) }, uniquingKeysWith: +)
+        #expect(counts.filter { $0.value > 1 }.isEmpty, "sent more than once: \(counts.filter { $0.value > 1 })")
+        // Every attempt is closed: finished, or closed as interrupted.
+        let entries = try first.activation.auditEntries()
+        #expect(entries.allSatisfy { $0["outcome"] is String }, "open attempts: \(entries.filter { !($0["outcome"] is String) })")
+        #expect(entries.count >= counts.count)
+        // The kills came while requests were at TMP: those attempts were closed as interrupted
+        // and their clients answered with that, not sent again.
+        let interrupted = entries.filter { $0["errorCode"] as? String == "activation.interrupted" }.count
+        #expect(interrupted > 0)
+        #expect(answered.values.filter { $0 == 502 }.count >= interrupted)
+    }
+
     @Test(arguments: Backend.allCases)
     func aKeyedRetryWhoseAnswerWasLostAnswersTheAuditedOutcomeWithoutSending(backend: Backend) async throws {
         let service = try await ServiceHarness.start(backend: backend, passes: [("SN720001", "SBXDECLINED0001")])

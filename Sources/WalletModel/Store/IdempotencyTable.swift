@@ -32,10 +32,13 @@ public enum IdempotencyTable {
     ]
 
     /// The attempt a key's request starts: its request id and the serial it names (the
-    /// audit is read by serial). NULL for a request whose deeplink did not parse.
+    /// audit is read by serial; NULL for a request whose deeplink did not parse), and the
+    /// process that claimed it (`HOST PID START`), so that a claim left by a process that
+    /// died on this host before its attempt started is taken over at once.
     public static let attemptColumns = [
         "ALTER TABLE idempotency_key ADD COLUMN request_id TEXT",
         "ALTER TABLE idempotency_key ADD COLUMN serial_number TEXT",
+        "ALTER TABLE idempotency_key ADD COLUMN owner TEXT",
     ]
 
     /// The passes left `activating`, which start-up recovery reads without scanning the wallet.

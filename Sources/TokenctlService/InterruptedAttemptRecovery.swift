@@ -3,7 +3,8 @@ import Logging
 import ServiceLifecycle
 import TokenActivation
 
-/// Closes the attempts left open by processes that are gone (DESIGN §8, "Lifecycle"): at
+/// Writes the answers the database refused once it accepts writes again, and closes the
+/// attempts left open by processes that are gone (DESIGN §8, "Lifecycle"): at
 /// start, before the first request is admitted, and then every `interval`, so that an
 /// attempt of a host that died is closed soon after its lease expires (PostgreSQL) and one of
 /// a CLI process killed beside the service soon after it died (SQLite). Each is closed as
@@ -35,11 +36,22 @@ struct InterruptedAttemptRecovery: Service, CustomStringConvertible {
         }
     }
 
+    /// Every second, the answers the database refused are written again (a pass is usable
+    /// within a second of the database's recovery); every `interval`, dead owners' attempts
+    /// are closed.
     func run() async throws {
+        var lastClosing = ContinuousClock.now
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(1)) }
             if Task.isShuttingDownGracefully || Task.isCancelled { break }
-            await Self.closeNow(pipeline, logger: logger)
+            let pipeline = self.pipeline
+            if !pipeline.unwrittenAttempts.isEmpty {
+                _ = try? await ActivationService.blocking { pipeline.writeUnwritten() }
+            }
+            if ContinuousClock.now - lastClosing >= interval {
+                lastClosing = .now
+                await Self.closeNow(pipeline, logger: logger)
+            }
         }
     }
 }

@@ -45,6 +45,9 @@ public final class ResidentPipeline: Sendable {
     private let store: any TokenStore
     private let session: Session
     private let queue = Mutex(Queue())
+    /// "Finished" writes the database refused after TMP answered, oldest first: written by
+    /// ``writeUnwritten()`` as soon as the database accepts writes again.
+    private let unwritten = Mutex<[AttemptWrite]>([])
     /// One per worker: signalled when it is handed a job, or told to stop.
     private let wakeups: [DispatchSemaphore]
     private let finished = DispatchGroup()
@@ -168,7 +171,35 @@ public final class ResidentPipeline: Sendable {
         return closed
     }
 
-    /// Lets the workers finish what is queued, stops them, and closes the database.
+    /// Writes the "finished" steps the database refused, oldest first, stopping at the first
+    /// it still refuses. Blocks on the database: call it off the cooperative pool.
+    /// - Returns: how many were written, and how many still wait.
+    @discardableResult
+    public func writeUnwritten() -> (written: Int, waiting: Int) {
+        var written = 0
+        while let step = unwritten.withLock({ $0.first }) {
+            do {
+                try session.ledger.write(step)
+            } catch let error as any CodedError where error.code == .activationInterrupted {
+                // Its lease expired and another host closed it: nothing is left to write.
+                activator.logger.warning("activation.finishSuperseded", metadata: ["attempt": "\(step.attemptID)"])
+            } catch {
+                return (written, unwritten.withLock { $0.count })
+            }
+            unwritten.withLock { _ = $0.removeFirst() }
+            written += 1
+            activator.logger.notice("activation.finishWritten", metadata: ["attempt": "\(step.attemptID)"])
+        }
+        return (written, 0)
+    }
+
+    /// The attempts whose "finished" write waits for the database.
+    public var unwrittenAttempts: [Int64] {
+        unwritten.withLock { $0.map(\.attemptID) }
+    }
+
+    /// Lets the workers finish what is queued, stops them, writes what the database
+    /// refused before (trying for a few seconds), and closes the database.
     public func close() {
         let idle = queue.withLock { queue -> [Int] in
             queue.stopping = true
@@ -177,6 +208,16 @@ public final class ResidentPipeline: Sendable {
         }
         for worker in idle { wakeups[worker].signal() }
         finished.wait()
+        let deadline = ContinuousClock.now + .seconds(5)
+        while writeUnwritten().waiting > 0 && ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        if !unwrittenAttempts.isEmpty {
+            activator.logger.error("activation.finishLost", metadata: [
+                "attempts": "\(unwrittenAttempts.map(String.init).joined(separator: ","))",
+                "detail": "the database refused these answers until the end; the next start closes them as UNKNOWN (activation.interrupted)",
+            ])
+        }
         session.close()
         try? store.close()
     }
@@ -194,7 +235,8 @@ public final class ResidentPipeline: Sendable {
                 }
                 guard let job else { break }
                 let result = session.run(
-                    job.deeplink, text: job.text, device: job.device, client: worker, dryRun: job.dryRun, refusal: job.refusal, requestID: job.requestID
+                    job.deeplink, text: job.text, device: job.device, client: worker, dryRun: job.dryRun, refusal: job.refusal, requestID: job.requestID,
+                    keepUnwritten: { [self] step, _ in unwritten.withLock { $0.append(step) } }
                 )
                 job.continuation.resume(returning: result)
             }

@@ -54,11 +54,18 @@ struct Session: Sendable {
     ///   - refusal: a gate's refusal asked for this activation (a resident pipeline's).
     ///   - requestID: the id the attempt is audited under, when the caller chose it (an
     ///     Idempotency-Key's, stored with the key before the attempt starts); a new one otherwise.
+    ///   - keepUnwritten: takes a "finished" write the database refused after TMP answered
+    ///     (a full disk, a lost database), to be written once the database accepts writes
+    ///     again; the result then reports TMP's answer with a warning. Without it, such a
+    ///     failure is the result.
     func run(
         _ deeplink: Deeplink, text: String, device: String?, client index: Int, dryRun: Bool = false, refusal: ActivationError? = nil,
-        requestID: String? = nil
+        requestID: String? = nil, keepUnwritten: ((AttemptWrite, any Error) -> Void)? = nil
     ) -> ActivationResult {
-        run(deeplink, text: text, device: device, client: index, dryRun: dryRun, refusal: refusal, requestID: requestID, deferringFinish: false, settlePrevious: {}).result
+        run(
+            deeplink, text: text, device: device, client: index, dryRun: dryRun, refusal: refusal, requestID: requestID,
+            keepUnwritten: keepUnwritten, deferringFinish: false, settlePrevious: {}
+        ).result
     }
 
     /// One activation of a batch line whose "finished" write is queued but not waited for:
@@ -69,12 +76,13 @@ struct Session: Sendable {
     ///   committed (or, without one, before returning): the worker's previous line is then
     ///   committed whole and can be reported.
     func runDeferringFinish(_ deeplink: Deeplink, text: String, client index: Int, dryRun: Bool, settlePrevious: () -> Void) -> DeferredActivation {
-        run(deeplink, text: text, device: nil, client: index, dryRun: dryRun, refusal: nil, requestID: nil, deferringFinish: true, settlePrevious: settlePrevious)
+        run(deeplink, text: text, device: nil, client: index, dryRun: dryRun, refusal: nil, requestID: nil, keepUnwritten: nil, deferringFinish: true, settlePrevious: settlePrevious)
     }
 
     private func run(
         _ deeplink: Deeplink, text: String, device: String?, client index: Int, dryRun: Bool,
-        refusal: ActivationError?, requestID chosen: String?, deferringFinish: Bool, settlePrevious: () -> Void
+        refusal: ActivationError?, requestID chosen: String?, keepUnwritten: ((AttemptWrite, any Error) -> Void)?, deferringFinish: Bool,
+        settlePrevious: () -> Void
     ) -> DeferredActivation {
         var settled = false
         func settle() {
@@ -124,6 +132,24 @@ struct Session: Sendable {
                 case .writeFinished where deferringFinish:
                     let latency = began.map { ContinuousClock.now - $0 }
                     finish = attempt.step(action, attemptID: attemptID, latency: latency).map(ledger.submit)
+                    action = machine.handle(.finishCommitted)
+                case .writeFinished where keepUnwritten != nil:
+                    let latency = began.map { ContinuousClock.now - $0 }
+                    if let step = attempt.step(action, attemptID: attemptID, latency: latency) {
+                        do {
+                            try ledger.write(step)
+                        } catch {
+                            // TMP answered (or was asked): the answer is reported as it came,
+                            // never as "nothing was sent"; its audit row waits for the database.
+                            keepUnwritten?(step, error)
+                            var result = machine.result
+                            result.warnings.append(
+                                "the answer could not be written to the audit yet (\(ActivationError.coded(error).code.rawValue)); it is kept and written as soon as the database accepts writes again, until then the pass stays activating"
+                            )
+                            logger.error("activation.finishNotWritten", metadata: ["request-id": "\(requestID)", "attempt": "\(attemptID)", "error": "\(ActivationError.coded(error).code.rawValue)"])
+                            return DeferredActivation(result: result, finish: nil)
+                        }
+                    }
                     action = machine.handle(.finishCommitted)
                 case .writeStarted, .writeStopped, .writeFinished:
                     let latency = began.map { ContinuousClock.now - $0 }

@@ -51,10 +51,16 @@ struct BatchStream: Sendable {
                 running += 1
                 group.addTask { (line, await activate(line: line, text)) }
             }
-            for try await buffer in body {
-                for line in splitter.append(buffer.readableBytesView) { try await start(line) }
+            // Once draining starts no further line is read (a read waiting for the client is
+            // abandoned) and none is started; the lines already started are answered.
+            let reader = DrainableBody(body, service: service)
+            reading: while let buffer = try await reader.next() {
+                for line in splitter.append(buffer.readableBytesView) {
+                    if service.isDraining { break reading }
+                    try await start(line)
+                }
             }
-            if let last = splitter.finish() { try await start(last) }
+            if !service.isDraining, let last = splitter.finish() { try await start(last) }
             while running > 0 { try await collectOne() }
         }
     }
@@ -73,5 +79,33 @@ struct BatchStream: Sendable {
         var object = JSONObject(["line": .int(line)])
         object.append(contentsOf: result.json(reveal: false, message: result.error.map(NextStepText.message)))
         return JSONObject.Value.object(object).utf8 + [0x0A]
+    }
+}
+
+/// A request body read a buffer at a time until the service drains: a read still waiting for
+/// the client then ends as the end of the body.
+final class DrainableBody: @unchecked Sendable {
+    private var iterator: RequestBody.AsyncIterator
+    private let service: ActivationService
+
+    init(_ body: RequestBody, service: ActivationService) {
+        iterator = body.makeAsyncIterator()
+        self.service = service
+    }
+
+    /// The next buffer; nil at the end of the body or once the service drains. Called by
+    /// one task at a time.
+    func next() async throws -> ByteBuffer? {
+        if service.isDraining { return nil }
+        return try await withThrowingTaskGroup(of: ByteBuffer??.self) { group in
+            group.addTask { .some(try await self.iterator.next()) }
+            group.addTask { [service] in
+                while !service.isDraining { try await Task.sleep(for: .milliseconds(100)) }
+                return .none
+            }
+            let first = try await group.next() ?? nil
+            group.cancelAll()
+            return first ?? nil
+        }
     }
 }

@@ -135,3 +135,115 @@ import Testing
         #expect(summary.stdout.contains("warnings: 2 lines closed an unfinished attempt as UNKNOWN"), "\(summary.stdout)")
     }
 }
+
+/// A batch read from a FIFO or a streamed request body: once the signal comes, no further
+/// line is read or sent, and a read waiting for input is abandoned (DESIGN §8, "Lifecycle").
+@Suite struct BatchReadStopTests {
+    /// Waits up to `seconds` for `running` to exit; SIGKILLs it (recording the hang) otherwise.
+    static func exit(_ running: RunningCLI, within seconds: Int) throws -> CLIResult {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while running.process.isRunning && ContinuousClock.now < deadline { usleep(20_000) }
+        if running.process.isRunning {
+            Issue.record("still running \(seconds) s after the signal: the blocked read was not abandoned")
+            kill(running.process.processIdentifier, SIGKILL)
+        }
+        return try running.finish()
+    }
+
+    @Test func theCLIBatchReadsNoLineAfterSIGTERMAndLeavesAWaitingRead() async throws {
+        let harness = try await ActivationHarness.start(slowDelay: .milliseconds(500))
+        defer { Task { try await harness.stop() } }
+        try harness.add("SN781001", "SBXSLOW781001")
+        try harness.add("SN781002", "DAPL00000000781002")
+        let fifo = harness.cli.directory.file("lines.fifo")
+        try #require(mkfifo(fifo, 0o600) == 0)
+        let writer = open(fifo, O_RDWR | O_CLOEXEC)
+        try #require(writer >= 0)
+        defer { close(writer) }
+        let running = try harness.cli.start(["activate", "--batch", fifo, "--json"])
+        writeAll(writer, "mybank://activate?serialNumber=SN781001\n")
+        let deadline = ContinuousClock.now + .seconds(10)
+        while harness.sandbox.activationRequestCount < 1 && ContinuousClock.now < deadline { usleep(10_000) }
+        kill(running.process.processIdentifier, SIGTERM)
+        usleep(300_000)
+        writeAll(writer, "mybank://activate?serialNumber=SN781002\n")
+        let result = try Self.exit(running, within: 5)
+        #expect(result.status == 143, "\(result.stderr)")
+        #expect(harness.sandbox.activationRequestCount == 1)
+        #expect(try harness.state("SN781002") == ["requiresActivation"])
+        #expect(result.stdout.split(separator: "\n").count == 1)
+    }
+
+    @Test func theServiceBatchReadsNoLineOnceDrainingStarts() async throws {
+        let service = try await ServiceHarness.start(slowDelay: .milliseconds(500), passes: [("SN782001", "SBXSLOW782001"), ("SN782002", "DAPL00000000782002")])
+        defer { Task { try await service.activation.stop() } }
+        // A client streaming its batch as a chunked body, a line at a time.
+        let client = try UnixClient(path: service.socket)
+        client.send("POST /v1/activations/batch HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n")
+        client.sendChunk("mybank://activate?serialNumber=SN782001\n")
+        service.activation.waitForRequests(1)
+        kill(service.process.process.processIdentifier, SIGTERM)
+        usleep(300_000)
+        client.sendChunk("mybank://activate?serialNumber=SN782002\n")
+        let stopped = try Self.exit(service.process, within: 8)
+        #expect(stopped.status == 0, "\(stopped.stderr)")
+        let answer = client.receiveAll(timeout: .seconds(5))
+        let lines = answer.split(separator: "\n").filter { $0.contains("\"outcome\"") }
+        #expect(lines.count == 1 && lines.first?.contains("APPROVED") == true, "\(answer)")
+        #expect(service.sandbox.activationRequestCount == 1)
+        #expect(try service.activation.state("SN782002") == ["requiresActivation"])
+    }
+}
+
+/// Writes all of `text` to `descriptor`.
+private func writeAll(_ descriptor: Int32, _ text: String) {
+    var bytes = Array(text.utf8)[...]
+    while !bytes.isEmpty {
+        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        guard written > 0 else { return }
+        bytes = bytes.dropFirst(written)
+    }
+}
+
+/// A raw HTTP client on a Unix socket, for a body sent a piece at a time.
+final class UnixClient {
+    private let descriptor: Int32
+
+    init(path: String) throws {
+        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        let status = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        try #require(status == 0, "cannot connect to \(path)")
+    }
+
+    deinit { close(descriptor) }
+
+    func send(_ text: String) {
+        writeAll(descriptor, text)
+    }
+
+    /// One chunk of a chunked body.
+    func sendChunk(_ text: String) {
+        send(String(text.utf8.count, radix: 16) + "\r\n" + text + "\r\n")
+    }
+
+    /// Everything received until the peer closes, or `timeout` passes.
+    func receiveAll(timeout: Duration) -> String {
+        var received: [UInt8] = []
+        let deadline = ContinuousClock.now + timeout
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while ContinuousClock.now < deadline {
+            var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&ready, 1, 100) > 0 else { continue }
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count <= 0 { break }
+            received += buffer[..<count]
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+}

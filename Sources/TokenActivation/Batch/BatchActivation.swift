@@ -74,7 +74,7 @@ extension Activator {
         // Every worker has returned before this function does: `emit` does not outlive it.
         return await withoutActuallyEscaping(emit) { emit in
             let lines = BatchLines(
-                reader: LineReader(reader: ByteReader(descriptor: descriptor, name: name)), parser: parser,
+                reader: LineReader(reader: ByteReader(descriptor: descriptor, name: name, stopWaiting: { stop.isRequested })), parser: parser,
                 window: workers * Self.reorderWindowPerWorker, stop: stop,
                 progress: progress.map { progress in { progress($0, totalBytes) } }, emit: UncheckedEmit(emit)
             )

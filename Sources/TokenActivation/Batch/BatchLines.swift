@@ -74,7 +74,9 @@ final class BatchLines: @unchecked Sendable {
                 settle(lastRead, .result(ActivationResult(outcome: .error, error: .coded(error))))
                 return .end
             }
-            guard let (number, bytes, overflowed) = next else {
+            guard let (number, bytes, overflowed) = next, !stop.isRequested else {
+                // The end of the input, or a line that arrived after the stop: not sent.
+                if stop.isRequested { summary.stoppedEarly = true }
                 exhausted = true
                 condition.broadcast()
                 return .end

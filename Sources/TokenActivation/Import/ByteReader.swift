@@ -12,11 +12,15 @@ struct ByteReader {
     private var finished = false
     /// Bytes consumed so far, for progress reporting.
     private(set) var bytesConsumed = 0
+    /// Asked while a read waits for input (a pipe, a FIFO, a terminal): when it answers
+    /// true, the wait is abandoned and the input ends there.
+    private let stopWaiting: (@Sendable () -> Bool)?
 
-    init(descriptor: Int32, name: String, chunkSize: Int = 1 << 16) {
+    init(descriptor: Int32, name: String, chunkSize: Int = 1 << 16, stopWaiting: (@Sendable () -> Bool)? = nil) {
         self.descriptor = descriptor
         self.name = name
         self.chunkSize = chunkSize
+        self.stopWaiting = stopWaiting
         // Room for a whole byte order mark even with tiny chunks.
         self.buffer = [UInt8](repeating: 0, count: max(chunkSize, 4))
     }
@@ -67,6 +71,13 @@ struct ByteReader {
     }
 
     private mutating func readChunk(into offset: Int, maximum: Int) throws(ImportError) -> Int {
+        if let stopWaiting {
+            // Waits in slices, so that a stop is seen while nothing arrives.
+            var waiting = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            while poll(&waiting, 1, 100) == 0 || (errno == EINTR && waiting.revents == 0) {
+                if stopWaiting() { return 0 }
+            }
+        }
         while true {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + offset, maximum) }
             if count >= 0 { return count }

@@ -21,7 +21,7 @@ declare -A allowed=(
   [TokenctlApp]="ErrorCodes TokenActivation OnboardingCore HTTPTransport WalletModel Storage PostgresStorage Logging Configuration"
   [Sandbox]="PowerAuth MPin NIOCore NIOPosix NIOHTTP1 NIOConcurrencyHelpers Crypto _CryptoExtras ZIPFoundation"
   [ServiceAPI]="ErrorCodes WalletModel TokenActivation"
-  [TokenctlService]="ServiceAPI ErrorCodes TokenctlApp TokenActivation WalletModel HTTPTransport Hummingbird HummingbirdCore HummingbirdTLS HTTPTypes NIOCore NIOPosix NIOSSL NIOExtras Prometheus ServiceLifecycle Logging"
+  [TokenctlService]="ServiceAPI ErrorCodes TokenctlApp TokenActivation WalletModel HTTPTransport Hummingbird HummingbirdCore HummingbirdTLS HTTPTypes NIOCore NIOPosix NIOSSL NIOExtras NIOHTTP1 NIOHTTPTypesHTTP1 Prometheus ServiceLifecycle Logging"
   [tokenctl-serve]="ErrorCodes TokenctlApp TokenctlService ArgumentParser Logging"
   [tokenctl]="ErrorCodes TokenctlApp TokenActivation OnboardingCore WalletModel Sandbox ArgumentParser Logging"
 )

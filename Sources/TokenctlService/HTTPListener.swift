@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import NIOExtras
 import NIOPosix
+import Synchronization
 import ServiceLifecycle
 
 /// One listening socket serving the API over HTTP/1.1 (optionally inside TLS): a Unix
@@ -24,6 +25,10 @@ struct HTTPListener<Child: ServerChildChannel>: Service, CustomStringConvertible
 
     let address: Address
     let child: Child
+    /// The per-connection rules (header timeout, HTTP/1.0 close, the drain's grace).
+    let rules: ConnectionRules
+    /// Connections served at once; further ones wait in the kernel's backlog.
+    let maxConnections: Int
     let logger: Logger
     /// Called once listening, with the bound address (a TCP port 0 resolved).
     let onListening: @Sendable (SocketAddress?) async -> Void
@@ -41,23 +46,38 @@ struct HTTPListener<Child: ServerChildChannel>: Service, CustomStringConvertible
             }
         let child = self.child
         let logger = self.logger
-        let setup: @Sendable (any Channel) -> EventLoopFuture<Child.Value> = { channel in child.setup(channel: channel, logger: logger) }
+        let rules = self.rules
+        let setup: @Sendable (any Channel) -> EventLoopFuture<Child.Value> = { channel in
+            child.setup(channel: channel, logger: logger).flatMapThrowing { value in
+                try rules.install(on: channel)
+                return value
+            }
+        }
+        // Accepted connections beyond those served wait here (two at most), then in the backlog.
+        let backPressure = NIOAsyncSequenceProducerBackPressureStrategies.HighLowWatermark(lowWatermark: 1, highWatermark: 2)
         let server: NIOAsyncChannel<Child.Value, Never>
         switch address {
         case .unix(let path):
-            server = try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: false, serverBackPressureStrategy: nil, childChannelInitializer: setup)
+            server = try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: false, serverBackPressureStrategy: backPressure, childChannelInitializer: setup)
         case .tcp(let host, let port):
-            server = try await bootstrap.bind(host: host, port: port, serverBackPressureStrategy: nil, childChannelInitializer: setup)
+            server = try await bootstrap.bind(host: host, port: port, serverBackPressureStrategy: backPressure, childChannelInitializer: setup)
         case .adopted(let descriptor):
-            server = try await bootstrap.bind(descriptor, serverBackPressureStrategy: nil, childChannelInitializer: setup)
+            server = try await bootstrap.bind(descriptor, serverBackPressureStrategy: backPressure, childChannelInitializer: setup)
         }
         await onListening(server.channel.localAddress)
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 do {
+                    let slots = ConnectionSlots(maxConnections)
                     try await server.executeThenClose { inbound in
-                        for try await connection in inbound {
-                            group.addTask { await child.handle(value: connection, logger: logger) }
+                        var connections = inbound.makeAsyncIterator()
+                        while true {
+                            await slots.acquire()
+                            guard let connection = try await connections.next() else { break }
+                            group.addTask {
+                                await child.handle(value: connection, logger: logger)
+                                slots.release()
+                            }
                         }
                     }
                 } catch {
@@ -79,5 +99,44 @@ extension APIResponder {
             let response = try await respond(to: request, context: context)
             try await writer.write(response: response.head, body: response.body)
         }
+    }
+}
+
+/// A count of connections served at once: ``acquire()`` waits while all are taken.
+final class ConnectionSlots: Sendable {
+    private struct State {
+        var free: Int
+        var waiting: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state: Mutex<State>
+
+    init(_ count: Int) {
+        state = Mutex(State(free: max(1, count)))
+    }
+
+    func acquire() async {
+        await withCheckedContinuation { continuation in
+            let now = state.withLock { state -> Bool in
+                if state.free > 0 {
+                    state.free -= 1
+                    return true
+                }
+                state.waiting.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    func release() {
+        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            if state.waiting.isEmpty {
+                state.free += 1
+                return nil
+            }
+            return state.waiting.removeFirst()
+        }
+        next?.resume()
     }
 }

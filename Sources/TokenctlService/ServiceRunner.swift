@@ -91,28 +91,30 @@ public struct ServiceRunner: Sendable {
         func add<Child: ServerChildChannel>(_ address: HTTPListener<Child>.Address, _ child: Child, label: @escaping @Sendable (SocketAddress?) -> String) {
             let index = listeners.count
             let mode = settings.service.socketMode
-            listeners.append(HTTPListener(address: address, child: child, logger: logger) { bound in
+            listeners.append(HTTPListener(address: address, child: child, rules: rules, maxConnections: settings.service.maxConnections, logger: logger) { bound in
                 if case .unix(let path) = address { _ = chmod(path, mode_t(mode)) }
                 await report.listening(index, label(bound))
             })
         }
+        let rules = ConnectionRules(headerTimeout: .milliseconds(Int64(settings.service.headerTimeoutMilliseconds)), drainGrace: .seconds(1))
+        let http = HTTP1Channel.Configuration(idleTimeout: .milliseconds(Int64(settings.service.idleTimeoutMilliseconds)))
         let plain = APIResponder(service: service, bearerToken: nil)
         if adopted.isEmpty || !adoptsUnixSocket {
-            add(.unix(path: socketPath), HTTP1Channel(responder: plain.channelResponder)) { _ in "unix:\(socketPath)" }
+            add(.unix(path: socketPath), HTTP1Channel(responder: plain.channelResponder, configuration: http)) { _ in "unix:\(socketPath)" }
         }
         for descriptor in adopted {
             let isUnix = SocketActivation.isUnixSocket(descriptor)
             let responder = APIResponder(service: service, bearerToken: isUnix ? nil : access.bearerToken)
-            add(.adopted(descriptor: descriptor), HTTP1Channel(responder: responder.channelResponder)) { bound in
+            add(.adopted(descriptor: descriptor), HTTP1Channel(responder: responder.channelResponder, configuration: http)) { bound in
                 isUnix ? "unix:\(bound?.pathname ?? "fd \(descriptor)") (systemd)" : "http://\(Self.display(bound)) (systemd)"
             }
         }
         let secured = APIResponder(service: service, bearerToken: access.bearerToken)
         for address in options.listen {
             if let tls = access.tls {
-                add(.tcp(host: address.host, port: address.port), try TLSChannel(HTTP1Channel(responder: secured.channelResponder), tlsConfiguration: tls)) { "https://\(Self.display($0))" }
+                add(.tcp(host: address.host, port: address.port), try TLSChannel(HTTP1Channel(responder: secured.channelResponder, configuration: http), tlsConfiguration: tls)) { "https://\(Self.display($0))" }
             } else {
-                add(.tcp(host: address.host, port: address.port), HTTP1Channel(responder: secured.channelResponder)) { "http://\(Self.display($0))" }
+                add(.tcp(host: address.host, port: address.port), HTTP1Channel(responder: secured.channelResponder, configuration: http)) { "http://\(Self.display($0))" }
             }
         }
         await report.expect(listeners.count)

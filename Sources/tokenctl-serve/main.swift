@@ -86,7 +86,7 @@ struct Serve: AsyncParsableCommand {
             let options = ServiceRunner.Options(socket: socket, listen: listen.compactMap(ListenAddress.init), version: LibraryVersions.tokenctl)
             try await ServiceRunner(settings: settings, options: options, environment: environment).run()
         } catch let error as any CodedError {
-            FileHandle.standardError.write(Data(LogOutput.errorLine("tokenctl: \(error.message) (\(error.code.rawValue))").utf8))
+            FileHandle.standardError.write(Data(LogOutput.errorRecord("tokenctl: \(error.message) (\(error.code.rawValue))").utf8))
             throw ExitCode(error.code.exitStatus.rawValue)
         } catch let exit as ExitCode {
             throw exit
@@ -94,7 +94,7 @@ struct Serve: AsyncParsableCommand {
             // Every failure leaves with a documented status: what no layer coded stopped
             // the service from listening.
             let code = ErrorCode.serviceCannotListen
-            FileHandle.standardError.write(Data(LogOutput.errorLine("tokenctl: the service could not start: \(error) (\(code.rawValue))").utf8))
+            FileHandle.standardError.write(Data(LogOutput.errorRecord("tokenctl: the service could not start: \(error) (\(code.rawValue))").utf8))
             throw ExitCode(code.exitStatus.rawValue)
         }
     }

@@ -221,7 +221,14 @@ final class UnixClient {
         try #require(status == 0, "cannot connect to \(path)")
     }
 
-    deinit { close(descriptor) }
+    private var closed = false
+
+    deinit { close() }
+
+    func close() {
+        if !closed { Glibc.close(descriptor) }
+        closed = true
+    }
 
     func send(_ text: String) {
         writeAll(descriptor, text)
@@ -230,6 +237,24 @@ final class UnixClient {
     /// One chunk of a chunked body.
     func sendChunk(_ text: String) {
         send(String(text.utf8.count, radix: 16) + "\r\n" + text + "\r\n")
+    }
+
+    /// What is received until it holds `marker` (then all of it), the peer closes, or
+    /// `timeout` passes (then "" unless the marker came).
+    func receive(until marker: String, timeout: Duration) -> String {
+        var received: [UInt8] = []
+        let deadline = ContinuousClock.now + timeout
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while ContinuousClock.now < deadline {
+            var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&ready, 1, 50) > 0 else { continue }
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count <= 0 { break }
+            received += buffer[..<count]
+            let text = String(decoding: received, as: UTF8.self)
+            if text.contains(marker) { return text }
+        }
+        return ""
     }
 
     /// Everything received until the peer closes, or `timeout` passes.

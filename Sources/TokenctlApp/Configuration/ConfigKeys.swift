@@ -49,6 +49,9 @@ enum ConfigKeys {
     static let serviceMaxInFlight = "service.max-in-flight"
     static let serviceQueueLimit = "service.queue-limit"
     static let serviceIdempotencyRetention = "service.idempotency-retention-hours"
+    static let serviceMaxConnections = "service.max-connections"
+    static let serviceHeaderTimeout = "service.header-timeout-ms"
+    static let serviceIdleTimeout = "service.idle-timeout-ms"
     static let serviceTLSCertFile = "service.tls.cert-file"
     static let serviceTLSKeyFile = "service.tls.key-file"
     static let serviceTLSClientCAFile = "service.tls.client-ca-file"
@@ -72,7 +75,7 @@ enum ConfigKeys {
         loginBackendURL, loginClientID, loginRelyingPartyURL,
         loginConnectTimeout, loginTimeout, loginCAFile, loginClientCertFile, loginClientKeyFile,
         serviceSocket, serviceSocketMode, serviceMaxInFlight, serviceQueueLimit, serviceIdempotencyRetention,
-        serviceTLSCertFile, serviceTLSKeyFile, serviceTLSClientCAFile, serviceBearerTokenFile,
+        serviceMaxConnections, serviceHeaderTimeout, serviceIdleTimeout, serviceTLSCertFile, serviceTLSKeyFile, serviceTLSClientCAFile, serviceBearerTokenFile,
         logFormat,
     ]
 

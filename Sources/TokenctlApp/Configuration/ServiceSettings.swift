@@ -24,6 +24,14 @@ public struct ServiceSettings: Sendable, Equatable {
     public var queueLimit = 1024
     /// How long an Idempotency-Key's answer is kept (`service.idempotency-retention-hours`).
     public var idempotencyRetentionHours = 24
+    /// Client connections served at once (`service.max-connections`); more wait in the
+    /// kernel's backlog.
+    public var maxConnections = 1024
+    /// How long a request's head may take to arrive once its first byte has
+    /// (`service.header-timeout-ms`).
+    public var headerTimeoutMilliseconds = 10_000
+    /// How long a connection may stay idle between requests (`service.idle-timeout-ms`).
+    public var idleTimeoutMilliseconds = 60_000
     public var tls = TLS()
     /// The file holding the bearer token TCP clients must present (`service.auth.bearer-token-file`).
     public var bearerTokenFile: String?

@@ -180,6 +180,9 @@ public struct SettingsLoader: Sendable {
         try layers.int(ConfigKeys.serviceMaxInFlight, min: 1).map { service.maxInFlight = $0 }
         try layers.int(ConfigKeys.serviceQueueLimit, min: 0).map { service.queueLimit = $0 }
         try layers.int(ConfigKeys.serviceIdempotencyRetention, min: 1).map { service.idempotencyRetentionHours = $0 }
+        try layers.int(ConfigKeys.serviceMaxConnections, min: 1).map { service.maxConnections = $0 }
+        try layers.int(ConfigKeys.serviceHeaderTimeout, min: 100).map { service.headerTimeoutMilliseconds = $0 }
+        try layers.int(ConfigKeys.serviceIdleTimeout, min: 100).map { service.idleTimeoutMilliseconds = $0 }
         service.tls.certificateFile = try layers.path(ConfigKeys.serviceTLSCertFile)
         service.tls.keyFile = try layers.path(ConfigKeys.serviceTLSKeyFile)
         service.tls.clientCAFile = try layers.path(ConfigKeys.serviceTLSClientCAFile)

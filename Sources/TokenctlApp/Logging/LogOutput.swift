@@ -55,6 +55,14 @@ public enum LogOutput {
         (journalStream ? "<\(LogLine.priority(.error))>" : "") + text + "\n"
     }
 
+    /// The same message where standard error is a log (the service's): with `--log-format
+    /// json` a JSON record of level error like every other line, so that a log reader never
+    /// meets a line it cannot parse.
+    public static func errorRecord(_ text: String) -> String {
+        guard format == .json else { return errorLine(text) }
+        return LogLine(format: .json, journal: journalStream).render(level: .error, label: "tokenctl", message: "\(text)", metadata: [:], time: Date()) + "\n"
+    }
+
     /// Whether `descriptor` is the stream `$JOURNAL_STREAM` (`DEVICE:INODE`) names: a child
     /// that inherited the variable but writes elsewhere gets plain lines.
     static func isJournalStream(_ value: String?, descriptor: Int32) -> Bool {

@@ -95,8 +95,14 @@ start() {
     require_server
     if is_running; then print_env; return; fi
     if [ ! -f "$DATA/PG_VERSION" ]; then initialise; fi
-    local port
-    port="$(free_port)"
+    # A server started again (after stop) keeps its port while it is free, so that a client
+    # of the stopped server finds it again.
+    local port=""
+    if [ -f "$DIR/port" ]; then
+        port="$(cat "$DIR/port")"
+        if ss -Hltn "sport = :$port" | grep -q .; then port=""; fi
+    fi
+    [ -n "$port" ] || port="$(free_port)"
     echo "$port" > "$DIR/port"
     as_server "$BIN/pg_ctl" -D "$DATA" -l "$DIR/server.log" -o "-p $port" -w -t 30 start >/dev/null
     as_server "$BIN/psql" -X -q -w -v ON_ERROR_STOP=1 -h "$SOCKETS" -p "$port" -U postgres -d postgres <<'SQL'

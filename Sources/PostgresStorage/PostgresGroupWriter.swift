@@ -8,7 +8,8 @@ import WalletModel
 /// for the writes, then the reads on what they committed). Without sharing (one
 /// activation), each job is one call on the caller's thread.
 ///
-/// A broken connection is tried again on a new one until `retryMilliseconds` pass: a write
+/// A broken connection is tried again on a new one until `retryMilliseconds` have passed
+/// since the oldest job of the group was queued: a write
 /// that did commit before its answer was lost is recognised by the server ("done"), and
 /// reads are read again.
 final class PostgresGroupWriter: @unchecked Sendable {
@@ -30,6 +31,8 @@ final class PostgresGroupWriter: @unchecked Sendable {
         }
 
         let work: Work
+        /// When it was queued: its retries end `retryMilliseconds` after this.
+        let queued = ContinuousClock.now
         let done = DispatchSemaphore(value: 0)
         var answer: Result<Answer, any Error> = .success(.status(.conflict))
 
@@ -92,7 +95,10 @@ final class PostgresGroupWriter: @unchecked Sendable {
         if !changes.isEmpty {
             written.withLock { $0 = ($0.transactions + 1, $0.jobs + changes.count) }
         }
-        let deadline = ContinuousClock.now + .milliseconds(retryMilliseconds)
+        // The window counts from the oldest job's arrival, not from this call: a job that
+        // waited while an earlier group was retried has used that time already (it is
+        // answered within one window, not two).
+        let deadline = (group.map(\.queued).min() ?? .now) + .milliseconds(retryMilliseconds)
         var result: Result<StepAnswer, any Error>
         while true {
             result = Result { try store.step(changes, reads: reads, genesis: AuditRow.genesisHash) }

@@ -73,5 +73,8 @@ struct ErrorCodeTableTests {
     }
 
     /// File names and log messages the tests use that share the shape of a code.
-    static let events: Set<String> = ["config.json", "tmp.token", "onboarding.sqlite", "wallet.sqlite", "activation.finished"]
+    static let events: Set<String> = [
+        "config.json", "tmp.token", "service.token", "onboarding.sqlite", "wallet.sqlite", "activation.finished", "activation.failed",
+        "activation.finishNotWritten",
+    ]
 }

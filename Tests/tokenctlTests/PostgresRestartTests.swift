@@ -94,7 +94,7 @@ import Testing
 }
 
 /// A PostgreSQL server of one test's own (scripts/test-postgres.sh in its own directory).
-private struct PrivateServer {
+struct PrivateServer {
     let directory: String
 
     /// Runs the script with posix_spawn and waitpid. Foundation's Process learns that a

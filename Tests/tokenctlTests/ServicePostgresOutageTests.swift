@@ -1,0 +1,72 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The service while its PostgreSQL server is down (DESIGN §8, operations.md "Failures"),
+/// on a server of the test's own that is stopped and started again: every request is
+/// answered within one reconnect window (30 s) of its arrival, an answer TMP gave is reported
+/// and written once the server is back, and a keyed retry then replays it without sending.
+@Suite struct ServicePostgresOutageTests {
+    @Test func requestsAreAnsweredWithinOneWindowAndAnAnswerGivenIsWrittenOnceTheServerIsBack() async throws {
+        let server = PrivateServer(directory: "/tmp/tokenctl-outage-test-\(UUID().uuidString.prefix(8))")
+        let exports = try server.run("start")
+        defer { _ = try? server.run("stop", "--purge") }
+        var harness = try await ActivationHarness.start(slowDelay: .seconds(2))
+        let sandbox = harness.sandbox
+        defer { Task { try await sandbox.shutdown() } }
+        let url = try #require(exports.firstMatch(of: /TOKENCTL_TEST_DATABASE_URL='([^']+)'/)?.1)
+        harness.cli.environment["TOKENCTL_DATABASE_URL"] = String(url)
+        harness.cli.environment["TOKENCTL_DATABASE_PASSWORD"] = TestPostgres.password
+        harness.cli.environment["TOKENCTL_DATABASE_LEASE_MS"] = "60000"
+        #expect(try harness.cli.run("db", "migrate").status == 0)
+        try harness.add("SNOUT1", "SBXSLOWOUT1")
+        for index in 2...4 { try harness.add("SNOUT\(index)", "DAPL0000000000OUT\(index)") }
+        let service = try ServiceHarness.launch(harness)
+        defer { _ = try? service.stop() }
+        let socket = service.socket, cli = service.cli
+        func post(_ serial: String, key: String? = nil) -> Background<(HTTPAnswer, Duration)> {
+            Background {
+                let start = ContinuousClock.now
+                let answer = try ServiceHarness.curl(
+                    cli: cli, socket: socket, "POST", "http://localhost/v1/activations",
+                    body: #"{"deeplink": "mybank://activate?serialNumber=\#(serial)"}"#, headers: key.map { ["Idempotency-Key: \($0)"] } ?? []
+                )
+                return (answer, .now - start)
+            }
+        }
+
+        // A keyed request at TMP when the server goes down.
+        let keyed = post("SNOUT1", key: "outage-1")
+        harness.waitForRequests(1)
+        _ = try server.run("stop")
+        let early = ["SNOUT2", "SNOUT3"].map { post($0) }
+        try await Task.sleep(for: .seconds(5))
+        let late = post("SNOUT4")
+        for request in early + [late] {
+            let (answer, took) = try request.join()
+            #expect(took < .seconds(34), "answered after \(took)")
+            // storage.unreachable (75, 409) or another storage code: nothing was sent.
+            #expect([409, 503].contains(answer.status), "\(answer.body)")
+            #expect(try (answer.object()["code"] as? String)?.hasPrefix("storage.") == true)
+        }
+        // TMP answered: reported as it answered, not as "nothing was sent".
+        let (first, _) = try keyed.join()
+        #expect(first.status == 200, "\(first.body)")
+        #expect(try first.object()["outcome"] as? String == "APPROVED")
+
+        // The server is back: within seconds the answer is written and the pass activated.
+        _ = try server.run("start")
+        let deadline = ContinuousClock.now + .seconds(15)
+        while ContinuousClock.now < deadline, (try? harness.state("SNOUT1")) != ["activated"] {
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        #expect(try harness.state("SNOUT1") == ["activated"])
+        let retry = try service.activate("SNOUT1", headers: ["Idempotency-Key: outage-1"])
+        #expect(retry.status == 200 && retry.headers["idempotent-replayed"] == "true")
+        #expect(try retry.object()["outcome"] as? String == "APPROVED")
+        #expect(try retry.object()["requestId"] as? String == (first.object()["requestId"] as? String))
+        #expect(try service.activate("SNOUT2").status == 200)
+        #expect(sandbox.requests.filter { String(decoding: $0.body, as: UTF8.self).contains("SBXSLOWOUT1") }.count == 1)
+        #expect(try harness.cli.run("audit", "verify").status == 0)
+    }
+}

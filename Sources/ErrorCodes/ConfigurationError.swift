@@ -50,8 +50,8 @@ public struct ConfigurationError: CodedError, Equatable, CustomStringConvertible
         Self(.configSecretMissing, detail)
     }
 
-    public static func secretPermissions(_ path: String) -> Self {
-        Self(.configSecretPermissions, "the secret file \(path) is readable by group or others; make it private with: chmod 600 \(path)")
+    public static func secretPermissions(_ path: String, key: String? = nil) -> Self {
+        Self(.configSecretPermissions, "the secret file \(path)\(key.map { " (\($0))" } ?? "") is readable by group or others; make it private with: chmod 600 \(path)")
     }
 
     /// A secret that cannot be read is a missing secret (`config.secretMissing`).

@@ -1,4 +1,5 @@
 import ErrorCodes
+import Foundation
 import TokenActivation
 import WalletModel
 
@@ -6,12 +7,59 @@ import WalletModel
 public enum AuditQuery {
     /// The most audit entries one request answers.
     public static let maximumLimit = 10_000
+    /// The entries a request without `limit` answers; older ones are the next page.
+    public static let defaultLimit = 100
+
+    /// What `GET /v1/audit` asks for.
+    public struct Request: Equatable, Sendable {
+        public var filter: AuditFilter
+        public var limit: Int
+        /// Only entries with a smaller id (the next, older page).
+        public var before: Int64?
+        /// The parameters as given, but `before`, for the next page's link.
+        public var parameters: [(String, String)]
+
+        public static func == (lhs: Request, rhs: Request) -> Bool {
+            lhs.filter == rhs.filter && lhs.limit == rhs.limit && lhs.before == rhs.before
+                && lhs.parameters.map { "\($0.0)=\($0.1)" } == rhs.parameters.map { "\($0.0)=\($0.1)" }
+        }
+
+        /// The query of the page of entries older than `id`.
+        public func nextPage(before id: Int64) -> String {
+            var pairs = parameters.filter { $0.0 != "limit" } + [("limit", String(limit)), ("before", String(id))]
+            pairs = pairs.map { ($0.0, Self.escaped($0.1)) }
+            return pairs.map { "\($0.0)=\($0.1)" }.joined(separator: "&")
+        }
+
+        private static func escaped(_ value: String) -> String {
+            var allowed = CharacterSet.alphanumerics
+            allowed.insert(charactersIn: "-._~:")
+            return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
+        }
+    }
+
+    /// Reads the audit query's parameters, with `before`.
+    public static func request(_ parameters: [(String, String)]) throws(Problem) -> Request {
+        var before: Int64?
+        var rest: [(String, String)] = []
+        for (name, value) in parameters {
+            guard name == "before" else {
+                rest.append((name, value))
+                continue
+            }
+            guard before == nil else { throw .invalid("the query parameter before is given twice") }
+            guard let id = Int64(value), id >= 1 else { throw .invalid("before must be an audit id (a whole number from 1), as the Link header names it") }
+            before = id
+        }
+        let (filter, limit) = try parse(rest)
+        return Request(filter: filter, limit: limit, before: before, parameters: rest)
+    }
 
     /// Reads the audit query's parameters; any other parameter, a repeated one or a bad
     /// value is a 400.
     public static func parse(_ parameters: [(String, String)]) throws(Problem) -> (AuditFilter, limit: Int) {
         var filter = AuditFilter()
-        var limit = maximumLimit
+        var limit = defaultLimit
         var seen: Set<String> = []
         for (name, value) in parameters {
             guard seen.insert(name).inserted else { throw .invalid("the query parameter \(SafeText.escaped(String(name.prefix(40)))) is given twice") }
@@ -34,7 +82,7 @@ public enum AuditQuery {
                 guard let number = Int(value), (1...maximumLimit).contains(number) else { throw .invalid("limit must be a whole number from 1 to \(maximumLimit)") }
                 limit = number
             default:
-                throw .invalid("unknown query parameter \(SafeText.escaped(String(name.prefix(40)))); the audit takes serial, outcome, since, until and limit")
+                throw .invalid("unknown query parameter \(SafeText.escaped(String(name.prefix(40)))); the audit takes serial, outcome, since, until, limit and before")
             }
         }
         return (filter, limit)

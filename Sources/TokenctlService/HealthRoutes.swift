@@ -1,5 +1,6 @@
 import ErrorCodes
 import Hummingbird
+import TokenctlApp
 import WalletModel
 
 extension APIResponder {
@@ -23,15 +24,25 @@ extension APIResponder {
             check("database", nil)
             check("schema", status.isCurrent ? nil : "\(status.pending.count) migration(s) pending: run tokenctl db migrate")
         } catch {
-            check("database", (error as? any CodedError).map { "\($0.message) (\($0.code.rawValue))" } ?? "the database cannot be used")
+            check("database", Self.publicDetail(error as? any CodedError) ?? "the database cannot be used (storage.io)")
         }
-        check("settings", service.pipeline.unusable.map { "\($0.message) (\($0.code.rawValue))" })
+        check("settings", Self.publicDetail(service.pipeline.unusable))
         check("draining", service.isDraining ? "the service is stopping" : nil)
         var body = JSONObject(["status": .string(ready ? "pass" : "fail")])
         var members = JSONObject([:])
         for (name, value) in checks { members.append(name, value) }
         body.append("checks", .object(members))
         return Self.json(ready ? 200 : 503, body)
+    }
+
+    /// A failure as an unauthenticated caller may read it: what failed and which setting
+    /// is behind it, never a file's path or a message that could hold one (the service's
+    /// log and `tokenctl config check` name those).
+    static func publicDetail(_ error: (any CodedError)?) -> String? {
+        guard let error else { return nil }
+        let settings = ConfigKeys.named(in: error.message)
+        let setting = settings.isEmpty ? "" : " (\(settings.joined(separator: ", ")))"
+        return "\(error.code.meaning)\(setting) (\(error.code.rawValue)); tokenctl config check says more"
     }
 
     /// `GET /metrics`: Prometheus text format 0.0.4.

@@ -21,24 +21,34 @@ extension APIResponder {
         }
     }
 
-    /// `GET /v1/audit?serial=&outcome=&since=&until=&limit=`: as `audit list --json`, oldest
-    /// first; `limit` keeps the newest N.
+    /// `GET /v1/audit?serial=&outcome=&since=&until=&limit=&before=`: as `audit list --json`,
+    /// oldest first, the newest `limit` (default 100) of the entries matching; when older ones
+    /// match too, a `Link` header names the next page (`before` the oldest one answered).
     func audit(_ query: FlatDictionary<Substring, Substring>) async -> Response {
-        let filter: AuditFilter
-        let limit: Int
+        let request: AuditQuery.Request
         do throws(Problem) {
-            (filter, limit) = try AuditQuery.parse(query.map { (String($0.key), String($0.value)) })
+            request = try AuditQuery.request(query.map { (String($0.key), String($0.value)) })
         } catch {
             return Self.problem(error)
         }
         let database = service.pipeline.database
         do {
-            let entries = try await ActivationService.blocking { () throws -> [JSONObject.Value] in
-                var newest = RingBuffer<JSONObject.Value>(capacity: limit)
-                try database.forEachAuditEntry(filter) { newest.append(.object($0.json(reveal: false))) }
-                return newest.elements
+            let (entries, oldest, more) = try await ActivationService.blocking { () throws -> ([JSONObject.Value], Int64?, Bool) in
+                var newest = RingBuffer<AuditEntry>(capacity: request.limit)
+                var matching = 0
+                try database.forEachAuditEntry(request.filter) { entry in
+                    if let before = request.before, entry.id >= before { return }
+                    matching += 1
+                    newest.append(entry)
+                }
+                let page = newest.elements
+                return (page.map { .object($0.json(reveal: false)) }, page.first?.id, matching > page.count)
             }
-            return Self.json(200, .array(entries))
+            var headers: [(name: String, value: String)] = []
+            if more, let oldest {
+                headers.append((name: "Link", value: "</v1/audit?\(request.nextPage(before: oldest))>; rel=\"next\""))
+            }
+            return Self.json(200, .array(entries), headers: headers)
         } catch {
             return Self.problem(Self.storageProblem(error))
         }

@@ -99,4 +99,16 @@ struct RequestDecodingTests {
         #expect(filter.until?.iso8601 == "2026-11-21T23:59:59.999Z")
         #expect(limit == 3)
     }
+
+    @Test func theAuditQueryDefaultsTo100AndNamesTheNextPage() throws {
+        let plain = try AuditQuery.request([])
+        #expect(plain.limit == AuditQuery.defaultLimit && plain.limit == 100 && plain.before == nil)
+        let request = try AuditQuery.request([("serial", "SN 1&2"), ("limit", "5"), ("before", "40")])
+        #expect(request.before == 40 && request.limit == 5)
+        #expect(request.nextPage(before: 12) == "serial=SN%201%262&limit=5&before=12")
+        for bad in ["0", "-3", "x", ""] {
+            #expect { try AuditQuery.request([("before", bad)]) } throws: { ($0 as? Problem)?.status == 400 }
+        }
+        #expect { try AuditQuery.request([("before", "1"), ("before", "2")]) } throws: { ($0 as? Problem)?.status == 400 }
+    }
 }

@@ -162,6 +162,49 @@ import Testing
         #expect(one.count == 1 && one[0]["tokenUniqueReference"] as? String == "DAPL…0002")
         let later = try #require(try service.request("GET", "/v1/audit?since=2999-01-01").json() as? [[String: Any]])
         #expect(later.isEmpty)
+        // The dates the document allows: days 29 to 31, fractions and offsets.
+        for since in ["2026-01-31", "2026-01-29T06:10:00.250%2B02:00", "2026-03-30T23:59:60Z", "2026-12-31%2006:10-05:30"] {
+            #expect(try service.request("GET", "/v1/audit?since=\(since)").status == 200, "\(since)")
+        }
+    }
+
+    @Test func theAuditIsReadAPageAtATimeWithTheNextPageNamed() async throws {
+        let service = try await ServiceHarness.start(passes: (1...5).map { ("SN41000\($0)", "DAPL0000000041000\($0)") })
+        defer { Task { try await service.shutdown() } }
+        for index in 1...5 { _ = try service.activate("SN41000\(index)") }
+        var ids: [Int] = []
+        var path: String? = "/v1/audit?outcome=APPROVED&limit=2"
+        var pages = 0
+        while let next = path {
+            let page = try service.request("GET", next)
+            #expect(page.status == 200)
+            let entries = try #require(try page.json() as? [[String: Any]])
+            // Each page oldest first, each older than the one before.
+            ids = entries.compactMap { $0["id"] as? Int } + ids
+            pages += 1
+            path = page.headers["link"].flatMap { $0.firstMatch(of: /<([^>]+)>; rel="next"/).map { String($0.1) } }
+            #expect(path == nil || path!.contains("outcome=APPROVED"))
+        }
+        #expect(pages == 3)
+        #expect(ids == ids.sorted() && ids.count == 5 && Set(ids).count == 5)
+        // Without a limit, a page is 100 entries at most; the whole audit fits here.
+        let whole = try service.request("GET", "/v1/audit")
+        #expect(whole.headers["link"] == nil)
+        #expect(try (whole.json() as? [Any])?.count == 5)
+        #expect(try service.request("GET", "/v1/audit?before=0").status == 400)
+    }
+
+    @Test func readyzNamesTheSettingNotTheFile() async throws {
+        let activation = try await ActivationHarness.start()
+        let token = activation.cli.write("secret-token-file", "s3cret\n")
+        chmod(token, 0o644)
+        let service = try ServiceHarness.launch(activation, environment: ["TOKENCTL_TMP_AUTH_BEARER_TOKEN_FILE": token])
+        defer { Task { try await service.shutdown() } }
+        let ready = try service.request("GET", "/readyz")
+        #expect(ready.status == 503)
+        #expect(ready.body.contains("tmp.auth.bearer-token-file"))
+        #expect(ready.body.contains("config.secretPermissions"))
+        #expect(!ready.body.contains("secret-token-file"), "\(ready.body)")
     }
 
     @Test func healthAndMetrics() async throws {

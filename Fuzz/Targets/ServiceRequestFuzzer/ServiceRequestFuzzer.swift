@@ -40,8 +40,16 @@ public func fuzzServiceRequest(_ data: UnsafePointer<UInt8>, _ size: Int) -> CIn
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
         }
-        if let (_, limit) = try? AuditQuery.parse(parameters) {
-            precondition((1...AuditQuery.maximumLimit).contains(limit), "an audit limit out of range was accepted")
+        if let request = try? AuditQuery.request(parameters) {
+            precondition((1...AuditQuery.maximumLimit).contains(request.limit), "an audit limit out of range was accepted")
+            precondition(request.before.map { $0 >= 1 } ?? true, "a before id out of range was accepted")
+            // The next page's query reads back as the same request.
+            let next = request.nextPage(before: 7).split(separator: "&").map { pair -> (String, String) in
+                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                return (String(parts[0]), parts.count > 1 ? (String(parts[1]).removingPercentEncoding ?? "") : "")
+            }
+            let again = try? AuditQuery.request(next)
+            precondition(again?.filter == request.filter && again?.limit == request.limit && again?.before == 7, "the next page's link does not read back")
         }
     }
     return 0

@@ -7,7 +7,7 @@ public enum SecretFile {
     public static func checkPrivate(_ path: String, key: String) throws(ConfigurationError) {
         var info = stat()
         guard stat(path, &info) == 0 else { throw .fileUnreadable(key: key, path: path, reason: String(cString: strerror(errno)), isSecret: true) }
-        guard info.st_mode & 0o077 == 0 else { throw .secretPermissions(path) }
+        guard info.st_mode & 0o077 == 0 else { throw .secretPermissions(path, key: key) }
     }
 
     /// The file's text (UTF-8), at most `limit` bytes of it.

@@ -3,7 +3,7 @@ import OnboardingCore
 import TokenActivation
 
 /// Every key of the configuration file, as dotted paths of kebab-case names.
-enum ConfigKeys {
+public enum ConfigKeys {
     static let databasePath = "database.path"
     static let databaseBusyTimeout = "database.busy-timeout-ms"
     static let databaseSynchronous = "database.synchronous"
@@ -80,6 +80,13 @@ enum ConfigKeys {
     ]
 
     static let all = Set(ordered)
+
+    /// The configuration keys a message names, in the order `config show` prints them (the
+    /// longest first where one key is part of another).
+    public static func named(in message: String) -> [String] {
+        let found = ordered.filter { message.contains($0) }
+        return found.filter { key in !found.contains { $0 != key && $0.hasPrefix(key) && message.contains($0) } }
+    }
 
     /// Variables that are not keys: the file's location, the log level and the secrets.
     static let otherVariables: Set<String> = [

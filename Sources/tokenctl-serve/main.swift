@@ -73,6 +73,27 @@ struct Serve: AsyncParsableCommand {
         }
     }
 
+    /// Usage errors in the one format of every command (`tokenctl: … (usage.invalid)`, the
+    /// usage, where the help is), not ArgumentParser's own.
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        do {
+            var command = try parseAsRoot(arguments)
+            if var serve = command as? Serve {
+                try await serve.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            if !(error is ExitCode), exitCode(for: error) == .validationFailure {
+                let usage = usageString().replacingOccurrences(of: "\n", with: " ")
+                FileHandle.standardError.write(Data(LogOutput.usageLines(message(for: error), usage: usage, command: "tokenctl serve").utf8))
+                Foundation.exit(ExitStatus.usage.rawValue)
+            }
+            exit(withError: error)
+        }
+    }
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         LogOutput.bootstrap(level: logLevel, format: logFormat.flatMap(LogFormat.init(rawValue:)), defaultLevel: .notice, environment: environment)

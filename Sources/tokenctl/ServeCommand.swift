@@ -13,10 +13,20 @@ struct ServeCommand: ParsableCommand {
         shouldDisplay: true
     )
 
-    @Argument(parsing: .captureForPassthrough)
-    var arguments: [String] = []
+    // Declared here for completions and `tokenctl --help`: `tokenctl serve …` is handed to
+    // tokenctl-serve before it is parsed (Tokenctl.main), which reads the same options.
+    @Option(help: ArgumentHelp("The Unix socket to listen on (overrides service.socket).", valueName: "path"), completion: .file())
+    var socket: String?
+
+    @Option(help: ArgumentHelp("Also listen on this TCP address (HOST:PORT, [::1]:PORT; port 0 picks one); repeatable.", valueName: "host:port"))
+    var listen: [String] = []
+
+    @OptionGroup var global: GlobalOptions
 
     func run() throws {
+        var arguments = socket.map { ["--socket", $0] } ?? []
+        arguments += listen.flatMap { ["--listen", $0] }
+        arguments += global.arguments
         Self.exec(arguments)
     }
 

@@ -119,8 +119,7 @@ struct Tokenctl: AsyncParsableCommand {
         let path = CommandPath.resolve(words, root: Tokenctl.self).path
         let usage = usage ?? usageString(for: path.last!).replacingOccurrences(of: "\n", with: " ")
         Output.flush()
-        Output.error("\(text) (usage.invalid)")
-        writeAll(STDERR_FILENO, "usage: \(usage)\nsee '\(command ?? CommandPath.name(path)) --help'\n")
+        writeAll(STDERR_FILENO, LogOutput.usageLines(text, usage: usage, command: command ?? CommandPath.name(path)))
         Glibc.exit(ExitStatus.usage.rawValue)
     }
 }

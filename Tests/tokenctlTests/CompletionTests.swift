@@ -20,6 +20,9 @@ import Testing
         #expect(block(after: "--outcome").contains("'UNKNOWN'"))
         #expect(block(after: "--state").contains("'activated'"))
         #expect(block(after: "--format").contains("'jsonl'"))
+        // serve's options complete as every other command's.
+        let serve = script.components(separatedBy: "_tokenctl_serve() {").last?.prefix(400) ?? ""
+        #expect(serve.contains("--socket") && serve.contains("--listen") && serve.contains("--log-level"), "\(serve)")
     }
 
     @Test func theVerboseVersionNamesLibcurlAndSQLite() throws {

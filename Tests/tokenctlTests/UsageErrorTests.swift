@@ -17,6 +17,10 @@ import Testing
         (["activate", "-rf"], "Unknown option '-rf'", "see 'tokenctl activate --help'"),
         (["activate", "--bogus"], "Unknown option '--bogus'", "see 'tokenctl activate --help'"),
         (["activate", "mybank://activate?serialNumber=SN1", "--batch", "-"], "give either a deeplink or --batch FILE, not both", "see 'tokenctl activate --help'"),
+        // The service is its own executable, with the same format.
+        (["serve", "--bogus"], "Unknown option '--bogus'", "see 'tokenctl serve --help'"),
+        (["serve", "--listen", "nonsense"], "--listen must be HOST:PORT", "see 'tokenctl serve --help'"),
+        (["serve", "--log-level", "loud"], "--log-level must be one of", "see 'tokenctl serve --help'"),
     ])
     func everyUsageErrorHasOneFormatAndExits64(arguments: [String], message: String, hint: String) throws {
         let result = try cli.run(arguments)

@@ -51,6 +51,13 @@ public enum LogOutput {
 
     /// A message for the person at the terminal, such as `tokenctl: … (code)`, as written to
     /// standard error: under the journal with the priority of an error (`<3>`).
+    /// A usage error as every command reports it: `tokenctl: message (usage.invalid)`, the
+    /// command's usage under it, and where its help is (`see 'tokenctl wallet list --help'`).
+    public static func usageLines(_ message: String, usage: String, command: String) -> String {
+        let text = message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message
+        return errorLine("tokenctl: \(text) (usage.invalid)") + "usage: \(usage)\nsee '\(command) --help'\n"
+    }
+
     public static func errorLine(_ text: String) -> String {
         (journalStream ? "<\(LogLine.priority(.error))>" : "") + text + "\n"
     }

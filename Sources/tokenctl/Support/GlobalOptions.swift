@@ -69,6 +69,12 @@ struct GlobalOptions: ParsableArguments {
 
     private var flags: SettingsLoader.Flags { .init(configFile: config, databasePath: database, hostID: hostID) }
 
+    /// These options as given, for a command run by another executable (`serve`).
+    var arguments: [String] {
+        [("--config", config), ("--database", database), ("--host-id", hostID), ("--log-level", logLevel), ("--log-format", logFormat)]
+            .flatMap { name, value in value.map { [name, $0] } ?? [] }
+    }
+
     private func loader() -> SettingsLoader {
         Self.loader(logLevel: logLevel, logFormat: logFormat.flatMap(LogFormat.init(rawValue:)))
     }

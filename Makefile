@@ -58,11 +58,26 @@ FUZZ_RUNS := \
 FUZZ_PRODUCTS := DeeplinkFuzzer ImportFuzzer TMPAnswerFuzzer ConfigurationFuzzer OnboardingEnvelopeFuzzer VerificationAnswerFuzzer MPinPointFuzzer ServiceRequestFuzzer
 
 
-.PHONY: deps build build-manual deb test stress demo bench bench-targets bench-service bench-postgres bench-wallet bench-login bench-verification bench-activation fuzz fuzz-build fuzz-merge install clean
+.PHONY: deps build-deps build build-manual deb test stress demo bench bench-targets bench-service bench-postgres bench-wallet bench-login bench-verification bench-activation fuzz fuzz-build fuzz-merge install clean
 
+# What building needs: the C libraries' development packages (make build, make install).
+build-deps:
+	@$(MAKE) --no-print-directory deps DEPS_FOR=build
+
+# What testing needs beside them (make test, make bench): the programs the tests start,
+# PostgreSQL and the API checker. DEPS_FOR=build asks for the build's packages only.
 deps:
 	@missing=""; \
 	command -v pkg-config >/dev/null 2>&1 && pkg-config --exists libcurl sqlite3 zlib || missing="$(APT_PACKAGES)"; \
+	if [ "$(DEPS_FOR)" = build ]; then \
+	  [ -z "$$missing" ] && exit 0; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; elif command -v sudo >/dev/null 2>&1; then SUDO=sudo; else \
+	    echo "deps: building needs$$missing; as root run: apt-get install$$missing" >&2; exit 1; fi; \
+	  echo "deps: installing$$missing"; \
+	  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null \
+	    || { echo "deps: apt-get install$$missing failed" >&2; exit 1; }; \
+	  exit 0; \
+	fi; \
 	for program in $(TEST_PROGRAMS); do command -v $$program >/dev/null 2>&1 || missing="$$missing $$program"; done; \
 	missing=$$(echo "$$missing" | sed 's/\bscript\b/bsdutils/; s/\bsystemd-socket-activate\b/systemd/; s/\bdpkg-shlibdeps\b/dpkg-dev/'); \
 	python3 -c 'import cryptography' >/dev/null 2>&1 || missing="$$missing python3-cryptography"; \
@@ -84,7 +99,7 @@ deps:
 	  python3 -m pip install -q openapi-spec-validator schemathesis >/dev/null 2>&1 \
 	    || { echo "deps: pip install openapi-spec-validator schemathesis failed" >&2; exit 1; }; }
 
-build: deps
+build: build-deps
 	$(SWIFT) build $(RELEASE) --product tokenctl
 	$(SWIFT) build $(RELEASE) --product tokenctl-serve
 
@@ -94,7 +109,7 @@ build-manual: build
 
 # The Debian package (scripts/make-deb.sh) in $(DEB_DIR), then lintian on it.
 DEB_DIR ?= .build/deb
-deb: build-manual
+deb: deps build-manual
 	@rm -f $(DEB_DIR)/tokenctl_*.deb
 	@package=$$(scripts/make-deb.sh .build/release $(DEB_DIR)) && echo "deb: $$package, $$(du -h $$package | cut -f1)" && \
 	  dpkg-deb --contents $$package | awk '{print "  " $$1, $$3, $$6}' | sed 's#\./#/#' && \

@@ -88,11 +88,39 @@ import Testing
         #expect(checks[0]["detail"] as? String == "http://127.0.0.1:8787, bearer token")
     }
 
+    /// An issuer who only activates tokens: with no gate on, the onboarding, PowerAuth and
+    /// login parts are unused by activations, their problems warnings (as the shipped
+    /// configuration's placeholders are), and the configuration is usable.
+    @Test func partsNoGateNeedsAreWarningsNotFailures() throws {
+        let file = cli.write("config.json", """
+            {"onboarding": {"base-url": "https://onboarding.example.com", "require-finished-user-activation": false,
+                            "require-pin-login-within-seconds": null},
+             "login": {"backend-url": "https://api.mpin.example.com"}}
+            """)
+        let result = try cli.run("config", "check", "--config", file)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("skip  onboarding     unused: no gate needs it"))
+        #expect(result.stdout.contains("skip  login          unused: no gate needs it"))
+        #expect(result.stdout.hasSuffix("the configuration is usable\n"))
+        #expect(result.stderr.contains("warning: onboarding (unused): onboarding.base-url is still the placeholder"))
+        let json = try cli.run("config", "check", "--config", file, "--json")
+        #expect(try json.jsonObject()["ok"] as? Bool == true)
+
+        // A gate that needs the part makes its problems failures again.
+        let gated = cli.write("gated.json", """
+            {"onboarding": {"base-url": "https://onboarding.example.com", "require-finished-user-activation": true}}
+            """)
+        let failing = try cli.run("config", "check", "--config", gated)
+        #expect(failing.status == 78)
+        #expect(failing.stdout.contains("FAIL  onboarding     config.invalidValue"))
+    }
+
     @Test func checkListsEveryProblemAndExits78() throws {
         let token = cli.write("tmp.token", "secret\n")
         chmod(token, 0o644)
         let file = cli.write("config.json", """
             {"tmp": {"auth": {"bearer-token-file": "tmp.token"}},
+             "onboarding": {"require-pin-login-within-seconds": 300},
              "login": {"backend-url": "http://login.mybank.net"}}
             """)
         let result = try cli.run("config", "check", "--config", file)
@@ -163,7 +191,8 @@ import Testing
     }
 
     @Test func theRelyingPartyNeedsHTTPSLikeTheBackend() throws {
-        let file = cli.write("config.json", #"{"login": {"backend-url": "https://login.mybank.net", "relying-party-url": "http://rp.mybank.net"}}"#)
+        // The PIN-login gate makes the login part one that activations need.
+        let file = cli.write("config.json", #"{"onboarding": {"require-pin-login-within-seconds": 300}, "login": {"backend-url": "https://login.mybank.net", "relying-party-url": "http://rp.mybank.net"}}"#)
         let check = try cli.run("config", "check", "--config", file)
         #expect(check.status == 78)
         #expect(check.stderr.contains("login.relying-party-url http://rp.mybank.net uses plain http"))

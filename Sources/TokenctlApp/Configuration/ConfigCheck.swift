@@ -18,11 +18,24 @@ public enum ConfigCheck {
         /// Every problem found, each check of the part run on its own (a private secret file
         /// is checked even when the address beside it is refused).
         public let errors: [any CodedError]
+        /// Why activations (the CLI's and the service's) do not use this part, when they do
+        /// not: its problems are then warnings for the commands that use it, not failures.
+        public var unusedBecause: String? = nil
+
+        /// The problems that make the configuration unusable.
+        public var failures: [any CodedError] { unusedBecause == nil ? errors : [] }
     }
 
+    /// - Returns: a result per part; the onboarding, PowerAuth and login parts are marked
+    ///   unused unless a gate needs them (an issuer who only activates tokens).
     public static func run(_ settings: Settings, environment: [String: String]) -> [Result] {
         let tmp = settings.tmp, onboarding = settings.onboarding.connection, login = settings.login
-        return [
+        let gates = settings.onboarding
+        let unusedOnboarding = gates.requiresFinishedUserActivation
+            ? nil : "no gate needs it (onboarding.require-finished-user-activation is false); the onboarding, device and verification commands do"
+        let unusedLogin = gates.pinLoginWithinSeconds != nil
+            ? nil : "no gate needs it (onboarding.require-pin-login-within-seconds is null); the login commands do"
+        var results = [
             part("tmp", [{ try notPlaceholder(ConfigKeys.tmpBaseURL, tmp.baseURL) }] + tmp.connection.checks(keyPrefix: "tmp")) {
                 let headers = try TMPCredentials.secretHeaders(tmp, environment: environment)
                 let authentication = headers.isEmpty ? "no authentication" : headers.map { $0.name == "Authorization" ? "bearer token" : "API key header \($0.name)" }.joined(separator: ", ")
@@ -62,6 +75,14 @@ public enum ConfigCheck {
                 return "SQLite \(settings.database.path)" + (exists ? "" : " (created at first use)")
             },
         ]
+        for index in results.indices {
+            switch results[index].part {
+            case "onboarding", "powerauth": results[index].unusedBecause = unusedOnboarding
+            case "login": results[index].unusedBecause = unusedLogin
+            default: break
+            }
+        }
+        return results
     }
 
     /// A URL whose host is a name reserved for examples (RFC 2606: `example.com`, `.invalid`,

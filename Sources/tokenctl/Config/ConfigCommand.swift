@@ -63,8 +63,11 @@ struct ConfigCheckCommand: AsyncParsableCommand {
             let settings = try await global.settings()
             let results = ConfigCheck.run(settings, environment: ProcessInfo.processInfo.environment)
             Output.print(json: json ? ConfigText.json(results, configFile: settings.configFile) : nil, lines: ConfigText.lines(results, configFile: settings.configFile))
-            let failures = results.flatMap(\.errors)
+            let failures = results.flatMap(\.failures)
             Output.flush()
+            for result in results where result.unusedBecause != nil {
+                for warning in result.errors { Output.error("warning: \(result.part) (unused): \(warning.message) (\(warning.code.rawValue))") }
+            }
             for failure in failures { Output.error("\(failure.message) (\(failure.code.rawValue))") }
             if let worst = failures.map(\.code.exitStatus).min() { throw ExitCode(worst.rawValue) }
         }

@@ -22,12 +22,15 @@ enum ConfigText {
         for result in results {
             if result.errors.isEmpty {
                 lines.append("ok    " + TableCell.pad(result.part, 15) + SafeText.escaped(result.detail))
+            } else if let reason = result.unusedBecause {
+                let codes = result.errors.map(\.code.rawValue).joined(separator: ", ")
+                lines.append("skip  " + TableCell.pad(result.part, 15) + "unused: \(reason); warnings: \(codes)")
             }
-            for error in result.errors {
+            for error in result.failures {
                 lines.append("FAIL  " + TableCell.pad(result.part, 15) + error.code.rawValue)
             }
         }
-        let failures = results.map(\.errors.count).reduce(0, +)
+        let failures = results.map(\.failures.count).reduce(0, +)
         lines.append(failures == 0 ? "the configuration is usable" : "\(failures) \(failures == 1 ? "problem" : "problems") (below on standard error)")
         return lines
     }
@@ -35,13 +38,13 @@ enum ConfigText {
     static func json(_ results: [ConfigCheck.Result], configFile: String?) -> JSONObject {
         let checks: [JSONObject.Value] = results.map { result in
             .object(JSONObject([
-                "part": .string(result.part), "ok": .bool(result.errors.isEmpty),
+                "part": .string(result.part), "ok": .bool(result.failures.isEmpty), "unused": .optional(result.unusedBecause),
                 "detail": result.errors.isEmpty ? .string(result.detail) : .null,
                 "error": result.errors.first.map { .object(errorObject($0)) } ?? .null,
                 "errors": .array(result.errors.map { .object(errorObject($0)) }),
             ]))
         }
-        return JSONObject(["ok": .bool(results.allSatisfy(\.errors.isEmpty)), "configFile": .optional(configFile), "checks": .array(checks)])
+        return JSONObject(["ok": .bool(results.allSatisfy(\.failures.isEmpty)), "configFile": .optional(configFile), "checks": .array(checks)])
     }
 
     private static func text(_ value: JSONObject.Value) -> String {

@@ -146,6 +146,36 @@ import Testing
         #expect(answered.values.filter { $0 == 502 }.count >= interrupted)
     }
 
+    /// On PostgreSQL another host's attempt is closed once its lease expires, by a service
+    /// that keeps serving (no restart needed).
+    @Test func aServingHostClosesADeadHostsAttemptOnceItsLeaseExpires() async throws {
+        let harness = try await ActivationHarness.start(slowDelay: .seconds(3), backend: .postgres)
+        defer { Task { try await harness.stop() } }
+        var activation = harness
+        activation.cli.environment["TOKENCTL_DATABASE_LEASE_MS"] = "1000"
+        try activation.add("SN715001", "SBXSLOW715001")
+        let dying = try ServiceHarness.launch(activation, socket: activation.cli.directory.file("a/a.sock"), arguments: ["--host-id", "host-a"])
+        let serving = try ServiceHarness.launch(activation, socket: activation.cli.directory.file("b/b.sock"), arguments: ["--host-id", "host-b"])
+        defer { _ = try? serving.stop() }
+        let socket = dying.socket, cli = dying.cli
+        let request = Background {
+            try cli.run(executable: "/usr/bin/curl", [
+                "-s", "--unix-socket", socket, "-H", "Content-Type: application/json",
+                "--data-binary", #"{"deeplink": "mybank://activate?serialNumber=SN715001"}"#, "http://localhost/v1/activations",
+            ]).status
+        }
+        activation.waitForRequests(1)
+        _ = try dying.stop(SIGKILL)
+        _ = try request.join()
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline, try activation.state("SN715001") != ["requiresActivation"] {
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        #expect(try activation.state("SN715001") == ["requiresActivation"])
+        let entries = try activation.auditEntries()
+        #expect(entries.count == 1 && entries[0]["errorCode"] as? String == "activation.interrupted")
+    }
+
     @Test(arguments: Backend.allCases)
     func aKeyedRetryWhoseAnswerWasLostAnswersTheAuditedOutcomeWithoutSending(backend: Backend) async throws {
         let service = try await ServiceHarness.start(backend: backend, passes: [("SN720001", "SBXDECLINED0001")])

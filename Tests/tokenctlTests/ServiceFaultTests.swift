@@ -283,6 +283,10 @@ import Testing
         #expect(try refused.object()["code"] as? String == "service.overloaded")
         let metrics = try service.request("GET", "/metrics", contentType: nil)
         #expect(metrics.body.contains("tokenctl_inflight_activations 1"))
+        // A batch arriving while the queue is full is refused whole, before a line is read.
+        let refusedBatch = try service.request("POST", "/v1/activations/batch", body: "mybank://activate?serialNumber=SN760003\n", contentType: "text/plain")
+        #expect(refusedBatch.status == 503)
+        #expect(try refusedBatch.object()["code"] as? String == "service.overloaded")
         let lines = try batch.join().lines()
         #expect(lines.map { $0["outcome"] as? String } == ["APPROVED", "APPROVED"])
         #expect(try service.activation.state("SN760003") == ["requiresActivation"])

@@ -71,4 +71,32 @@ import Testing
         #expect(!stopped.stderr.contains("DeeplinkHasher"))
         #expect(!stopped.stderr.contains("HMAC"))
     }
+
+    /// Every way `serve` can fail to start leaves with a documented status and its code on
+    /// standard error; none exits 1.
+    @Test func everyStartUpFailureHasADocumentedStatus() async throws {
+        let service = try await ServiceHarness.start()
+        defer { Task { try await service.shutdown() } }
+        let cli = CLI()
+        let token = cli.write("open.token", "t\n")
+        chmod(token, 0o644)
+        let cases: [(arguments: [String], environment: [String: String], status: Int32, code: String)] = [
+            (["--bogus"], [:], 64, "usage.invalid"),
+            (["--listen", "nonsense"], [:], 64, "usage.invalid"),
+            (["--socket", service.socket], [:], 75, "service.alreadyRunning"),
+            (["--socket", cli.directory.file("no/such/x.sock")], [:], 69, "service.cannotListen"),
+            (["--listen", "0.0.0.0:0"], [:], 78, "config.secretMissing"),
+            ([], ["TOKENCTL_SERVICE_AUTH_BEARER_TOKEN_FILE": token], 78, "config.secretPermissions"),
+            ([], ["TOKENCTL_SERVICE_SOCKET_MODE": "0777"], 78, "config.invalidValue"),
+            ([], ["TOKENCTL_DATABASE_PATH": cli.directory.file("no/such/w.sqlite")], 74, "storage."),
+            ([], ["TOKENCTL_DATABASE_URL": "postgres://tokenctl@127.0.0.1:1/none?sslmode=disable"], 75, "storage.unreachable"),
+        ]
+        for (arguments, environment, status, code) in cases {
+            let arguments = arguments.contains("--socket") ? arguments : ["--socket", cli.directory.file("s.sock")] + arguments
+            let result = try cli.run(["serve"] + arguments, environment: environment)
+            #expect(result.status == status, "serve \(arguments) \(environment): \(result.stderr)")
+            #expect(result.stderr.contains("(\(code)"), "serve \(arguments) \(environment): \(result.stderr)")
+            #expect(result.status != 1)
+        }
+    }
 }

@@ -18,7 +18,8 @@
 #   make fuzz    libFuzzer on every parser (deeplink, importers, TMP answer, configuration,
 #                onboarding envelope, verification answers, M-Pin points, the service's requests), FUZZ_SECONDS
 #                each (make test runs 10 s each);
-#                make fuzz-merge keeps what reached new code in Fuzz/corpus
+#                make fuzz-merge keeps what reached new code in Fuzz/corpus; make fuzz-long runs
+#                FUZZ_LONG_SECONDS (600) a target and sums each target's executions over runs
 #   make install the release binaries and the deeplink handler into $(DESTDIR)$(PREFIX)/bin
 #                (PREFIX=/usr/local); a man page per subcommand, bash, zsh and fish completions
 #                under $(DESTDIR)$(PREFIX)/share; the systemd units under $(PREFIX)/lib/systemd/system
@@ -58,7 +59,7 @@ FUZZ_RUNS := \
 FUZZ_PRODUCTS := DeeplinkFuzzer ImportFuzzer TMPAnswerFuzzer ConfigurationFuzzer OnboardingEnvelopeFuzzer VerificationAnswerFuzzer MPinPointFuzzer ServiceRequestFuzzer
 
 
-.PHONY: deps build-deps build build-manual deb test stress demo bench bench-targets bench-service bench-postgres bench-wallet bench-login bench-verification bench-activation fuzz fuzz-build fuzz-merge install clean
+.PHONY: deps build-deps build build-manual deb test stress demo bench bench-targets bench-service bench-postgres bench-wallet bench-login bench-verification bench-activation fuzz fuzz-build fuzz-long fuzz-merge install clean
 
 # What building needs: the C libraries' development packages (make build, make install).
 build-deps:
@@ -145,13 +146,29 @@ fuzz: fuzz-build
 	    mkdir -p .build-fuzz/corpus/$$target; \
 	    env $$environment .build-fuzz/debug/$$product -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
 	      -artifact_prefix=.build-fuzz/$$target- .build-fuzz/corpus/$$target Fuzz/corpus/$$target > .build-fuzz/$$target.log 2>&1 \
-	      || { tail -40 .build-fuzz/$$target.log; echo "fuzz: $$target failed; the input is in the log above" >&2; exit 1; }; \
+	      || { tail -40 .build-fuzz/$$target.log; \
+	           for input in .build-fuzz/$$target-crash-* .build-fuzz/$$target-leak-* .build-fuzz/$$target-timeout-*; do \
+	             [ -f "$$input" ] && { echo "fuzz: $$target: failing input $$input:"; xxd "$$input" | head -16; }; done; \
+	           echo "fuzz: $$target failed; make the input a regression test (Fuzz/corpus/$$target, a test through the binary)" >&2; exit 1; }; \
+	    runs=$$(sed -n 's/^stat::number_of_executed_units: *//p' .build-fuzz/$$target.log | tail -1); \
+	    [ -n "$(FUZZ_LEDGER)" ] && echo "$$target $${runs:-0}" >> .build-fuzz/executions.txt; \
 	    echo "fuzz $$target: $$(grep -E '^Done' .build-fuzz/$$target.log), corpus $$(ls Fuzz/corpus/$$target | wc -l) seeds + $$(ls .build-fuzz/corpus/$$target | wc -l) found, no failure" ) & \
 	  running=$$((running + 1)); \
 	  if [ $$running -ge $(FUZZ_JOBS) ]; then wait -n || failed=1; running=$$((running - 1)); fi; \
 	done; \
 	while [ $$running -gt 0 ]; do wait -n || failed=1; running=$$((running - 1)); done; \
 	exit $$failed
+
+# Long fuzzing, kept out of make test: FUZZ_LONG_SECONDS a target (600 by default), one
+# target per core, each run's executions added to .build-fuzz/executions.txt; the summary
+# gives every target's executions over all runs. make fuzz-merge afterwards keeps what
+# reached new code.
+FUZZ_LONG_SECONDS ?= 600
+fuzz-long:
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_LONG_SECONDS) FUZZ_LEDGER=1; status=$$?; \
+	echo "fuzz-long: executions over all runs (.build-fuzz/executions.txt):"; \
+	awk '{ total[$$1] += $$2; runs[$$1] += 1 } END { for (t in total) printf "  %-22s %12d in %d run(s)\n", t, total[t], runs[t] }' .build-fuzz/executions.txt | sort; \
+	exit $$status
 
 # Adds to Fuzz/corpus the inputs found by `make fuzz` that reach new code (libFuzzer -merge).
 fuzz-merge: fuzz-build

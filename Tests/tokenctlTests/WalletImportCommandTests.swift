@@ -145,4 +145,22 @@ import Testing
         }
         #expect(try count() == 100_000)
     }
+
+    /// The input a long fuzz run found: a double quote followed by a combining mark (U+0653)
+    /// in a value. The export doubles the quote, and importing the export gives the same rows.
+    @Test func anExportWithAQuoteBeforeACombiningMarkImportsBack() throws {
+        let cli = CLI()
+        let input = cli.write("in.csv", Data("serialNumber,deviceAccountIdentifier,passTypeIdentifier\r\n\"SN,\"\"\u{0653}%3\"\"\",IDa,2APpymentpaSN9\r\n".utf8))
+        let first = try cli.run("--database", cli.directory.file("w.sqlite"), "wallet", "import", input)
+        #expect(first.status == 0, "\(first.stderr)")
+        let exported = try cli.run("--database", cli.directory.file("w.sqlite"), "wallet", "export", "--reveal")
+        #expect(exported.status == 0)
+        let out = cli.write("out.csv", exported.stdout)
+        let second = try cli.run("--database", cli.directory.file("w2.sqlite"), "wallet", "import", out)
+        #expect(second.status == 0, "\(second.stderr)")
+        let again = try cli.run("--database", cli.directory.file("w2.sqlite"), "wallet", "export", "--reveal")
+        #expect(again.stdout == exported.stdout)
+        let rows = try #require(try cli.run("--database", cli.directory.file("w2.sqlite"), "wallet", "list", "--json", "--reveal").json() as? [[String: Any]])
+        #expect(rows.first?["serialNumber"] as? String == "SN,\"\u{0653}%3\"")
+    }
 }

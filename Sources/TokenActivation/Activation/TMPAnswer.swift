@@ -87,10 +87,11 @@ struct TMPAnswer: Sendable, Equatable {
         return text
     }
 
-    /// Control characters removed, cut to 256 characters.
+    /// Control characters removed, cut to 256 Unicode scalars (not `Character`s, which may
+    /// each hold any number of scalars: the cut bounds what is stored).
     static func sanitized(_ value: Any?) -> String? {
         guard let text = value as? String else { return nil }
         let kept = text.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F && !($0.value >= 0x80 && $0.value < 0xA0) }
-        return String(String(String.UnicodeScalarView(kept)).prefix(maximumCommentLength))
+        return String(String.UnicodeScalarView(kept.prefix(maximumCommentLength)))
     }
 }

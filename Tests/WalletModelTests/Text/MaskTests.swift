@@ -16,6 +16,15 @@ import WalletModel
         #expect(Mask.identifier(value) == masked)
     }
 
+    /// Counted in scalars: a letter with many combining marks is one `Character` but shows
+    /// only four scalars of them.
+    @Test func countsUnicodeScalarsNotCharacters() {
+        let heavy = "A" + String(repeating: "\u{0301}", count: 20) + "BCDEFGHIJ"
+        let masked = Mask.identifier(heavy)
+        #expect(masked.unicodeScalars.count == 9)
+        #expect(masked == "A\u{0301}\u{0301}\u{0301}…GHIJ")
+    }
+
     @Test func revealShowsTheWholeValue() {
         #expect(Mask.identifier("SN1234567890", reveal: true) == "SN1234567890")
         #expect(Mask.identifier("SN1234567890", reveal: false) == "SN12…7890")

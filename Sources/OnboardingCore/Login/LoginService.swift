@@ -188,7 +188,7 @@ public struct LoginService: Sendable {
             let now = clock()
             user.failedAttempts = 0
             user.lastLoginAt = now
-            user.lastLoginAnswer = String(relyingParty.text.prefix(500))
+            user.lastLoginAnswer = SafeText.prefix(relyingParty.text, scalars: 500)
             try LoginStore(store: store).save(user, instanceID: instanceID)
             logger.info("login.succeeded")
             let milliseconds = Double(cryptoTime.components.attoseconds) / 1e15 + Double(cryptoTime.components.seconds) * 1000

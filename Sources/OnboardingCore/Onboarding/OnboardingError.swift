@@ -1,4 +1,5 @@
 import ErrorCodes
+import WalletModel
 
 /// Why an onboarding call failed: the contract's reason, what the server said, and a
 /// stable code (``code``) for exit codes, JSON and the audit.
@@ -43,7 +44,7 @@ public struct OnboardingError: GuidedError, Equatable, CustomStringConvertible {
         self.reason = reason
         self.httpStatus = httpStatus
         self.serverCode = serverCode
-        self.serverMessage = serverMessage.map { $0.count > 200 ? String($0.prefix(200)) + "…" : $0 }
+        self.serverMessage = serverMessage.map { $0.unicodeScalars.count > 200 ? SafeText.prefix($0, scalars: 200) + "…" : $0 }
         self.remainingAttempts = remainingAttempts
         self.detail = detail
     }

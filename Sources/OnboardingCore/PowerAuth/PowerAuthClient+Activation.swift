@@ -44,7 +44,7 @@ extension PowerAuthClient {
             throw PowerAuthClientError.protocolError("the level-1 response has no activationData")
         }
         let layer2Answer = try Self.object(Self.decrypt(Self.payload(Array(innerAnswerData), "activationData"), with: inner.response, "level-2 response"), "the level-2 response")
-        guard let activationID = layer2Answer["activationId"] as? String, !activationID.isEmpty, activationID.count <= 64 else {
+        guard let activationID = layer2Answer["activationId"] as? String, !activationID.isEmpty, activationID.utf8.count <= 64 else {
             throw PowerAuthClientError.protocolError("the level-2 response has no activationId")
         }
         guard let serverKeyBytes = (layer2Answer["serverPublicKey"] as? String).flatMap(Bytes.base64),

@@ -12,6 +12,12 @@ public enum SafeText {
     public static let labelRule = "1 to \(maxLabelCharacters) characters without control or bidirectional formatting characters"
 
     /// Whether `text` is a label: see ``labelRule``.
+    /// The first `count` Unicode scalars of `text`: a cut that bounds what is kept or shown
+    /// (a `Character` may hold any number of scalars).
+    public static func prefix(_ text: String, scalars count: Int) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.prefix(count)))
+    }
+
     public static func isLabel(_ text: String) -> Bool {
         !text.isEmpty && text.count <= maxLabelCharacters && !containsUnsafe(text)
     }

@@ -30,3 +30,11 @@ import WalletModel
         #expect(Mask.identifier("SN1234567890", reveal: false) == "SN12…7890")
     }
 }
+
+@Suite struct ScalarPrefixTests {
+    @Test func cutsByScalarsNotCharacters() {
+        let heavy = "e" + String(repeating: "\u{0301}", count: 50)
+        #expect(SafeText.prefix(heavy, scalars: 3).unicodeScalars.count == 3)
+        #expect(SafeText.prefix("abc", scalars: 10) == "abc")
+    }
+}

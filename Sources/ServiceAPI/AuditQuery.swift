@@ -11,18 +11,13 @@ public enum AuditQuery {
     public static let defaultLimit = 100
 
     /// What `GET /v1/audit` asks for.
-    public struct Request: Equatable, Sendable {
+    public struct Request: Sendable {
         public var filter: AuditFilter
         public var limit: Int
         /// Only entries with a smaller id (the next, older page).
         public var before: Int64?
         /// The parameters as given, but `before`, for the next page's link.
         public var parameters: [(String, String)]
-
-        public static func == (lhs: Request, rhs: Request) -> Bool {
-            lhs.filter == rhs.filter && lhs.limit == rhs.limit && lhs.before == rhs.before
-                && lhs.parameters.map { "\($0.0)=\($0.1)" } == rhs.parameters.map { "\($0.0)=\($0.1)" }
-        }
 
         /// The query of the page of entries older than `id`.
         public func nextPage(before id: Int64) -> String {

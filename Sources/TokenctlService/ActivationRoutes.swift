@@ -55,9 +55,8 @@ extension APIResponder {
         let pipeline = service.pipeline
         if let requestID, let serialNumber {
             let entry = try await ActivationService.blocking { () throws -> AuditEntry? in
-                guard let entry = try pipeline.attempt(serialNumber: serialNumber, requestID: requestID), entry.outcome == nil else {
-                    return try pipeline.attempt(serialNumber: serialNumber, requestID: requestID)
-                }
+                let entry = try pipeline.attempt(serialNumber: serialNumber, requestID: requestID)
+                guard let entry, entry.outcome == nil else { return entry }
                 // Open: closed as interrupted when its owner is gone, left alone when it runs.
                 try pipeline.closeInterrupted(serialNumber: serialNumber)
                 return try pipeline.attempt(serialNumber: serialNumber, requestID: requestID)
@@ -114,9 +113,8 @@ extension APIResponder {
     }
 
     static func response(_ answer: (status: Int, body: JSONObject), headers: [(name: String, value: String)] = []) -> Response {
-        answer.status == 200
-            ? Self.body(200, contentType: "application/json", JSONObject.Value.object(answer.body).utf8 + [0x0A], headers: headers)
-            : Self.body(answer.status, contentType: "application/problem+json", JSONObject.Value.object(answer.body).utf8 + [0x0A], headers: headers)
+        Self.body(answer.status, contentType: answer.status == 200 ? "application/json" : "application/problem+json",
+                  JSONObject.Value.object(answer.body).utf8 + [0x0A], headers: headers)
     }
 
     static let keyInFlight = Problem(

@@ -242,33 +242,27 @@ final class UnixClient {
     /// What is received until it holds `marker` (then all of it), the peer closes, or
     /// `timeout` passes (then "" unless the marker came).
     func receive(until marker: String, timeout: Duration) -> String {
+        let (text, found) = read(until: marker, timeout: timeout)
+        return found ? text : ""
+    }
+
+    /// Everything received until the peer closes, or `timeout` passes.
+    func receiveAll(timeout: Duration) -> String {
+        read(until: nil, timeout: timeout).text
+    }
+
+    private func read(until marker: String?, timeout: Duration) -> (text: String, found: Bool) {
         var received: [UInt8] = []
         let deadline = ContinuousClock.now + timeout
         var buffer = [UInt8](repeating: 0, count: 4096)
         while ContinuousClock.now < deadline {
             var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
             guard poll(&ready, 1, 50) > 0 else { continue }
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
             if count <= 0 { break }
             received += buffer[..<count]
-            let text = String(decoding: received, as: UTF8.self)
-            if text.contains(marker) { return text }
+            if let marker, String(decoding: received, as: UTF8.self).contains(marker) { return (String(decoding: received, as: UTF8.self), true) }
         }
-        return ""
-    }
-
-    /// Everything received until the peer closes, or `timeout` passes.
-    func receiveAll(timeout: Duration) -> String {
-        var received: [UInt8] = []
-        let deadline = ContinuousClock.now + timeout
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while ContinuousClock.now < deadline {
-            var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            guard poll(&ready, 1, 100) > 0 else { continue }
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count <= 0 { break }
-            received += buffer[..<count]
-        }
-        return String(decoding: received, as: UTF8.self)
+        return (String(decoding: received, as: UTF8.self), false)
     }
 }

@@ -133,27 +133,24 @@ struct Session: Sendable {
                     let latency = began.map { ContinuousClock.now - $0 }
                     finish = attempt.step(action, attemptID: attemptID, latency: latency).map(ledger.submit)
                     action = machine.handle(.finishCommitted)
-                case .writeFinished where keepUnwritten != nil:
+                case .writeStarted, .writeStopped, .writeFinished:
                     let latency = began.map { ContinuousClock.now - $0 }
                     if let step = attempt.step(action, attemptID: attemptID, latency: latency) {
                         do {
                             try ledger.write(step)
-                        } catch {
+                        } catch where step.kind == .finished && keepUnwritten != nil {
                             // TMP answered (or was asked): the answer is reported as it came,
                             // never as "nothing was sent"; its audit row waits for the database.
                             keepUnwritten?(step, error)
+                            let code = ActivationError.coded(error).code.rawValue
                             var result = machine.result
                             result.warnings.append(
-                                "the answer could not be written to the audit yet (\(ActivationError.coded(error).code.rawValue)); it is kept and written as soon as the database accepts writes again, until then the pass stays activating"
+                                "the answer could not be written to the audit yet (\(code)); it is kept and written as soon as the database accepts writes again, until then the pass stays activating"
                             )
-                            logger.error("activation.finishNotWritten", metadata: ["request-id": "\(requestID)", "attempt": "\(attemptID)", "error": "\(ActivationError.coded(error).code.rawValue)"])
+                            logger.error("activation.finishNotWritten", metadata: ["request-id": "\(requestID)", "attempt": "\(attemptID)", "error": "\(code)"])
                             return DeferredActivation(result: result, finish: nil)
                         }
                     }
-                    action = machine.handle(.finishCommitted)
-                case .writeStarted, .writeStopped, .writeFinished:
-                    let latency = began.map { ContinuousClock.now - $0 }
-                    if let step = attempt.step(action, attemptID: attemptID, latency: latency) { try ledger.write(step) }
                     action = action.committedEvent.map { machine.handle($0) } ?? .stop(machine.result)
                 case .send(let record, let delay):
                     if delay > .zero {

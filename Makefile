@@ -1,6 +1,7 @@
 # tokenctl — build, test, package and try it.
-#   make build   release binaries at .build/release/tokenctl and tokenctl-serve (the service, which
-#                `tokenctl serve` runs; the Swift runtime linked in)
+#   make build   the release binary at .build/release/tokenctl: the command line, the service
+#                (`tokenctl serve`, also started by the name tokenctl-serve, a link beside it) and the
+#                sandbox in one executable with the Swift runtime linked in
 #   make test    the import check of the module layout, the systemd units offline
 #                (scripts/check-units.sh), the whole test suite (installs missing system packages
 #                first), the service's API against docs/openapi.yaml (scripts/api-check.sh), every
@@ -36,9 +37,16 @@ BENCH_RECORDS ?= 1000000
 BENCH_LINES ?= 20000
 BENCH_RSS_LINES ?= 200000
 BENCH_JSON ?= .build/bench/targets.json
-# Release builds link the Swift runtime and Foundation statically: no Swift libraries to
-# load and bind at start (measured: a cold activation 32 ms → 23 ms).
-RELEASE := -c release --static-swift-stdlib
+# One build configuration for everything: the release build that the package ships is the one
+# the tests, the demo and the benchmarks run (modules compiled for testable imports). tokenctl
+# links the Swift runtime and Foundation statically (Package.swift asks for it at the link
+# only); the test bundles link them as shared libraries, as Swift Testing needs.
+# Each function and datum in a section of its own, so that the link keeps only what is reached
+# (the package 4.6 MB smaller); no debug information (stripped from the package anyway; the
+# symbols stay for perf): a faster build.
+RELEASE := -c release -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections -Xcc -fdata-sections \
+  -Xswiftc -gnone -Xcc -g0
+BUILD_DIR := .build/release
 FUZZ_SECONDS ?= 60
 # Fuzz targets run side by side, one per core (libFuzzer uses one each).
 FUZZ_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
@@ -56,10 +64,9 @@ FUZZ_RUNS := \
   verification-answer:VerificationAnswerFuzzer: \
   mpin-point:MPinPointFuzzer: \
   service-request:ServiceRequestFuzzer:
-FUZZ_PRODUCTS := DeeplinkFuzzer ImportFuzzer TMPAnswerFuzzer ConfigurationFuzzer OnboardingEnvelopeFuzzer VerificationAnswerFuzzer MPinPointFuzzer ServiceRequestFuzzer
 
 
-.PHONY: deps build-deps build build-manual deb test stress demo bench bench-targets bench-service bench-postgres bench-wallet bench-login bench-verification bench-activation fuzz fuzz-build fuzz-long fuzz-merge install clean
+.PHONY: deps build-deps build build-manual build-tests suite package-test deb test stress demo bench bench-targets bench-service bench-postgres bench-wallet bench-login bench-verification bench-activation fuzz fuzz-build fuzz-long fuzz-merge install clean
 
 # What building needs: the C libraries' development packages (make build, make install).
 build-deps:
@@ -102,7 +109,7 @@ deps:
 
 build: build-deps
 	$(SWIFT) build $(RELEASE) --product tokenctl
-	$(SWIFT) build $(RELEASE) --product tokenctl-serve
+	@ln -sf tokenctl $(BUILD_DIR)/tokenctl-serve
 
 # The man pages' generator (swift-argument-parser's generate-manual), built beside them.
 build-manual: build
@@ -118,24 +125,42 @@ deb: deps build-manual
 
 # The PostgreSQL tests run against a private server started for them (scripts/test-postgres.sh)
 # and stopped afterwards, also when a test fails.
+# Each phase prints its wall time (scripts/phase.sh). The tests run the executable as built
+# for the package: the test bundles first (which link tokenctl with shared Swift libraries),
+# then tokenctl linked as make build links it, from the same objects.
 test: deps
-	@scripts/check-imports.sh
-	$(SWIFT) build --build-tests
-	@scripts/check-units.sh .build/debug
-	@eval "$$(scripts/test-postgres.sh start)"; status=0; $(SWIFT) test --skip-build || status=$$?; \
-	  scripts/test-postgres.sh stop; exit $$status
-	@scripts/api-check.sh .build/debug/tokenctl
-	@scripts/docs-check.sh .build/debug
-	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=10
+	@scripts/phase.sh imports scripts/check-imports.sh
+	@scripts/phase.sh build $(MAKE) --no-print-directory build-tests
+	@scripts/phase.sh units scripts/check-units.sh $(BUILD_DIR)
+	@scripts/phase.sh suite $(MAKE) --no-print-directory suite
+	@scripts/phase.sh api-check scripts/api-check.sh $(BUILD_DIR)/tokenctl
+	@scripts/phase.sh docs-check scripts/docs-check.sh $(BUILD_DIR)
+	@scripts/phase.sh fuzz $(MAKE) --no-print-directory fuzz FUZZ_SECONDS=10
 	@# The package, installed and tried as an operator would (dpkg -i needs root; CI runs as root).
-	@if [ "$$(id -u)" = 0 ]; then $(MAKE) --no-print-directory deb && scripts/package-test.sh $(DEB_DIR)/tokenctl_*.deb; \
+	@if [ "$$(id -u)" = 0 ]; then scripts/phase.sh package $(MAKE) --no-print-directory deb package-test; \
 	  else echo "package-test: skipped: installing a package needs root (CI runs as root)"; fi
+	@echo "make test: passed"
 
+# The test bundles and the executable, from one compilation of every module.
+build-tests: build-deps
+	$(SWIFT) build $(RELEASE) --build-tests
+	@ln -sf tokenctl $(BUILD_DIR)/tokenctl-serve
+
+# The whole suite against a private PostgreSQL (scripts/test-postgres.sh), stopped afterwards,
+# also when a test fails.
+suite:
+	@eval "$$(scripts/test-postgres.sh start)"; status=0; $(SWIFT) test $(RELEASE) --skip-build || status=$$?; \
+	  scripts/test-postgres.sh stop; exit $$status
+
+package-test:
+	@scripts/package-test.sh $(DEB_DIR)/tokenctl_*.deb
+
+# One build of every fuzzer (the manifest with TOKENCTL_FUZZ=1 holds only them and what they
+# reach), so that modules are compiled once and side by side.
 fuzz-build: deps
-	@mkdir -p .build-fuzz; for product in $(FUZZ_PRODUCTS); do \
-	  TOKENCTL_FUZZ=1 $(SWIFT) build --sanitize address --sanitize fuzzer -Xswiftc -sanitize=fuzzer,address --scratch-path .build-fuzz --product $$product \
-	    > .build-fuzz/build.log 2>&1 || { grep -v "Cannot export local symbol" .build-fuzz/build.log | tail -40; exit 1; }; \
-	done
+	@mkdir -p .build-fuzz; \
+	TOKENCTL_FUZZ=1 $(SWIFT) build --sanitize address --sanitize fuzzer -Xswiftc -sanitize=fuzzer,address --scratch-path .build-fuzz \
+	  > .build-fuzz/build.log 2>&1 || { grep -v "Cannot export local symbol" .build-fuzz/build.log | tail -40; exit 1; }
 
 # New inputs go to .build-fuzz/corpus/TARGET; the seeds in Fuzz/corpus stay as committed. A
 # failing input is saved as .build-fuzz/TARGET-crash-*; make it a regression test.
@@ -183,14 +208,11 @@ fuzz-merge: fuzz-build
 # Long runs kept out of `make test`: 100 SIGKILL rounds, and the load test (16 handler
 # loops × 500 activations + a batch + an import on one database), against the release build.
 STRESS_CRASH_ROUNDS ?= 100
-stress: deps
-	$(SWIFT) build $(RELEASE) --product tokenctl
-	$(SWIFT) build $(RELEASE) --product tokenctl-serve
-	$(SWIFT) build --build-tests
+stress: deps build-tests
 	@# The PostgreSQL rounds run against the private test server, started and stopped as for make test.
 	@eval "$$(scripts/test-postgres.sh start)"; \
-	  TOKENCTL_TEST_BINARY=$(CURDIR)/.build/release/tokenctl TOKENCTL_STRESS=1 TOKENCTL_CRASH_ROUNDS=$(STRESS_CRASH_ROUNDS) \
-	  $(SWIFT) test --skip-build --no-parallel --filter "CrashConsistencyTests|LoadTests" 2>&1 | grep -E "^(crash consistency|load):|✘|passed after|failed after"; \
+	  TOKENCTL_STRESS=1 TOKENCTL_CRASH_ROUNDS=$(STRESS_CRASH_ROUNDS) \
+	  $(SWIFT) test $(RELEASE) --skip-build --no-parallel --filter "CrashConsistencyTests|LoadTests" 2>&1 | grep -E "^(crash consistency|load):|✘|passed after|failed after"; \
 	  status=$${PIPESTATUS[0]}; scripts/test-postgres.sh stop; exit $$status
 
 demo: build
@@ -220,7 +242,6 @@ bench-wallet: deps
 # rate with 16 writers, 1 and 4 `tokenctl serve` instances, and the targets' table (a private server).
 bench-postgres: deps
 	$(SWIFT) build $(RELEASE) --product tokenctl
-	$(SWIFT) build $(RELEASE) --product tokenctl-serve
 	@Benchmarks/postgres.sh .build/release $(BENCH_LINES) $(BENCH_RECORDS)
 
 # The resident service: single activations at R = 0, 20, 50 ms (a delay proxy in front of a
@@ -228,7 +249,6 @@ bench-postgres: deps
 # of 64 keep-alive clients against the CLI batch, TMP connections, RSS over 100,000 activations.
 bench-service: deps
 	$(SWIFT) build $(RELEASE) --product tokenctl
-	$(SWIFT) build $(RELEASE) --product tokenctl-serve
 	@Benchmarks/service.sh .build/release
 
 # Just the identity verification figures.
@@ -253,7 +273,7 @@ PREFIX ?= /usr/local
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 .build/release/tokenctl $(DESTDIR)$(PREFIX)/bin/tokenctl
-	install -m 755 .build/release/tokenctl-serve $(DESTDIR)$(PREFIX)/bin/tokenctl-serve
+	ln -sf tokenctl $(DESTDIR)$(PREFIX)/bin/tokenctl-serve
 	install -m 755 Deeplinks/tokenctl-handler $(DESTDIR)$(PREFIX)/bin/tokenctl-handler
 	@# A man page per subcommand (swift-argument-parser's generate-manual) and shell completions.
 	$(SWIFT) build $(RELEASE) --product generate-manual

@@ -28,17 +28,17 @@ import PackageDescription
 //   TokenctlService  the resident service (`tokenctl serve`, DESIGN §8): the HTTP API on Hummingbird,
 //                    the warm pipeline's admission, idempotency keys, metrics, the socket's lock,
 //                    systemd's notify and socket-activation protocols
+//   ServiceCommand   the service's command line (`tokenctl serve`, also started as `tokenctl-serve`)
 //   Sandbox          loopback TMP, PowerAuth and onboarding server simulator (server side only: shares
 //                    no client logic, only the PowerAuth primitives)
-//   tokenctl         the command-line shell: parses arguments, calls one library function, prints
-//   tokenctl-serve   the service's executable, which `tokenctl serve` runs: kept apart so that a cold
-//                    `tokenctl activate` loads no server code
+//   tokenctl         the one executable: the command-line shell (parses arguments, calls one library
+//                    function, prints), the service (`serve`, or started as `tokenctl-serve`) and the
+//                    sandbox; one copy of the Swift runtime and Foundation in the package
 let package = Package(
     name: "tokenctl",
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "tokenctl", targets: ["tokenctl"]),
-        .executable(name: "tokenctl-serve", targets: ["tokenctl-serve"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -181,6 +181,16 @@ let package = Package(
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
         ),
+        .target(
+            name: "ServiceCommand",
+            dependencies: [
+                "ErrorCodes",
+                "TokenctlApp",
+                "TokenctlService",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "tokenctl",
             dependencies: [
@@ -189,23 +199,31 @@ let package = Package(
                 "TokenActivation",
                 "OnboardingCore",
                 "WalletModel",
+                "ServiceCommand",
                 "Sandbox",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             // Relative relocations packed (DT_RELR, glibc 2.36): the loader applies them
             // from a bitmap instead of 130,000 entries one by one, which was two thirds of
-            // a cold start's instructions.
-            linkerSettings: [.unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"])]
-        ),
-        .executableTarget(
-            name: "tokenctl-serve",
-            dependencies: [
-                "ErrorCodes",
-                "TokenctlApp",
-                "TokenctlService",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
+            // a cold start's instructions. No symbol exported (the static Swift runtime's
+            // link options export every one): 5 MB of symbol tables nothing looks up.
+            // The release executable links the Swift runtime and Foundation statically (no Swift
+            // libraries to load and bind at start: a cold activation 32 ms → 23 ms). Asked for
+            // here, at the link, rather than with --static-swift-stdlib, which also changes
+            // every compilation: the test bundles, which Swift Testing needs linked to the shared
+            // libraries, then share the executable's objects. The modules were compiled against
+            // the shared Foundation, whose own libraries the static link names.
+            linkerSettings: [
+                .unsafeFlags([
+                    "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+                    "-Xlinker", "--no-export-dynamic",
+                ]),
+                .unsafeFlags([
+                    "-static-stdlib", "-lFoundationInternationalization", "-l_FoundationICU",
+                    "-l_FoundationCollections", "-l_FoundationCShims", "-lCoreFoundation",
+                    "-lswiftSynchronization",
+                ], .when(configuration: .release)),
             ]
         ),
         .executableTarget(
@@ -249,11 +267,22 @@ let package = Package(
         ),
         .testTarget(
             name: "tokenctlTests",
-            dependencies: ["tokenctl", "tokenctl-serve", "ErrorCodes", "WalletModel", "Sandbox", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["ErrorCodes", "WalletModel", "Sandbox", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
             exclude: ["Fixtures"]
         ),
     ]
 )
+
+// The tests run on the release build that ships (make test): the modules they reach with
+// `@testable import` are compiled for testing in every configuration, so that `make build`
+// and the test build share one compilation.
+let testableModules: Set<String> = [
+    "WalletModel", "Storage", "PostgresStorage", "MPin", "OnboardingCore", "TokenActivation",
+    "TokenctlApp", "ServiceAPI", "TokenctlService", "Sandbox",
+]
+for target in package.targets where testableModules.contains(target.name) {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-enable-testing"], .when(configuration: .release))]
+}
 
 // libFuzzer targets (`make fuzz`), one per parser. libFuzzer supplies their `main`, so they
 // exist only in a build made with TOKENCTL_FUZZ=1 and `--sanitize fuzzer` (see Makefile).
@@ -268,12 +297,33 @@ if Context.environment["TOKENCTL_FUZZ"] != nil {
         ("MPinPointFuzzer", ["MPin"]),
         ("ServiceRequestFuzzer", ["ServiceAPI"]),
     ]
-    package.targets += fuzzers.map { fuzzer in
+    let fuzzTargets: [Target] = fuzzers.map { fuzzer in
         .executableTarget(
             name: fuzzer.name,
             dependencies: fuzzer.dependencies,
             path: "Fuzz/Targets/\(fuzzer.name)",
             swiftSettings: [.unsafeFlags(["-parse-as-library", "-enable-testing"])]
         )
+    }
+    // Only the fuzzers and the modules they reach: one `swift build` builds all of them
+    // together, and nothing else is compiled with the sanitizers.
+    var reached = Set<String>()
+    var pending = fuzzers.flatMap { $0.dependencies.compactMap(\.localName) }
+    while let name = pending.popLast() {
+        guard reached.insert(name).inserted, let target = package.targets.first(where: { $0.name == name }) else { continue }
+        pending += target.dependencies.compactMap(\.localName)
+    }
+    package.targets = package.targets.filter { reached.contains($0.name) } + fuzzTargets
+    package.products = []
+}
+
+extension Target.Dependency {
+    /// The name of a target of this package that the dependency names, if it does.
+    var localName: String? {
+        switch self {
+        case .targetItem(let name, _): name
+        case .byNameItem(let name, _): name
+        default: nil
+        }
     }
 }

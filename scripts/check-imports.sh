@@ -22,8 +22,8 @@ declare -A allowed=(
   [Sandbox]="PowerAuth MPin NIOCore NIOPosix NIOHTTP1 NIOConcurrencyHelpers Crypto _CryptoExtras ZIPFoundation"
   [ServiceAPI]="ErrorCodes WalletModel TokenActivation"
   [TokenctlService]="ServiceAPI ErrorCodes TokenctlApp TokenActivation WalletModel HTTPTransport Hummingbird HummingbirdCore HummingbirdTLS HTTPTypes NIOCore NIOPosix NIOSSL NIOExtras NIOHTTP1 NIOHTTPTypesHTTP1 Prometheus ServiceLifecycle Logging"
-  [tokenctl-serve]="ErrorCodes TokenctlApp TokenctlService ArgumentParser Logging"
-  [tokenctl]="ErrorCodes TokenctlApp TokenActivation OnboardingCore WalletModel Sandbox ArgumentParser Logging"
+  [ServiceCommand]="ErrorCodes TokenctlApp TokenctlService ArgumentParser Logging"
+  [tokenctl]="ErrorCodes TokenctlApp TokenActivation OnboardingCore WalletModel ServiceCommand Sandbox ArgumentParser Logging"
 )
 always="Foundation Glibc Dispatch Synchronization SystemPackage"
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the Debian package of tokenctl with dpkg-deb from a release build:
-#   /usr/bin/tokenctl, tokenctl-serve, tokenctl-handler; the systemd units; sysusers.d and
+#   /usr/bin/tokenctl (with tokenctl-serve, a link to it), tokenctl-handler; the systemd units; sysusers.d and
 #   tmpfiles.d entries; /etc/tokenctl/config.json (a conffile: the production example, whose
 #   placeholders `tokenctl config check` names); a man page per subcommand; bash, zsh and fish
 #   completions; the x-scheme-handler .desktop file. Depends: is computed from the
@@ -22,10 +22,10 @@ install -d "$root/DEBIAN" "$root/usr/bin" "$root/lib/systemd/system" "$root/usr/
   "$root/usr/share/bash-completion/completions" "$root/usr/share/zsh/vendor-completions" \
   "$root/usr/share/fish/vendor_completions.d" "$root/usr/share/applications"
 
-for program in tokenctl tokenctl-serve; do
-  install -m 755 "$build/$program" "$root/usr/bin/$program"
-  strip --strip-unneeded --remove-section=.comment --remove-section=.note "$root/usr/bin/$program"
-done
+install -m 755 "$build/tokenctl" "$root/usr/bin/tokenctl"
+strip --strip-unneeded --remove-section=.comment --remove-section=.note "$root/usr/bin/tokenctl"
+# The service's name: the one executable runs the service when started by it.
+ln -s tokenctl "$root/usr/bin/tokenctl-serve"
 install -m 755 Deeplinks/tokenctl-handler "$root/usr/bin/tokenctl-handler"
 install -m 644 Config/systemd/*.service Config/systemd/*.socket "$root/lib/systemd/system/"
 install -m 644 Config/debian/tokenctl.sysusers "$root/usr/lib/sysusers.d/tokenctl.conf"
@@ -67,7 +67,7 @@ functions=$(grep -o 'TOKENCTL_CURL_BIND([a-z_]*, "[a-z_]*")' Sources/CCurl/shim.
   echo 'int main(void) { return used[0] == 0; }'
 } > "$work/libcurl-stub.c"
 cc -o "$work/libcurl-stub" "$work/libcurl-stub.c" -Wl,--no-as-needed $(pkg-config --libs libcurl)
-depends=$(cd "$work/source" && dpkg-shlibdeps -O "$root/usr/bin/tokenctl" "$root/usr/bin/tokenctl-serve" "$work/libcurl-stub" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+depends=$(cd "$work/source" && dpkg-shlibdeps -O "$root/usr/bin/tokenctl" "$work/libcurl-stub" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
 case "$depends" in *libcurl*) ;; *) echo "make-deb: libcurl is missing from Depends: $depends" >&2; exit 1;; esac
 [ -n "$depends" ] || { echo "make-deb: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
 

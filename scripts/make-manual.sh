@@ -4,7 +4,7 @@
 # `tokenctl activate`, tokenctl-serve(1) for the service; plus the handler's page
 # (Deeplinks/tokenctl-handler.1). Pages of `help` are left out.
 # Usage: scripts/make-manual.sh BUILD_DIR OUTPUT_DIR
-#   BUILD_DIR holds tokenctl, tokenctl-serve and generate-manual (make build-manual).
+#   BUILD_DIR holds tokenctl and generate-manual (make build-manual).
 # The date is the last commit's (or SOURCE_DATE_EPOCH), so a rebuild gives the same pages.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,7 +15,10 @@ date=$(date -u -d "@$epoch" +%Y-%m-%d)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$build/generate-manual" "$build/tokenctl" --multi-page --date "$date" -o "$work"
-"$build/generate-manual" "$build/tokenctl-serve" --multi-page --date "$date" -o "$work"
+# The service's pages from its own command line: the executable started as tokenctl-serve.
+ln -s "$build/tokenctl" "$work/tokenctl-serve"
+"$build/generate-manual" "$work/tokenctl-serve" --multi-page --date "$date" -o "$work"
+rm "$work/tokenctl-serve"
 rm -f "$work/tokenctl.serve.1" "$work/tokenctl.help.1" "$work/tokenctl serve.help.1"
 mkdir -p "$output"
 python3 - "$work" "$output" <<'PY'

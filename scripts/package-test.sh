@@ -36,6 +36,10 @@ dpkg -L tokenctl | sort > "$work/files"
 echo "package-test: installed $(basename "$package"): $(grep -c . "$work/files") paths"
 version=$(/usr/bin/tokenctl --version)
 [ "$version" = "$(dpkg-query -W -f '${Version}' tokenctl)" ] || fail "tokenctl --version says $version"
+# tokenctl-serve is the one executable by another name: the service's own command line.
+/usr/bin/tokenctl-serve --help | grep -q '^USAGE: tokenctl serve ' || fail "tokenctl-serve --help is not the service's help"
+installed=$(dpkg-query -W -f '${Installed-Size}' tokenctl)
+echo "package-test: Installed-Size ${installed} KiB"
 id tokenctl > /dev/null || fail "no tokenctl account after install"
 [ "$(stat -c %U:%a /var/lib/tokenctl)" = tokenctl:700 ] || fail "/var/lib/tokenctl is $(stat -c %U:%a /var/lib/tokenctl)"
 for page in tokenctl tokenctl-activate tokenctl-serve tokenctl-wallet-import; do

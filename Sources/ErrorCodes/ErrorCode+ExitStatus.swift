@@ -10,7 +10,7 @@ extension ErrorCode {
             .userActivationRequired
         case .serviceOverloaded, .serviceAlreadyRunning:
             .temporary
-        case .serviceCannotListen, .serviceNotInstalled:
+        case .serviceCannotListen:
             .unavailable
         case .usageInvalid, .walletInvalidValue, .powerAuthInvalidPIN, .powerAuthUnsupportedFactor, .loginInvalidPIN:
             .usage

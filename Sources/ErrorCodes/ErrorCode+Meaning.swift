@@ -110,7 +110,6 @@ extension ErrorCode {
         case .serviceOverloaded: "the service's queue is full (service.queue-limit): retry after the Retry-After seconds"
         case .serviceAlreadyRunning: "another tokenctl serve holds the socket (its pid is in the lock file beside it)"
         case .serviceCannotListen: "the service cannot listen on the socket or address"
-        case .serviceNotInstalled: "tokenctl-serve, the service's executable, is not installed beside tokenctl"
         case .storageBusy: "the database stayed locked past database.busy-timeout-ms"
         case .storageDirectoryMissing: "the database directory does not exist"
         case .storageIO: "the database cannot be read or written"

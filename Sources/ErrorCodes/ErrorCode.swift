@@ -119,7 +119,6 @@ public enum ErrorCode: String, CaseIterable, Sendable, Hashable, Comparable {
     case serviceOverloaded = "service.overloaded"
     case serviceAlreadyRunning = "service.alreadyRunning"
     case serviceCannotListen = "service.cannotListen"
-    case serviceNotInstalled = "service.notInstalled"
 
     // The PowerAuth device activation.
     case powerAuthNotActivated = "powerauth.notActivated"

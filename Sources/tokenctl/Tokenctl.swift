@@ -1,6 +1,7 @@
 import ArgumentParser
 import ErrorCodes
 import Glibc
+import ServiceCommand
 import TokenActivation
 import TokenctlApp
 
@@ -28,6 +29,10 @@ struct Tokenctl: AsyncParsableCommand {
     /// Lets global options come before the subcommand (`tokenctl --config C wallet list`),
     /// and reports usage errors as JSON too when `--json` was asked for.
     static func main() async {
+        // Started by the name `tokenctl-serve`: the service's command line alone.
+        if ServeCommand.startedAsService {
+            await Serve.main(Array(CommandLine.arguments.dropFirst()))
+        }
         let arguments = GlobalOptions.movingLeadingOptions(Array(CommandLine.arguments.dropFirst()))
         do {
             // `help` is ArgumentParser's own subcommand; `help exit-codes` is ours.
@@ -43,12 +48,12 @@ struct Tokenctl: AsyncParsableCommand {
                     HelpExitCodes.exit(withError: error)
                 }
             }
-            // The service is its own executable; its help is its own too.
+            // The service has a command line of its own (its help too).
             if arguments.first == "serve" {
-                ServeCommand.exec(Array(arguments.dropFirst()))
+                await Serve.main(Array(arguments.dropFirst()))
             }
             if arguments.starts(with: ["help", "serve"]) {
-                ServeCommand.exec(["--help"])
+                await Serve.main(["--help"])
             }
             // The version alone starts nothing; --verbose loads libcurl to name it.
             if arguments == ["--version"] {

@@ -21,8 +21,8 @@ struct CLIResult {
 /// Runs the built `tokenctl` binary (next to the test bundle) in a clean environment:
 /// HOME is the test's directory, so no user configuration or database leaks in.
 struct CLI {
-    /// `TOKENCTL_TEST_BINARY` (`make stress` sets the release build), else the build next
-    /// to the test bundle.
+    /// `TOKENCTL_TEST_BINARY` (another build to try), else the build next to the test
+    /// bundle: with `make test`, the executable as the package ships it.
     static let binary: String = {
         if let binary = ProcessInfo.processInfo.environment["TOKENCTL_TEST_BINARY"], !binary.isEmpty { return binary }
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()

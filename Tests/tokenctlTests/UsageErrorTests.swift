@@ -17,7 +17,7 @@ import Testing
         (["activate", "-rf"], "Unknown option '-rf'", "see 'tokenctl activate --help'"),
         (["activate", "--bogus"], "Unknown option '--bogus'", "see 'tokenctl activate --help'"),
         (["activate", "mybank://activate?serialNumber=SN1", "--batch", "-"], "give either a deeplink or --batch FILE, not both", "see 'tokenctl activate --help'"),
-        // The service is its own executable, with the same format.
+        // The service has its own command line, with the same format.
         (["serve", "--bogus"], "Unknown option '--bogus'", "see 'tokenctl serve --help'"),
         (["serve", "--listen", "nonsense"], "--listen must be HOST:PORT", "see 'tokenctl serve --help'"),
         (["serve", "--log-level", "loud"], "--log-level must be one of", "see 'tokenctl serve --help'"),
@@ -29,6 +29,24 @@ import Testing
         #expect(result.stderr.contains("(usage.invalid)\nusage: tokenctl"), "\(result.stderr)")
         #expect(result.stderr.contains(hint), "\(result.stderr)")
         #expect(!result.stderr.contains("Error:"))
+    }
+
+    /// One executable: started by the name `tokenctl-serve` (the link the package installs),
+    /// it is the service's command line, its help and its usage errors; `tokenctl help serve`
+    /// and `tokenctl serve --help` give the same help.
+    @Test func theExecutableStartedAsTokenctlServeIsTheService() throws {
+        let link = cli.directory.file("tokenctl-serve")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: CLI.binary)
+        let help = try cli.run(executable: link, ["--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("USAGE: tokenctl serve [--socket <path>]"), "\(help.stdout)")
+        #expect(try cli.run("serve", "--help").stdout == help.stdout)
+        #expect(try cli.run("help", "serve").stdout == help.stdout)
+        let usage = try cli.run(executable: link, ["--listen", "nonsense"])
+        #expect(usage.status == 64)
+        #expect(usage.stderr.hasPrefix("tokenctl: --listen must be HOST:PORT"), "\(usage.stderr)")
+        // Not the command line's words: `wallet` is no service option.
+        #expect(try cli.run(executable: link, ["wallet", "list"]).status == 64)
     }
 
     @Test func helpForAKnownCommandStillWorks() throws {

@@ -5,11 +5,10 @@ import Logging
 import TokenctlApp
 import TokenctlService
 
-/// `tokenctl serve`: the activation pipeline as a resident service (DESIGN §8). `tokenctl
-/// serve …` runs this executable with the same arguments.
-@main
-struct Serve: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+/// `tokenctl serve`: the activation pipeline as a resident service (DESIGN §8). The one
+/// executable runs it for `tokenctl serve …` and when it is started as `tokenctl-serve`.
+public struct Serve: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "tokenctl serve",
         abstract: "Serve the activation API on a Unix socket (and optional TCP listeners), kept warm.",
         discussion: """
@@ -55,7 +54,7 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Log lines as text or json (default: log.format, else text); under systemd each line starts with its syslog priority.", valueName: "format"))
     var logFormat: String?
 
-    func validate() throws {
+    public func validate() throws {
         if let logLevel, Logger.Level(rawValue: logLevel) == nil {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
@@ -73,10 +72,12 @@ struct Serve: AsyncParsableCommand {
         }
     }
 
-    /// Usage errors in the one format of every command (`tokenctl: … (usage.invalid)`, the
-    /// usage, where the help is), not ArgumentParser's own.
-    static func main() async {
-        let arguments = Array(CommandLine.arguments.dropFirst())
+    public init() {}
+
+    /// Runs the service with `arguments` (those after `serve`). Usage errors in the one
+    /// format of every command (`tokenctl: … (usage.invalid)`, the usage, where the help
+    /// is), not ArgumentParser's own.
+    public static func main(_ arguments: [String]) async -> Never {
         do {
             var command = try parseAsRoot(arguments)
             if var serve = command as? Serve {
@@ -92,9 +93,10 @@ struct Serve: AsyncParsableCommand {
             }
             exit(withError: error)
         }
+        Foundation.exit(0)
     }
 
-    func run() async throws {
+    public func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         LogOutput.bootstrap(level: logLevel, format: logFormat.flatMap(LogFormat.init(rawValue:)), defaultLevel: .notice, environment: environment)
         // Files the service creates are its own: the socket is opened up to its mode after bind.

@@ -52,8 +52,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 # Each fuzz target: its name, the SwiftPM product (Fuzz/Targets/), and the environment it runs
 # with. The products exist only with TOKENCTL_FUZZ=1 (Package.swift) and are built with
-# libFuzzer and AddressSanitizer into .build-fuzz. swiftc keeps only its last -sanitize
-# option, hence the combined one for the Swift modules (coverage feedback needs `fuzzer`).
+# libFuzzer and AddressSanitizer into .build-fuzz (make fuzz-build).
 FUZZ_RUNS := \
   deeplink:DeeplinkFuzzer: \
   import-csv:ImportFuzzer:FUZZ_IMPORT_FORMAT=csv \
@@ -156,10 +155,12 @@ package-test:
 	@scripts/package-test.sh $(DEB_DIR)/tokenctl_*.deb
 
 # One build of every fuzzer (the manifest with TOKENCTL_FUZZ=1 holds only them and what they
-# reach), so that modules are compiled once and side by side.
+# reach), so that modules are compiled once and side by side; AddressSanitizer on this
+# package's modules (Package.swift), coverage on all; no debug information (a failing input
+# is reported with its stack's function names and kept as a test).
 fuzz-build: deps
 	@mkdir -p .build-fuzz; \
-	TOKENCTL_FUZZ=1 $(SWIFT) build --sanitize address --sanitize fuzzer -Xswiftc -sanitize=fuzzer,address --scratch-path .build-fuzz \
+	TOKENCTL_FUZZ=1 $(SWIFT) build --sanitize fuzzer -Xswiftc -gnone -Xcc -g0 --scratch-path .build-fuzz \
 	  > .build-fuzz/build.log 2>&1 || { grep -v "Cannot export local symbol" .build-fuzz/build.log | tail -40; exit 1; }
 
 # New inputs go to .build-fuzz/corpus/TARGET; the seeds in Fuzz/corpus stay as committed. A

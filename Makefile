@@ -7,7 +7,10 @@
 #                first), the service's API against docs/openapi.yaml (scripts/api-check.sh), every
 #                shell block of the docs (scripts/docs-check.sh), 10 s of fuzzing per parser, and,
 #                as root, the Debian package built, checked by lintian, installed and purged
-#                (scripts/package-test.sh)
+#                (scripts/package-test.sh); one line per phase with its seconds. All on the one
+#                release build: `make test` after `make build` or `make demo` compiles only the tests
+#   make build-tests  every module compiled once (release), the test bundles and tokenctl
+#   make suite   the test suite alone, on that build, against a private PostgreSQL
 #   make deb     the Debian package in .build/deb (scripts/make-deb.sh), then lintian on it
 #   make stress  100 SIGKILL rounds and the load test (16 × 500 activations + batch + import)
 #   make demo    the activation flow on a temporary database and the loopback sandbox, then the

@@ -39,8 +39,12 @@ is_running() {
 }
 
 # A port no TCP socket uses: not only listeners, since 55432 and up lie in the range the
-# kernel gives outgoing connections their local ports from.
-port_in_use() { ss -Htan "sport = :$1" | grep -q .; }
+# kernel gives outgoing connections their local ports from. Sockets in TIME-WAIT do not
+# count: the server binds over them (SO_REUSEADDR), and a server stopped a moment ago
+# leaves its closed connections there, on the port it is to keep when started again.
+port_in_use() { ss -Htan exclude time-wait "sport = :$1" | grep -q .; }
+# A port some server listens on.
+port_listened_on() { ss -Htln "sport = :$1" | grep -q .; }
 
 free_port() {
     local port=55432
@@ -99,12 +103,13 @@ start() {
     require_server
     if is_running; then print_env; return; fi
     if [ ! -f "$DATA/PG_VERSION" ]; then initialise; fi
-    # A server started again (after stop) keeps its port while it is free, so that a client
-    # of the stopped server finds it again.
+    # A server started again (after stop) keeps its port unless another server listens on
+    # it, so that a client of the stopped server finds it again: the stopped server's own
+    # connections, still closing, hold the port but do not keep the new server from it.
     local port=""
     if [ -f "$DIR/port" ]; then
         port="$(cat "$DIR/port")"
-        if port_in_use "$port"; then port=""; fi
+        if port_listened_on "$port"; then port=""; fi
     fi
     [ -n "$port" ] || port="$(free_port)"
     # A connection may take the port between the check and the server's bind: another one then.

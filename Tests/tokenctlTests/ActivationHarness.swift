@@ -74,9 +74,18 @@ struct ActivationHarness {
         }
     }
 
+    /// The states of the serial's records, as `wallet show --json` reports them. Throws (and
+    /// records nothing, so that a caller may poll) when the command gives no list, with what
+    /// it printed.
     func state(_ serial: String) throws -> [String] {
-        let records = try #require(try cli.run("wallet", "show", serial, "--json").json() as? [[String: Any]])
+        let result = try cli.run("wallet", "show", serial, "--json")
+        guard let records = (try? result.json()) as? [[String: Any]] else { throw UnreadableState(result: result) }
         return records.compactMap { $0["state"] as? String }
+    }
+
+    struct UnreadableState: Error, CustomStringConvertible {
+        var result: CLIResult
+        var description: String { "wallet show exited \(result.status): \(result.stdout)\(result.stderr)" }
     }
 }
 

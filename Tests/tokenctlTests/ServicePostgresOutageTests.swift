@@ -56,7 +56,9 @@ import Testing
 
         // The server is back: within seconds the answer is written and the pass activated
         // (the server's own start and the suite's load on two cores take some of them).
-        _ = try server.run("start")
+        // On the same port: the stopped server's connections, still closing, do not move it.
+        let again = try server.run("start")
+        #expect(again.firstMatch(of: /TOKENCTL_TEST_DATABASE_URL='([^']+)'/)?.1 == url, "\(again)")
         let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline, (try? harness.state("SNOUT1")) != ["activated"] {
             try await Task.sleep(for: .milliseconds(250))

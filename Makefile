@@ -132,12 +132,14 @@ deb: deps build-manual
 # then tokenctl linked as make build links it, from the same objects.
 # The fuzzers' build (make fuzz-build) runs beside the other phases from the start, at the
 # lowest priority (nice 19): it takes the cores that the build's serial steps and the suite's
-# waiting leave idle, and yields them whenever the others need them. The fuzz phase waits for
-# it; leaving make test early stops it (it runs in a process group of its own).
+# waiting leave idle, and yields them whenever the others need them. It stays in make's session
+# (a session of its own would be a scheduling group of its own, where nice means nothing
+# against the others), in a process group of its own, which leaving make test early stops.
+# The fuzz phase waits for it.
 test: deps
 	@set -e; mkdir -p .build-fuzz; \
-	setsid scripts/phase.sh fuzz-build nice -n 19 $(MAKE) --no-print-directory fuzz-build > .build-fuzz/beside.log 2>&1 & \
-	fuzz_build=$$!; trap 'kill -- -$$fuzz_build 2>/dev/null || true' EXIT INT TERM; \
+	set -m; scripts/phase.sh fuzz-build nice -n 19 $(MAKE) --no-print-directory fuzz-build > .build-fuzz/beside.log 2>&1 & \
+	fuzz_build=$$!; set +m; trap 'kill -- -$$fuzz_build 2>/dev/null || true' EXIT INT TERM; \
 	scripts/phase.sh imports scripts/check-imports.sh; \
 	scripts/phase.sh build $(MAKE) --no-print-directory build-tests; \
 	scripts/phase.sh units scripts/check-units.sh $(BUILD_DIR); \

@@ -7,7 +7,7 @@
 #   scripts/test-postgres.sh stop [--purge]    stops it (--purge also removes its files)
 #   scripts/test-postgres.sh restart           stops it at once (as a crash would) and starts it again
 #
-# The server listens on 127.0.0.1 at the first free port from 55432 and on a private socket
+# The server listens on 127.0.0.1 at the first free port from 25432 and on a private socket
 # directory, under TEST_POSTGRES_DIR (default /tmp/tokenctl-test-postgres, make test's; give
 # another one to try PostgreSQL by hand). Its data are
 # throwaway: fsync is off unless TEST_POSTGRES_DURABLE=1 when the directory is first made;
@@ -38,16 +38,20 @@ is_running() {
     [ -f "$DATA/postmaster.pid" ] && as_server "$BIN/pg_ctl" -D "$DATA" status >/dev/null 2>&1
 }
 
-# A port no TCP socket uses: not only listeners, since 55432 and up lie in the range the
-# kernel gives outgoing connections their local ports from. Sockets in TIME-WAIT do not
-# count: the server binds over them (SO_REUSEADDR), and a server stopped a moment ago
-# leaves its closed connections there, on the port it is to keep when started again.
+# The ports tried start below the range the kernel gives outgoing connections their local
+# ports from (/proc/sys/net/ipv4/ip_local_port_range, 32768 and up by default): there, while
+# a server is stopped, a client's connection elsewhere could take its port and keep it from
+# starting again on it.
+FIRST_PORT=25432
+# A port no TCP socket uses. Sockets in TIME-WAIT do not count: the server binds over them
+# (SO_REUSEADDR), and a server stopped a moment ago leaves its closed connections there, on
+# the port it is to keep when started again.
 port_in_use() { ss -Htan exclude time-wait "sport = :$1" | grep -q .; }
 # A port some server listens on.
 port_listened_on() { ss -Htln "sport = :$1" | grep -q .; }
 
 free_port() {
-    local port=55432
+    local port=$FIRST_PORT
     while port_in_use "$port"; do port=$((port + 1)); done
     echo "$port"
 }

@@ -9,7 +9,8 @@ import PackageDescription
 //   HTTPTransport    the HTTPTransport protocol, CurlTransport (libcurl), the checks on what a connection uses
 //   WalletModel      the stored values (pass record, audit row and its hashed text, audit entry,
 //                    timestamp, chain check) and the one store protocol (TokenStore, AttemptLedger,
-//                    StateDatabase) with the StoreDriver that opens it
+//                    StateDatabase) with the StoreDriver that opens it and where each driver's
+//                    database is (StoreOptions, PostgresOptions)
 //   Storage          the SQLite driver: GRDB setup, migrations, WAL and busy settings, the wallet and
 //                    audit tables, the group committer and the C-API fast paths
 //   PostgresStorage  the PostgreSQL driver for a fleet of hosts (postgres-nio): connection,
@@ -21,8 +22,10 @@ import PackageDescription
 //                    PowerAuth device activation, signed and token requests; their services
 //   TokenActivation  the activation domain: deeplink parser, machine, session, TMP client, batch;
 //                    wallet and audit administration and import, all on the store protocol
-//   TokenctlApp      the application: configuration loading and settings, the one factory from
-//                    settings to a store driver, the services the commands use, db status/migrate/copy
+//   TokenctlConfiguration  the configuration, read and checked once: flags, environment, file and
+//                    defaults to Settings, `config show` and `config check`'s report; no driver
+//   TokenctlApp      the composition root: the one factory from settings to a store driver, the
+//                    services the commands use, db status/migrate/copy, the log output
 //   ServiceAPI       the service's request decoding (bodies, batch lines, keys, the audit query) and
 //                    its problem answers: what the fuzzer drives, without the server
 //   TokenctlService  the resident service (`tokenctl serve`, DESIGN §8): the HTTP API on Hummingbird,
@@ -131,9 +134,22 @@ let package = Package(
             ]
         ),
         .target(
+            name: "TokenctlConfiguration",
+            dependencies: [
+                "ErrorCodes",
+                "TokenActivation",
+                "OnboardingCore",
+                "WalletModel",
+                "HTTPTransport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Configuration", package: "swift-configuration"),
+            ]
+        ),
+        .target(
             name: "TokenctlApp",
             dependencies: [
                 "ErrorCodes",
+                "TokenctlConfiguration",
                 "TokenActivation",
                 "OnboardingCore",
                 "WalletModel",
@@ -141,7 +157,6 @@ let package = Package(
                 "PostgresStorage",
                 "HTTPTransport",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Configuration", package: "swift-configuration"),
             ]
         ),
         .target(name: "ServiceAPI", dependencies: ["ErrorCodes", "WalletModel", "TokenActivation"]),
@@ -150,6 +165,7 @@ let package = Package(
             dependencies: [
                 "ServiceAPI",
                 "ErrorCodes",
+                "TokenctlConfiguration",
                 "TokenctlApp",
                 "TokenActivation",
                 "WalletModel",
@@ -185,6 +201,7 @@ let package = Package(
             name: "ServiceCommand",
             dependencies: [
                 "ErrorCodes",
+                "TokenctlConfiguration",
                 "TokenctlApp",
                 "TokenctlService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -195,6 +212,7 @@ let package = Package(
             name: "tokenctl",
             dependencies: [
                 "ErrorCodes",
+                "TokenctlConfiguration",
                 "TokenctlApp",
                 "TokenActivation",
                 "OnboardingCore",
@@ -228,7 +246,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "WalletBenchmark",
-            dependencies: ["TokenctlApp", "TokenActivation", "WalletModel"],
+            dependencies: ["TokenctlConfiguration", "TokenctlApp", "TokenActivation", "WalletModel"],
             path: "Benchmarks/WalletBenchmark"
         ),
         .executableTarget(
@@ -246,10 +264,10 @@ let package = Package(
         .testTarget(name: "WalletModelTests", dependencies: ["WalletModel", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "PostgresStorageTests", dependencies: ["PostgresStorage", "WalletModel", "TestSupport"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "WalletModel", "ErrorCodes", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "TokenActivationTests", dependencies: ["TokenActivation", "TokenctlApp", "WalletModel", "OnboardingCore", "HTTPTransport", "ErrorCodes", "Storage", "TestSupport", .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "TokenActivationTests", dependencies: ["TokenActivation", "TokenctlConfiguration", "TokenctlApp", "WalletModel", "OnboardingCore", "HTTPTransport", "ErrorCodes", "Storage", "TestSupport", .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "TokenctlAppTests",
-            dependencies: ["TokenctlApp", "TokenActivation", "WalletModel", "Storage", "PostgresStorage", "ErrorCodes", "TestSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["TokenctlConfiguration", "TokenctlApp", "TokenActivation", "WalletModel", "Storage", "PostgresStorage", "ErrorCodes", "TestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "TokenctlServiceTests",
@@ -257,7 +275,7 @@ let package = Package(
         ),
         .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport", "Sandbox", "TestSupport"]),
         .testTarget(name: "SandboxTests", dependencies: ["Sandbox", "TestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
-        .testTarget(name: "OnboardingCoreTests", dependencies: ["OnboardingCore", "ErrorCodes", "Sandbox", "Storage", "HTTPTransport", "PowerAuth", "TestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
+        .testTarget(name: "OnboardingCoreTests", dependencies: ["OnboardingCore", "ErrorCodes", "Sandbox", "Storage", "WalletModel", "HTTPTransport", "PowerAuth", "TestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .testTarget(name: "MPinTests", dependencies: ["MPin", "TestSupport"]),
         .testTarget(
             name: "PowerAuthTests",
@@ -278,7 +296,7 @@ let package = Package(
 // and the test build share one compilation.
 let testableModules: Set<String> = [
     "WalletModel", "Storage", "PostgresStorage", "MPin", "OnboardingCore", "TokenActivation",
-    "TokenctlApp", "ServiceAPI", "TokenctlService", "Sandbox",
+    "TokenctlConfiguration", "TokenctlApp", "ServiceAPI", "TokenctlService", "Sandbox",
 ]
 for target in package.targets where testableModules.contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-enable-testing"], .when(configuration: .release))]
@@ -296,7 +314,7 @@ if Context.environment["TOKENCTL_FUZZ"] != nil {
         ("DeeplinkFuzzer", ["TokenActivation"]),
         ("ImportFuzzer", ["TokenActivation", "WalletModel"]),
         ("TMPAnswerFuzzer", ["TokenActivation", "HTTPTransport"]),
-        ("ConfigurationFuzzer", ["TokenctlApp", "TokenActivation", "ErrorCodes"]),
+        ("ConfigurationFuzzer", ["TokenctlConfiguration", "TokenActivation", "ErrorCodes"]),
         ("OnboardingEnvelopeFuzzer", ["OnboardingCore"]),
         ("VerificationAnswerFuzzer", ["OnboardingCore"]),
         ("MPinPointFuzzer", ["MPin"]),

@@ -2,7 +2,8 @@
 # The module seams of the design: each target may import only the modules below it. The
 # activation domain (TokenActivation) and the onboarding core see the store only through
 # WalletModel's protocol: neither imports a driver (Storage, PostgresStorage) or a database
-# library; only the application (TokenctlApp) chooses a driver.
+# library; only the application (TokenctlApp) chooses a driver. The configuration
+# (TokenctlConfiguration) reads and checks settings without any driver.
 # Reads the import lines of every Swift file under Sources/ and fails on any other.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,12 +19,13 @@ declare -A allowed=(
   [MPin]="Crypto"
   [OnboardingCore]="ErrorCodes PowerAuth MPin HTTPTransport WalletModel Logging Crypto ZIPFoundation"
   [TokenActivation]="CMalloc ErrorCodes OnboardingCore HTTPTransport WalletModel Logging"
-  [TokenctlApp]="ErrorCodes TokenActivation OnboardingCore HTTPTransport WalletModel Storage PostgresStorage Logging Configuration"
+  [TokenctlConfiguration]="ErrorCodes TokenActivation OnboardingCore HTTPTransport WalletModel Logging Configuration"
+  [TokenctlApp]="ErrorCodes TokenctlConfiguration TokenActivation OnboardingCore HTTPTransport WalletModel Storage PostgresStorage Logging"
   [Sandbox]="PowerAuth MPin NIOCore NIOPosix NIOHTTP1 NIOConcurrencyHelpers Crypto _CryptoExtras ZIPFoundation"
   [ServiceAPI]="ErrorCodes WalletModel TokenActivation"
-  [TokenctlService]="ServiceAPI ErrorCodes TokenctlApp TokenActivation WalletModel HTTPTransport Hummingbird HummingbirdCore HummingbirdTLS HTTPTypes NIOCore NIOPosix NIOSSL NIOExtras NIOHTTP1 NIOHTTPTypesHTTP1 Prometheus ServiceLifecycle Logging"
-  [ServiceCommand]="ErrorCodes TokenctlApp TokenctlService ArgumentParser Logging"
-  [tokenctl]="ErrorCodes TokenctlApp TokenActivation OnboardingCore WalletModel ServiceCommand Sandbox ArgumentParser Logging"
+  [TokenctlService]="ServiceAPI ErrorCodes TokenctlConfiguration TokenctlApp TokenActivation WalletModel HTTPTransport Hummingbird HummingbirdCore HummingbirdTLS HTTPTypes NIOCore NIOPosix NIOSSL NIOExtras NIOHTTP1 NIOHTTPTypesHTTP1 Prometheus ServiceLifecycle Logging"
+  [ServiceCommand]="ErrorCodes TokenctlConfiguration TokenctlApp TokenctlService ArgumentParser Logging"
+  [tokenctl]="ErrorCodes TokenctlConfiguration TokenctlApp TokenActivation OnboardingCore WalletModel ServiceCommand Sandbox ArgumentParser Logging"
 )
 always="Foundation Glibc Dispatch Synchronization SystemPackage"
 

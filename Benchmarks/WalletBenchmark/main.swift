@@ -6,6 +6,7 @@
 import Foundation
 import TokenActivation
 import TokenctlApp
+import TokenctlConfiguration
 import WalletModel
 
 let arguments = CommandLine.arguments

@@ -3,6 +3,7 @@ import ErrorCodes
 import Foundation
 import Logging
 import TokenctlApp
+import TokenctlConfiguration
 import TokenctlService
 
 /// `tokenctl serve`: the activation pipeline as a resident service (DESIGN §8). The one
@@ -80,7 +81,7 @@ public struct Serve: AsyncParsableCommand {
     public static func main(_ arguments: [String]) async -> Never {
         do {
             var command = try parseAsRoot(arguments)
-            if var serve = command as? Serve {
+            if let serve = command as? Serve {
                 try await serve.run()
             } else {
                 try command.run()

@@ -1,6 +1,7 @@
 import ErrorCodes
 import Hummingbird
 import TokenctlApp
+import TokenctlConfiguration
 import WalletModel
 
 extension APIResponder {

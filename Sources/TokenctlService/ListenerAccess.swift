@@ -2,6 +2,7 @@ import ErrorCodes
 import HTTPTransport
 import NIOSSL
 import TokenctlApp
+import TokenctlConfiguration
 
 /// Who may use the TCP listeners (DESIGN §8): off loopback, TLS and a client credential
 /// (mutual TLS and/or a bearer token) are required, else serve refuses to start (78);

@@ -10,6 +10,7 @@ import NIOSSL
 import ServiceLifecycle
 import TokenActivation
 import TokenctlApp
+import TokenctlConfiguration
 import WalletModel
 
 /// `tokenctl serve`: the composition root of the resident service. It checks the

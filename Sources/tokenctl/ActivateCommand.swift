@@ -3,6 +3,7 @@ import ErrorCodes
 import Foundation
 import TokenActivation
 import TokenctlApp
+import TokenctlConfiguration
 import WalletModel
 
 struct ActivateCommand: AsyncParsableCommand {

@@ -3,6 +3,7 @@ import Foundation
 import Sandbox
 import TokenActivation
 import TokenctlApp
+import TokenctlConfiguration
 import WalletModel
 
 struct DemoCommand: AsyncParsableCommand {

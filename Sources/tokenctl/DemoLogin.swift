@@ -3,6 +3,7 @@ import OnboardingCore
 import Sandbox
 import TokenActivation
 import TokenctlApp
+import TokenctlConfiguration
 import WalletModel
 
 /// The demo's PIN login path: with the PIN gate on, a token waits; the user registers,

@@ -3,6 +3,7 @@ import OnboardingCore
 import Sandbox
 import TokenActivation
 import TokenctlApp
+import TokenctlConfiguration
 import WalletModel
 
 /// The demo's onboarding path: with the gate on, a token waits for the user

@@ -5,6 +5,7 @@ import Dispatch
 import ErrorCodes
 import Sandbox
 import TokenctlApp
+import TokenctlConfiguration
 
 struct SandboxCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

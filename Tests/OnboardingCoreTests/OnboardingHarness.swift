@@ -6,6 +6,7 @@ import Storage
 import Synchronization
 import TestSupport
 import Testing
+import WalletModel
 
 /// An activation process on a real SQLite file and real libcurl, against the
 /// sandbox's onboarding server on a free port with a clock that moves when told.

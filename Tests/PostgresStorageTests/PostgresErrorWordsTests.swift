@@ -2,6 +2,7 @@ import NIOCore
 import NIOPosix
 import Testing
 @testable import PostgresStorage
+import WalletModel
 
 /// Network failures are said in words, never as the library's type names or build paths.
 @Suite struct PostgresErrorWordsTests {

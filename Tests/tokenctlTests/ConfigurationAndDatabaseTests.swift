@@ -117,7 +117,7 @@ final class WriteLockHolder {
 
     /// Lets the transaction go and waits for the process.
     func release() {
-        FileManager.default.createFile(atPath: releasePath, contents: nil)
+        #expect(FileManager.default.createFile(atPath: releasePath, contents: nil))
         process.waitUntilExit()
     }
 

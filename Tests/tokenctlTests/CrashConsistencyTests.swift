@@ -31,7 +31,7 @@ import Testing
         defer { Task { try await harness.stop() } }
         try #require(try harness.cli.run("wallet", "list").status == 0)  // creates the database
         var state = RoundState(harness: harness)
-        try state.importPasses(round: 0, killAfter: nil)
+        _ = try state.importPasses(round: 0, killAfter: nil)
 
         var killedDuringWork = 0
         for round in 1...rounds {

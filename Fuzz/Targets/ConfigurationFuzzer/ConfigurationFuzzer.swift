@@ -1,4 +1,4 @@
-@testable import TokenctlApp
+@testable import TokenctlConfiguration
 import Dispatch
 import ErrorCodes
 import Foundation

@@ -5,6 +5,7 @@ import Logging
 import OnboardingCore
 import Storage
 import TokenActivation
+import TokenctlConfiguration
 
 /// What `tokenctl config check` verifies beyond loading the configuration: for each server,
 /// what a command would check before its first request (https unless loopback, TLS files

@@ -1,4 +1,5 @@
 import Logging
+import TokenctlConfiguration
 import WalletModel
 
 /// The library side of `tokenctl db …`: schema status and migration on either database.

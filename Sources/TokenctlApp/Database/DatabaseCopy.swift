@@ -1,5 +1,6 @@
 import Logging
 import TokenActivation
+import TokenctlConfiguration
 import WalletModel
 
 /// What `tokenctl db copy` moved.

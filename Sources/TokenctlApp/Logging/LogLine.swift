@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import TokenctlConfiguration
 import WalletModel
 
 /// One log record as the line written to standard error. Under a supervisor that reads

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Synchronization
+import TokenctlConfiguration
 
 /// Where tokenctl's logs go: standard error, at one level, as text or JSON, with syslog
 /// priority prefixes when standard error is a journal stream (`$JOURNAL_STREAM` names its

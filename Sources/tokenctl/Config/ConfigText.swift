@@ -1,5 +1,6 @@
 import TokenActivation
 import TokenctlApp
+import TokenctlConfiguration
 import WalletModel
 
 /// The text and JSON of `config show` and `config check`.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import TokenActivation
 import TokenctlApp
+import TokenctlConfiguration
 import WalletModel
 
 struct DatabaseCommand: AsyncParsableCommand {

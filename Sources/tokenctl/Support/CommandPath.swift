@@ -1,5 +1,6 @@
 import ArgumentParser
 import TokenctlApp
+import TokenctlConfiguration
 
 /// The command words of an argument list, checked against the command tree before
 /// ArgumentParser sees them, so a mistyped command gets "did you mean" like a mistyped flag.

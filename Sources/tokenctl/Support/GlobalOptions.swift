@@ -4,6 +4,7 @@ import Logging
 import Synchronization
 import TokenActivation
 import TokenctlApp
+import TokenctlConfiguration
 
 /// Options every command takes, before or after the subcommand.
 struct GlobalOptions: ParsableArguments {

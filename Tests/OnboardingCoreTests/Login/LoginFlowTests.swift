@@ -6,6 +6,7 @@ import Sandbox
 import Storage
 import TestSupport
 import Testing
+import WalletModel
 
 /// The PIN login end to end against the sandbox's MIRACL platform and relying party.
 @Suite struct LoginFlowTests {

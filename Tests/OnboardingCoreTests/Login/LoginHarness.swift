@@ -6,6 +6,7 @@ import Logging
 import Sandbox
 import Storage
 import TestSupport
+import WalletModel
 
 /// The PIN login on a real SQLite file and real libcurl, against the sandbox's MIRACL
 /// platform and relying party on a free port, both reading one clock that moves when told.

@@ -7,6 +7,7 @@ import Storage
 import Synchronization
 import TestSupport
 import Testing
+import WalletModel
 
 /// The platform's 412: a reused authOTT or an invalid access code (WID), against the sandbox.
 @Suite struct LoginTicketTests {

@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 @testable import TokenActivation
 import TokenctlApp
+import TokenctlConfiguration
 import WalletModel
 
 /// The executor around the machine, on a real SQLite file and the transport double:

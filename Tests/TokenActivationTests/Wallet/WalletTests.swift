@@ -4,6 +4,7 @@ import Storage
 import Testing
 @testable import TokenActivation
 import TokenctlApp
+import TokenctlConfiguration
 import WalletModel
 
 @Suite struct WalletTests {

@@ -2,6 +2,7 @@ import ErrorCodes
 import Foundation
 import Testing
 @testable import TokenctlApp
+@testable import TokenctlConfiguration
 import TokenActivation
 
 @Suite struct SettingsLoaderTests {
@@ -194,7 +195,7 @@ import TokenActivation
     @Test func aRelativeFileNameIsTheSystemdCredentialOfThatNameWhenOneWasPassed() async throws {
         let credentials = directory.file("credentials")
         try FileManager.default.createDirectory(atPath: credentials, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: credentials + "/tmp.token", contents: Data("t\n".utf8))
+        #expect(FileManager.default.createFile(atPath: credentials + "/tmp.token", contents: Data("t\n".utf8)))
         let file = write(#"{"tmp": {"auth": {"bearer-token-file": "tmp.token", "api-key-file": "api.key"}, "tls": {"ca-file": "/etc/ssl/ca.pem"}}}"#)
         let underSystemd = try await load(["CREDENTIALS_DIRECTORY": credentials], flags: .init(configFile: file))
         #expect(underSystemd.tmp.authentication.bearerTokenFile == credentials + "/tmp.token")

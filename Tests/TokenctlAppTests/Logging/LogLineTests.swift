@@ -46,7 +46,7 @@ import Testing
     @Test func aJournalStreamIsTheDescriptorItNames() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("stderr")
-        FileManager.default.createFile(atPath: path, contents: nil)
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
         let descriptor = open(path, O_WRONLY)
         defer { close(descriptor) }
         var status = stat()

@@ -1,4 +1,4 @@
-import PostgresStorage
+import WalletModel
 import Testing
 
 /// `database.url`: what it accepts, with its parts, and what it refuses, with the reason.

@@ -2,8 +2,6 @@ import Configuration
 import ErrorCodes
 import Foundation
 import HTTPTransport
-import PostgresStorage
-import Storage
 import TokenActivation
 import WalletModel
 

@@ -1,9 +1,8 @@
 import Foundation
 import HTTPTransport
 import OnboardingCore
-import PostgresStorage
-import Storage
 import TokenActivation
+import WalletModel
 
 /// The resolved configuration of one tokenctl process: flags, then `TOKENCTL_*`
 /// environment variables, then the configuration file, then built-in defaults. Each

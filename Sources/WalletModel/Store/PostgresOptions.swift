@@ -1,5 +1,4 @@
 import ErrorCodes
-import WalletModel
 
 import Glibc
 

@@ -19,7 +19,7 @@
 set -euo pipefail
 
 BIN=/usr/lib/postgresql/15/bin
-DIR="${TEST_POSTGRES_DIR:-/tmp/tokenctl-test-postgres}"
+DIR="$(realpath -m "${TEST_POSTGRES_DIR:-/tmp/tokenctl-test-postgres}")"
 DATA="$DIR/data"
 SOCKETS="$DIR/sockets"
 
@@ -50,9 +50,31 @@ port_in_use() { ss -Htan exclude time-wait "sport = :$1" | grep -q .; }
 # A port some server listens on.
 port_listened_on() { ss -Htln "sport = :$1" | grep -q .; }
 
+# Each server claims its port for as long as its directory exists, with a link named after
+# the port in CLAIMS to the directory: another private server started meanwhile (tests run
+# side by side) never takes the port of a stopped one, to which its clients will reconnect.
+# A link is made atomically, so two servers starting at once never claim the same port.
+CLAIMS=/tmp/tokenctl-test-postgres-ports
+claimed_by_another() {
+    local owner
+    owner="$(readlink "$CLAIMS/$1" 2>/dev/null)" || return 1
+    [ "$owner" != "$DIR" ] && [ -d "$owner" ]
+}
+# Claims the port for this directory; fails when another server's directory holds it. A
+# claim whose directory is gone is taken over.
+claim() {
+    mkdir -p "$CLAIMS" && chmod 1777 "$CLAIMS" 2>/dev/null || true
+    ln -sn "$DIR" "$CLAIMS/$1" 2>/dev/null && return 0
+    claimed_by_another "$1" && return 1
+    ln -sfn "$DIR" "$CLAIMS/$1"
+}
+release() {
+    [ "$(readlink "$CLAIMS/$1" 2>/dev/null)" = "$DIR" ] && rm -f "$CLAIMS/$1" || true
+}
+
 free_port() {
     local port=$FIRST_PORT
-    while port_in_use "$port"; do port=$((port + 1)); done
+    while port_in_use "$port" || ! claim "$port"; do port=$((port + 1)); done
     echo "$port"
 }
 
@@ -113,7 +135,7 @@ start() {
     local port=""
     if [ -f "$DIR/port" ]; then
         port="$(cat "$DIR/port")"
-        if port_listened_on "$port"; then port=""; fi
+        if port_listened_on "$port" || ! claim "$port"; then port=""; fi
     fi
     [ -n "$port" ] || port="$(free_port)"
     # A connection may take the port between the check and the server's bind: another one then.
@@ -122,6 +144,7 @@ start() {
         echo "$port" > "$DIR/port"
         as_server "$BIN/pg_ctl" -D "$DATA" -l "$DIR/server.log" -o "-p $port" -w -t 30 start >/dev/null && break
         [ "$attempt" = 3 ] && { echo "test-postgres: the server did not start ($DIR/server.log)" >&2; exit 1; }
+        release "$port"
         port="$(free_port)"
     done
     as_server "$BIN/psql" -X -q -w -v ON_ERROR_STOP=1 -h "$SOCKETS" -p "$port" -U postgres -d postgres <<'SQL'
@@ -133,7 +156,10 @@ SQL
 
 stop() {
     if is_running; then as_server "$BIN/pg_ctl" -D "$DATA" -m fast -w -t 30 stop >/dev/null; fi
-    if [ "${1:-}" = --purge ]; then rm -rf "$DIR"; fi
+    if [ "${1:-}" = --purge ]; then
+        if [ -f "$DIR/port" ]; then release "$(cat "$DIR/port")"; fi
+        rm -rf "$DIR"
+    fi
 }
 
 restart() {

@@ -130,23 +130,24 @@ deb: deps build-manual
 # Each phase prints its wall time (scripts/phase.sh). The tests run the executable as built
 # for the package: the test bundles first (which link tokenctl with shared Swift libraries),
 # then tokenctl linked as make build links it, from the same objects.
-# The fuzzers' build (make fuzz-build) runs beside the suite and the two checks, which leave
-# a core idle while they wait on processes, at the lowest priority (nice 19): it yields the
-# cores whenever the tests need them. It stays in make's session (a session of its own is a
-# scheduling group of its own, against which nice means nothing), in a process group of its
-# own, which leaving make test early stops. The fuzz phase waits for it, then runs them.
+# The fuzzers' build (make fuzz-build) runs beside the other phases from the start, as an
+# idle task (SCHED_IDLE, nice 19): it gets a core only when nothing else wants one, which
+# the build's serial steps (one module waiting for another) leave often. It stays in make's
+# session (a session of its own is a scheduling group of its own, against which priorities
+# mean nothing), in a process group of its own, which leaving make test early stops. The
+# fuzz phase waits for it, then runs the fuzzers.
 test: deps
-	@scripts/phase.sh imports scripts/check-imports.sh
-	@scripts/phase.sh build $(MAKE) --no-print-directory build-tests
-	@scripts/phase.sh units scripts/check-units.sh $(BUILD_DIR)
 	@set -e; mkdir -p .build-fuzz; \
-	set -m; scripts/phase.sh fuzz-build nice -n 19 $(MAKE) --no-print-directory fuzz-build > .build-fuzz/beside.log 2>&1 & \
+	set -m; scripts/phase.sh fuzz-build chrt --idle 0 nice -n 19 $(MAKE) --no-print-directory fuzz-build > .build-fuzz/beside.log 2>&1 & \
 	fuzz_build=$$!; set +m; trap 'kill -- -$$fuzz_build 2>/dev/null || true' EXIT; trap 'exit 130' INT TERM; \
+	scripts/phase.sh imports scripts/check-imports.sh; \
+	scripts/phase.sh build $(MAKE) --no-print-directory build-tests; \
+	scripts/phase.sh units scripts/check-units.sh $(BUILD_DIR); \
 	scripts/phase.sh suite $(MAKE) --no-print-directory suite; \
 	scripts/phase.sh api-check scripts/api-check.sh $(BUILD_DIR)/tokenctl; \
 	scripts/phase.sh docs-check scripts/docs-check.sh $(BUILD_DIR); \
 	waiting=$$(date +%s); status=0; wait $$fuzz_build || status=$$?; trap - EXIT INT TERM; \
-	echo "$$(grep -h '^phase fuzz-build' .build-fuzz/beside.log) (beside the suite and the checks; then waited for: $$(( $$(date +%s) - waiting )) s)"; \
+	echo "$$(grep -h '^phase fuzz-build' .build-fuzz/beside.log) (beside the others; then waited for: $$(( $$(date +%s) - waiting )) s)"; \
 	if [ $$status != 0 ]; then grep -v '^phase' .build-fuzz/beside.log | tail -40 >&2; exit $$status; fi; \
 	scripts/phase.sh fuzz $(MAKE) --no-print-directory fuzz-run FUZZ_SECONDS=10
 	@# The package, installed and tried as an operator would (dpkg -i needs root; CI runs as root).

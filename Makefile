@@ -131,14 +131,16 @@ deb: deps build-manual
 # for the package: the test bundles first (which link tokenctl with shared Swift libraries),
 # then tokenctl linked as make build links it, from the same objects.
 # The fuzzers' build (make fuzz-build) runs beside the other phases from the start, as an
-# idle task (SCHED_IDLE, nice 19): it gets a core only when nothing else wants one, which
-# the build's serial steps (one module waiting for another) leave often. It stays in make's
+# idle task (SCHED_IDLE where chrt may set it, and nice 19): it gets a core only when nothing
+# else wants one, which the build's serial steps (one module waiting for another) leave
+# often. It stays in make's
 # session (a session of its own is a scheduling group of its own, against which priorities
 # mean nothing), in a process group of its own, which leaving make test early stops. The
 # fuzz phase waits for it, then runs the fuzzers.
 test: deps
 	@set -e; mkdir -p .build-fuzz; \
-	set -m; scripts/phase.sh fuzz-build chrt --idle 0 nice -n 19 $(MAKE) --no-print-directory fuzz-build > .build-fuzz/beside.log 2>&1 & \
+	idle=$$(chrt --idle 0 true 2>/dev/null && echo chrt --idle 0); \
+	set -m; scripts/phase.sh fuzz-build $$idle nice -n 19 $(MAKE) --no-print-directory fuzz-build > .build-fuzz/beside.log 2>&1 & \
 	fuzz_build=$$!; set +m; trap 'kill -- -$$fuzz_build 2>/dev/null || true' EXIT; trap 'exit 130' INT TERM; \
 	scripts/phase.sh imports scripts/check-imports.sh; \
 	scripts/phase.sh build $(MAKE) --no-print-directory build-tests; \

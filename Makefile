@@ -133,23 +133,25 @@ deb: deps build-manual
 # The fuzzers' build (make fuzz-build) runs beside the other phases from the start, as an
 # idle task (SCHED_IDLE where chrt may set it, and nice 19): it gets a core only when nothing
 # else wants one, which the build's serial steps (one module waiting for another) leave
-# often. It stays in make's
-# session (a session of its own is a scheduling group of its own, against which priorities
-# mean nothing), in a process group of its own, which leaving make test early stops. The
-# fuzz phase waits for it, then runs the fuzzers.
+# often. It is paused while the suite runs, whose timing-bound tests (kills, leases, a server
+# outage) get the machine to themselves. It stays in make's session (a session of its own is
+# a scheduling group of its own, against which priorities mean nothing), in a process group
+# of its own, which leaving make test early stops. The fuzz phase waits for it.
 test: deps
 	@set -e; mkdir -p .build-fuzz; \
 	idle=$$(chrt --idle 0 true 2>/dev/null && echo chrt --idle 0); \
 	set -m; scripts/phase.sh fuzz-build $$idle nice -n 19 $(MAKE) --no-print-directory fuzz-build > .build-fuzz/beside.log 2>&1 & \
-	fuzz_build=$$!; set +m; trap 'kill -- -$$fuzz_build 2>/dev/null || true' EXIT; trap 'exit 130' INT TERM; \
+	fuzz_build=$$!; set +m; trap 'kill -- -$$fuzz_build 2>/dev/null; kill -CONT -- -$$fuzz_build 2>/dev/null || true' EXIT; trap 'exit 130' INT TERM; \
 	scripts/phase.sh imports scripts/check-imports.sh; \
 	scripts/phase.sh build $(MAKE) --no-print-directory build-tests; \
 	scripts/phase.sh units scripts/check-units.sh $(BUILD_DIR); \
+	kill -STOP -- -$$fuzz_build 2>/dev/null || true; \
 	scripts/phase.sh suite $(MAKE) --no-print-directory suite; \
+	kill -CONT -- -$$fuzz_build 2>/dev/null || true; \
 	scripts/phase.sh api-check scripts/api-check.sh $(BUILD_DIR)/tokenctl; \
 	scripts/phase.sh docs-check scripts/docs-check.sh $(BUILD_DIR); \
 	waiting=$$(date +%s); status=0; wait $$fuzz_build || status=$$?; trap - EXIT INT TERM; \
-	echo "$$(grep -h '^phase fuzz-build' .build-fuzz/beside.log) (beside the others; then waited for: $$(( $$(date +%s) - waiting )) s)"; \
+	echo "$$(grep -h '^phase fuzz-build' .build-fuzz/beside.log) (beside the others, paused during the suite; then waited for: $$(( $$(date +%s) - waiting )) s)"; \
 	if [ $$status != 0 ]; then grep -v '^phase' .build-fuzz/beside.log | tail -40 >&2; exit $$status; fi; \
 	scripts/phase.sh fuzz $(MAKE) --no-print-directory fuzz-run FUZZ_SECONDS=10
 	@# The package, installed and tried as an operator would (dpkg -i needs root; CI runs as root).

@@ -23,7 +23,8 @@
 #                onboarding envelope, verification answers, M-Pin points, the service's requests), FUZZ_SECONDS
 #                each (make test runs 10 s each);
 #                make fuzz-merge keeps what reached new code in Fuzz/corpus; make fuzz-long runs
-#                FUZZ_LONG_SECONDS (600) a target and sums each target's executions over runs
+#                each target until its executions over all runs reach FUZZ_LONG_GOAL (10 million)
+#                or for FUZZ_LONG_SECONDS (600), and sums each target's executions over runs
 #   make install the release binaries and the deeplink handler into $(DESTDIR)$(PREFIX)/bin
 #                (PREFIX=/usr/local); a man page per subcommand, bash, zsh and fish completions
 #                under $(DESTDIR)$(PREFIX)/share; the systemd units under $(PREFIX)/lib/systemd/system
@@ -192,8 +193,14 @@ fuzz-run:
 	@running=0; failed=0; \
 	for run in $(FUZZ_RUNS); do \
 	  ( target=$${run%%:*}; rest=$${run#*:}; product=$${rest%%:*}; environment=$${rest#*:}; \
-	    mkdir -p .build-fuzz/corpus/$$target; \
-	    env $$environment .build-fuzz/debug/$$product -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	    mkdir -p .build-fuzz/corpus/$$target; limit=""; \
+	    if [ -n "$(FUZZ_GOAL)" ]; then \
+	      done=$$(awk -v t=$$target '$$1 == t { n += $$2 } END { print n + 0 }' .build-fuzz/executions.txt 2>/dev/null || echo 0); \
+	      [ $$done -ge $(FUZZ_GOAL) ] && { echo "fuzz $$target: $$done executions over all runs, the goal of $(FUZZ_GOAL) reached"; exit 0; }; \
+	      limit="-runs=$$(( $(FUZZ_GOAL) - done ))"; \
+	    fi; \
+	    case "$$environment" in *detect_leaks=0*) limit="$$limit -detect_leaks=0";; esac; \
+	    env $$environment .build-fuzz/debug/$$product -max_total_time=$(FUZZ_SECONDS) $$limit -print_final_stats=1 \
 	      -artifact_prefix=.build-fuzz/$$target- .build-fuzz/corpus/$$target Fuzz/corpus/$$target > .build-fuzz/$$target.log 2>&1 \
 	      || { tail -40 .build-fuzz/$$target.log; \
 	           for input in .build-fuzz/$$target-crash-* .build-fuzz/$$target-leak-* .build-fuzz/$$target-timeout-*; do \
@@ -208,13 +215,15 @@ fuzz-run:
 	while [ $$running -gt 0 ]; do wait -n || failed=1; running=$$((running - 1)); done; \
 	exit $$failed
 
-# Long fuzzing, kept out of make test: FUZZ_LONG_SECONDS a target (600 by default), one
-# target per core, each run's executions added to .build-fuzz/executions.txt; the summary
-# gives every target's executions over all runs. make fuzz-merge afterwards keeps what
-# reached new code.
+# Long fuzzing, kept out of make test: one target per core, each until its executions over
+# all runs (.build-fuzz/executions.txt) reach FUZZ_LONG_GOAL (10 million) or for
+# FUZZ_LONG_SECONDS (600) this run, whichever comes first; a target at its goal is skipped
+# (FUZZ_LONG_GOAL= runs every target FUZZ_LONG_SECONDS). The summary gives every target's
+# executions over all runs. make fuzz-merge afterwards keeps what reached new code.
 FUZZ_LONG_SECONDS ?= 600
+FUZZ_LONG_GOAL ?= 10000000
 fuzz-long:
-	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_LONG_SECONDS) FUZZ_LEDGER=1; status=$$?; \
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_LONG_SECONDS) FUZZ_GOAL=$(FUZZ_LONG_GOAL) FUZZ_LEDGER=1; status=$$?; \
 	echo "fuzz-long: executions over all runs (.build-fuzz/executions.txt):"; \
 	awk '{ total[$$1] += $$2; runs[$$1] += 1 } END { for (t in total) printf "  %-22s %12d in %d run(s)\n", t, total[t], runs[t] }' .build-fuzz/executions.txt | sort; \
 	exit $$status

@@ -62,12 +62,14 @@ extension ValidatedPassFields {
     }
 }
 
-/// One temporary file, rewritten for every input and read from the start.
+/// One unlinked temporary file, rewritten for every input and read from the start; in memory
+/// where the system has /dev/shm (a file on disk costs the kernel's writeback on every input).
 final class ScratchFile: @unchecked Sendable {
     let descriptor: Int32
 
     init() {
-        var template = Array("/tmp/tokenctl-fuzz-XXXXXX".utf8CString)
+        let directory = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp"
+        var template = Array("\(directory)/tokenctl-fuzz-XXXXXX".utf8CString)
         descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         precondition(descriptor >= 0)
         _ = template.withUnsafeBufferPointer { unlink($0.baseAddress!) }

@@ -129,7 +129,7 @@ import Testing
     }
 
     @Test(arguments: [
-        ("SBXENDSTATE", "endstate", "`tokenctl device remove --local`, then onboard again with `tokenctl onboarding start"),
+        ("SBXENDSTATE", "endstate", "start a new verification with `tokenctl verification restart`"),
         ("SBXFAIL", "scanDocument", "--reupload"),
     ])
     func markersDecideTheOutcome(marker: String, state: String, next: String) async throws {
@@ -142,13 +142,47 @@ import Testing
         #expect(result.stdout.contains(next), "\(result.stdout)")
         #expect(result.status == (state == "endstate" ? 3 : 0))
 
-        // The gate names the same way on as the verification: in an end state a new
-        // onboarding, not "finish identity verification".
+        // The gate names the same way on as the verification: after a rejection a restart
+        // (the server allows a new verification), not "finish identity verification".
         let gated = try harness.cli.run(["activate", "mybank://activate?serialNumber=SN1"], environment: Self.gate)
         #expect(gated.status == 77 && gated.stderr.contains("(user.activationRequired)"), "\(gated.stderr)")
-        let reason = state == "endstate" ? "identity verification ended without success (rejected)" : "identity verification has not ended (state scanDocument)"
+        let reason = state == "endstate" ? "identity verification was rejected" : "identity verification has not ended (state scanDocument)"
         #expect(gated.stderr.contains(reason), "\(gated.stderr)")
-        #expect(gated.stderr.contains(state == "endstate" ? "`tokenctl device remove --local`" : "`tokenctl verification run`"), "\(gated.stderr)")
+        #expect(gated.stderr.contains(state == "endstate" ? "`tokenctl verification restart`" : "`tokenctl verification run`"), "\(gated.stderr)")
+        #expect(!gated.stderr.contains("device remove"), "\(gated.stderr)")
+
+        // What the advice says works: the server starts a new verification.
+        if state == "endstate" {
+            let restarted = try harness.verification("restart")
+            #expect(restarted.status == 0, "\(restarted.stderr)")
+            #expect(try harness.verificationState() == "intro")
+        }
+    }
+
+    /// After a successful verification every command that would change it names the state
+    /// (65, "nothing to …"): the server's refusal is not an end state, and nothing tells the
+    /// user to remove a verified device. `documents status` only reads.
+    @Test func aVerifiedDeviceIsToldThereIsNothingToDo() async throws {
+        let harness = try await DeviceHarness.start()
+        defer { Task { try? await harness.shutdown() } }
+        let processID = try harness.onboard()
+        try harness.verifyIdentity(processID)
+        let image = try harness.image("passport.jpg")
+        for (arguments, action) in [
+            (["consent"], "consent to"), (["consent", "--approve"], "consent to"), (["presence-check", "start"], "check"),
+            (["presence-check", "done"], "check"), (["documents", "submit", "--passport", image], "submit"),
+            (["documents", "select", "PASSPORT"], "choose"), (["otp", "resend"], "resend"), (["otp", "verify", "12345678"], "verify"),
+        ] {
+            let result = try harness.cli.run(["verification"] + arguments + ["--json"])
+            #expect(result.status == 65, "\(arguments): \(result.stderr)")
+            #expect(result.errorCode == "verification.wrongStep", "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains("the verification succeeded; there is nothing to \(action)"), "\(arguments): \(result.stderr)")
+            #expect(!result.stderr.contains("device remove"), "\(arguments): \(result.stderr)")
+        }
+        let documents = try harness.verification("documents", "status")
+        #expect(documents.status == 0, "\(documents.stderr)")
+        #expect(documents.stdout.contains("the verification succeeded; the server lists documents only while a verification is in progress"), "\(documents.stdout)")
+        #expect(try harness.verificationState() == "success")
     }
 
     @Test func aFailedPresenceCheckGoesBackToItAndExhaustedOTPsRestart() async throws {
@@ -308,6 +342,34 @@ extension DeviceHarness {
         #expect(harness.sandbox.requests.filter { $0.path == "/api/identity/document/submit" }.count == 1)
     }
 
+    /// Every chosen document accepted while the server needs others: the walk says so and
+    /// asks for the types again (it used to wait silently for ever); an empty or repeated
+    /// answer is asked again; the accepted document is not asked for again.
+    @Test func theRunAsksForOtherDocumentsWhenTheServerNeedsThem() async throws {
+        let harness = try await DeviceHarness.start()
+        defer { Task { try? await harness.shutdown() } }
+        let processID = try harness.onboard()
+        #expect(try harness.submitDocumentsUpTo(selecting: ["ID_CARD"]) == 0)
+        let submitted = try harness.verification("documents", "submit", "--id-card-front", harness.image("f.jpg"), "--id-card-back", harness.image("b.jpg"))
+        #expect(submitted.status == 0, "\(submitted.stderr)")
+
+        let run = try TerminalSession(harness.cli, ["verification", "run", "--poll-interval", "0.1"])
+        try await run.waitFor("the server needs other documents beside them")
+        #expect(run.text.contains("every chosen document (ID_CARD) is accepted"), "\(run.text)")
+        try await run.waitFor("Documents to scan")
+        run.type("\n")
+        try await run.waitFor("Documents to scan", count: 2)
+        run.type("ID_CARD ID_CARD\n")
+        try await run.waitFor("choose distinct document types")
+        try await run.waitFor("Documents to scan", count: 3)
+        run.type("ID_CARD PASSPORT\n")
+        try await run.waitFor("File of the PASSPORT front image: ")
+        #expect(!run.text.contains("File of the ID_CARD"), "\(run.text)")
+        run.type("\u{03}")
+        #expect(try await run.finish() == 130)
+        #expect(harness.sandbox.onboarding.identityPair(processID) == "DOCUMENT_UPLOAD/IN_PROGRESS")
+    }
+
     /// A consent not approved ends the walk with its own status and code (not Ctrl-C's 130);
     /// the end of input stops it on a line of its own.
     @Test func aDeclinedConsentAndTheEndOfInputEndTheWalkDistinctly() async throws {
@@ -412,7 +474,31 @@ extension VerificationCommandTests {
         let status = try harness.verification("status", "--json")
         #expect(status.object["state"] as? String == "scanDocument", "\(status.stdout)")
         let next = try #require(status.object["next"] as? String)
-        #expect(next.contains("the server needs other documents: choose the documents with `tokenctl verification documents select TYPE…`"), "\(next)")
+        #expect(next.contains("every chosen document (ID_CARD) is accepted, and the server needs other documents beside them"), "\(next)")
+        #expect(next.contains("`tokenctl verification documents select ID_CARD PASSPORT`"), "\(next)")
+
+        // Following the hint: the accepted ID card counts, only the passport is asked for.
+        let chosen = try harness.verification("documents", "select", "ID_CARD", "PASSPORT", "--json")
+        #expect(chosen.status == 0, "\(chosen.stderr)")
+        let documents = try #require(chosen.object["documents"] as? [[String: Any]])
+        #expect(documents.map { $0["state"] as? String } == ["accepted", "notUploaded"], "\(chosen.stdout)")
+        #expect(chosen.object["nextDocument"] as? String == "PASSPORT")
+        let passport = try harness.verification("documents", "submit", "--passport", harness.image("p.jpg"))
+        #expect(passport.status == 0, "\(passport.stderr)")
+    }
+
+    /// In another step `documents submit` names the step before it looks at the files: no
+    /// advice to add --reupload that the step would refuse.
+    @Test func documentsSubmittedInAnotherStepNameTheStep() async throws {
+        let harness = try await DeviceHarness.start()
+        defer { Task { try? await harness.shutdown() } }
+        _ = try harness.onboard()
+        #expect(try harness.submitDocuments() == "presenceCheck")
+        let again = try harness.verification("documents", "submit", "--passport", harness.image("p2.jpg"), "--json")
+        #expect(again.status == 65, "\(again.stderr)")
+        #expect(again.errorCode == "verification.wrongStep")
+        #expect(again.stderr.contains("the verification is in state presenceCheck, not scanDocument"), "\(again.stderr)")
+        #expect(!again.stderr.contains("--reupload"), "\(again.stderr)")
     }
 
     /// Choosing documents before the consent is approved names the state the server is in,

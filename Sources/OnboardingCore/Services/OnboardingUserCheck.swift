@@ -57,11 +57,14 @@ public struct OnboardingUserCheck: UserActivationCheck {
         return .finished
     }
 
-    /// The refusal for a started verification, by its state: an end state is left only by
-    /// a new onboarding, a failed verification by a restart; any other state is finished
+    /// The refusal for a started verification, by its state: a failed or rejected
+    /// verification is left by a restart (the server allows a new one within the process's
+    /// limits), the other end states only by a new onboarding; any other state is finished
     /// by going on.
     static func refusal(verification state: VerificationState) -> UserActivationStatus {
         switch state {
+        case .endstate(.rejected):
+            .notFinished(reason: "identity verification was rejected", nextStep: .restartVerification)
         case .endstate(let reason):
             .notFinished(reason: "identity verification ended without success (\(reason.rawValue))", nextStep: .removeDeviceLocallyAndOnboard)
         case .failed:

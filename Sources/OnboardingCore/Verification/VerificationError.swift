@@ -26,7 +26,11 @@ public struct VerificationError: GuidedError, Equatable, CustomStringConvertible
 
     static let activationNotActive = Self(.verificationActivationNotActive, "the device activation is no longer active on the server", next: .removeDeviceLocallyAndOnboard)
 
-    static let nothingToRestart = Self(.verificationWrongStep, "the verification succeeded; there is nothing to restart", next: nil)
+    /// A command after the verification succeeded: the server refuses every call but status
+    /// then ("ONBOARDING_FAILED"), which is not an end state.
+    static func succeeded(nothingTo action: String) -> Self {
+        Self(.verificationWrongStep, "the verification succeeded; there is nothing to \(action)", next: nil)
+    }
 
     static let cancelVerified = Self(
         .verificationWrongStep,
@@ -34,8 +38,9 @@ public struct VerificationError: GuidedError, Equatable, CustomStringConvertible
         next: nil
     )
 
-    static func wrongStep(_ state: VerificationState, needs: String) -> Self {
-        Self(.verificationWrongStep, "the verification is in state \(state.name), not \(needs)", next: .verificationStatus)
+    static func wrongStep(_ state: VerificationState, needs: String, action: String) -> Self {
+        if state == .success { return succeeded(nothingTo: action) }
+        return Self(.verificationWrongStep, "the verification is in state \(state.name), not \(needs)", next: .verificationStatus)
     }
 
     /// The server codes that name a state: an end state or a restartable failure.

@@ -38,10 +38,17 @@ public struct VerificationProcess: Sendable {
         }
     }
 
-    /// The documents the server holds for this verification.
-    public func documents() async throws -> [ServerDocument] {
+    /// The documents the server holds for this verification; nil once it succeeded (the
+    /// server lists a process's documents only while its verification is in progress).
+    public func documents() async throws -> [ServerDocument]? {
         let last = try requireLastStatus()
-        return try await serverDocuments(processID: last.processID)
+        do {
+            return try await serverDocuments(processID: last.processID)
+        } catch let error as VerificationError where error.code == .verificationEndstate {
+            // The server's "ONBOARDING_FAILED", also its answer once the process finished.
+            if case .success? = try? await status() { return nil }
+            throw error
+        }
     }
 
     private func serverDocuments(processID: String) async throws -> [ServerDocument] {
@@ -53,7 +60,7 @@ public struct VerificationProcess: Sendable {
 
     public func consentText() async throws -> String {
         let last = try requireLastStatus()
-        let answer = try await guarded(needs: .intro) { try await api.call("/api/identity/consent/text", ["processId": last.processID, "consentType": "GDPR"], .token) }
+        let answer = try await guarded(needs: .intro, action: "consent to") { try await api.call("/api/identity/consent/text", ["processId": last.processID, "consentType": "GDPR"], .token) }
         guard let text = answer["consentText"] as? String else { throw OnboardingError(.networkBadServerResponse, httpStatus: 200, detail: "consentText missing") }
         return text
     }
@@ -61,7 +68,7 @@ public struct VerificationProcess: Sendable {
     /// Approves the consent and starts the verification: next, the document types.
     public func approveConsent() async throws -> VerificationState {
         let last = try requireLastStatus()
-        try await guarded(needs: .intro) {
+        try await guarded(needs: .intro, action: "consent to") {
             _ = try await api.call("/api/identity/consent/approve", ["processId": last.processID, "approved": true, "consentType": "GDPR"], .signature)
             _ = try await api.call("/api/identity/init", ["processId": last.processID], .signature)
         }
@@ -80,19 +87,23 @@ public struct VerificationProcess: Sendable {
         // A server may take the SDK's init in any state; the choice fits only once the
         // consent is approved (or to choose again while scanning).
         let current = try await status()
-        guard Step.scanning.accepts(current) else { throw VerificationError.wrongStep(current, needs: "documentsToScanSelect") }
+        guard Step.scanning.accepts(current) else { throw VerificationError.wrongStep(current, needs: "documentsToScanSelect", action: "choose") }
         let last = try requireLastStatus()
         let challenge = UUID().uuidString
-        _ = try await guarded(needs: .scanning) {
+        _ = try await guarded(needs: .scanning, action: "choose") {
             try await api.call("/api/identity/document/init-sdk", ["processId": last.processID, "attributes": ["sdk-init-token": challenge]], .signedEncrypted)
         }
         try records.saveChosenTypes(types)
-        return .scanDocument(ScanProcess(types: types, serverDocuments: []))
+        // What the server already holds counts: an accepted document is not asked for again.
+        return .scanDocument(ScanProcess(types: types, serverDocuments: try await serverDocuments(processID: last.processID)))
     }
 
     /// Uploads document images, checked whole (against what the server already has) before
     /// anything is sent. Without chosen types, the files' types become the choice.
     public func submitDocuments(_ files: [DocumentImageFile], reupload: Bool) async throws -> VerificationState {
+        // The step first: in another state, what the files lack (--reupload) is not the point.
+        let current = try await status()
+        guard Step.scanning.accepts(current) else { throw VerificationError.wrongStep(current, needs: Step.scanning.name, action: "submit") }
         let last = try requireLastStatus()
         let chosen = try records.load().chosenTypes ?? DocumentType.scannable.filter { type in files.contains { $0.type == type } }
         if let other = files.first(where: { !chosen.contains($0.type) }) {
@@ -101,7 +112,7 @@ public struct VerificationProcess: Sendable {
         let process = ScanProcess(types: chosen, serverDocuments: try await serverDocuments(processID: last.processID))
         let planned = try DocumentSubmission.plan(files, reupload: reupload, process: process)
         let object = DocumentSubmission.requestObject(processID: last.processID, documents: planned, archive: try DocumentSubmission.archive(planned))
-        _ = try await guarded(needs: .scanning) { try await api.call("/api/identity/document/submit", object, .tokenEncrypted, timeout: .documentSubmit) }
+        _ = try await guarded(needs: .scanning, action: "submit") { try await api.call("/api/identity/document/submit", object, .tokenEncrypted, timeout: .documentSubmit) }
         try records.saveChosenTypes(chosen)
         return .processing(.documentUpload)
     }
@@ -111,13 +122,13 @@ public struct VerificationProcess: Sendable {
     /// Starts a presence check: the session attributes for the presence-check SDK.
     public func presenceCheckInit() async throws -> [String: String] {
         let last = try requireLastStatus()
-        let answer = try await guarded(needs: .presenceCheck) { try await api.call("/api/identity/presence-check/init", ["processId": last.processID], .signedEncrypted) }
+        let answer = try await guarded(needs: .presenceCheck, action: "check") { try await api.call("/api/identity/presence-check/init", ["processId": last.processID], .signedEncrypted) }
         return (answer["sessionAttributes"] as? [String: Any])?.compactMapValues { $0 as? String } ?? [:]
     }
 
     public func presenceCheckSubmit() async throws -> VerificationState {
         let last = try requireLastStatus()
-        _ = try await guarded(needs: .presenceCheck) { try await api.call("/api/identity/presence-check/submit", ["processId": last.processID], .signature) }
+        _ = try await guarded(needs: .presenceCheck, action: "check") { try await api.call("/api/identity/presence-check/submit", ["processId": last.processID], .signature) }
         return .processing(.verifyingPresence)
     }
 
@@ -128,7 +139,7 @@ public struct VerificationProcess: Sendable {
     public func verifyOTP(_ code: String) async throws -> VerificationState {
         try await requireOTPStep()
         let last = try requireLastStatus()
-        let answer = try await guarded(needs: .otp) { try await api.call("/api/identity/otp/verify", ["processId": last.processID, "otpCode": code], .encryptedOnly) }
+        let answer = try await guarded(needs: .otp, action: "verify") { try await api.call("/api/identity/otp/verify", ["processId": last.processID, "otpCode": code], .encryptedOnly) }
         guard let verified = answer["verified"] as? Bool else { throw OnboardingError(.networkBadServerResponse, httpStatus: 200, detail: "verified missing") }
         if verified { return .processing(.other) }
         let remaining = answer["remainingAttempts"] as? Int ?? 0
@@ -139,7 +150,7 @@ public struct VerificationProcess: Sendable {
     public func resendOTP() async throws {
         let last = try requireLastStatus()
         do {
-            _ = try await guarded(needs: .otp) { try await api.call("/api/identity/otp/resend", ["processId": last.processID], .signature) }
+            _ = try await guarded(needs: .otp, action: "resend") { try await api.call("/api/identity/otp/resend", ["processId": last.processID], .signature) }
         } catch let error as OnboardingError where error.serverCode == "ONBOARDING_OTP_FAILED" {
             throw VerificationError.tooEarly
         }
@@ -158,7 +169,7 @@ public struct VerificationProcess: Sendable {
 
     /// Ends this verification on the server; it can start again from the intro.
     public func restart() async throws -> VerificationState {
-        if case .success = try await status() { throw VerificationError.nothingToRestart }
+        if case .success = try await status() { throw VerificationError.succeeded(nothingTo: "restart") }
         let last = try requireLastStatus()
         _ = try await guarded(needs: nil) { try await api.call("/api/identity/cleanup", ["processId": last.processID], .signature) }
         try records.saveStatus(.init(processID: last.processID, phase: nil, status: .notInitialized))
@@ -181,9 +192,9 @@ public struct VerificationProcess: Sendable {
 
     /// Before an OTP call: the server's state, which must be the OTP step. Before it, no OTP
     /// exists, and the server's answer ("failed") would not say why.
-    func requireOTPStep() async throws {
+    func requireOTPStep(action: String = "verify") async throws {
         let current = try await status()
-        guard Step.otp.accepts(current) else { throw VerificationError.wrongStep(current, needs: Step.otp.name) }
+        guard Step.otp.accepts(current) else { throw VerificationError.wrongStep(current, needs: Step.otp.name, action: action) }
     }
 
     func requireLastStatus() throws -> VerificationStore.LastStatus {
@@ -193,17 +204,22 @@ public struct VerificationProcess: Sendable {
 
     /// Runs a call and turns its failure into what the contract says: a device activation
     /// that is no longer active, a server code that names a state, or, for an event the
-    /// server refuses in another state, the state it is in.
-    func guarded<T>(needs step: Step?, _ call: () async throws -> T) async throws -> T {
+    /// server refuses in another state, the state it is in. After a verification succeeded the
+    /// server refuses every call but status with the end state's code: that is `action`'s
+    /// "nothing to".
+    func guarded<T>(needs step: Step?, action: String? = nil, _ call: () async throws -> T) async throws -> T {
         do {
             return try await call()
         } catch {
             guard !(error is VerificationError), !Self.isOffline(error) else { throw error }
             if let state = try? await powerAuth.status().state, state != "ACTIVE" { throw VerificationError.activationNotActive }
             guard let error = error as? OnboardingError else { throw error }
+            if let action, error.serverCode == "ONBOARDING_FAILED", case .success? = try? await status() {
+                throw VerificationError.succeeded(nothingTo: action)
+            }
             if let mapped = VerificationError.forServerCode(error.serverCode, message: error.serverMessage) { throw mapped }
             if let step, error.serverCode == "ERROR_GENERIC", let current = try? await status(), !step.accepts(current) {
-                throw VerificationError.wrongStep(current, needs: step.name)
+                throw VerificationError.wrongStep(current, needs: step.name, action: action ?? "do")
             }
             throw error
         }

@@ -9,14 +9,18 @@ public enum VerificationWalkStep: Sendable, Equatable {
     /// Ask which document types to scan.
     case selectDocuments
     /// Ask for the images of these documents: the rejected ones again first (`reupload`),
-    /// else the ones not uploaded yet. Empty: every one is accepted; wait for the server.
+    /// else the ones not uploaded yet.
     case submitDocuments([ScanProcess.Document], reupload: Bool)
+    /// Every chosen document is accepted and the server still waits for documents: it needs
+    /// others beside these. Ask which document types to scan again.
+    case chooseOtherDocuments(accepted: [DocumentType])
     /// Start the presence check, wait for the user to do it, then say it is done.
     case presenceCheck
     /// Ask for the OTP.
     case enterOTP
-    /// The verification failed: offer to start it again.
-    case offerRestart
+    /// The verification failed, or was rejected: offer to start it again (the server allows
+    /// a new verification either way, within the process's limits).
+    case offerRestart(rejected: Bool)
     /// Nothing more to do: the user is verified, or the verification ended for good.
     case finished(verified: Bool)
 
@@ -28,10 +32,15 @@ public enum VerificationWalkStep: Sendable, Equatable {
         case .scanDocument(let scan):
             let todo = scan.documents.filter { $0.uploadState != .accepted }
             let rejected = todo.filter { $0.uploadState == .rejected }
-            self = rejected.isEmpty ? .submitDocuments(todo, reupload: false) : .submitDocuments(rejected, reupload: true)
+            if todo.isEmpty {
+                self = .chooseOtherDocuments(accepted: scan.documents.map(\.type))
+            } else {
+                self = rejected.isEmpty ? .submitDocuments(todo, reupload: false) : .submitDocuments(rejected, reupload: true)
+            }
         case .presenceCheck: self = .presenceCheck
         case .otp: self = .enterOTP
-        case .failed: self = .offerRestart
+        case .failed: self = .offerRestart(rejected: false)
+        case .endstate(.rejected): self = .offerRestart(rejected: true)
         case .endstate: self = .finished(verified: false)
         case .success: self = .finished(verified: true)
         }

@@ -86,12 +86,10 @@ struct VerificationWalk {
             case .approveConsent:
                 if let outcome = try await consent() { return outcome }
             case .selectDocuments:
-                guard let types = ask("Documents to scan (ID_CARD, PASSPORT, DRIVING_LICENSE; e.g. ID_CARD PASSPORT): ") else { return .stopped }
-                do {
-                    _ = try await process.selectDocumentTypes(try types.split(separator: " ").map { try DocumentsSelect.documentType(String($0)) })
-                } catch let error as UsageError {
-                    say(error.message)
-                }
+                guard try await chooseDocuments() else { return .stopped }
+            case .chooseOtherDocuments(let accepted):
+                say(VerificationText.otherDocuments(accepted))
+                guard try await chooseDocuments() else { return .stopped }
             case .submitDocuments(let documents, let reupload):
                 guard try await submit(documents, reupload: reupload) else { return .stopped }
             case .presenceCheck:
@@ -105,16 +103,32 @@ struct VerificationWalk {
                 } catch let error as VerificationError where error.code == .verificationWrongOTP || error.code == .verificationOTPFailed {
                     say(error.message)
                 }
-            case .offerRestart:
-                say("identity verification failed")
+            case .offerRestart(let rejected):
+                say(rejected ? "identity verification was rejected" : "identity verification failed")
                 guard ask("Start again? [y/N] ").map(Self.isYes) == true else {
-                    say("next          \(VerificationText.next(.failed))")
+                    say("next          \(VerificationText.next(state))")
                     return .ended
                 }
                 _ = try await process.restart()
             case .finished(let verified):
                 VerificationText.lines(state).forEach(say)
                 return verified ? .verified : .ended
+            }
+        }
+    }
+
+    /// Asks for the document types until a choice is taken (an unknown, repeated or empty
+    /// answer is asked again); false at end of input.
+    private func chooseDocuments() async throws -> Bool {
+        while true {
+            guard let answer = ask("Documents to scan (ID_CARD, PASSPORT, DRIVING_LICENSE; e.g. ID_CARD PASSPORT): ") else { return false }
+            do {
+                _ = try await process.selectDocumentTypes(try answer.split(separator: " ").map { try DocumentsSelect.documentType(String($0)) })
+                return true
+            } catch let error as UsageError {
+                say(error.message)
+            } catch let error as VerificationError where error.code == .verificationInvalidDocument {
+                say(error.message)
             }
         }
     }
@@ -129,13 +143,8 @@ struct VerificationWalk {
         return nil
     }
 
-    /// Asks for the images of `documents` (none: every one is accepted, the server is
-    /// working). A refused file is asked for again.
+    /// Asks for the images of `documents`. A refused file is asked for again.
     private func submit(_ documents: [ScanProcess.Document], reupload: Bool) async throws -> Bool {
-        if documents.isEmpty {
-            try await Task.sleep(for: .milliseconds(Int(pollInterval * 1000)))
-            return true
-        }
         while true {
             var files: [DocumentImageFile] = []
             for document in documents {

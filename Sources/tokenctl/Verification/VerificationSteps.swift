@@ -101,7 +101,14 @@ struct DocumentsStatus: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors(json: output.json) {
-            let documents = try await global.withVerification { try await $0.documents() }
+            guard let documents = try await global.withVerification({ try await $0.documents() }) else {
+                let state = VerificationState.success
+                Output.print(
+                    json: output.json ? JSONObject(["documents": .array([]), "state": .string(state.name), "next": .string(VerificationText.next(state))]) : nil,
+                    lines: ["the verification succeeded; the server lists documents only while a verification is in progress"]
+                )
+                return
+            }
             Output.print(json: output.json ? VerificationText.documentsJSON(documents) : nil, lines: VerificationText.documentLines(documents))
         }
     }

@@ -18,16 +18,25 @@ enum VerificationText {
                     ? "send the rejected \(sideNames(document)) again with `tokenctl verification documents submit \(options(document.type, document.sidesToSubmit)) --reupload`"
                     : "submit \(document.type) (\(options(document.type))) with `tokenctl verification documents submit`"
             } else {
-                "every chosen document is accepted: run `tokenctl verification status`; if it stays at scanDocument, "
-                    + "the server needs other documents: \(NextStepText.command(.selectDocuments))"
+                otherDocuments(process.documents.map(\.type))
             }
         case .processing: "the server is working; run `tokenctl verification status` again in a few seconds"
         case .presenceCheck: NextStepText.command(.startPresenceCheck) + "; " + NextStepText.command(.finishPresenceCheck)
         case .otp: NextStepText.command(.verifyVerificationOTP) + " (a new one: `tokenctl verification otp resend`)"
         case .failed: NextStepText.command(.restartVerification)
+        case .endstate(.rejected): "start a new verification with `tokenctl verification restart` (the server allows a few per onboarding process; once they are spent, `tokenctl device remove --local`, then onboard again)"
         case .endstate: NextStepText.command(.removeDeviceLocallyAndOnboard)
         case .success: "none: the user is verified and may approve token activations (`tokenctl activate`)"
         }
+    }
+
+    /// Every chosen document accepted while the server waits for documents: it needs others
+    /// beside them. Names the accepted ones and a choice that adds one.
+    static func otherDocuments(_ accepted: [DocumentType]) -> String {
+        let names = accepted.map(\.rawValue).joined(separator: ", ")
+        let example = accepted + DocumentType.scannable.filter { !accepted.contains($0) }.prefix(1)
+        return "every chosen document (\(names)) is accepted, and the server needs other documents beside them: "
+            + "choose again, e.g. `tokenctl verification documents select \(example.map(\.rawValue).joined(separator: " "))`"
     }
 
     /// The `submit` options for a document type, for all its sides or the ones given.
@@ -98,10 +107,14 @@ enum VerificationText {
 
     static func documentLines(_ documents: [ServerDocument]) -> [String] {
         guard !documents.isEmpty else { return ["no documents on the server"] }
-        return documents.map { document in
-            let cells = [document.type.rawValue, document.side?.rawValue ?? "-", document.status.rawValue, document.id]
-            return cells.map { TableCell.pad(SafeText.escaped($0), 16) }.joined(separator: " ")
-                + (document.errors.isEmpty ? "" : " " + SafeText.escaped(document.errors.joined(separator: "; ")))
+        let rows = [["TYPE", "SIDE", "STATUS", "ID", "ERRORS"]] + documents.map { document in
+            [document.type.rawValue, document.side?.rawValue ?? "-", document.status.rawValue, document.id, document.errors.joined(separator: "; ")].map(SafeText.escaped)
+        }
+        // Columns as wide as their widest cell; the last one unpadded, so no line ends in spaces.
+        let widths = (0..<4).map { column in rows.map { DisplayWidth.of($0[column]) }.max() ?? 0 }
+        return rows.map { row in
+            let line = (0..<4).map { TableCell.pad(row[$0], widths[$0]) }.joined(separator: "  ") + "  " + row[4]
+            return String(line.reversed().drop(while: { $0 == " " }).reversed())
         }
     }
 

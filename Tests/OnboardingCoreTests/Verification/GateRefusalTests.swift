@@ -5,7 +5,7 @@ import Testing
 /// state, the step its own commands name.
 @Suite struct GateRefusalTests {
     @Test(arguments: [
-        (VerificationState.endstate(.rejected), "identity verification ended without success (rejected)", NextStep.removeDeviceLocallyAndOnboard),
+        (VerificationState.endstate(.rejected), "identity verification was rejected", NextStep.restartVerification),
         (.endstate(.limitReached), "identity verification ended without success (limitReached)", .removeDeviceLocallyAndOnboard),
         (.failed, "identity verification failed", .restartVerification),
         (.intro, "identity verification has not ended (state intro)", .finishVerification),

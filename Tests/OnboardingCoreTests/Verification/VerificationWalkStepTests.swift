@@ -13,8 +13,10 @@ import Testing
         (.processing(.documentVerification), .wait(.documentVerification)),
         (.presenceCheck, .presenceCheck),
         (.otp(remainingAttempts: 3), .enterOTP),
-        (.failed, .offerRestart),
-        (.endstate(.rejected), .finished(verified: false)),
+        (.failed, .offerRestart(rejected: false)),
+        (.endstate(.rejected), .offerRestart(rejected: true)),
+        (.endstate(.limitReached), .finished(verified: false)),
+        (.endstate(.other), .finished(verified: false)),
         (.success, .finished(verified: true)),
     ])
     func eachStateHasItsStep(state: VerificationState, step: VerificationWalkStep) {
@@ -35,7 +37,12 @@ import Testing
     @Test func newDocumentsAreAskedForAndAcceptedOnesAreNot() {
         let scan = ScanProcess(types: [.idCard, .passport], serverDocuments: [Self.accepted, ServerDocument(id: "b", type: .idCard, side: .back, status: .accepted)])
         #expect(VerificationWalkStep(.scanDocument(scan)) == .submitDocuments([scan.documents[1]], reupload: false))
+    }
+
+    /// Every chosen document accepted while the server still waits for documents: it needs
+    /// others, so the walk asks for the types again (it used to wait for ever).
+    @Test func everyChosenDocumentAcceptedAsksForOthers() {
         let done = ScanProcess(types: [.idCard], serverDocuments: [Self.accepted])
-        #expect(VerificationWalkStep(.scanDocument(done)) == .submitDocuments([], reupload: false))
+        #expect(VerificationWalkStep(.scanDocument(done)) == .chooseOtherDocuments(accepted: [.idCard]))
     }
 }

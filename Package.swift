@@ -67,7 +67,7 @@ let package = Package(
         // sqlite3_config, variadic, for SQLite's process-wide settings.
         .systemLibrary(name: "CSQLite"),
         .target(name: "ErrorCodes"),
-        .target(name: "HTTPTransport", dependencies: ["CCurl", "ErrorCodes"]),
+        .target(name: "HTTPTransport", dependencies: ["CCurl", "ErrorCodes", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "WalletModel",
             dependencies: [

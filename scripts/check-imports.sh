@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 # target: allowed imports (system and language modules are always allowed).
 declare -A allowed=(
   [ErrorCodes]=""
-  [HTTPTransport]="CCurl ErrorCodes"
+  [HTTPTransport]="CCurl ErrorCodes Logging"
   [WalletModel]="ErrorCodes Crypto Logging"
   [Storage]="CSQLite ErrorCodes WalletModel GRDB GRDBSQLite Logging"
   [PostgresStorage]="ErrorCodes WalletModel PostgresNIO Logging NIOCore NIOPosix NIOSSL"

@@ -62,8 +62,8 @@ extension ExitStatus {
     public var meaning: String {
         switch self {
         case .success: "success: APPROVED, already activated, or done"
-        case .declined: "DECLINED; a wrong OTP with attempts left; a consent not approved"
-        case .failed: "FAILED; an onboarding process failed"
+        case .declined: "DECLINED; a wrong OTP or PIN with attempts left; a consent not approved"
+        case .failed: "FAILED; an onboarding process or identity verification failed or ended; a login blocked or refused"
         case .usage: "usage error: bad flags, arguments or option values"
         case .rejectedInput: "rejected input: a deeplink, import file, colliding record, broken audit chain"
         case .notFound: "no activatable or matching record"
@@ -71,7 +71,7 @@ extension ExitStatus {
         case .databaseError: "database I/O error"
         case .temporary: "temporary: in progress elsewhere, or the database stayed locked"
         case .protocolError: "a server answered outside its contract"
-        case .userActivationRequired: "user activation required, or the device activation refused"
+        case .userActivationRequired: "user activation or a PIN login required, or the device activation refused"
         case .configuration: "configuration error"
         }
     }

@@ -1,5 +1,6 @@
 import CCurl
 import Dispatch
+import Logging
 import Synchronization
 
 /// ``HTTPTransport`` on libcurl's easy interface. One easy handle is kept for the life of
@@ -42,6 +43,7 @@ public final class CurlTransport: HTTPTransport {
 
 /// Owns a `CURL*` and the buffers of the request in progress.
 final class EasyHandle: @unchecked Sendable {
+    private static let logger = Logger(label: "tokenctl.http")
     private let curl: UnsafeMutableRawPointer
     private var responseBody: [UInt8] = []
     private var responseLimit = 0
@@ -158,6 +160,8 @@ final class EasyHandle: @unchecked Sendable {
         let sent = requestSize > 0 || code == CURLE_SEND_FAIL_REWIND || refusedResend
         let message = String(cString: errorBuffer)
         let detail = message.isEmpty ? String(cString: tokenctl_curl_easy_strerror(code)) : message
+        // The library's own text, for whoever debugs; messages say it in words (TransportError.words).
+        Self.logger.debug("libcurl failed", metadata: ["code": "\(code.rawValue)", "detail": "\(detail)"])
         if code == CURLE_RECV_ERROR || code == CURLE_SEND_ERROR, let refusal = handshakeRefusal(message: message, detail: detail, sent: sent) {
             return refusal
         }

@@ -42,5 +42,36 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
     /// Only failures that provably never reached the server, and that may pass, are retried.
     public var isRetryable: Bool { !wasSent && (kind == .connectionRefused || kind == .dnsFailure) }
 
-    public var description: String { "\(code): \(detail)" }
+    public var description: String { "\(code): \(words)" }
+
+    /// What happened, in words for people: the HTTP library's own text (`detail`) belongs
+    /// in debug logs, not in messages.
+    public var words: String {
+        switch kind {
+        case .connectionRefused: "the connection was refused"
+        case .dnsFailure: "the host name does not resolve"
+        case .connectTimeout: "no connection within the connect timeout"
+        case .tls: "the TLS handshake failed (\(tlsReason))"
+        case .tlsFiles: "the TLS library refused the CA bundle, client certificate or key"
+        case .timeout: "no complete answer within the timeout"
+        case .connectionLost: "the connection broke before a complete answer"
+        case .responseTooLarge: "the answer is larger than the limit"
+        case .other: "the HTTP exchange failed"
+        }
+    }
+
+    /// The certificate problem the library names, in words.
+    private var tlsReason: String {
+        let text = detail.lowercased()
+        if text.contains("self-signed") || text.contains("self signed") { return "the server's certificate is self-signed and not trusted" }
+        if text.contains("expired") { return "the server's certificate has expired" }
+        if text.contains("local issuer") || text.contains("unknown ca") || text.contains("unable to get issuer") {
+            return "the server's certificate is not signed by a trusted certificate authority"
+        }
+        if text.contains("subject name") || text.contains("hostname") || text.contains("host name") || text.contains("no alternative certificate subject name") {
+            return "the server's certificate does not name this host"
+        }
+        if text.contains("certificate") { return "the server's certificate was not accepted" }
+        return "no secure connection could be agreed"
+    }
 }

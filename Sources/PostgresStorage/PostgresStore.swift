@@ -149,7 +149,13 @@ public final class PostgresStore: Sendable {
                 tls = .require(try NIOSSLContext(configuration: settings))
             } catch {
                 logger.debug("the TLS context could not be made", metadata: ["error": "\(error)"])
-                throw StorageError(.storageIO, "cannot use the CA file \(options.caFile ?? "(system)") of database.tls.ca-file: it is not readable PEM holding certificates")
+                // A CA file that is not PEM is the configuration's mistake (78), as
+                // `config check` and the other servers' TLS files say.
+                guard let caFile = options.caFile else {
+                    throw StorageError(.storageTLS, "the system's certificate authorities cannot be loaded for PostgreSQL's TLS; set database.tls.ca-file")
+                }
+                let invalid = ConfigurationError.fileInvalid(key: "database.tls.ca-file", path: caFile, expected: "PEM holding certificates")
+                throw StorageError(invalid.code, invalid.message)
             }
         }
         var configuration = PostgresConnection.Configuration(

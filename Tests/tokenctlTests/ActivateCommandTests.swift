@@ -95,6 +95,9 @@ import Testing
         #expect(result.status == 69)
         #expect(result.outcome == "ERROR")
         #expect(result.errorCode == "tmp.connectionRefused")
+        // Words, not the HTTP library's text (which a debug log keeps).
+        #expect(result.stderr.contains("TMP could not be reached (the connection was refused); nothing was sent"), "\(result.stderr)")
+        #expect(!result.stderr.contains("Failed to connect") && !result.stderr.contains("Couldn't connect"), "\(result.stderr)")
         // three tries, 100 and 300 ms apart
         #expect(ContinuousClock.now - started >= .milliseconds(400))
         #expect(try harness.state("SN1") == ["requiresActivation"])

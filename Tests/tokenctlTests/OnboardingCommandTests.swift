@@ -185,7 +185,14 @@ import Testing
         let unreachable = try activateToken(harness, environment: Self.gate.merging(["TOKENCTL_ONBOARDING_BASE_URL": "http://127.0.0.1:\(try unusedPort())"]) { $1 })
         #expect(unreachable.status == 69)
         #expect(unreachable.errorCode == "onboarding.unreachable")
+        #expect(unreachable.stderr.contains("the connection was refused"), "\(unreachable.stderr)")
+        #expect(!unreachable.stderr.contains("Failed to connect") && !unreachable.stderr.contains("transport.connectionRefused"), "\(unreachable.stderr)")
         #expect(harness.sandbox.activationRequestCount == 0)
+
+        // At debug level the library's own text is logged, for whoever looks into it.
+        let debugged = try activateToken(harness, environment: Self.gate.merging(["TOKENCTL_ONBOARDING_BASE_URL": "http://127.0.0.1:\(try unusedPort())", "TOKENCTL_LOG_LEVEL": "debug"]) { $1 })
+        #expect(debugged.status == 69)
+        #expect(debugged.stderr.contains("libcurl failed") && debugged.stderr.contains("Failed to connect"), "\(debugged.stderr)")
         #expect(try activateToken(harness).status == 0)
     }
 

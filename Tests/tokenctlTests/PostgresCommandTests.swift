@@ -84,11 +84,16 @@ import Testing
         #expect(refused.stderr.contains("offered a TLS certificate that was not accepted (its certificate could not be verified)"), "\(refused.stderr)")
         #expect(!refused.stderr.contains("BoringSSL") && !refused.stderr.contains(".build/") && !refused.stderr.contains(".cc:"), "\(refused.stderr)")
 
-        // A CA file that is not PEM is named in words too.
+        // A CA file that is not PEM is the configuration's mistake, with config check's code
+        // and words (78 config.fileInvalid), not an I/O error.
         var garbage = verified
-        garbage["TOKENCTL_DATABASE_TLS_CA_FILE"] = cli.write("ca.pem", "not a certificate\n")
-        let unusable = try cli.run(["wallet", "list"], environment: garbage)
-        #expect(unusable.stderr.contains("of database.tls.ca-file: it is not readable PEM holding certificates"), "\(unusable.stderr)")
+        let notPEM = cli.write("ca.pem", "not a certificate\n")
+        garbage["TOKENCTL_DATABASE_TLS_CA_FILE"] = notPEM
+        let unusable = try cli.run(["wallet", "list", "--json"], environment: garbage)
+        #expect(unusable.status == 78 && unusable.errorCode == "config.fileInvalid", "\(unusable.stdout)\(unusable.stderr)")
+        #expect(unusable.stderr.contains("database.tls.ca-file names \(notPEM), which is not PEM holding certificates"), "\(unusable.stderr)")
+        let checked = try cli.run(["config", "check", "--json"], environment: garbage)
+        #expect(checked.status == 78 && checked.stdout.contains("config.fileInvalid"), "\(checked.stdout)")
         #expect(!unusable.stderr.contains("OPENSSL") && !unusable.stderr.contains(".cc:"), "\(unusable.stderr)")
 
         // sslmode=require encrypts without checking; verify-full cannot check an IP address.

@@ -100,6 +100,12 @@ import Testing
         let emptyHost = try cli.run("--host-id", "", "activate", "mybank://activate?serialNumber=SN1")
         #expect(emptyHost.status == 64)
         #expect(emptyHost.stderr.hasPrefix("tokenctl: --host-id must name this host, not be empty (usage.invalid)"), "\(emptyHost.stderr)")
+        let emptyDatabase = try cli.run("--database", "", "wallet", "list")
+        #expect(emptyDatabase.status == 64, "\(emptyDatabase.stderr)")
+        #expect(emptyDatabase.stderr.hasPrefix("tokenctl: --database must name a SQLite database file, not be empty (usage.invalid)"), "\(emptyDatabase.stderr)")
+        let emptyConfig = try cli.run("wallet", "list", "--config", " ")
+        #expect(emptyConfig.status == 64, "\(emptyConfig.stderr)")
+        #expect(emptyConfig.stderr.hasPrefix("tokenctl: --config must name a configuration file, not be empty (usage.invalid)"), "\(emptyConfig.stderr)")
 
         let password = try cli.run("db", "copy", "--to", "postgres://tokenctl:s3cret@db.mybank.net/tokenctl")
         #expect(password.status == 64)

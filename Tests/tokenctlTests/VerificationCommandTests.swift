@@ -460,6 +460,14 @@ extension VerificationCommandTests {
         let forced = try harness.verification("cancel", "--force")
         #expect(forced.status == 0, "\(forced.stderr)")
         #expect(try harness.device("show", "--json").errorCode == "powerauth.notActivated")
+
+        // Cancelling again, forced or not, gets one answer: no device activation, onboard.
+        for arguments in [["cancel", "--json"], ["cancel", "--force", "--json"]] {
+            let again = try harness.cli.run(["verification"] + arguments)
+            #expect(again.status == 77, "\(arguments): \(again.stderr)")
+            #expect(again.errorCode == "powerauth.notActivated", "\(arguments): \(again.stderr)")
+            #expect(again.stderr.contains("tokenctl onboarding start"), "\(arguments): \(again.stderr)")
+        }
     }
 
     /// Every chosen document accepted while the server still waits at scanDocument: the hint

@@ -34,8 +34,8 @@ public struct LoginError: GuidedError, Equatable {
 
     static func transport(_ error: TransportError, server: String) -> LoginError {
         switch error.kind {
-        case .tls, .tlsFiles: LoginError(.loginTLS, "TLS with \(server) failed: \(error.detail)")
-        default: LoginError(.loginUnreachable, "\(server) cannot be reached: \(error.detail)")
+        case .tls, .tlsFiles: LoginError(.loginTLS, "TLS with \(server) failed: \(error.words)")
+        default: LoginError(.loginUnreachable, "\(server) cannot be reached: \(error.words)")
         }
     }
 

@@ -60,7 +60,7 @@ public enum PowerAuthClientError: GuidedError, Equatable {
         case .authenticationFailed(let message): "the server refused the authentication: \(message)"
         case .protocolError(let why): "unexpected answer from the PowerAuth server: \(why)"
         case let .serverError(status, message): "the PowerAuth server failed with HTTP \(status): \(message)"
-        case .unreachable(let error): "the PowerAuth server is unreachable: \(error.description)"
+        case .unreachable(let error): "the PowerAuth server is unreachable: \(error.words)"
         case .invalidPIN(let why): why
         case .noToken(let instance): "no token stored for instance \"\(instance)\""
         case .wrongPIN(let remaining): "wrong PIN: the server refused the signature; \(remaining) attempt\(remaining == 1 ? "" : "s") left before the device activation is blocked"

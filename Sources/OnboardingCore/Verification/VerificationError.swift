@@ -65,7 +65,7 @@ public struct VerificationError: GuidedError, Equatable, CustomStringConvertible
     }
 
     static func endstate(_ reason: VerificationState.EndstateReason, _ detail: String? = nil) -> Self {
-        Self(.verificationEndstate, "identity verification ended for good (\(reason.rawValue)\(detail.map { ", \($0)" } ?? ""))", next: .removeDeviceLocallyAndOnboard)
+        Self(.verificationEndstate, "the server ended the onboarding process (\(reason.rawValue)\(detail.map { ", \($0)" } ?? ""))", next: .removeDeviceLocallyAndOnboard)
     }
 
     static let tooEarly = Self(.verificationTooEarly, "a new OTP cannot be sent yet; wait for the resend period", next: .verifyVerificationOTP)

@@ -181,6 +181,8 @@ public struct VerificationProcess: Sendable {
     /// A verification that succeeded is not cancelled unless `force`: cancelling discards the
     /// verified device activation.
     public func cancelWholeProcess(force: Bool = false) async throws {
+        // Forced or not, no device activation here is one answer: onboard (not "run status").
+        _ = try powerAuth.requireActivation()
         if !force, case .success = try await status() { throw VerificationError.cancelVerified }
         let last = try requireLastStatus()
         try await onboarding.cleanup(processID: last.processID)

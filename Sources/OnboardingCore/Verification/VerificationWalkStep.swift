@@ -21,7 +21,7 @@ public enum VerificationWalkStep: Sendable, Equatable {
     /// The verification failed, or was rejected: offer to start it again (the server allows
     /// a new verification either way, within the process's limits).
     case offerRestart(rejected: Bool)
-    /// Nothing more to do: the user is verified, or the verification ended for good.
+    /// Nothing more to do: the user is verified, or the server ended the onboarding process.
     case finished(verified: Bool)
 
     public init(_ state: VerificationState) {

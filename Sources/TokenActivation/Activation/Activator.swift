@@ -126,7 +126,7 @@ public struct Activator: Sendable {
             .success(TMPClient(transport: transport, baseURL: settings.tmp.baseURL, authentication: headers))
         }
         func failure(_ error: TransportError) -> Result<TMPClient, ActivationError> {
-            .failure(TMPAnswer(error).error ?? ActivationError(code: .tmpTransport, message: error.detail))
+            .failure(TMPAnswer(error).error ?? ActivationError(code: .tmpTransport, message: error.words))
         }
         if settings.tmp.transport == .multi && transports.isLibcurl {
             do {

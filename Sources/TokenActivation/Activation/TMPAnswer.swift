@@ -39,8 +39,8 @@ struct TMPAnswer: Sendable, Equatable {
 
     init(_ error: TransportError) {
         let message = error.wasSent
-            ? "TMP did not answer (\(error.detail)); the request was sent, so the activation may or may not have happened"
-            : "TMP could not be reached (\(error.detail)); nothing was sent"
+            ? "TMP did not answer (\(error.words)); the request was sent, so the activation may or may not have happened"
+            : "TMP could not be reached (\(error.words)); nothing was sent"
         self.init(outcome: error.wasSent ? .unknown : .error, error: ActivationError(code: Self.code(error.kind), message: message))
     }
 

@@ -24,14 +24,8 @@ struct GlobalOptions: ParsableArguments {
     var logFormat: String?
 
     func validate() throws {
-        if let logLevel, Logger.Level(rawValue: logLevel) == nil {
-            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
-        }
-        if let logFormat, LogFormat(rawValue: logFormat) == nil {
-            throw ValidationError("--log-format must be one of \(LogFormat.names)")
-        }
-        if let hostID, hostID.allSatisfy(\.isWhitespace) {
-            throw ValidationError("--host-id must name this host, not be empty")
+        if let problem = GlobalFlagValues.problem(config: config, database: database, hostID: hostID, logLevel: logLevel, logFormat: logFormat) {
+            throw ValidationError(problem)
         }
     }
 

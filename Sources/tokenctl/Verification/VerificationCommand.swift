@@ -16,8 +16,10 @@ struct VerificationCommand: AsyncParsableCommand {
             require-finished-user-activation). The server drives the flow: `verification status` \
             names the state and the command to run next; `verification run` walks the whole flow \
             on a terminal. Every command but status uses the process of the last successful status.
-            Exit codes: 0 ok; 2 wrong OTP, attempts left; 3 verification failed (restart it) or \
-            ended for good (remove the device activation and onboard again), or the OTP ran out; \
+            Exit codes: 0 ok; 2 wrong OTP, attempts left, or (run) the consent not approved \
+            (verification.consentNotApproved); 3 verification failed or rejected (restart it), the \
+            server ended the onboarding process (remove the device activation and onboard again), \
+            or the OTP ran out; \
             64 usage; 65 a refused document file or a command in the wrong state; 66 an unreadable \
             file; 69 server unreachable or failing; 75 run status first, \
             or the OTP resend period has not passed; 76 an answer no state fits; 77 no device \

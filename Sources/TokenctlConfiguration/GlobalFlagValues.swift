@@ -1,0 +1,23 @@
+import Logging
+
+/// The checks of the options every command takes (and `tokenctl serve`): a value that cannot
+/// be right is a usage error naming the flag, not a configuration error later.
+public enum GlobalFlagValues {
+    /// The first problem among the values given, nil when there is none.
+    public static func problem(config: String?, database: String?, hostID: String?, logLevel: String?, logFormat: String?) -> String? {
+        if let logLevel, Logger.Level(rawValue: logLevel) == nil {
+            return "--log-level must be one of trace, debug, info, notice, warning, error, critical"
+        }
+        if let logFormat, LogFormat(rawValue: logFormat) == nil {
+            return "--log-format must be one of \(LogFormat.names)"
+        }
+        if let hostID, isBlank(hostID) { return "--host-id must name this host, not be empty" }
+        if let database, isBlank(database) { return "--database must name a SQLite database file, not be empty" }
+        if let config, isBlank(config) { return "--config must name a configuration file, not be empty" }
+        return nil
+    }
+
+    private static func isBlank(_ value: String) -> Bool {
+        value.unicodeScalars.allSatisfy(\.properties.isWhitespace)
+    }
+}

@@ -23,7 +23,7 @@ extension APIResponder {
         do {
             let status = try await ActivationService.blocking { try driver.status(logger: logger) }
             check("database", nil)
-            check("schema", status.isCurrent ? nil : "\(status.pending.count) migration(s) pending: run tokenctl db migrate")
+            check("schema", status.isCurrent ? nil : "\(status.pending.count) \(status.pending.count == 1 ? "migration" : "migrations") pending: run tokenctl db migrate")
         } catch {
             check("database", Self.publicDetail(error as? any CodedError) ?? "the database cannot be used (storage.io)")
         }

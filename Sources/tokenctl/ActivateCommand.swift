@@ -100,12 +100,20 @@ struct ActivateCommand: AsyncParsableCommand {
         for warning in result.warnings { Output.error("warning: \(warning)") }
         if json {
             Output.line(result.json(reveal: reveal, message: message).text)
-        } else {
+        } else if !Self.stoppedByConfiguration(result) {
             Output.line(ActivationText.line(result, reveal: reveal))
         }
         if let error = result.error, let message { Output.error("\(message) (\(error.code.rawValue))") }
         Output.flush()
         if exitCode != 0 { throw ExitCode(exitCode) }
+    }
+}
+
+extension ActivateCommand {
+    /// A configuration that could not be used stops the run before any activation: the
+    /// message on standard error says it all, with no outcome line beside it.
+    static func stoppedByConfiguration(_ result: ActivationResult) -> Bool {
+        result.serialNumber == nil && result.error?.code.rawValue.hasPrefix("config.") == true
     }
 }
 

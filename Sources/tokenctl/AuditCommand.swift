@@ -35,19 +35,30 @@ struct AuditFilterOptions: ParsableArguments {
         if unfinished && outcome != nil {
             throw ValidationError("--unfinished lists attempts without an outcome; it cannot be combined with --outcome")
         }
-        if let outcome, Outcome(rawValue: outcome) == nil || outcome == Outcome.dryRun.rawValue {
-            throw ValidationError("--outcome must be one of \(Outcome.allCases.filter { $0 != .dryRun }.map(\.rawValue).joined(separator: ", "))")
+        if let outcome, Self.outcome(outcome) == nil {
+            throw ValidationError("--outcome must be one of \(Self.outcomes.map(\.rawValue).joined(separator: ", ")) (any case)")
         }
         for (name, value) in [("--since", since), ("--until", until)] {
             if let value, Timestamp(iso8601: value) == nil {
                 throw ValidationError("\(name) must be an ISO 8601 date or date-time, such as 2026-11-21 or 2026-11-21T06:10:00Z")
             }
         }
+        // An empty window is a mistake to name, not 0 entries to print.
+        if let since, let until, let from = Timestamp(iso8601: since), let to = Timestamp(iso8601Until: until), from > to {
+            throw ValidationError("--since \(since) is later than --until \(until); nothing could match")
+        }
+    }
+
+    /// The outcomes a filter names: every outcome but a dry run's, in any case.
+    static let outcomes = Outcome.allCases.filter { $0 != .dryRun }
+
+    static func outcome(_ text: String) -> Outcome? {
+        outcomes.first { $0.rawValue == text.uppercased() }
     }
 
     var filter: AuditFilter {
         AuditFilter(
-            serialNumber: serial, outcome: outcome, since: since.flatMap(Timestamp.init(iso8601:)),
+            serialNumber: serial, outcome: outcome.flatMap(Self.outcome)?.rawValue, since: since.flatMap(Timestamp.init(iso8601:)),
             until: until.flatMap(Timestamp.init(iso8601Until:)), unfinished: unfinished
         )
     }

@@ -135,7 +135,7 @@ struct SandboxCommand: AsyncParsableCommand {
             // relative to the configuration file instead.
             return URL(fileURLWithPath: powerAuthDirectory).standardizedFileURL.path
         }
-        var template = Array((NSTemporaryDirectory() + "/tokenctl-sandbox-XXXXXX").utf8CString)
+        var template = Array(((NSTemporaryDirectory() as NSString).appendingPathComponent("tokenctl-sandbox-XXXXXX")).utf8CString)
         guard let made = mkdtemp(&template) else { throw ValidationError("cannot create a temporary directory for the PowerAuth identity") }
         return String(cString: made)
     }

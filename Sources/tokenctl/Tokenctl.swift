@@ -64,6 +64,9 @@ struct Tokenctl: AsyncParsableCommand {
                 print("\(version)\n\(LibraryVersions.summary)")
                 return
             }
+            if arguments.first == "--version" || arguments.starts(with: ["--verbose", "--version"]) {
+                throw ValidationError("--version takes nothing but --verbose")
+            }
             if let deeplink = ActivateCommand.plainDeeplink(arguments) {
                 try await ActivateCommand.activate(deeplink: deeplink, device: nil, dryRun: false, json: false, reveal: false) {
                     try await GlobalOptions.defaultSettings()

@@ -16,8 +16,13 @@ import Testing
     @Test func anActivationStoppedByTheConfigurationNamesItNotTheDeeplink() throws {
         let result = try cli.run("activate", "mybank://activate?serialNumber=SN1", "--config", cli.directory.file("absent.json"))
         #expect(result.status == 78)
-        #expect(result.stdout == "ERROR: the configuration (config.fileMissing)\n", "\(result.stdout)")
-        #expect(!result.stdout.contains("deeplink"))
+        // The message alone, on standard error: no outcome line for a run that never started.
+        #expect(result.stdout.isEmpty, "\(result.stdout)")
+        #expect(result.stderr.contains("absent.json") && result.stderr.contains("(config.fileMissing)"), "\(result.stderr)")
+        #expect(!result.stderr.contains("deeplink"))
+        let gate = try cli.run(["activate", "mybank://activate?serialNumber=SN1"], environment: ["TOKENCTL_ONBOARDING_REQUIRE_FINISHED_USER_ACTIVATION": "maybe"])
+        #expect(gate.status == 78 && gate.stdout.isEmpty, "\(gate.stdout)")
+        #expect(gate.stderr.contains("TOKENCTL_ONBOARDING_REQUIRE_FINISHED_USER_ACTIVATION: expected true or false (config.invalidValue)"), "\(gate.stderr)")
         let bad = try cli.run("activate", "not a deeplink")
         #expect(bad.stdout.hasPrefix("ERROR: deeplink"))
     }

@@ -23,6 +23,13 @@ import Testing
         #expect((try again.jsonObject()["appliedNow"] as? [String]) == [])
         #expect(try cli.run(["db", "status"], environment: environment).status == 0)
 
+        // One pending migration is named in the singular.
+        try database.psql("CREATE TABLE schema_saved AS SELECT * FROM tokenctl_schema WHERE version = (SELECT max(version) FROM tokenctl_schema); DELETE FROM tokenctl_schema WHERE version IN (SELECT version FROM schema_saved)")
+        let one = try cli.run(["db", "status"], environment: environment)
+        #expect(one.status == 74 && one.stderr.contains("1 migration pending; run tokenctl db migrate"), "\(one.stderr)")
+        try database.psql("INSERT INTO tokenctl_schema SELECT * FROM schema_saved; DROP TABLE schema_saved")
+        #expect(try cli.run(["db", "status"], environment: environment).status == 0)
+
         // A schema from a newer tokenctl.
         try database.psql("INSERT INTO tokenctl_schema (version, name) VALUES (99, 'from-the-future')")
         let newer = try cli.run(["wallet", "list", "--json"], environment: environment)

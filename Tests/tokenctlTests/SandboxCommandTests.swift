@@ -120,6 +120,18 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: kept + "/server-identity.json"))
     }
 
+    /// The temporary folder's path is printed as a path, with no `//` where TMPDIR ends in
+    /// a slash.
+    @Test func theTemporaryFolderHasAPlainPath() throws {
+        var cli = CLI()
+        cli.environment["TMPDIR"] = cli.directory.path + "/"
+        let (running, _, directory) = try startSandbox(cli)
+        #expect(directory.hasPrefix(cli.directory.path + "/tokenctl-sandbox-"), "\(directory)")
+        #expect(!directory.contains("//"), "\(directory)")
+        kill(running.process.processIdentifier, SIGTERM)
+        _ = try running.finish()
+    }
+
     /// SBXSLOW must outlast a client with the default timeout, as documented.
     @Test func theDefaultSlowDelayIsPastTheDefaultClientTimeout() throws {
         let help = try CLI().run("sandbox", "--help").stdout

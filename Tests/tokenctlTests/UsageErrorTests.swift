@@ -96,6 +96,30 @@ import Testing
 
     /// A bad flag value names the flag and is a usage error (64), not a configuration error
     /// blamed on an environment variable nobody set.
+    /// Usage errors found once the command runs look like the parser's: the message, the
+    /// command's usage and where its help is.
+    @Test(arguments: [
+        (["verification", "documents", "select", "FOO"], "unknown document type FOO", "tokenctl verification documents select"),
+        (["verification", "otp", "verify", "--otp-file", "/nonexistent/otp"], "--otp-file /nonexistent/otp cannot be read", "tokenctl verification otp verify"),
+        (["--version", "extra"], "--version takes nothing but --verbose", "tokenctl"),
+        (["audit", "list", "--since", "2026-02-01", "--until", "2026-01-01"], "--since 2026-02-01 is later than --until 2026-01-01", "tokenctl audit list"),
+    ])
+    func lateUsageErrorsCarryTheUsage(arguments: [String], message: String, command: String) throws {
+        let result = try cli.run(arguments)
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("tokenctl: \(message)"), "\(result.stderr)")
+        #expect(result.stderr.contains("(usage.invalid)\nusage: "), "\(result.stderr)")
+        #expect(result.stderr.contains("see '\(command) --help'"), "\(result.stderr)")
+        #expect(result.stdout.isEmpty, "\(result.stdout)")
+    }
+
+    /// An outcome is named in any case, as the other enumerated values are.
+    @Test func anOutcomeIsTakenInAnyCase() throws {
+        let lower = try cli.run("audit", "list", "--outcome", "approved", "--json")
+        #expect(lower.status == 0, "\(lower.stderr)")
+        #expect(try cli.run("audit", "list", "--outcome", "dry_run").status == 64)
+    }
+
     @Test func badFlagValuesNameTheFlag() throws {
         let emptyHost = try cli.run("--host-id", "", "activate", "mybank://activate?serialNumber=SN1")
         #expect(emptyHost.status == 64)

@@ -35,6 +35,6 @@ struct DatabaseOutcome: CodedError {
         if status.isNewer {
             return DatabaseOutcome(code: .storageSchemaTooNew, message: "the database has schema version \(status.applied), newer than this tokenctl knows (\(status.known)); use a newer tokenctl")
         }
-        return DatabaseOutcome(code: .storageMigrationRequired, message: "\(status.pending.count) migrations pending; run tokenctl db migrate")
+        return DatabaseOutcome(code: .storageMigrationRequired, message: "\(status.pending.count) \(status.pending.count == 1 ? "migration" : "migrations") pending; run tokenctl db migrate")
     }
 }

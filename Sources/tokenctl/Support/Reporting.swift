@@ -12,6 +12,9 @@ import WalletModel
 func reportingErrors(json: Bool, _ body: () async throws -> Void) async throws {
     do {
         try await body()
+    } catch let error as UsageError {
+        // Reported as every usage error is, with the command's usage under it (Tokenctl.main).
+        throw ValidationError(error.message)
     } catch let error as any CodedError {
         Output.flush()
         if json {

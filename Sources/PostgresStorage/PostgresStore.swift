@@ -130,6 +130,7 @@ public final class PostgresStore: Sendable {
     }
 
     private static func configuration(_ options: PostgresOptions, logger: Logger) throws -> PostgresConnection.Configuration {
+        if let problem = options.passwordProblem { throw problem }
         let tls: PostgresConnection.Configuration.TLS
         switch options.tls {
         case .disable:

@@ -128,14 +128,11 @@ public final class Store: Sendable {
     /// there is no file yet.
     public static func appliedMigrations(atPath path: String) throws -> [String]? {
         guard access(path, F_OK) == 0 else { return nil }
-        var configuration = Configuration()
-        configuration.readonly = true
-        do {
-            let queue = try DatabaseQueue(path: path, configuration: configuration)
-            defer { try? queue.close() }
-            return try queue.read { db in try Array(Migrations.migrator.appliedIdentifiers(db)) }
-        } catch let error as DatabaseError {
-            throw StorageError.classify(error, path: path, busyTimeoutMilliseconds: 0) ?? .io(path: path, error.message ?? "\(error.resultCode)")
+        // Read-only, as the file may be this user's to read only (immutable when needed).
+        let queue = try readOnlyQueue(path: path, busyTimeoutMilliseconds: 0)
+        defer { try? queue.close() }
+        return try translatingOpenErrors(path: path, busyTimeoutMilliseconds: 0) {
+            try queue.read { db in try Array(Migrations.migrator.appliedIdentifiers(db)) }
         }
     }
 
@@ -194,34 +191,45 @@ public final class Store: Sendable {
         return access(path, W_OK) != 0 || access(parentDirectory(of: path), W_OK) != 0
     }
 
-    /// Read-only, no migration. When SQLite cannot use the write-ahead log's shared memory
-    /// (the -shm file is missing or not writable here), the file is opened immutable: it then
-    /// shows what was checkpointed, which every tokenctl process does when it closes.
+    /// Read-only, no migration, and a schema this binary reads.
     private static func openReadOnly(_ options: StoreOptions) throws -> DatabaseQueue {
+        let path = options.path
+        let queue = try readOnlyQueue(path: path, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
+        let complete = try translatingOpenErrors(path: path, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds) {
+            try queue.read { db in try Migrations.migrator.hasCompletedMigrations(db) }
+        }
+        guard complete else {
+            throw StorageError(.storageReadOnly, "the database \(path) has an older schema and this user cannot upgrade it; run any tokenctl command once as its owner")
+        }
+        return queue
+    }
+
+    /// The file opened read-only. When SQLite cannot use the write-ahead log's shared memory
+    /// (the -shm file is missing or not writable here), it is opened immutable: it then
+    /// shows what was checkpointed, which every tokenctl process does when it closes.
+    static func readOnlyQueue(path: String, busyTimeoutMilliseconds: Int) throws -> DatabaseQueue {
         var configuration = Configuration()
         configuration.readonly = true
-        configuration.busyMode = .timeout(Double(options.busyTimeoutMilliseconds) / 1000)
+        configuration.busyMode = .timeout(Double(busyTimeoutMilliseconds) / 1000)
         configuration.label = "tokenctl"
-        let path = options.path
-        func check(_ queue: DatabaseQueue) throws -> DatabaseQueue {
-            let complete = try queue.read { db in try Migrations.migrator.hasCompletedMigrations(db) }
-            guard complete else {
-                throw StorageError(.storageReadOnly, "the database \(path) has an older schema and this user cannot upgrade it; run any tokenctl command once as its owner")
-            }
-            return queue
-        }
-        do {
-            return try check(DatabaseQueue(path: path, configuration: configuration))
-        } catch let error as DatabaseError where [.SQLITE_CANTOPEN, .SQLITE_READONLY].contains(error.resultCode.primaryResultCode) {
-            let uri = "file:" + (path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path) + "?immutable=1"
+        return try translatingOpenErrors(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds) {
             do {
-                return try check(DatabaseQueue(path: uri, configuration: configuration))
-            } catch let error as DatabaseError {
-                throw StorageError.classify(error, path: path, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
-                    ?? .io(path: path, error.message ?? "\(error.resultCode)")
+                let queue = try DatabaseQueue(path: path, configuration: configuration)
+                // Opening is lazy: the first read is where the shared memory is needed.
+                try queue.read { db in _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
+                return queue
+            } catch let error as DatabaseError where [.SQLITE_CANTOPEN, .SQLITE_READONLY].contains(error.resultCode.primaryResultCode) {
+                let uri = "file:" + (path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path) + "?immutable=1"
+                return try DatabaseQueue(path: uri, configuration: configuration)
             }
+        }
+    }
+
+    private static func translatingOpenErrors<T>(path: String, busyTimeoutMilliseconds: Int, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
         } catch let error as DatabaseError {
-            throw StorageError.classify(error, path: path, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
+            throw StorageError.classify(error, path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
                 ?? .io(path: path, error.message ?? "\(error.resultCode)")
         }
     }

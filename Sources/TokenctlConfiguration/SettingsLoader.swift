@@ -203,16 +203,22 @@ public struct SettingsLoader: Sendable {
             throw ConfigurationError.invalidValue(key: ConfigKeys.databaseURL, origin: origin, expected: "postgres://USER@HOST[:PORT]/DATABASE[?sslmode=verify-full]: \(error.reason)")
         }
         let passwordFile = try layers.path(ConfigKeys.databasePasswordFile)
-        let password = try SecretFile.secret(
-            file: passwordFile, key: ConfigKeys.databasePasswordFile,
-            variable: ConfigKeys.Secret.databasePassword.variable, environment: environment
-        )
+        var password: String?, passwordProblem: ConfigurationError?
+        do {
+            password = try SecretFile.secret(
+                file: passwordFile, key: ConfigKeys.databasePasswordFile,
+                variable: ConfigKeys.Secret.databasePassword.variable, environment: environment
+            )
+        } catch {
+            passwordProblem = error
+        }
         var options = PostgresOptions(
             host: url.host, port: url.port, user: url.user, database: url.database, tls: url.tls, password: password,
             caFile: try layers.path(ConfigKeys.databaseCAFile), hostID: settings.hostID, leaseMilliseconds: settings.leaseMilliseconds
         )
         options.connectTimeoutMilliseconds = settings.tmp.connectTimeoutMilliseconds
         options.passwordFile = passwordFile
+        options.passwordProblem = passwordProblem
         return options
     }
 

@@ -174,6 +174,25 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: cli.directory.file("new.sqlite")))
     }
 
+    /// A PostgreSQL password file that is readable by others or missing is one line of
+    /// the list, beside the other parts, not a load error that hides them; any other command
+    /// stops on it with the same code.
+    @Test func aPasswordFileProblemIsListedWithTheOtherParts() throws {
+        let password = cli.write("db.password", "secret\n")
+        chmod(password, 0o644)
+        let url = "postgres://tokenctl@127.0.0.1:1/tokenctl?sslmode=disable"
+        for (file, code) in [(password, "config.secretPermissions"), (cli.directory.file("absent.password"), "config.secretMissing")] {
+            let environment = ["TOKENCTL_DATABASE_URL": url, "TOKENCTL_DATABASE_PASSWORD_FILE": file]
+            let result = try cli.run(["config", "check"], environment: environment)
+            #expect(result.status == 78, "\(result.stderr)")
+            #expect(result.stdout.contains("ok    tmp ") && result.stdout.contains("FAIL  database       \(code)\n"), "\(result.stdout)")
+            #expect(result.stdout.hasSuffix("1 problem (below on standard error)\n"), "\(result.stdout)")
+            #expect(result.stderr.contains(file), "\(result.stderr)")
+            let list = try cli.run(["wallet", "list", "--json"], environment: environment)
+            #expect(list.status == 78 && list.errorCode == code, "\(list.stdout)")
+        }
+    }
+
     /// The lease's host id and length are shown as in effect, on SQLite too; the length
     /// follows the TMP timeouts it is derived from.
     @Test func showNamesTheHostIDAndTheLeaseInEffect() throws {

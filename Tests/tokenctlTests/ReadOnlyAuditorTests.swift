@@ -33,7 +33,7 @@ import Testing
 
         for command in [
             ["audit", "list"], ["audit", "list", "--json"], ["audit", "show", "1"], ["audit", "export", "--format", "csv"],
-            ["audit", "verify"], ["wallet", "list"], ["wallet", "show", "SNRO1"], ["wallet", "export"],
+            ["audit", "verify"], ["wallet", "list"], ["wallet", "show", "SNRO1"], ["wallet", "export"], ["db", "status"],
         ] {
             let result = try asAuditor(cli, command)
             #expect(result.status == 0, "\(command): \(result.stderr)")
@@ -42,6 +42,10 @@ import Testing
         #expect(verify.stdout.contains("verified"), "\(verify.stdout)")
         let list = try asAuditor(cli, ["audit", "list", "--json"])
         #expect((try list.json() as? [Any])?.count == 2)
+
+        // db status only reads: it names the schema, not SQLite's "unable to open".
+        let status = try asAuditor(cli, ["db", "status"])
+        #expect(status.stdout.contains("(current)"), "\(status.stdout)\(status.stderr)")
 
         let write = try asAuditor(cli, ["wallet", "add", "--serial", "SNRO3", "--device-account-id", "DAPLRO3"])
         #expect(write.status == 74)

@@ -69,6 +69,7 @@ public enum ConfigCheck {
             },
             part("database", []) {
                 if let postgres = settings.postgres {
+                    if let problem = postgres.passwordProblem { throw problem }
                     try TLSFiles(caFile: postgres.caFile).check(keyPrefix: "database.tls")
                     return "PostgreSQL \(postgres.displayURL), host id \(postgres.hostID), lease \(postgres.leaseMilliseconds) ms"
                 }

@@ -25,6 +25,10 @@ public struct PostgresOptions: Sendable, Equatable {
     public var password: String?
     /// Where the password came from, when from a file (`config show` names it).
     public var passwordFile: String?
+    /// Why `database.password-file` cannot be used (missing, empty, readable by others):
+    /// kept so that `config check` lists it beside the other problems; opening the database
+    /// throws it.
+    public var passwordProblem: ConfigurationError?
     /// PEM file of the certificate authorities that sign the server's certificate
     /// (`database.tls.ca-file`); the system's when nil.
     public var caFile: String?

@@ -192,8 +192,14 @@ import Testing
         #expect(try harness.submitDocuments(front: "SBXPRESENCEFAIL") == "presenceCheck")
         #expect(try harness.verification("presence-check", "start").status == 0)
         #expect(try harness.verification("presence-check", "done").status == 0)
-        #expect(try harness.verification("otp", "verify", try #require(harness.sandbox.onboarding.verificationOTP(processID))).status == 0)
-        #expect(try harness.verificationState() == "presenceCheck")
+        let verified = try harness.verification("otp", "verify", try #require(harness.sandbox.onboarding.verificationOTP(processID)))
+        #expect(verified.status == 0)
+        #expect(verified.stdout.contains("detail        the server is finishing the verification"), "\(verified.stdout)")
+        // The status that sees the server back at the presence check says why.
+        let back = try harness.verification("status")
+        #expect(back.status == 0)
+        #expect(back.stdout.contains("state         presenceCheck\ndetail        the presence check failed; do it again\n"), "\(back.stdout)")
+        #expect(try harness.verification("status", "--json").object["state"] as? String == "presenceCheck")
 
         #expect(try harness.verification("presence-check", "start").status == 0)
         #expect(try harness.verification("presence-check", "done").status == 0)
@@ -507,6 +513,23 @@ extension VerificationCommandTests {
         #expect(again.errorCode == "verification.wrongStep")
         #expect(again.stderr.contains("the verification is in state presenceCheck, not scanDocument"), "\(again.stderr)")
         #expect(!again.stderr.contains("--reupload"), "\(again.stderr)")
+    }
+
+    /// A device activation the server removed (its onboarding process failed) is named as
+    /// removed, with the way on; no counter is spoken of, and onboarding does not call the
+    /// instance "already activated".
+    @Test func aRemovedActivationIsNamedAsRemoved() async throws {
+        let harness = try await DeviceHarness.start()
+        defer { Task { try? await harness.shutdown() } }
+        _ = try harness.onboard()
+        harness.server.removeActivation(id: try #require(harness.status()["activationId"] as? String))
+        let device = try harness.device("status")
+        #expect(device.stdout.contains("state         REMOVED (the server removed this device activation; it cannot sign again)"), "\(device.stdout)")
+        #expect(device.stdout.contains("`tokenctl device remove --local`, then onboard again"), "\(device.stdout)")
+        #expect(!device.stdout.contains("counter"), "\(device.stdout)")
+        let onboarding = try harness.onboarding("status")
+        #expect(!onboarding.stderr.contains("already activated"), "\(onboarding.stderr)")
+        #expect(onboarding.stderr.contains("this instance has a device activation"), "\(onboarding.stderr)")
     }
 
     /// Choosing documents before the consent is approved names the state the server is in,

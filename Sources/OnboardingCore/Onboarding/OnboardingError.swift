@@ -52,7 +52,7 @@ public struct OnboardingError: GuidedError, Equatable, CustomStringConvertible {
     /// `wdo_activation_notRunning`: no process is stored for this instance.
     /// - Parameter activated: whether the instance already has a device activation.
     public static func notRunning(activated: Bool) -> OnboardingError {
-        var error = OnboardingError(.activationNotRunning, detail: activated ? "this instance is already activated" : "none was started")
+        var error = OnboardingError(.activationNotRunning, detail: activated ? "this instance has a device activation (from an earlier onboarding or an activation code)" : "none was started")
         error.notRunningStep = activated ? .showDevice : .startOnboarding
         return error
     }

@@ -1,6 +1,13 @@
 import Foundation
 import WalletModel
 
+/// A status answer and what it tells beside the state.
+public struct VerificationReport: Sendable, Equatable {
+    public let state: VerificationState
+    /// The last presence check failed: the server asks for it again.
+    public let presenceCheckFailed: Bool
+}
+
 /// Identity verification for one instance, as the contract says: the state computed from
 /// the last status, the last-status rule (every call but `status` uses the process id of
 /// the last successful status), the activation check after a failure, and the server's
@@ -17,11 +24,20 @@ public struct VerificationProcess: Sendable {
 
     /// Asks the server where the verification stands. A failure forgets the last status.
     public func status() async throws -> VerificationState {
+        try await report().state
+    }
+
+    /// The state, and what the state alone does not say: a presence check that failed (the
+    /// server went back from the OTP step to the presence check since the last status).
+    public func report() async throws -> VerificationReport {
         do {
+            let previous = try? records.load().lastStatus
             let answer = try await guarded(needs: nil) { try await api.call("/api/identity/status", [:], .token) }
             let last = try Self.lastStatus(answer)
             try records.saveStatus(last)
-            return try await state(for: last)
+            let presenceCheckFailed = [.otpVerification, .presenceCheck].contains(previous?.phase) && previous?.status != .notInitialized
+                && last.phase == .presenceCheck && last.status == .notInitialized
+            return VerificationReport(state: try await state(for: last), presenceCheckFailed: presenceCheckFailed)
         } catch {
             try? records.forgetStatus()
             throw error

@@ -44,7 +44,16 @@ enum DeviceText {
     }
 
     static func lines(_ status: PowerAuthClient.Status) -> [String] {
-        [
+        // A removed activation keeps no counter, and nothing signs with it again.
+        guard status.state != "REMOVED" else {
+            return [
+                "activation    \(status.activationID)",
+                "state         REMOVED (the server removed this device activation; it cannot sign again)",
+                "fingerprint   \(status.fingerprint)",
+                "next          \(NextStepText.command(.removeDeviceLocallyAndOnboard))",
+            ]
+        }
+        return [
             "activation    \(status.activationID)",
             "state         \(status.state)",
             "flags         \(status.flags.isEmpty ? "none" : status.flags.joined(separator: ", "))",

@@ -62,11 +62,18 @@ struct VerificationStatusCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-        var state: VerificationState?
+        var report: VerificationReport?
         try await reportingErrors(json: output.json) {
-            state = try await global.withVerification { try await $0.status() }
+            report = try await global.withVerification { try await $0.report() }
         }
-        if let state { try printState(state, json: output.json) }
+        guard let report else { return }
+        if report.presenceCheckFailed {
+            var object = VerificationText.json(report.state)
+            object.append("presenceCheckFailed", .bool(true))
+            Output.print(json: output.json ? object : nil, lines: VerificationText.lines(report.state, note: VerificationText.presenceCheckFailed))
+            return
+        }
+        try printState(report.state, json: output.json)
     }
 }
 

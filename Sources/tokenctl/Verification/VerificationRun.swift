@@ -76,7 +76,9 @@ struct VerificationWalk {
     func run() async throws -> Outcome {
         var waiting: VerificationState.ProcessingItem?
         while true {
-            let state = try await process.status()
+            let report = try await process.report()
+            let state = report.state
+            if report.presenceCheckFailed { say(VerificationText.presenceCheckFailed) }
             let step = VerificationWalkStep(state)
             if case .wait(let item) = step, waiting != item { say("… the server is working: \(item.rawValue)") }
             if case .wait(let item) = step { waiting = item } else { waiting = nil }

@@ -59,6 +59,7 @@ enum VerificationText {
     /// The state's detail: what is processed, attempts left, why it ended.
     static func detail(_ state: VerificationState) -> String? {
         switch state {
+        case .processing(.other): "the server is finishing the verification"
         case .processing(let item): item.rawValue
         case .otp(let remaining): remaining.map { "\($0) attempts left" }
         case .endstate(let reason): reason.rawValue
@@ -68,9 +69,12 @@ enum VerificationText {
         }
     }
 
-    static func lines(_ state: VerificationState) -> [String] {
+    /// What `status` adds when the server went back to the presence check.
+    static let presenceCheckFailed = "the presence check failed; do it again"
+
+    static func lines(_ state: VerificationState, note: String? = nil) -> [String] {
         var lines = ["state         \(state.name)"]
-        if let detail = detail(state) { lines.append("detail        \(detail)") }
+        if let detail = note ?? detail(state) { lines.append("detail        \(detail)") }
         if case .consent(let text) = state { lines += ["", SafeText.escaped(text), ""] }
         lines.append("next          \(next(state))")
         return lines

@@ -69,7 +69,9 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
             return "the server's certificate is not signed by a trusted certificate authority"
         }
         if text.contains("subject name") || text.contains("hostname") || text.contains("host name") || text.contains("no alternative certificate subject name") {
-            return "the server's certificate does not name this host"
+            // libcurl quotes the name it looked for: 'host name' or "host name".
+            let quoted = detail.split(whereSeparator: { $0 == "'" || $0 == "\"" }).dropFirst().first.map(String.init)
+            return "the server's certificate does not name " + (quoted.map { $0.isEmpty ? "this host" : $0 } ?? "this host")
         }
         if text.contains("certificate") { return "the server's certificate was not accepted" }
         return "no secure connection could be agreed"

@@ -485,6 +485,11 @@ extension VerificationCommandTests {
         #expect(try harness.submitDocumentsUpTo(selecting: ["ID_CARD"]) == 0)
         let submitted = try harness.verification("documents", "submit", "--id-card-front", harness.image("f.jpg"), "--id-card-back", harness.image("b.jpg"))
         #expect(submitted.status == 0, "\(submitted.stderr)")
+        // The table has a header row and no line ends in spaces.
+        let table = try harness.verification("documents", "status")
+        let rows = table.stdout.split(separator: "\n").map(String.init)
+        #expect(rows.first?.hasPrefix("TYPE") == true && rows.first?.contains("STATUS") == true, "\(table.stdout)")
+        #expect(rows.count == 3 && rows.allSatisfy { !$0.hasSuffix(" ") }, "\(table.stdout)")
         let status = try harness.verification("status", "--json")
         #expect(status.object["state"] as? String == "scanDocument", "\(status.stdout)")
         let next = try #require(status.object["next"] as? String)

@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+import WalletModel
+
+/// Keys and signed notes byte for byte as golang.org/x/mod/sumdb/note makes and reads them:
+/// its test keys, its signed note, and the inputs it refuses.
+@Suite struct SignedNoteTests {
+    static let peterKey = "PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW"
+    static let peterSigner = "PRIVATE+KEY+PeterNeumann+c74f20a3+AYEKFALVFGyNhPJEMzD1QIDr+Y7hfZx09iUvxdXHKDFz"
+    static let enochKey = "EnochRoot+af0cfe78+ATtqJ7zOtqQtYqOo0CpvDXNlMhV3HeJDpjrASKGLWdop"
+    static let text = "If you think cryptography is the answer to your problem,\nthen you don't know what your problem is.\n"
+    static let peterSig = "— PeterNeumann x08go/ZJkuBS9UG/SffcvIAQxVBtiFupLLr8pAcElZInNIuGUgYN1FFYC2pZSNXgKvqfqdngotpRZb6KE6RyyBwJnAM=\n"
+    static let enochSig = "— EnochRoot rwz+eBzmZa0SO3NbfRGzPCpDckykFXSdeX+MNtCOXm2/5n2tiOHp+vAF1aGrQ5ovTG01oOTGwnWLox33WWd1RvMc+QQ=\n"
+    static let peter = SignedNote.Signature(name: "PeterNeumann", keyHash: 0xc74f20a3, base64: "x08go/ZJkuBS9UG/SffcvIAQxVBtiFupLLr8pAcElZInNIuGUgYN1FFYC2pZSNXgKvqfqdngotpRZb6KE6RyyBwJnAM=")
+    static let enoch = SignedNote.Signature(name: "EnochRoot", keyHash: 0xaf0cfe78, base64: "rwz+eBzmZa0SO3NbfRGzPCpDckykFXSdeX+MNtCOXm2/5n2tiOHp+vAF1aGrQ5ovTG01oOTGwnWLox33WWd1RvMc+QQ=")
+
+    /// Every part of a key, and every changed byte, is refused.
+    @Test func keysAreReadAndEveryManglingIsRefused() throws {
+        let verifier = try NoteVerifier(verifierKey: Self.peterKey)
+        #expect(verifier.name == "PeterNeumann" && verifier.keyHash == 0xc74f20a3)
+        #expect(verifier.verifierKey == Self.peterKey)
+        let signer = try NoteSigner(signerKey: Self.peterSigner)
+        #expect(signer.signerKey == Self.peterSigner)
+        #expect(signer.verifier.verifierKey == Self.peterKey)
+        for (key, read) in [(Self.peterKey, { (text: String) in _ = try NoteVerifier(verifierKey: text) }), (Self.peterSigner, { (text: String) in _ = try NoteSigner(signerKey: text) })] {
+            let bytes = Array(key.utf8)
+            for start in 0...bytes.count {
+                for end in (start + 1)..<(bytes.count + 1) where start != 0 || end != bytes.count {
+                    #expect(throws: NoteKey.Invalid.self, "\(String(decoding: bytes[start..<end], as: UTF8.self))") { try read(String(decoding: bytes[start..<end], as: UTF8.self)) }
+                }
+            }
+            for index in bytes.indices {
+                var changed = bytes
+                changed[index] &+= 1
+                #expect(throws: (any Error).self) { try read(String(decoding: changed, as: UTF8.self)) }
+            }
+        }
+        // A key of the wrong length and an unknown algorithm, each with its hash adjusted.
+        #expect(throws: NoteKey.Invalid.self) { try NoteVerifier(verifierKey: "PeterNeumann+cc469956+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TWBADKEY==") }
+        #expect(throws: NoteKey.Invalid.self) { try NoteVerifier(verifierKey: "PeterNeumann+173116ae+ZRpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW") }
+    }
+
+    @Test func signingGivesTheGoPackagesBytes() throws {
+        let signer = try NoteSigner(signerKey: Self.peterSigner)
+        let want = Self.text + "\n" + Self.peterSig
+        #expect(try SignedNote.sign(text: Self.text, by: [signer]) == want)
+        // A signature by the same key is replaced; one by another key is kept before it.
+        #expect(try SignedNote.sign(text: Self.text, by: [signer], keeping: [.init(name: "PeterNeumann", keyHash: 0xc74f20a3, base64: "BADSIGN=")]) == want)
+        #expect(try SignedNote.sign(text: Self.text, by: [signer], keeping: [Self.enoch]) == Self.text + "\n" + Self.enochSig + Self.peterSig)
+        #expect(throws: SignedNote.Failure.malformed) { try SignedNote.sign(text: "abc", by: [signer]) }
+        #expect(throws: SignedNote.Failure.malformed) { try SignedNote.sign(text: Self.text, by: [], keeping: [.init(name: "a+b", keyHash: 0, base64: "ABCD")]) }
+        #expect(throws: SignedNote.Failure.malformed) { try SignedNote.sign(text: Self.text, by: [], keeping: [.init(name: "PeterNeumann", keyHash: 0xc74f20a3, base64: "BADHASH=")]) }
+    }
+
+    @Test func openingVerifiesWhatItKnowsAndKeepsTheRest() throws {
+        let peter = try NoteVerifier(verifierKey: Self.peterKey), enoch = try NoteVerifier(verifierKey: Self.enochKey)
+        let both = Array((Self.text + "\n" + Self.peterSig + Self.enochSig).utf8)
+
+        let one = try SignedNote.open(both, verifiers: [peter])
+        #expect(one.text == Self.text && one.signatures == [Self.peter] && one.unverified == [Self.enoch])
+        let two = try SignedNote.open(both, verifiers: [peter, enoch])
+        #expect(two.signatures == [Self.peter, Self.enoch] && two.unverified.isEmpty)
+        #expect(throws: SignedNote.Failure.noVerifiableSignature(SignedNote(text: Self.text, unverified: [Self.peter, Self.enoch]))) {
+            try SignedNote.open(both, verifiers: [])
+        }
+        #expect(throws: SignedNote.Failure.ambiguousKey(name: "EnochRoot", keyHash: 0xaf0cfe78)) {
+            try SignedNote.open(Array((Self.text + "\n" + Self.enochSig).utf8), verifiers: [enoch, peter, enoch])
+        }
+        #expect(throws: Never.self) { try SignedNote.open(Array((Self.text + "\n" + Self.peterSig).utf8), verifiers: [enoch, peter, enoch]) }
+        #expect(throws: SignedNote.Failure.malformed) { try SignedNote.open(Array((Self.text + "\n" + String(repeating: Self.peterSig, count: 101)).utf8), verifiers: [peter]) }
+
+        let cut = Self.peterSig.utf8.count > 60 ? 60 : 0
+        let bytes = Array(Self.peterSig.utf8)
+        let broken = String(decoding: bytes[..<cut] + Array("ABCD".utf8) + bytes[cut...], as: UTF8.self)
+        #expect(throws: SignedNote.Failure.invalidSignature(name: "PeterNeumann", keyHash: 0xc74f20a3)) {
+            try SignedNote.open(Array((Self.text + "\n" + broken).utf8), verifiers: [peter])
+        }
+
+        // Repeated signatures are dropped: verified ones by key, unverified ones by line.
+        let enochBytes = Array(Self.enochSig.utf8)
+        let enochBroken = String(decoding: enochBytes[..<60] + Array("ABCD".utf8) + enochBytes[60...], as: UTF8.self)
+        let repeated = try SignedNote.open(Array((Self.text + "\n" + Self.peterSig + Self.peterSig + Self.enochSig + Self.enochSig + enochBroken).utf8), verifiers: [peter])
+        #expect(repeated.signatures == [Self.peter])
+        #expect(repeated.unverified.map(\.base64) == [Self.enoch.base64, "rwz+eBzmZa0SO3NbfRGzPCpDckykFXSdeX+MNtCOXm2/5n" + "ABCD" + "2tiOHp+vAF1aGrQ5ovTG01oOTGwnWLox33WWd1RvMc+QQ="])
+    }
+
+    @Test(arguments: [
+        text,
+        text + "\n",
+        text + "\n" + String(peterSig.dropLast()),
+        "\u{01}" + text + "\n" + peterSig,
+        text + "\n" + "— Bad Name x08go/ZJkuBS9UG/SffcvIAQxVBtiFupLLr8pAcElZInNIuGUgYN1FFYC2pZSNXgKvqfqdngotpRZb6KE6RyyBwJnAM=",
+        text + "\n" + peterSig + "Unexpected line.\n",
+    ])
+    func malformedNotesAreRefused(_ note: String) throws {
+        let peter = try NoteVerifier(verifierKey: Self.peterKey)
+        #expect(throws: SignedNote.Failure.malformed) { try SignedNote.open(Array(note.utf8), verifiers: [peter]) }
+    }
+
+    @Test func invalidUTF8IsMalformed() throws {
+        let peter = try NoteVerifier(verifierKey: Self.peterKey)
+        #expect(throws: SignedNote.Failure.malformed) { try SignedNote.open([0xFF] + Array((Self.text + "\n" + Self.peterSig).utf8), verifiers: [peter]) }
+    }
+
+    /// A new key signs notes its verifier key opens, and a checkpoint's text reads back.
+    @Test func aGeneratedKeySignsACheckpoint() throws {
+        let signer = try NoteSigner.generate(name: "bank.example/tokenctl")
+        let verifier = try NoteVerifier(verifierKey: signer.verifier.verifierKey)
+        let checkpoint = Checkpoint(origin: "bank.example/tokenctl", size: 12, rootHash: MerkleHash.leaf([1, 2, 3]))
+        #expect(checkpoint.text.hasPrefix("bank.example/tokenctl\n12\n") && checkpoint.text.split(separator: "\n").count == 3)
+        let note = try SignedNote.open(Array(try SignedNote.sign(text: checkpoint.text, by: [signer]).utf8), verifiers: [verifier])
+        #expect(Checkpoint(text: note.text) == checkpoint)
+        for bad in ["o\n012\n" + Data(checkpoint.rootHash).base64EncodedString() + "\n", "o\n-1\nAA==\n", "\n1\n" + Data(checkpoint.rootHash).base64EncodedString() + "\n", "o\n1\nAAAA\n", "o\n1\n"] {
+            #expect(Checkpoint(text: bad) == nil, "\(bad)")
+        }
+        #expect(throws: NoteKey.Invalid.self) { try NoteSigner.generate(name: "bank example") }
+    }
+}

@@ -116,3 +116,35 @@ import WalletModel
         #expect(throws: NoteKey.Invalid.self) { try NoteSigner.generate(name: "bank example") }
     }
 }
+
+/// Witness cosignatures (`cosignature/v1`) on a checkpoint: made, carried in the note,
+/// verified with the time they name; another checkpoint, key or time is refused.
+@Suite struct CosignatureTests {
+    @Test func aCosignatureVerifiesOnItsCheckpointOnly() throws {
+        let log = try NoteSigner.generate(name: "bank.example/tokenctl")
+        let witness = try Cosignature.Signer.generate(name: "witness.example/w1")
+        let verifier = try Cosignature.Verifier(verifierKey: witness.verifier.verifierKey)
+        #expect(verifier.verifierKey == witness.verifier.verifierKey)
+        let checkpoint = Checkpoint(origin: "bank.example/tokenctl", size: 20852163, rootHash: MerkleHash.leaf([7])).text
+
+        let cosignature = try witness.cosign(checkpoint, time: 1679315147)
+        let raw = try #require(Data(base64Encoded: cosignature.base64))
+        #expect(raw.count == 76 && Array(raw[4..<12]) == [0, 0, 0, 0, 0x64, 0x18, 0x50, 0xCB])
+        let note = try SignedNote.sign(text: checkpoint, by: [log], keeping: [cosignature])
+        let opened = try SignedNote.open(Array(note.utf8), verifiers: [log.verifier])
+        #expect(opened.unverified == [cosignature])
+        #expect(verifier.time(of: opened.unverified[0], on: opened.text) == 1679315147)
+
+        let other = Checkpoint(origin: "bank.example/tokenctl", size: 20852164, rootHash: MerkleHash.leaf([7])).text
+        #expect(verifier.time(of: cosignature, on: other) == nil)
+        let stranger = try Cosignature.Signer.generate(name: "witness.example/w1")
+        #expect(stranger.verifier.time(of: cosignature, on: checkpoint) == nil)
+        // A time changed in the line no longer verifies.
+        var changed = Array(raw)
+        changed[11] ^= 1
+        #expect(verifier.time(of: .init(name: cosignature.name, keyHash: cosignature.keyHash, base64: Data(changed).base64EncodedString()), on: checkpoint) == nil)
+        // A log key is not a cosigner key, nor the reverse.
+        #expect(throws: NoteKey.Invalid.self) { try Cosignature.Verifier(verifierKey: log.verifier.verifierKey) }
+        #expect(throws: NoteKey.Invalid.self) { try NoteVerifier(verifierKey: witness.verifier.verifierKey) }
+    }
+}

@@ -148,3 +148,35 @@ import WalletModel
         #expect(throws: NoteKey.Invalid.self) { try NoteVerifier(verifierKey: witness.verifier.verifierKey) }
     }
 }
+
+/// tlog-proof files: written, read back, verified for their entry only.
+@Suite struct TLogProofTests {
+    @Test func aProofFileRoundTripsAndVerifiesItsEntry() throws {
+        let log = try NoteSigner.generate(name: "bank.example/tokenctl")
+        let leaves = (0..<11).map { MerkleHash.leaf(Array("row \($0)".utf8)) }
+        let checkpoint = Checkpoint(origin: log.name, size: 11, rootHash: MerkleHash.root(leaves[...]))
+        let signed = try SignedNote.sign(text: checkpoint.text, by: [log])
+        let file = TLogProof(extra: [1, 2, 3], index: 6, proof: MerkleProof.inclusion(index: 6, leaves: leaves[...]), signedCheckpoint: signed)
+        #expect(file.text.hasPrefix("c2sp.org/tlog-proof@v1\nextra AQID\nindex 6\n"))
+        let read = try TLogProof(text: file.text)
+        #expect(read == file)
+        #expect(try read.verify(leafHash: leaves[6], log: log.verifier).checkpoint == checkpoint)
+        #expect(throws: MerkleProof.Failure.self) { try read.verify(leafHash: leaves[5], log: log.verifier) }
+        let otherLog = try NoteSigner.generate(name: "bank.example/tokenctl")
+        #expect(throws: SignedNote.Failure.self) { try read.verify(leafHash: leaves[6], log: otherLog.verifier) }
+        #expect(try TLogProof(text: TLogProof(index: 0, proof: [], signedCheckpoint: signed).text).extra == nil)
+    }
+
+    @Test(arguments: [
+        "c2sp.org/tlog-proof@v2\nindex 1\n\nx\n",
+        "c2sp.org/tlog-proof@v1\nindex 01\n\nx\n",
+        "c2sp.org/tlog-proof@v1\nindex -1\n\nx\n",
+        "c2sp.org/tlog-proof@v1\nextra !!\nindex 1\n\nx\n",
+        "c2sp.org/tlog-proof@v1\nindex 1\nAAAA\n\nx\n",
+        "c2sp.org/tlog-proof@v1\nindex 1\n\n",
+        "c2sp.org/tlog-proof@v1\nindex 1\n",
+    ])
+    func malformedProofFilesAreRefused(_ text: String) {
+        #expect(throws: TLogProof.Invalid.self) { try TLogProof(text: text) }
+    }
+}

@@ -490,6 +490,9 @@ extension VerificationCommandTests {
         let rows = table.stdout.split(separator: "\n").map(String.init)
         #expect(rows.first?.hasPrefix("TYPE") == true && rows.first?.contains("STATUS") == true, "\(table.stdout)")
         #expect(rows.count == 3 && rows.allSatisfy { !$0.hasSuffix(" ") }, "\(table.stdout)")
+        // Aligned: each column starts where its header does.
+        let sideColumn = try #require(rows.first?.range(of: "SIDE")).lowerBound.utf16Offset(in: rows[0])
+        #expect(rows.dropFirst().allSatisfy { $0.utf16.count > sideColumn && ["F", "B"].contains($0.dropFirst(sideColumn).first) }, "\(table.stdout)")
         let status = try harness.verification("status", "--json")
         #expect(status.object["state"] as? String == "scanDocument", "\(status.stdout)")
         let next = try #require(status.object["next"] as? String)

@@ -117,7 +117,9 @@ enum VerificationText {
         // Columns as wide as their widest cell; the last one unpadded, so no line ends in spaces.
         let widths = (0..<4).map { column in rows.map { DisplayWidth.of($0[column]) }.max() ?? 0 }
         return rows.map { row in
-            let line = (0..<4).map { TableCell.pad(row[$0], widths[$0]) }.joined(separator: "  ") + "  " + row[4]
+            // Two spaces between columns (pad adds one more to the widest cell of a column
+            // padded to its own width, so pad past it).
+            let line = (0..<4).map { TableCell.pad(row[$0], widths[$0] + 2) }.joined() + row[4]
             return String(line.reversed().drop(while: { $0 == " " }).reversed())
         }
     }

@@ -192,13 +192,14 @@ fuzz: fuzz-build
 fuzz-run:
 	@running=0; failed=0; \
 	for run in $(FUZZ_RUNS); do \
-	  ( target=$${run%%:*}; rest=$${run#*:}; product=$${rest%%:*}; environment=$${rest#*:}; \
-	    mkdir -p .build-fuzz/corpus/$$target; limit=""; \
-	    if [ -n "$(FUZZ_GOAL)" ]; then \
-	      done=$$(awk -v t=$$target '$$1 == t { n += $$2 } END { print n + 0 }' .build-fuzz/executions.txt 2>/dev/null || echo 0); \
-	      [ $$done -ge $(FUZZ_GOAL) ] && { echo "fuzz $$target: $$done executions over all runs, the goal of $(FUZZ_GOAL) reached"; exit 0; }; \
-	      limit="-runs=$$(( $(FUZZ_GOAL) - done ))"; \
-	    fi; \
+	  target=$${run%%:*}; limit=""; \
+	  if [ -n "$(FUZZ_GOAL)" ]; then \
+	    done=$$(awk -v t=$$target '$$1 == t { n += $$2 } END { print n + 0 }' .build-fuzz/executions.txt 2>/dev/null || echo 0); \
+	    if [ $$done -ge $(FUZZ_GOAL) ]; then echo "fuzz $$target: $$done executions over all runs, the goal of $(FUZZ_GOAL) reached"; continue; fi; \
+	    limit="-runs=$$(( $(FUZZ_GOAL) - done ))"; \
+	  fi; \
+	  ( rest=$${run#*:}; product=$${rest%%:*}; environment=$${rest#*:}; \
+	    mkdir -p .build-fuzz/corpus/$$target; \
 	    case "$$environment" in *detect_leaks=0*) limit="$$limit -detect_leaks=0";; esac; \
 	    env $$environment .build-fuzz/debug/$$product -max_total_time=$(FUZZ_SECONDS) $$limit -print_final_stats=1 \
 	      -artifact_prefix=.build-fuzz/$$target- .build-fuzz/corpus/$$target Fuzz/corpus/$$target > .build-fuzz/$$target.log 2>&1 \

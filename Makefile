@@ -209,7 +209,7 @@ fuzz-run:
 	           echo "fuzz: $$target failed; make the input a regression test (Fuzz/corpus/$$target, a test through the binary)" >&2; exit 1; }; \
 	    runs=$$(sed -n 's/^stat::number_of_executed_units: *//p' .build-fuzz/$$target.log | tail -1); \
 	    [ -n "$(FUZZ_LEDGER)" ] && echo "$$target $${runs:-0}" >> .build-fuzz/executions.txt; \
-	    echo "fuzz $$target: $$(grep -E '^Done' .build-fuzz/$$target.log), corpus $$(ls Fuzz/corpus/$$target | wc -l) seeds + $$(ls .build-fuzz/corpus/$$target | wc -l) found, no failure" ) & \
+	    echo "fuzz $$target: $$(grep -aE '^Done' .build-fuzz/$$target.log), corpus $$(ls Fuzz/corpus/$$target | wc -l) seeds + $$(ls .build-fuzz/corpus/$$target | wc -l) found, no failure" ) & \
 	  running=$$((running + 1)); \
 	  if [ $$running -ge $(FUZZ_JOBS) ]; then wait -n || failed=1; running=$$((running - 1)); fi; \
 	done; \

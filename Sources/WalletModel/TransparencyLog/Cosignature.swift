@@ -21,12 +21,8 @@ public enum Cosignature {
 
         /// A verifier key's text, `NAME+HASH+BASE64(0x04 ‖ public key)`.
         public init(verifierKey text: String) throws(NoteKey.Invalid) {
-            let (name, hash, key) = try NoteKey.parts(text)
-            guard key.first == Cosignature.algorithm, key.count == 33, (try? Curve25519.Signing.PublicKey(rawRepresentation: key.dropFirst())) != nil else {
-                throw NoteKey.Invalid("the key is not an Ed25519 cosigner key (algorithm 0x04)")
-            }
-            guard NoteKey.hash(name: name, key: key) == hash else { throw NoteKey.Invalid("the key's hash does not match its name and key") }
-            self.init(name: name, publicKey: Array(key.dropFirst()))
+            let (name, publicKey) = try NoteKey.ed25519(verifierKey: text, algorithm: Cosignature.algorithm)
+            self.init(name: name, publicKey: publicKey)
         }
 
         init(name: String, publicKey: [UInt8]) {
@@ -36,7 +32,7 @@ public enum Cosignature {
         }
 
         public var verifierKey: String {
-            "\(name)+\(NoteKey.hex(keyHash))+" + Data([Cosignature.algorithm] + publicKey).base64EncodedString()
+            NoteKey.text(name: name, keyHash: keyHash, algorithm: Cosignature.algorithm, publicKey: publicKey)
         }
 
         /// The time a signature line's base64 (key hash ‖ time ‖ signature) cosigned

@@ -44,4 +44,20 @@ public enum NoteKey {
         guard let key = Data(base64Encoded: String(fields[2])).map(Array.init), !key.isEmpty else { throw Invalid("the key is not base64") }
         return (name, hash, key)
     }
+
+    /// A verifier key's text read as an Ed25519 key of `algorithm` (0x01 for a log's notes,
+    /// 0x04 for a cosigner): its name and raw public key, the hash checked.
+    static func ed25519(verifierKey text: String, algorithm: UInt8) throws(Invalid) -> (name: String, publicKey: [UInt8]) {
+        let (name, hash, key) = try parts(text)
+        guard key.first == algorithm, key.count == 33, (try? Curve25519.Signing.PublicKey(rawRepresentation: key.dropFirst())) != nil else {
+            throw Invalid("the key is not an Ed25519 key of algorithm \(algorithm)")
+        }
+        guard NoteKey.hash(name: name, key: key) == hash else { throw Invalid("the key's hash does not match its name and key") }
+        return (name, Array(key.dropFirst()))
+    }
+
+    /// A verifier key's text, `NAME+HASH+BASE64(algorithm ‖ public key)`.
+    static func text(name: String, keyHash: UInt32, algorithm: UInt8, publicKey: [UInt8]) -> String {
+        "\(name)+\(hex(keyHash))+" + Data([algorithm] + publicKey).base64EncodedString()
+    }
 }

@@ -10,13 +10,8 @@ public struct NoteVerifier: Sendable {
 
     /// A verifier key's text (`NAME+HASH+BASE64`).
     public init(verifierKey text: String) throws(NoteKey.Invalid) {
-        let (name, hash, key) = try NoteKey.parts(text)
-        guard key.first == NoteKey.ed25519, key.count == 33 else { throw NoteKey.Invalid("the key is not an Ed25519 public key") }
-        guard NoteKey.hash(name: name, key: key) == hash else { throw NoteKey.Invalid("the key's hash does not match its name and key") }
-        guard (try? Curve25519.Signing.PublicKey(rawRepresentation: key.dropFirst())) != nil else {
-            throw NoteKey.Invalid("the key is not an Ed25519 public key")
-        }
-        self.init(name: name, publicKey: Array(key.dropFirst()))
+        let (name, publicKey) = try NoteKey.ed25519(verifierKey: text, algorithm: NoteKey.ed25519)
+        self.init(name: name, publicKey: publicKey)
     }
 
     init(name: String, publicKey: [UInt8]) {
@@ -27,7 +22,7 @@ public struct NoteVerifier: Sendable {
 
     /// The verifier key's text, to publish.
     public var verifierKey: String {
-        "\(name)+\(NoteKey.hex(keyHash))+" + Data([NoteKey.ed25519] + publicKey).base64EncodedString()
+        NoteKey.text(name: name, keyHash: keyHash, algorithm: NoteKey.ed25519, publicKey: publicKey)
     }
 
     public func verify(_ message: [UInt8], signature: [UInt8]) -> Bool {

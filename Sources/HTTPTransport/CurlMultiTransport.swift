@@ -20,6 +20,7 @@ public final class CurlMultiTransport: HTTPTransport, @unchecked Sendable {
     private let multi: UnsafeMutableRawPointer
     private let submissions = Mutex<[Submission]>([])
     private let stopping = Atomic<Bool>(false)
+    private let opened = Atomic<Int>(0)
     private var thread = pthread_t()
 
     /// - Throws: ``TransportError`` when libcurl cannot be initialised.
@@ -43,6 +44,9 @@ public final class CurlMultiTransport: HTTPTransport, @unchecked Sendable {
         tokenctl_curl_multi_wakeup(multi)
         pthread_join(thread, nil)
     }
+
+    /// The connections this transport's pool opened so far (a kept-alive one is opened once).
+    public var connectionsOpened: Int { opened.load(ordering: .relaxed) }
 
     public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
         let result = await withCheckedContinuation { continuation in
@@ -73,6 +77,7 @@ public final class CurlMultiTransport: HTTPTransport, @unchecked Sendable {
                       let (easy, submission) = active.removeValue(forKey: handle) else { continue }
                 let code = message.pointee.data.result
                 tokenctl_curl_multi_remove_handle(multi, handle)
+                opened.add(easy.connectionsOpenedByLastTransfer, ordering: .relaxed)
                 submission.continuation.resume(returning: easy.result(of: code))
                 idle.append(easy)
             }

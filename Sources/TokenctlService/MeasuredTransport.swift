@@ -1,53 +1,71 @@
 import HTTPTransport
+import Synchronization
 
-/// A kept-alive libcurl connection to TMP whose requests are counted in the metrics: the
-/// answer's class, the time, and whether a connection had to be opened for it.
+/// A libcurl transport whose requests are told to the metrics: the answer's status (nil when
+/// none came), the time, and the connections opened for it.
 final class MeasuredTransport: HTTPTransport {
-    private let transport: CurlTransport
-    private let metrics: ServiceMetrics
+    typealias Record = @Sendable (_ status: Int?, _ duration: Duration, _ connectionsOpened: Int) -> Void
 
-    init(options: CurlTransportOptions, metrics: ServiceMetrics) throws(TransportError) {
-        transport = try CurlTransport(options: options)
-        self.metrics = metrics
+    private let transport: any ConnectionCountingTransport
+    private let record: Record
+    /// The transport's connection count as last recorded: concurrent requests on a shared
+    /// transport each count what no other request counted before (the counter only grows).
+    private let counted = Atomic<Int>(0)
+
+    init(_ transport: any ConnectionCountingTransport, record: @escaping Record) {
+        self.transport = transport
+        self.record = record
     }
 
-    /// The service's TMP transports: one per worker, each closing its connection after
-    /// `idleTimeoutMilliseconds` without a request.
-    static func factory(metrics: ServiceMetrics, idleTimeoutMilliseconds: Int) -> TransportFactory {
-        TransportFactory { options throws(TransportError) in
+    /// The service's transports to one server: one per worker, or one shared
+    /// (`tmp.transport=multi`), each closing its connections after `idleTimeoutMilliseconds`
+    /// without a request when that is given.
+    static func factory(idleTimeoutMilliseconds: Int? = nil, record: @escaping Record) -> TransportFactory {
+        @Sendable func idling(_ options: CurlTransportOptions) -> CurlTransportOptions {
             var options = options
-            options.maximumIdleSeconds = max(1, (idleTimeoutMilliseconds + 999) / 1000)
-            return try MeasuredTransport(options: options, metrics: metrics)
+            if let idleTimeoutMilliseconds { options.maximumIdleSeconds = max(1, (idleTimeoutMilliseconds + 999) / 1000) }
+            return options
         }
+        return TransportFactory(
+            { options throws(TransportError) in MeasuredTransport(try CurlTransport(options: idling(options)), record: record) },
+            shared: { options throws(TransportError) in
+                let multi = try CurlMultiTransport(options: idling(options))
+                return SharedTransport(MeasuredTransport(multi, record: record), shutdown: multi.shutdown)
+            }
+        )
     }
 
     func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
-        let (before, start) = (transport.connectionsOpened, ContinuousClock.now)
+        let start = ContinuousClock.now
         do {
-            return record(try await transport.send(request), before: before, start: start)
+            return answered(try await transport.send(request), start: start)
         } catch {
-            throw record(error, before: before, start: start)
+            throw failed(error, start: start)
         }
     }
 
     func sendBlocking(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
-        let (before, start) = (transport.connectionsOpened, ContinuousClock.now)
+        let start = ContinuousClock.now
         do {
-            return record(try transport.sendBlocking(request), before: before, start: start)
+            return answered(try transport.sendBlocking(request), start: start)
         } catch {
-            throw record(error, before: before, start: start)
+            throw failed(error, start: start)
         }
     }
 
-    /// Counts one request that was answered.
-    private func record(_ response: HTTPResponse, before: Int, start: ContinuousClock.Instant) -> HTTPResponse {
-        metrics.tmpRequest(status: response.status, duration: .now - start, connectionsOpened: transport.connectionsOpened - before)
+    private func answered(_ response: HTTPResponse, start: ContinuousClock.Instant) -> HTTPResponse {
+        record(response.status, .now - start, newConnections())
         return response
     }
 
-    /// Counts one request that got no answer.
-    private func record(_ error: TransportError, before: Int, start: ContinuousClock.Instant) -> TransportError {
-        metrics.tmpRequest(status: nil, duration: .now - start, connectionsOpened: transport.connectionsOpened - before)
+    private func failed(_ error: TransportError, start: ContinuousClock.Instant) -> TransportError {
+        record(nil, .now - start, newConnections())
         return error
+    }
+
+    /// The connections opened since any request last counted them.
+    private func newConnections() -> Int {
+        let (before, after) = counted.max(transport.connectionsOpened, ordering: .relaxed)
+        return after - before
     }
 }

@@ -24,6 +24,7 @@ public final class ServiceMetrics: Sendable {
     private let tmpRequests: [String: Counter]
     private let tmpDuration: DurationHistogram
     private let connectionsOpened: Counter
+    private let onboardingRequests: [String: Counter]
     private let inflight: Gauge
     private let inflightCount = Atomic<Int>(0)
     private let httpRequests = Mutex<[String: Counter]>([:])
@@ -50,6 +51,12 @@ public final class ServiceMetrics: Sendable {
         tmpDuration = registry.makeDurationHistogram(
             descriptor: Self.name("tmp_request_duration", "seconds", "Time of one TMP request, answer or failure."), labels: [], buckets: Self.activationBuckets
         )
+        onboardingRequests = Dictionary(uniqueKeysWithValues: Self.statusClasses.map { statusClass in
+            (statusClass, registry.makeCounter(
+                descriptor: Self.name("onboarding_requests", "total", "Requests the user gates sent to the onboarding and PowerAuth servers, by answer class (none: no answer came)."),
+                labels: [("result", statusClass)]
+            ))
+        })
         connectionsOpened = registry.makeCounter(descriptor: Self.name("tmp_connections_opened", "total", "TMP connections opened (a kept-alive one counts once)."), labels: [])
         inflight = registry.makeGauge(descriptor: Self.name("inflight", "activations", "Activations admitted and not yet answered."), labels: [])
         registry.makeGauge(descriptor: Self.name("build", "info", "The running tokenctl's version."), labels: [("version", version)]).set(1.0)
@@ -74,10 +81,19 @@ public final class ServiceMetrics: Sendable {
 
     /// One request sent to TMP: its answer's status, or nil when none came.
     func tmpRequest(status: Int?, duration: Duration, connectionsOpened opened: Int) {
-        let statusClass = status.map { (100...599).contains($0) ? "\($0 / 100)xx" : "none" } ?? "none"
-        tmpRequests[statusClass]?.increment()
+        tmpRequests[Self.statusClass(status)]?.increment()
         tmpDuration.record(duration)
         if opened > 0 { connectionsOpened.increment(by: Int64(opened)) }
+    }
+
+    /// One request a user gate sent to the onboarding or PowerAuth server (never counted as TMP's).
+    func onboardingRequest(status: Int?) {
+        onboardingRequests[Self.statusClass(status)]?.increment()
+    }
+
+    /// `2xx` … `5xx`, or `none` when no answer came.
+    private static func statusClass(_ status: Int?) -> String {
+        status.map { (100...599).contains($0) ? "\($0 / 100)xx" : "none" } ?? "none"
     }
 
     /// One HTTP answer of the API.

@@ -57,12 +57,17 @@ public struct ServiceRunner: Sendable {
         defer { if !lockReleased { lock?.release(unlinkingSocket: false) } }
 
         let metrics = ServiceMetrics(version: options.version)
+        // TMP's requests and the user gates' are counted apart, each under its own name.
         let activator = Activator(
             settings: settings, environment: environment,
-            transports: MeasuredTransport.factory(metrics: metrics, idleTimeoutMilliseconds: settings.tmp.idleTimeoutMilliseconds),
+            transports: MeasuredTransport.factory(idleTimeoutMilliseconds: settings.tmp.idleTimeoutMilliseconds) { status, duration, opened in
+                metrics.tmpRequest(status: status, duration: duration, connectionsOpened: opened)
+            },
+            onboardingTransports: MeasuredTransport.factory { status, _, _ in metrics.onboardingRequest(status: status) },
             logger: Logger(label: "tokenctl.activation")
         )
-        let pipeline = try await ResidentPipeline(activator: activator, workers: min(settings.service.maxInFlight, settings.tmp.maxConnections))
+        let workers = min(settings.service.maxInFlight, settings.tmp.maxConnections)
+        let pipeline = try await ResidentPipeline(activator: activator, workers: workers)
         let service: ActivationService
         do {
             let database = pipeline.database
@@ -138,6 +143,7 @@ public struct ServiceRunner: Sendable {
         }
         Task {
             await report.allListening()
+            logger.notice("service.ready", metadata: ["workers": "\(workers)", "tmp-transport": "\(settings.tmp.transport.rawValue)", "database": "\(settings.store.backend)"])
             notify.send("READY=1\nSTATUS=serving")
         }
         do {

@@ -118,9 +118,9 @@ public struct Activator: Sendable {
         settings.onboarding.requiresFinishedUserActivation || settings.onboarding.pinLoginWithinSeconds != nil
     }
 
-    /// One TMP client per worker: on one keep-alive transport each, or all on one
-    /// ``CurlMultiTransport`` (`tmp.transport`).
-    func makeClients(count: Int, headers: [(name: String, value: String)]) -> ([Result<TMPClient, ActivationError>], CurlMultiTransport?) {
+    /// One TMP client per worker: on one keep-alive transport each, or all on one shared
+    /// transport (`tmp.transport=multi`, when the transport factory has one).
+    func makeClients(count: Int, headers: [(name: String, value: String)]) -> ([Result<TMPClient, ActivationError>], SharedTransport?) {
         let options = settings.tmp.connection.transportOptions
         func client(_ transport: any HTTPTransport) -> Result<TMPClient, ActivationError> {
             .success(TMPClient(transport: transport, baseURL: settings.tmp.baseURL, authentication: headers))
@@ -128,10 +128,11 @@ public struct Activator: Sendable {
         func failure(_ error: TransportError) -> Result<TMPClient, ActivationError> {
             .failure(TMPAnswer(error).error ?? ActivationError(code: .tmpTransport, message: error.words))
         }
-        if settings.tmp.transport == .multi && transports.isLibcurl {
-            do {
-                let multi = try CurlMultiTransport(options: options)
-                return (Array(repeating: client(multi), count: count), multi)
+        if settings.tmp.transport == .multi {
+            do throws(TransportError) {
+                if let shared = try transports.sharedTransport(options) {
+                    return (Array(repeating: client(shared.transport), count: count), shared)
+                }
             } catch {
                 return (Array(repeating: failure(error), count: count), nil)
             }

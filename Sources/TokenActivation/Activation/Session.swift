@@ -12,7 +12,7 @@ struct Session: Sendable {
     let activator: Activator
     let ledger: any AttemptLedger
     private let clients: [Result<TMPClient, ActivationError>]
-    private let multi: CurlMultiTransport?
+    private let shared: SharedTransport?
     private let deeplinkHasher: DeeplinkHasher
 
     /// The ledger is made last: a writer thread it starts is stopped by ``close()``.
@@ -23,14 +23,14 @@ struct Session: Sendable {
         switch checkingGates ? await activator.preflight(store: store) : activator.headers() {
         case .failure(let error):
             clients = Array(repeating: .failure(error), count: count)
-            multi = nil
+            shared = nil
         case .success(let headers):
-            (clients, multi) = activator.makeClients(count: count, headers: headers)
+            (clients, shared) = activator.makeClients(count: count, headers: headers)
         }
         do {
             deeplinkHasher = DeeplinkHasher(key: try store.deeplinkHashKey())
         } catch {
-            multi?.shutdown()
+            shared?.shutdown()
             throw error
         }
         ledger = store.ledger(sharing: count > 1)
@@ -42,10 +42,10 @@ struct Session: Sendable {
         clients.lazy.compactMap(\.failure).first
     }
 
-    /// Stops the database writer, and the transfer thread of a multi transport if there is one.
+    /// Stops the database writer, and the shared transport's transfer thread if there is one.
     func close() {
         ledger.close()
-        multi?.shutdown()
+        shared?.shutdown()
     }
 
     /// One activation on worker `index`'s connection. Blocks: call it on a worker thread

@@ -43,16 +43,20 @@ extension Settings {
 
 extension Activator {
     /// The activation pipeline on these settings' database and servers.
-    /// - Parameter userCheck: by default ``OnboardingUserCheck`` on the configured onboarding server.
+    /// - Parameters:
+    ///   - transports: TMP's.
+    ///   - onboardingTransports: the user gates' (the onboarding and PowerAuth servers); TMP's by default.
+    ///   - userCheck: by default ``OnboardingUserCheck`` on the configured onboarding server.
     public init(
-        settings: Settings, environment: [String: String], transports: TransportFactory = .curl,
+        settings: Settings, environment: [String: String], transports: TransportFactory = .curl, onboardingTransports: TransportFactory? = nil,
         userCheck: (any UserActivationCheck)? = nil,
         logger: Logger = Logger(label: "tokenctl.activation"), clock: @escaping @Sendable () -> Timestamp = Timestamp.now,
         sleep: @escaping @Sendable (Duration) async -> Void = { try? await Task.sleep(for: $0) }
     ) {
         self.init(
             settings: settings.activation, store: settings.store, environment: environment, transports: transports,
-            userCheck: userCheck ?? OnboardingUserCheck(settings: settings.onboarding, environment: environment, logger: logger, transports: transports),
+            userCheck: userCheck
+                ?? OnboardingUserCheck(settings: settings.onboarding, environment: environment, logger: logger, transports: onboardingTransports ?? transports),
             logger: logger, clock: clock, sleep: sleep
         )
     }

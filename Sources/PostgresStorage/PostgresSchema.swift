@@ -177,7 +177,18 @@ enum PostgresSchema {
             """,
         ]),
         // The resident service's Idempotency-Key answers, as on SQLite (its migration v8).
-        Migration(name: "v3-idempotency-keys", statements: IdempotencyTable.postgres),
+        Migration(name: "v3-idempotency-keys", statements: [
+            """
+            CREATE TABLE idempotency_key (
+                key text PRIMARY KEY,
+                deeplink_hash text NOT NULL,
+                created_ms bigint NOT NULL,
+                status integer,
+                answer text
+            )
+            """,
+            "CREATE INDEX idempotency_key_created ON idempotency_key (created_ms)",
+        ]),
         // One call per group for reads and writes alike, committed before it answers; the
         // lease on an attempt in flight moves onto its pass (one row updated per step instead
         // of a lease row inserted, locked and deleted).
@@ -201,7 +212,14 @@ enum PostgresSchema {
         ]),
         // A key bound to the attempt its request starts, and the passes left activating
         // found through an index of their own, as on SQLite (its migration v9).
-        Migration(name: "v5-idempotency-attempts", statements: IdempotencyTable.attemptColumns + [IdempotencyTable.activatingIndex]),
+        Migration(name: "v5-idempotency-attempts", statements: [
+            "ALTER TABLE idempotency_key ADD COLUMN request_id text",
+            "ALTER TABLE idempotency_key ADD COLUMN serial_number text",
+            "ALTER TABLE idempotency_key ADD COLUMN owner text",
+            "CREATE INDEX pass_record_activating ON pass_record (serial_number) WHERE state = 'activating'",
+        ]),
+        // tokenctl_step answers every value under its name (decoded by name, not position).
+        Migration(name: "v6-step-answer-by-name", statements: [stepProcedure(create: "CREATE OR REPLACE", reads: namedReads)]),
     ]
 
     /// tokenctl_resolve(serial, pass type, device): a pass's records with their leases and a
@@ -333,8 +351,39 @@ enum PostgresSchema {
     /// A row's hash is SHA-256 over the same text as on SQLite: the client sends the text
     /// after the previous hash ("rest"), which only the server knows under the lock.
     /// The answer is JSON text: {"statuses": […], "reads": [[attempt id, [pass, …]], …]}.
-    static let stepProcedure = """
-        CREATE PROCEDURE tokenctl_step(changes jsonb, reads jsonb, genesis text, INOUT answer text DEFAULT NULL)
+    static let stepProcedure = stepProcedure(create: "CREATE", reads: positionalReads)
+
+    /// The reads of v4's procedure: each resolution an array, each pass an array of its
+    /// columns and its lease's.
+    static let positionalReads = """
+        SELECT coalesce(json_agg(json_build_array(w.id, (
+                SELECT coalesce(json_agg(json_build_array(p.pass_type_identifier, p.serial_number, p.device_account_identifier,
+                           p.state, p.device_label, p.card_suffix, CASE WHEN p.state = 'activating' THEN p.lease_attempt_id END,
+                           p.lease_request_id, p.lease_deeplink_hash, p.lease_host_id, p.lease_owner_pid, p.lease_owner_start,
+                           p.lease_expires_at > clock_timestamp())
+                           ORDER BY p.serial_number, p.pass_type_identifier, p.device_account_identifier), '[]')
+                FROM pass_record p
+        """
+
+    /// The reads of v6's procedure, every value under its name: {"attempt": id, "passes":
+    /// [{"passType", "serial", "token", "state", "device", "cardSuffix", "lease": null or
+    /// {"attempt", "request", "deeplink", "host", "pid", "processStart", "live"}}, …]}.
+    static let namedReads = """
+        SELECT coalesce(json_agg(json_build_object('attempt', w.id, 'passes', (
+                SELECT coalesce(json_agg(json_build_object(
+                           'passType', p.pass_type_identifier, 'serial', p.serial_number, 'token', p.device_account_identifier,
+                           'state', p.state, 'device', p.device_label, 'cardSuffix', p.card_suffix,
+                           'lease', CASE WHEN p.state = 'activating' AND p.lease_attempt_id IS NOT NULL THEN json_build_object(
+                               'attempt', p.lease_attempt_id, 'request', p.lease_request_id, 'deeplink', p.lease_deeplink_hash,
+                               'host', p.lease_host_id, 'pid', p.lease_owner_pid, 'processStart', p.lease_owner_start,
+                               'live', p.lease_expires_at > clock_timestamp()) END)
+                           ORDER BY p.serial_number, p.pass_type_identifier, p.device_account_identifier), '[]')
+                FROM pass_record p
+        """
+
+    static func stepProcedure(create: String, reads: String) -> String {
+        """
+        \(create) PROCEDURE tokenctl_step(changes jsonb, reads jsonb, genesis text, INOUT answer text DEFAULT NULL)
         LANGUAGE plpgsql AS $$
         DECLARE
             change jsonb;
@@ -416,17 +465,12 @@ enum PostgresSchema {
                 SELECT q.n, q.wanted->>'serial' AS serial, q.wanted->>'passType' AS pass_type, q.wanted->>'device' AS device,
                        nextval('audit_attempt_id') AS id
                 FROM jsonb_array_elements(reads) WITH ORDINALITY AS q(wanted, n))
-            SELECT coalesce(json_agg(json_build_array(w.id, (
-                    SELECT coalesce(json_agg(json_build_array(p.pass_type_identifier, p.serial_number, p.device_account_identifier,
-                               p.state, p.device_label, p.card_suffix, CASE WHEN p.state = 'activating' THEN p.lease_attempt_id END,
-                               p.lease_request_id, p.lease_deeplink_hash, p.lease_host_id, p.lease_owner_pid, p.lease_owner_start,
-                               p.lease_expires_at > clock_timestamp())
-                               ORDER BY p.serial_number, p.pass_type_identifier, p.device_account_identifier), '[]')
-                    FROM pass_record p
+            \(reads.split(separator: "\n").joined(separator: "\n            "))
                     WHERE p.serial_number = w.serial AND (w.pass_type IS NULL OR p.pass_type_identifier = w.pass_type)
                       AND (w.device IS NULL OR p.device_label = w.device)))
                 ORDER BY w.n), '[]')::text INTO resolved FROM w;
             answer := '{"statuses": ' || to_json(statuses)::text || ', "reads": ' || resolved || '}';
         END $$
         """
+    }
 }

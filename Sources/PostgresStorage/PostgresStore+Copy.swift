@@ -19,8 +19,7 @@ extension PostgresStore {
             let held = try connection.answer("""
                 SELECT (SELECT count(*) FROM pass_record), (SELECT count(*) FROM audit_row)
                 """, logger).first?.decode((Int, Int).self) ?? (0, 0)
-            let statements = PostgresStatements(connection: connection, logger: logger)
-            let heldState = try StateTables.held(statements)
+            let heldState = try Self.stateSnapshot(connection, logger).heldTables
             guard held == (0, 0), heldState.isEmpty else {
                 throw StorageError.targetNotEmpty(options.displayURL, passes: held.0, auditRows: held.1, stateTables: heldState)
             }
@@ -50,7 +49,9 @@ extension PostgresStore {
             if lastAttempt > 0 {
                 _ = try connection.answer("SELECT setval('audit_attempt_id', \(lastAttempt))", logger)
             }
-            return CopyCounts(passes: passCount, auditRows: auditCount, stateRows: try StateTables.copy(from: copy.state, into: statements))
+            let state = try copy.state.stateSnapshot()
+            try Self.insert(state, connection, logger)
+            return CopyCounts(passes: passCount, auditRows: auditCount, stateRows: state.rowCount)
         }
     }
 }

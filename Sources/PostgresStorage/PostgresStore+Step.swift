@@ -44,7 +44,12 @@ extension PostgresStore {
             do {
                 let rows = try query("CALL tokenctl_step(\(changeText)::jsonb, \(readText)::jsonb, \(genesis), NULL)")
                 let text = try rows.first?.decode(String.self) ?? ""
-                let answer = try JSONDecoder().decode(StepAnswerText.self, from: Data(text.utf8))
+                let answer: StepAnswerText
+                do {
+                    answer = try JSONDecoder().decode(StepAnswerText.self, from: Data(text.utf8))
+                } catch {
+                    throw StorageError(.storageCorrupt, "tokenctl_step answered what this tokenctl cannot read (\(error)); run `tokenctl db migrate`")
+                }
                 guard answer.statuses.count == changes.count, answer.reads.count == reads.count else {
                     throw StorageError(.storageCorrupt, "tokenctl_step answered \(answer.statuses.count) statuses for \(changes.count) changes and \(answer.reads.count) reads for \(reads.count)")
                 }
@@ -72,45 +77,66 @@ private struct StepRead: Encodable {
     }
 }
 
-/// `tokenctl_step`'s answer: {"statuses": ["ok", …], "reads": [[attempt id, [pass, …]], …]},
-/// each pass an array of its columns and its lease's (nulls without one).
+/// `tokenctl_step`'s answer (migration v6): {"statuses": ["ok", …], "reads": [{"attempt": id,
+/// "passes": [pass, …]}, …]}, every value decoded by its name; a state or status this binary
+/// does not know is an error, never a default.
 private struct StepAnswerText: Decodable {
     var statuses: [AttemptChangeStatus]
     var reads: [Read]
 
     struct Read: Decodable {
-        var resolution: AttemptResolution
+        var attempt: Int64
+        var passes: [Pass]
 
-        init(from decoder: any Decoder) throws {
-            var cells = try decoder.unkeyedContainer()
-            resolution = AttemptResolution(attemptID: try cells.decode(Int64.self), passes: [])
-            var passes = try cells.nestedUnkeyedContainer()
-            while !passes.isAtEnd {
-                resolution.passes.append(try passes.decode(PassRow.self).value)
-            }
+        var resolution: AttemptResolution {
+            AttemptResolution(attemptID: attempt, passes: passes.map { ($0.record, $0.lease?.value) })
         }
     }
 
-    struct PassRow: Decodable {
-        var value: (pass: PassRecord, lease: AttemptLease?)
+    struct Pass: Decodable {
+        var passType: String
+        var serial: String
+        var token: String
+        var state: PassState
+        var device: String?
+        var cardSuffix: String?
+        var lease: Lease?
+
+        enum CodingKeys: String, CodingKey {
+            case passType, serial, token, state, device, cardSuffix, lease
+        }
 
         init(from decoder: any Decoder) throws {
-            var cells = try decoder.unkeyedContainer()
-            let pass = PassRecord(
-                passTypeIdentifier: try cells.decode(String.self), serialNumber: try cells.decode(String.self),
-                deviceAccountIdentifier: try cells.decode(String.self),
-                state: PassState(rawValue: try cells.decode(String.self)) ?? .requiresActivation,
-                device: try cells.decode(String?.self), cardSuffix: try cells.decode(String?.self)
-            )
-            var lease: AttemptLease?
-            if let attempt = try cells.decode(Int64?.self) {
-                lease = AttemptLease(
-                    attemptID: attempt, requestID: try cells.decode(String.self), deeplinkHash: try cells.decode(String.self),
-                    hostID: try cells.decode(String.self), pid: try cells.decode(Int32.self), processStart: try cells.decode(String.self),
-                    isLive: try cells.decode(Bool.self)
-                )
+            let values = try decoder.container(keyedBy: CodingKeys.self)
+            passType = try values.decode(String.self, forKey: .passType)
+            serial = try values.decode(String.self, forKey: .serial)
+            token = try values.decode(String.self, forKey: .token)
+            let stateName = try values.decode(String.self, forKey: .state)
+            guard let state = PassState(rawValue: stateName) else {
+                throw DecodingError.dataCorruptedError(forKey: .state, in: values, debugDescription: "unknown pass state \(stateName)")
             }
-            value = (pass, lease)
+            self.state = state
+            device = try values.decodeIfPresent(String.self, forKey: .device)
+            cardSuffix = try values.decodeIfPresent(String.self, forKey: .cardSuffix)
+            lease = try values.decodeIfPresent(Lease.self, forKey: .lease)
+        }
+
+        var record: PassRecord {
+            PassRecord(passTypeIdentifier: passType, serialNumber: serial, deviceAccountIdentifier: token, state: state, device: device, cardSuffix: cardSuffix)
+        }
+    }
+
+    struct Lease: Decodable {
+        var attempt: Int64
+        var request: String
+        var deeplink: String
+        var host: String
+        var pid: Int32
+        var processStart: String
+        var live: Bool
+
+        var value: AttemptLease {
+            AttemptLease(attemptID: attempt, requestID: request, deeplinkHash: deeplink, hostID: host, pid: pid, processStart: processStart, isLive: live)
         }
     }
 }

@@ -79,11 +79,11 @@ extension PostgresStore {
     }
 
     static func passRow(_ row: PostgresRow) throws -> PassRecord {
-        let (type, serial, account, state, device, suffix) = try row.decode((String, String, String, String, String?, String?).self)
-        return PassRecord(
-            passTypeIdentifier: type, serialNumber: serial, deviceAccountIdentifier: account,
-            state: PassState(rawValue: state) ?? .requiresActivation, device: device, cardSuffix: suffix
-        )
+        let (type, serial, account, stateName, device, suffix) = try row.decode((String, String, String, String, String?, String?).self)
+        guard let state = PassState(rawValue: stateName) else {
+            throw StorageError(.storageCorrupt, "a wallet record has the unknown state \(stateName)")
+        }
+        return PassRecord(passTypeIdentifier: type, serialNumber: serial, deviceAccountIdentifier: account, state: state, device: device, cardSuffix: suffix)
     }
 }
 

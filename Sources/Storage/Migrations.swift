@@ -176,14 +176,28 @@ enum Migrations {
             // The resident service's Idempotency-Key answers (DESIGN §8): a key's first
             // request claims it (answer NULL while it runs), then its answer is kept until
             // the retention ends.
-            try db.execute(sql: IdempotencyTable.sqlite)
+            try db.execute(sql: """
+                CREATE TABLE idempotency_key (
+                    key TEXT PRIMARY KEY,
+                    deeplink_hash TEXT NOT NULL,
+                    created_ms INTEGER NOT NULL,
+                    status INTEGER,
+                    answer TEXT
+                ) WITHOUT ROWID;
+                CREATE INDEX idempotency_key_created ON idempotency_key (created_ms);
+                """)
         }
         migrator.registerMigration("v9-idempotency-attempts") { db in
             // A key is bound to the attempt its request starts (its request id), and the
-            // passes left activating are found through an index of their own.
-            for statement in IdempotencyTable.attemptColumns + [IdempotencyTable.activatingIndex] {
-                try db.execute(sql: statement)
-            }
+            // passes left activating are found through an index of their own. The claim's
+            // process (`HOST PID START`) lets a claim left by a process that died on this host
+            // before its attempt started be taken over at once.
+            try db.execute(sql: """
+                ALTER TABLE idempotency_key ADD COLUMN request_id TEXT;
+                ALTER TABLE idempotency_key ADD COLUMN serial_number TEXT;
+                ALTER TABLE idempotency_key ADD COLUMN owner TEXT;
+                CREATE INDEX pass_record_activating ON pass_record (serial_number) WHERE state = 'activating';
+                """)
         }
         return migrator
     }

@@ -4,7 +4,7 @@ import ServiceLifecycle
 import TokenActivation
 import WalletModel
 
-/// Idempotency-Key answers kept in the database (both backends, ``IdempotencyTable``), so a
+/// Idempotency-Key answers kept in the database (both backends, ``IdempotencyKeyRecords``), so a
 /// repeat finds them across restarts and across the service processes sharing it.
 ///
 /// A key stands for one attempt: its row is inserted with the request id the attempt will
@@ -46,24 +46,19 @@ struct IdempotencyKeys: Sendable {
         let hash = hasher.hash(request.idempotencyText)
         let now = clock().milliseconds
         let requestID = ResidentPipeline.makeRequestID()
-        return try database.writeState { db in
-            let inserted = try db.execute(
-                "INSERT INTO idempotency_key (key, deeplink_hash, created_ms, request_id, serial_number, owner) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING",
-                [.text(key), .text(hash), .integer(now), .text(requestID), StateValue(serialNumber), .text(owner)]
-            )
-            if inserted == 1 { return .claimed(requestID: requestID) }
-            guard let row = try db.row("SELECT deeplink_hash, created_ms, status, answer, request_id, serial_number, owner FROM idempotency_key WHERE key = ?", [.text(key)]) else {
-                // Purged between the two statements: as good as in flight; the client repeats.
-                return .unanswered(requestID: nil, serialNumber: nil, createdMilliseconds: now, owner: nil)
-            }
-            guard row.text("deeplink_hash") == hash else { return .mismatch }
-            if let answer = row.text("answer"), let status = row.integer("status") {
+        let claim = IdempotencyKeyRow(key: key, deeplinkHash: hash, createdMilliseconds: now, requestID: requestID, serialNumber: serialNumber, owner: owner)
+        switch try database.claimIdempotencyKey(claim) {
+        case .inserted:
+            return .claimed(requestID: requestID)
+        case .vanished:
+            // Purged between the two statements: as good as in flight; the client repeats.
+            return .unanswered(requestID: nil, serialNumber: nil, createdMilliseconds: now, owner: nil)
+        case .held(let row):
+            guard row.deeplinkHash == hash else { return .mismatch }
+            if let answer = row.answer, let status = row.status {
                 return .replay(status: status, body: answer)
             }
-            return .unanswered(
-                requestID: row.text("request_id"), serialNumber: row.text("serial_number"),
-                createdMilliseconds: Int64(row.integer("created_ms") ?? 0), owner: row.text("owner")
-            )
+            return .unanswered(requestID: row.requestID, serialNumber: row.serialNumber, createdMilliseconds: row.createdMilliseconds, owner: row.owner)
         }
     }
 
@@ -90,35 +85,26 @@ struct IdempotencyKeys: Sendable {
     /// `requestID`: only one of several repeats racing for it wins.
     /// - Returns: whether this caller took it.
     func takeOver(key: String, createdMilliseconds: Int64, requestID: String, serialNumber: String?) throws -> Bool {
-        let now = clock().milliseconds
-        return try database.writeState { db in
-            try db.execute(
-                "UPDATE idempotency_key SET created_ms = ?, request_id = ?, serial_number = ?, owner = ? WHERE key = ? AND answer IS NULL AND created_ms = ?",
-                [.integer(now), .text(requestID), StateValue(serialNumber), .text(owner), .text(key), .integer(createdMilliseconds)]
-            ) == 1
-        }
+        try database.takeOverIdempotencyKey(
+            key, claimedAt: createdMilliseconds, now: clock().milliseconds, requestID: requestID, serialNumber: serialNumber, owner: owner
+        )
     }
 
     /// Stores the answer of a claimed key.
     func store(key: String, status: Int, body: String) throws {
-        _ = try database.writeState { db in
-            try db.execute("UPDATE idempotency_key SET status = ?, answer = ? WHERE key = ?", [.integer(Int64(status)), .text(body), .text(key)])
-        }
+        try database.answerIdempotencyKey(key, status: status, body: body)
     }
 
     /// Gives a claimed key up: the request was refused before it reached the pipeline.
     func release(key: String) throws {
-        _ = try database.writeState { db in
-            try db.execute("DELETE FROM idempotency_key WHERE key = ? AND answer IS NULL", [.text(key)])
-        }
+        try database.releaseIdempotencyKey(key)
     }
 
     /// Deletes the answers older than the retention.
     /// - Returns: the number deleted.
     @discardableResult
     func purge() throws -> Int {
-        let cutoff = clock().milliseconds - retentionMilliseconds
-        return try database.writeState { db in try db.execute("DELETE FROM idempotency_key WHERE created_ms < ?", [.integer(cutoff)]) }
+        try database.purgeIdempotencyKeys(claimedBefore: clock().milliseconds - retentionMilliseconds)
     }
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 @testable import PostgresStorage
 import TestSupport
 import Testing
@@ -97,6 +98,40 @@ import WalletModel
         let s1 = try #require(answer.resolutions[0].passes.first)
         #expect(s1.pass.state == .activating && s1.lease?.attemptID == 100 && s1.lease?.hostID == "h1" && s1.lease?.isLive == true)
         #expect(answer.resolutions[1].passes.first?.lease == nil)
+    }
+
+    /// The answer names every value (migration v6): a pass, its lease, the new attempt id.
+    @Test func theAnswerNamesEveryValue() throws {
+        let fixture = try Fixture()
+        #expect(try fixture.step([Self.start(7)]).statuses == [.ok])
+        let answer = try fixture.count("CALL tokenctl_step('[]'::jsonb, '[{\"serial\": \"S1\"}]'::jsonb, 'g', NULL)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(answer.utf8)) as? [String: Any])
+        let read = try #require((object["reads"] as? [[String: Any]])?.first)
+        #expect(read["attempt"] is Int)
+        let pass = try #require((read["passes"] as? [[String: Any]])?.first)
+        #expect(Set(pass.keys) == ["passType", "serial", "token", "state", "device", "cardSuffix", "lease"])
+        #expect(pass["state"] as? String == "activating" && pass["serial"] as? String == "S1" && pass["token"] as? String == "D1")
+        let lease = try #require(pass["lease"] as? [String: Any])
+        #expect(Set(lease.keys) == ["attempt", "request", "deeplink", "host", "pid", "processStart", "live"])
+        #expect(lease["attempt"] as? Int == 7 && lease["request"] as? String == "r7" && lease["live"] as? Bool == true)
+        // Decoded the same way by the client.
+        let resolved = try #require(try fixture.step([], reads: [PassQuery(serialNumber: "S1")]).resolutions.first?.passes.first)
+        #expect(resolved.pass.state == .activating && resolved.lease?.attemptID == 7 && resolved.lease?.requestID == "r7")
+    }
+
+    /// A pass state this binary does not know is an error naming the way out, never a default.
+    @Test func anAnswerThisBinaryCannotReadIsAnError() throws {
+        let fixture = try Fixture()
+        _ = try fixture.database.psql("ALTER TABLE pass_record DROP CONSTRAINT IF EXISTS pass_record_state_check")
+        _ = try fixture.database.psql("UPDATE pass_record SET state = 'frozen' WHERE serial_number = 'S2'")
+        #expect(try fixture.count("SELECT state FROM pass_record WHERE serial_number = 'S2'") == "frozen")
+        do {
+            _ = try fixture.step([], reads: [PassQuery(serialNumber: "S2")])
+            Issue.record("an unknown state was read")
+        } catch let error as StorageError {
+            #expect(error.code == .storageCorrupt)
+            #expect(error.message.contains("tokenctl db migrate"), "\(error.message)")
+        }
     }
 
     @Test func theChainIsHashedAsOnSQLite() throws {

@@ -61,9 +61,8 @@ extension Store: TokenStore {
 
     public func load(_ copy: StoreCopy) throws -> CopyCounts {
         try write { db in
-            let statements = SQLiteStatements(db)
             let held = (try WalletRepository.count(db), try AuditLog.count(db))
-            let heldState = try StateTables.held(statements)
+            let heldState = try StateTables.snapshot(db).heldTables
             guard held == (0, 0), heldState.isEmpty else {
                 throw StorageError.targetNotEmpty(options.path, passes: held.0, auditRows: held.1, stateTables: heldState)
             }
@@ -82,7 +81,9 @@ extension Store: TokenStore {
                 rows += 1
             }
             try db.execute(sql: "UPDATE metadata SET value = ? WHERE key = 'deeplink-hash-key'", arguments: [Data(copy.deeplinkHashKey)])
-            return CopyCounts(passes: passes, auditRows: rows, stateRows: try StateTables.copy(from: copy.state, into: statements))
+            let state = try copy.state.stateSnapshot()
+            try StateTables.insert(state, db)
+            return CopyCounts(passes: passes, auditRows: rows, stateRows: state.rowCount)
         }
     }
 }

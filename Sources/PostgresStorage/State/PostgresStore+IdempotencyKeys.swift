@@ -1,0 +1,46 @@
+import PostgresNIO
+import WalletModel
+
+/// `idempotency_key` (migrations v3 and v5).
+extension PostgresStore: IdempotencyKeyRecords {
+    public func claimIdempotencyKey(_ claim: IdempotencyKeyRow) throws -> IdempotencyKeyClaim {
+        try transaction { connection in
+            let inserted = try connection.answer("""
+                INSERT INTO idempotency_key (key, deeplink_hash, created_ms, request_id, serial_number, owner)
+                VALUES (\(claim.key), \(claim.deeplinkHash), \(claim.createdMilliseconds), \(claim.requestID), \(claim.serialNumber), \(claim.owner))
+                ON CONFLICT (key) DO NOTHING
+                """, logger).metadata.rows
+            if inserted == 1 { return .inserted }
+            guard let row = try connection.answer("""
+                SELECT deeplink_hash, created_ms, request_id, serial_number, owner, status, answer FROM idempotency_key WHERE key = \(claim.key)
+                """, logger).first else {
+                return .vanished
+            }
+            let cells = NamedCells(row)
+            return .held(IdempotencyKeyRow(
+                key: claim.key, deeplinkHash: try cells["deeplink_hash"], createdMilliseconds: try cells["created_ms"],
+                requestID: try cells["request_id"], serialNumber: try cells["serial_number"], owner: try cells["owner"],
+                status: try cells["status", as: Int32?.self].map(Int.init), answer: try cells["answer"]
+            ))
+        }
+    }
+
+    public func takeOverIdempotencyKey(_ key: String, claimedAt: Int64, now: Int64, requestID: String, serialNumber: String?, owner: String) throws -> Bool {
+        try query("""
+            UPDATE idempotency_key SET created_ms = \(now), request_id = \(requestID), serial_number = \(serialNumber), owner = \(owner)
+            WHERE key = \(key) AND answer IS NULL AND created_ms = \(claimedAt)
+            """).metadata.rows == 1
+    }
+
+    public func answerIdempotencyKey(_ key: String, status: Int, body: String) throws {
+        try query("UPDATE idempotency_key SET status = \(Int32(clamping: status)), answer = \(body) WHERE key = \(key)")
+    }
+
+    public func releaseIdempotencyKey(_ key: String) throws {
+        try query("DELETE FROM idempotency_key WHERE key = \(key) AND answer IS NULL")
+    }
+
+    public func purgeIdempotencyKeys(claimedBefore milliseconds: Int64) throws -> Int {
+        try query("DELETE FROM idempotency_key WHERE created_ms < \(milliseconds)").metadata.rows ?? 0
+    }
+}

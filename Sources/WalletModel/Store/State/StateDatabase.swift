@@ -1,0 +1,37 @@
+/// The onboarding core's state and the service's Idempotency-Keys, per intent: each driver
+/// keeps them beside its schema (SQLite's migrations v3–v6, v8, v9; PostgreSQL's v2, v3, v5),
+/// each call one transaction.
+public protocol StateDatabase: OnboardingProcessRecords, DeviceActivationRecords, VerificationRecords, LoginUserRecords, IdempotencyKeyRecords {
+    /// Every row of the onboarding core's tables (what `tokenctl db copy` moves besides the
+    /// wallet and the audit; Idempotency-Keys are not moved).
+    func stateSnapshot() throws -> StateSnapshot
+
+    /// Closes the database (a store a caller opened for one call).
+    func close() throws
+}
+
+extension StateDatabase {
+    /// Runs `body`, then closes this database, also when `body` throws.
+    public func closing<T>(after body: () throws -> T) throws -> T {
+        do {
+            let result = try body()
+            try close()
+            return result
+        } catch {
+            try? close()
+            throw error
+        }
+    }
+
+    /// Runs `body`, then closes this database, also when `body` throws.
+    public func closing<T>(after body: () async throws -> T) async throws -> T {
+        do {
+            let result = try await body()
+            try close()
+            return result
+        } catch {
+            try? close()
+            throw error
+        }
+    }
+}

@@ -271,7 +271,12 @@ let package = Package(
         ),
         .testTarget(
             name: "TokenctlServiceTests",
-            dependencies: ["TokenctlService", "ServiceAPI", "TokenActivation", "ErrorCodes"]
+            dependencies: [
+                "TokenctlService", "ServiceAPI", "TokenActivation", "TokenctlConfiguration", "WalletModel", "ErrorCodes", "Sandbox", "TestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport", "Sandbox", "TestSupport"]),
         .testTarget(name: "SandboxTests", dependencies: ["Sandbox", "TestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),

@@ -6,24 +6,18 @@ import ServiceAPI
 import TokenActivation
 import WalletModel
 
-extension APIResponder {
+extension APIRoutes {
     static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
     static let replayed = ("Idempotent-Replayed", "true")
 
     /// `POST /v1/activations`: one activation, answered as `activate --json` prints it.
-    func activation(_ request: Request) async -> Response {
-        let decoded: ActivationRequest
-        let key: String?
-        do throws(Problem) {
-            let body = try await Self.collect(request)
-            decoded = try ActivationRequest.decode(body, contentType: request.headers[.contentType])
-            key = try ActivationRequest.idempotencyKey(request.headers[Self.idempotencyKey])
-        } catch {
-            return Self.problem(error)
-        }
-        if service.isDraining { return Self.problem(Self.stopping) }
+    func activation(_ request: Request) async throws -> Response {
+        let body = try await Self.collect(request)
+        let decoded = try ActivationRequest.decode(body, contentType: request.headers[.contentType])
+        let key = try ActivationRequest.idempotencyKey(request.headers[Self.idempotencyKey])
+        if service.isDraining { throw Self.stopping }
         guard let key else {
-            guard let result = await service.admission.run({ await service.activate(decoded) }) else { return Self.problem(Self.overloaded) }
+            guard let result = await service.admission.run({ await service.activate(decoded) }) else { throw Self.overloaded }
             return Self.response(Self.answer(result))
         }
         let keys = service.idempotency
@@ -125,17 +119,12 @@ extension APIResponder {
     /// `POST /v1/activations/batch`: a deeplink (or `{"deeplink": …}` object) a line in, one
     /// `activate --batch --json` object a line out, in input order, each written as soon as
     /// it and every line before it are finished.
-    func batch(_ request: Request) -> Response {
-        let format: BatchFormat
-        do throws(Problem) {
-            format = try BatchFormat(contentType: request.headers[.contentType])
-        } catch {
-            return Self.problem(error)
-        }
-        if service.isDraining { return Self.problem(Self.stopping) }
+    func batch(_ request: Request) throws -> Response {
+        let format = try BatchFormat(contentType: request.headers[.contentType])
+        if service.isDraining { throw Self.stopping }
         // Each line is one activation in the same admission; a batch arriving past the
         // queue limit is refused whole, before any line is read.
-        if service.admission.isFull { return Self.problem(Self.overloaded) }
+        if service.admission.isFull { throw Self.overloaded }
         let service = self.service
         var headers = HTTPFields()
         headers[.contentType] = "application/x-ndjson"
@@ -147,26 +136,19 @@ extension APIResponder {
         })
     }
 
+    static let tooLarge = Problem(status: 413, code: .requestTooLarge, detail: "the body is over \(ActivationRequest.maximumBodyBytes) bytes")
+
     /// The body, refused once it passes the limit (413) without reading the rest.
-    static func collect(_ request: Request) async throws(Problem) -> [UInt8] {
+    static func collect(_ request: Request) async throws -> [UInt8] {
         let limit = ActivationRequest.maximumBodyBytes
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
-            throw Problem(status: 413, code: .requestTooLarge, detail: "the body is over \(limit) bytes")
-        }
-        var bytes: [UInt8] = []
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit { throw tooLarge }
         do {
-            for try await buffer in request.body {
-                guard bytes.count + buffer.readableBytes <= limit else {
-                    throw Problem(status: 413, code: .requestTooLarge, detail: "the body is over \(limit) bytes")
-                }
-                bytes.append(contentsOf: buffer.readableBytesView)
-            }
-        } catch let problem as Problem {
-            throw problem
+            return Array(try await request.body.collect(upTo: limit).readableBytesView)
+        } catch is NIOTooManyBytesError {
+            throw tooLarge
         } catch {
             throw Problem.invalid("the body could not be read")
         }
-        return bytes
     }
 
     static let overloaded: Problem = {

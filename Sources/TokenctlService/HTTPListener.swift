@@ -90,18 +90,6 @@ struct HTTPListener<Child: ServerChildChannel>: Service, CustomStringConvertible
     }
 }
 
-extension APIResponder {
-    /// The responder in the form Hummingbird's HTTP channel calls: one request, its
-    /// response written on the connection.
-    var channelResponder: HTTPChannelHandler.Responder {
-        { request, writer, channel in
-            let context = BasicRequestContext(source: .init(channel: channel, logger: service.logger))
-            let response = try await respond(to: request, context: context)
-            try await writer.write(response: response.head, body: response.body)
-        }
-    }
-}
-
 /// A count of connections served at once: ``acquire()`` waits while all are taken.
 final class ConnectionSlots: Sendable {
     private struct State {

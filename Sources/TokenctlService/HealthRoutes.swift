@@ -4,7 +4,7 @@ import TokenctlApp
 import TokenctlConfiguration
 import WalletModel
 
-extension APIResponder {
+extension APIRoutes {
     /// `GET /readyz`: the database open and its schema current, the settings usable, and
     /// not draining.
     func readiness() async -> Response {

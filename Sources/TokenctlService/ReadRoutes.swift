@@ -1,3 +1,4 @@
+import Foundation
 import ErrorCodes
 import Hummingbird
 import HummingbirdCore
@@ -5,10 +6,14 @@ import ServiceAPI
 import TokenActivation
 import WalletModel
 
-extension APIResponder {
+extension APIRoutes {
     /// `GET /v1/passes/{serialNumber}`: as `wallet show --json`, masked; 404 when none.
-    func passes(serial: String) async -> Response {
-        guard !serial.isEmpty, serial.utf8.count <= 256 else { return Self.problem(.invalid("the serial number must be 1 to 256 bytes")) }
+    func passes(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        // The serial is one path segment, percent-decoded; a decoded "/" names no route.
+        guard let segment = context.parameters.get("serialNumber"), let serial = segment.removingPercentEncoding, !serial.contains("/") else {
+            throw Problem.notFound
+        }
+        guard !serial.isEmpty, serial.utf8.count <= 256 else { throw Problem.invalid("the serial number must be 1 to 256 bytes") }
         let database = service.pipeline.database
         do {
             let records = try await ActivationService.blocking { try database.passes(matching: PassQuery(serialNumber: serial)) }
@@ -24,13 +29,8 @@ extension APIResponder {
     /// `GET /v1/audit?serial=&outcome=&since=&until=&limit=&before=`: as `audit list --json`,
     /// oldest first, the newest `limit` (default 100) of the entries matching; when older ones
     /// match too, a `Link` header names the next page (`before` the oldest one answered).
-    func audit(_ query: FlatDictionary<Substring, Substring>) async -> Response {
-        let request: AuditQuery.Request
-        do throws(Problem) {
-            request = try AuditQuery.request(query.map { (String($0.key), String($0.value)) })
-        } catch {
-            return Self.problem(error)
-        }
+    func audit(_ query: FlatDictionary<Substring, Substring>) async throws -> Response {
+        let request = try AuditQuery.request(query.map { (String($0.key), String($0.value)) })
         let database = service.pipeline.database
         do {
             let (entries, oldest, more) = try await ActivationService.blocking { () throws -> ([JSONObject.Value], Int64?, Bool) in

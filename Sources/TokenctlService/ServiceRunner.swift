@@ -56,35 +56,8 @@ public struct ServiceRunner: Sendable {
         var lockReleased = false
         defer { if !lockReleased { lock?.release(unlinkingSocket: false) } }
 
-        let metrics = ServiceMetrics(version: options.version)
-        // TMP's requests and the user gates' are counted apart, each under its own name.
-        let activator = Activator(
-            settings: settings, environment: environment,
-            transports: MeasuredTransport.factory(idleTimeoutMilliseconds: settings.tmp.idleTimeoutMilliseconds) { status, duration, opened in
-                metrics.tmpRequest(status: status, duration: duration, connectionsOpened: opened)
-            },
-            onboardingTransports: MeasuredTransport.factory { status, _, _ in metrics.onboardingRequest(status: status) },
-            logger: Logger(label: "tokenctl.activation")
-        )
-        let workers = min(settings.service.maxInFlight, settings.tmp.maxConnections)
-        let pipeline = try await ResidentPipeline(activator: activator, workers: workers)
-        let service: ActivationService
-        do {
-            let database = pipeline.database
-            let keys = IdempotencyKeys(
-                database: database, hasher: DeeplinkHasher(key: try database.deeplinkHashKey()), hostID: settings.hostID,
-                abandonedAfterMilliseconds: Int64(2 * settings.tmp.longestAttemptMilliseconds),
-                retentionMilliseconds: Int64(settings.service.idempotencyRetentionHours) * 3_600_000, clock: Timestamp.now
-            )
-            service = ActivationService(
-                pipeline: pipeline, driver: settings.store, metrics: metrics,
-                admission: Admission(maxInFlight: settings.service.maxInFlight, queueLimit: settings.service.queueLimit),
-                idempotency: keys, logger: logger
-            )
-        } catch {
-            pipeline.close()
-            throw error
-        }
+        let service = try await Self.activationService(settings: settings, environment: environment, version: options.version, logger: logger)
+        let (pipeline, workers) = (service.pipeline, service.pipeline.workers)
         // A SIGKILL loses nothing committed: what the dead process left open is closed
         // before anything is admitted.
         await InterruptedAttemptRecovery.closeNow(pipeline, logger: logger)
@@ -104,23 +77,24 @@ public struct ServiceRunner: Sendable {
         }
         let rules = ConnectionRules(headerTimeout: .milliseconds(Int64(settings.service.headerTimeoutMilliseconds)), drainGrace: .seconds(1))
         let http = HTTP1Channel.Configuration(idleTimeout: .milliseconds(Int64(settings.service.idleTimeoutMilliseconds)))
-        let plain = APIResponder(service: service, bearerToken: nil)
+        let routes = APIRoutes(service: service)
+        let plain = APIRouter.channelResponder(routes, bearerToken: nil)
         if adopted.isEmpty || !adoptsUnixSocket {
-            add(.unix(path: socketPath), HTTP1Channel(responder: plain.channelResponder, configuration: http)) { _ in "unix:\(socketPath)" }
+            add(.unix(path: socketPath), HTTP1Channel(responder: plain, configuration: http)) { _ in "unix:\(socketPath)" }
         }
         for descriptor in adopted {
             let isUnix = SocketActivation.isUnixSocket(descriptor)
-            let responder = APIResponder(service: service, bearerToken: isUnix ? nil : access.bearerToken)
-            add(.adopted(descriptor: descriptor), HTTP1Channel(responder: responder.channelResponder, configuration: http)) { bound in
+            let responder = isUnix ? plain : APIRouter.channelResponder(routes, bearerToken: access.bearerToken)
+            add(.adopted(descriptor: descriptor), HTTP1Channel(responder: responder, configuration: http)) { bound in
                 isUnix ? "unix:\(bound?.pathname ?? "fd \(descriptor)") (systemd)" : "http://\(Self.display(bound)) (systemd)"
             }
         }
-        let secured = APIResponder(service: service, bearerToken: access.bearerToken)
+        let secured = APIRouter.channelResponder(routes, bearerToken: access.bearerToken)
         for address in options.listen {
             if let tls = access.tls {
-                add(.tcp(host: address.host, port: address.port), try TLSChannel(HTTP1Channel(responder: secured.channelResponder, configuration: http), tlsConfiguration: tls)) { "https://\(Self.display($0))" }
+                add(.tcp(host: address.host, port: address.port), try TLSChannel(HTTP1Channel(responder: secured, configuration: http), tlsConfiguration: tls)) { "https://\(Self.display($0))" }
             } else {
-                add(.tcp(host: address.host, port: address.port), HTTP1Channel(responder: secured.channelResponder, configuration: http)) { "http://\(Self.display($0))" }
+                add(.tcp(host: address.host, port: address.port), HTTP1Channel(responder: secured, configuration: http)) { "http://\(Self.display($0))" }
             }
         }
         await report.expect(listeners.count)
@@ -156,6 +130,38 @@ public struct ServiceRunner: Sendable {
         lock?.release(unlinkingSocket: true)
         lockReleased = true
         logger.notice("service.stopped")
+    }
+
+    /// The warm pipeline and what every listener shares, on these settings (the caller
+    /// closes its pipeline).
+    static func activationService(settings: Settings, environment: [String: String], version: String, logger: Logger) async throws -> ActivationService {
+        let metrics = ServiceMetrics(version: version)
+        // TMP's requests and the user gates' are counted apart, each under its own name.
+        let activator = Activator(
+            settings: settings, environment: environment,
+            transports: MeasuredTransport.factory(idleTimeoutMilliseconds: settings.tmp.idleTimeoutMilliseconds) { status, duration, opened in
+                metrics.tmpRequest(status: status, duration: duration, connectionsOpened: opened)
+            },
+            onboardingTransports: MeasuredTransport.factory { status, _, _ in metrics.onboardingRequest(status: status) },
+            logger: Logger(label: "tokenctl.activation")
+        )
+        let pipeline = try await ResidentPipeline(activator: activator, workers: min(settings.service.maxInFlight, settings.tmp.maxConnections))
+        do {
+            let database = pipeline.database
+            let keys = IdempotencyKeys(
+                database: database, hasher: DeeplinkHasher(key: try database.deeplinkHashKey()), hostID: settings.hostID,
+                abandonedAfterMilliseconds: Int64(2 * settings.tmp.longestAttemptMilliseconds),
+                retentionMilliseconds: Int64(settings.service.idempotencyRetentionHours) * 3_600_000, clock: Timestamp.now
+            )
+            return ActivationService(
+                pipeline: pipeline, driver: settings.store, metrics: metrics,
+                admission: Admission(maxInFlight: settings.service.maxInFlight, queueLimit: settings.service.queueLimit),
+                idempotency: keys, logger: logger
+            )
+        } catch {
+            pipeline.close()
+            throw error
+        }
     }
 
     /// How often open attempts of dead owners are looked for: half a lease (a host's

@@ -1,0 +1,72 @@
+import Hummingbird
+import NIOCore
+import ServiceAPI
+
+/// Counts every answer by its route template and status (`tokenctl_http_requests_total`).
+struct MetricsMiddleware: RouterMiddleware {
+    typealias Context = BasicRequestContext
+    let metrics: ServiceMetrics
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let response = try await next(request, context)
+        let route = context.endpointPath.flatMap { ServiceMetrics.Route(rawValue: $0) } ?? .unknown
+        metrics.httpRequest(route: route, status: Int(response.status.code))
+        return response
+    }
+}
+
+/// The one place a failure becomes an answer: a ``Problem`` as `application/problem+json`,
+/// a path the router does not know as 404 `request.notFound`, a body over the limit as 413.
+struct ProblemMiddleware: RouterMiddleware {
+    typealias Context = BasicRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let problem as Problem {
+            return APIRoutes.problem(problem)
+        } catch is NIOTooManyBytesError {
+            return APIRoutes.problem(APIRoutes.tooLarge)
+        } catch let error as HTTPError where error.status == .notFound {
+            return APIRoutes.problem(.notFound)
+        } catch let error as any HTTPResponseError {
+            return APIRoutes.problem(Problem(status: Int(error.status.code), code: .requestInvalid, detail: "the request could not be answered (\(error.status.code))"))
+        }
+    }
+}
+
+/// `Authorization: Bearer TOKEN` on every route added after it, compared in constant time.
+struct BearerAccessMiddleware: RouterMiddleware {
+    typealias Context = BasicRequestContext
+    let token: [UInt8]
+
+    static let refusal: Problem = {
+        var problem = Problem(status: 401, code: .serviceUnauthorized, detail: "present the service's bearer token: Authorization: Bearer TOKEN")
+        problem.headers = [("WWW-Authenticate", "Bearer")]
+        return problem
+    }()
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard Self.authorized(request, token: token) else { throw Self.refusal }
+        return try await next(request, context)
+    }
+
+    static func authorized(_ request: Request, token: [UInt8]) -> Bool {
+        guard let value = request.headers[.authorization], value.count > 7,
+              value.prefix(7).lowercased() == "bearer " else { return false }
+        return ConstantTime.equal(Array(value.utf8.dropFirst(7)), token)
+    }
+}
+
+/// Comparison whose time does not depend on where two secrets differ.
+enum ConstantTime {
+    static func equal(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+        var difference = UInt8(truncatingIfNeeded: lhs.count ^ rhs.count)
+        for index in 0..<max(lhs.count, rhs.count) {
+            let left = index < lhs.count ? lhs[index] : 0
+            let right = index < rhs.count ? rhs[index] : 0
+            difference |= left ^ right
+        }
+        return difference == 0
+    }
+}

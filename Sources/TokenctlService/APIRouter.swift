@@ -1,0 +1,53 @@
+import Hummingbird
+import HummingbirdCore
+import NIOCore
+import ServiceAPI
+import WalletModel
+
+/// The API of DESIGN §8 on Hummingbird's router: the routes, a problem for whatever the API
+/// cannot answer (one error middleware), every answer counted by route template, and the
+/// bearer token a TCP listener may require.
+enum APIRouter {
+    /// The paths and the one method each takes.
+    static let endpoints: [(path: RouterPath, method: HTTPRequest.Method)] = [
+        ("/v1/activations", .post), ("/v1/activations/batch", .post), ("/v1/passes/{serialNumber}", .get), ("/v1/audit", .get),
+        ("/livez", .get), ("/readyz", .get), ("/metrics", .get),
+    ]
+
+    /// The methods answered 405 on a path that takes another.
+    static let otherMethods: [HTTPRequest.Method] = [.get, .head, .post, .put, .delete, .patch, .options, .trace, .connect]
+
+    /// - Parameter bearerToken: what every route but the health checks requires, when set.
+    static func router(_ routes: APIRoutes, bearerToken: [UInt8]?) -> Router<BasicRequestContext> {
+        let router = Router()
+        router.add(middleware: MetricsMiddleware(metrics: routes.service.metrics))
+        router.add(middleware: ProblemMiddleware())
+        // Health checks answer without the token; a wrong method is answered before access.
+        router.get("/livez") { _, _ in APIRoutes.json(200, JSONObject(["status": .string("pass")])) }
+        router.get("/readyz") { _, _ in await routes.readiness() }
+        for (path, method) in endpoints {
+            for other in otherMethods where other != method {
+                router.on(path, method: other) { _, _ -> Response in throw Problem.methodNotAllowed(allowed: [method.rawValue]) }
+            }
+        }
+        if let bearerToken { router.add(middleware: BearerAccessMiddleware(token: bearerToken)) }
+        router.post("/v1/activations") { request, _ in try await routes.activation(request) }
+        router.post("/v1/activations/batch") { request, _ in try routes.batch(request) }
+        router.get("/v1/passes/{serialNumber}") { request, context in try await routes.passes(request, context) }
+        router.get("/v1/audit") { request, _ in try await routes.audit(request.uri.queryParameters) }
+        router.get("/metrics") { _, _ in routes.metrics() }
+        return router
+    }
+
+    /// The router in the form Hummingbird's HTTP channel calls: one request, its response
+    /// written on the connection.
+    static func channelResponder(_ routes: APIRoutes, bearerToken: [UInt8]?) -> HTTPChannelHandler.Responder {
+        let responder = router(routes, bearerToken: bearerToken).buildResponder()
+        let logger = routes.service.logger
+        return { request, writer, channel in
+            let context = BasicRequestContext(source: .init(channel: channel, logger: logger))
+            let response = try await responder.respond(to: request, context: context)
+            try await writer.write(response: response.head, body: response.body)
+        }
+    }
+}

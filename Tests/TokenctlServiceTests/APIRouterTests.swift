@@ -1,0 +1,159 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import Sandbox
+import TestSupport
+import Testing
+import TokenctlConfiguration
+import WalletModel
+@testable import TokenctlService
+
+/// The API's tables in process, through Hummingbird's router (`.router`) and a live server
+/// (`.live`): statuses, problems, headers and decoding, on a real SQLite file and the TMP
+/// sandbox.
+@Suite struct APIRouterTests {
+    /// A warm service on a new wallet holding SN1 and SN2, and the sandbox it sends to.
+    struct Fixture {
+        let directory: TemporaryDirectory
+        let sandbox: TMPSandbox
+        let service: ActivationService
+
+        static func start() async throws -> Fixture {
+            let sandbox = try await TMPSandbox.start(port: 0)
+            let directory = TemporaryDirectory()
+            let settings = try await SettingsLoader(environment: ["HOME": directory.path, "TOKENCTL_TMP_BASE_URL": sandbox.baseURL])
+                .load(flags: .init(databasePath: directory.file("wallet.sqlite")))
+            let store = try settings.store.open(logger: Logger(label: "test"))
+            for (serial, account) in [("SN1", "DAPL00000000000001"), ("SN2", "DAPL00000000000002")] {
+                _ = try store.insertPass(PassRecord(serialNumber: serial, deviceAccountIdentifier: account))
+            }
+            try store.close()
+            let service = try await ServiceRunner.activationService(settings: settings, environment: [:], version: "test", logger: Logger(label: "test"))
+            return Fixture(directory: directory, sandbox: sandbox, service: service)
+        }
+
+        func application(bearerToken: String? = nil) -> some ApplicationProtocol {
+            Application(router: APIRouter.router(APIRoutes(service: service), bearerToken: bearerToken.map { Array($0.utf8) }))
+        }
+
+        func stop() async throws {
+            service.pipeline.close()
+            try await sandbox.shutdown()
+        }
+    }
+
+    struct Row: Sendable, CustomTestStringConvertible {
+        var method: HTTPRequest.Method
+        var uri: String
+        var contentType: String? = "application/json"
+        var body: String?
+        var status: Int
+        /// The problem's `code`; nil for a 200.
+        var code: String?
+        var header: (name: String, value: String)?
+
+        var testDescription: String { "\(method) \(uri) → \(status)" }
+    }
+
+    static let table: [Row] = [
+        Row(method: .get, uri: "/livez", status: 200),
+        Row(method: .get, uri: "/nowhere", status: 404, code: "request.notFound"),
+        Row(method: .get, uri: "/v1/activations", status: 405, code: "request.methodNotAllowed", header: ("Allow", "POST")),
+        Row(method: .delete, uri: "/v1/passes/SN1", status: 405, code: "request.methodNotAllowed", header: ("Allow", "GET")),
+        Row(method: .post, uri: "/metrics", status: 405, code: "request.methodNotAllowed", header: ("Allow", "GET")),
+        Row(method: .post, uri: "/v1/activations", body: "{", status: 400, code: "request.invalid"),
+        Row(method: .post, uri: "/v1/activations", body: #"{"deeplink": 5}"#, status: 400, code: "request.invalid"),
+        Row(method: .post, uri: "/v1/activations", contentType: "text/plain", body: "mybank://activate?serialNumber=SN1", status: 415, code: "request.unsupportedMediaType"),
+        Row(method: .post, uri: "/v1/activations", body: #"{"deeplink": "\#(String(repeating: "x", count: 70_000))"}"#, status: 413, code: "request.tooLarge"),
+        Row(method: .post, uri: "/v1/activations/batch", contentType: "application/json", body: "", status: 415, code: "request.unsupportedMediaType"),
+        Row(method: .get, uri: "/v1/passes/NOPE", status: 404, code: "wallet.notFound"),
+        Row(method: .get, uri: "/v1/passes/SN%2F1", status: 404, code: "request.notFound"),
+        Row(method: .get, uri: "/v1/passes/SN1", status: 200),
+        Row(method: .get, uri: "/v1/audit?limit=many", status: 400, code: "request.invalid"),
+        Row(method: .get, uri: "/v1/audit", status: 200),
+        Row(method: .post, uri: "/v1/activations", body: #"{"deeplink": "mybank://activate?serialNumber=SN1", "dryRun": true}"#, status: 200),
+        Row(method: .post, uri: "/v1/activations", body: #"{"deeplink": "otherbank://x?serialNumber=SN1"}"#, status: 400, code: "deeplink.formatMismatch"),
+    ]
+
+    @Test func everyRouteAnswersItsStatusProblemAndHeaders() async throws {
+        let fixture = try await Fixture.start()
+        defer { Task { try await fixture.stop() } }
+        try await fixture.application().test(.router) { client in
+            for row in Self.table {
+                var headers = HTTPFields()
+                if let contentType = row.contentType { headers[.contentType] = contentType }
+                let response = try await client.execute(uri: row.uri, method: row.method, headers: headers, body: row.body.map { ByteBuffer(string: $0) })
+                let text = String(buffer: response.body)
+                #expect(Int(response.status.code) == row.status, "\(row.testDescription): \(text)")
+                if let code = row.code {
+                    #expect(response.headers[.contentType] == "application/problem+json", "\(row.testDescription)")
+                    let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+                    #expect(object["code"] as? String == code, "\(row.testDescription): \(text)")
+                    #expect(object["status"] as? Int == row.status && object["type"] as? String == "urn:tokenctl:error:\(code)")
+                } else {
+                    #expect(response.headers[.contentType] == "application/json", "\(row.testDescription)")
+                }
+                if let header = row.header {
+                    #expect(response.headers[HTTPField.Name(header.name)!] == header.value, "\(row.testDescription)")
+                }
+            }
+            // Every answer above was counted under its route template; the unknown path as "other".
+            let metrics = String(buffer: try await client.execute(uri: "/metrics", method: .get).body)
+            #expect(metrics.contains(#"tokenctl_http_requests_total{route="other",status="404"} 1"#), "\(metrics)")
+            #expect(metrics.contains(#"tokenctl_http_requests_total{route="/v1/passes/{serialNumber}",status="404"} 2"#))
+            #expect(metrics.contains(#"tokenctl_http_requests_total{route="/v1/activations",status="405"} 1"#))
+            #expect(metrics.contains(#"tokenctl_http_requests_total{route="/v1/activations",status="413"} 1"#))
+            #expect(!metrics.contains("SN1") && !metrics.contains("NOPE"))
+        }
+        #expect(fixture.sandbox.activationRequestCount == 0)
+    }
+
+    @Test func aTokenGuardsEveryRouteButTheHealthChecks() async throws {
+        let fixture = try await Fixture.start()
+        defer { Task { try await fixture.stop() } }
+        try await fixture.application(bearerToken: "s3cret").test(.router) { client in
+            let missing = try await client.execute(uri: "/v1/passes/SN1", method: .get)
+            #expect(missing.status == .unauthorized && missing.headers[.wwwAuthenticate] == "Bearer")
+            #expect(String(buffer: missing.body).contains(#""code": "service.unauthorized""#))
+            #expect(try await client.execute(uri: "/metrics", method: .get, headers: [.authorization: "Bearer s3cre"]).status == .unauthorized)
+            #expect(try await client.execute(uri: "/metrics", method: .get, headers: [.authorization: "bearer s3cret"]).status == .ok)
+            #expect(try await client.execute(uri: "/livez", method: .get).status == .ok)
+            #expect(try await client.execute(uri: "/readyz", method: .get).status == .ok)
+            // A path the API does not have is not revealed to a caller without the token.
+            #expect(try await client.execute(uri: "/nowhere", method: .get).status == .unauthorized)
+            #expect(try await client.execute(uri: "/nowhere", method: .get, headers: [.authorization: "Bearer s3cret"]).status == .notFound)
+            // A wrong method is named before the token is asked for.
+            #expect(try await client.execute(uri: "/v1/activations", method: .get).status == .methodNotAllowed)
+            let body = ByteBuffer(string: #"{"deeplink": "mybank://activate?serialNumber=SN1"}"#)
+            #expect(try await client.execute(uri: "/v1/activations", method: .post, headers: [.contentType: "application/json"], body: body).status == .unauthorized)
+        }
+        #expect(fixture.sandbox.activationRequestCount == 0)
+    }
+
+    /// On a live server: an activation, a replayed Idempotency-Key, and a streamed batch.
+    @Test func activationsKeysAndBatchesOnALiveServer() async throws {
+        let fixture = try await Fixture.start()
+        defer { Task { try await fixture.stop() } }
+        try await fixture.application().test(.live) { client in
+            let body = ByteBuffer(string: #"{"deeplink": "mybank://activate?serialNumber=SN1"}"#)
+            let headers: HTTPFields = [.contentType: "application/json", HTTPField.Name("Idempotency-Key")!: "k-1"]
+            let first = try await client.execute(uri: "/v1/activations", method: .post, headers: headers, body: body)
+            #expect(first.status == .ok && String(buffer: first.body).contains(#""outcome": "APPROVED""#), "\(String(buffer: first.body))")
+            let again = try await client.execute(uri: "/v1/activations", method: .post, headers: headers, body: body)
+            #expect(again.status == .ok && again.headers[HTTPField.Name("Idempotent-Replayed")!] == "true")
+            #expect(String(buffer: again.body) == String(buffer: first.body))
+
+            let batch = ByteBuffer(string: "mybank://activate?serialNumber=SN2\n\nnot a deeplink\n")
+            let streamed = try await client.execute(uri: "/v1/activations/batch", method: .post, headers: [.contentType: "text/plain"], body: batch)
+            #expect(streamed.status == .ok && streamed.headers[.contentType] == "application/x-ndjson")
+            let lines = String(buffer: streamed.body).split(separator: "\n").map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            #expect(lines.map { $0?["line"] as? Int } == [1, 3])
+            #expect(lines.first??["outcome"] as? String == "APPROVED", "\(String(buffer: streamed.body))")
+            #expect(lines.last??["outcome"] as? String == "ERROR" && (lines.last??["error"] as? [String: Any])?["code"] as? String == "deeplink.invalidCharacter", "\(String(buffer: streamed.body))")
+        }
+        #expect(fixture.sandbox.activationRequestCount == 2)
+    }
+}

@@ -23,7 +23,7 @@ declare -A allowed=(
   [TokenctlApp]="ErrorCodes TokenctlConfiguration TokenActivation OnboardingCore HTTPTransport WalletModel Storage PostgresStorage Logging"
   [Sandbox]="PowerAuth MPin NIOCore NIOPosix NIOHTTP1 NIOConcurrencyHelpers Crypto _CryptoExtras ZIPFoundation"
   [ServiceAPI]="ErrorCodes WalletModel TokenActivation"
-  [TokenctlService]="ServiceAPI ErrorCodes TokenctlConfiguration TokenctlApp TokenActivation WalletModel HTTPTransport Hummingbird HummingbirdCore HummingbirdTLS HTTPTypes NIOCore NIOPosix NIOSSL NIOExtras NIOHTTP1 NIOHTTPTypesHTTP1 Prometheus ServiceLifecycle Logging"
+  [TokenctlService]="ServiceAPI ErrorCodes TokenctlConfiguration TokenctlApp TokenActivation WalletModel HTTPTransport Hummingbird HummingbirdCore HummingbirdTLS HTTPTypes NIOCore NIOPosix NIOSSL NIOExtras NIOHTTP1 NIOHTTPTypesHTTP1 Prometheus ServiceLifecycle UnixSignals Logging"
   [ServiceCommand]="ErrorCodes TokenctlConfiguration TokenctlApp TokenctlService ArgumentParser Logging"
   [tokenctl]="ErrorCodes TokenctlConfiguration TokenctlApp TokenActivation OnboardingCore WalletModel ServiceCommand Sandbox ArgumentParser Logging"
 )

@@ -99,22 +99,17 @@ public struct ServiceRunner: Sendable {
         }
         await report.expect(listeners.count)
 
-        // Shut down in reverse order: the listeners drain first (every admitted request is
-        // answered), then the purge stops, then the pipeline's workers and database close.
+        // Shut down in reverse order: draining starts, the listeners drain (every admitted
+        // request is answered), then the purge stops, then the pipeline's workers and database close.
+        let notify = SystemdNotify(environment: environment)
         let group = ServiceGroup(
             services: [
                 PipelineService(pipeline: pipeline), IdempotencyPurge(keys: service.idempotency, logger: logger),
                 InterruptedAttemptRecovery(pipeline: pipeline, interval: Self.recoveryInterval(leaseMilliseconds: settings.leaseMilliseconds), logger: logger),
-            ] + listeners,
-            gracefulShutdownSignals: [], cancellationSignals: [], logger: logger
+            ] + listeners + [DrainOnShutdown(service: service, notify: notify)],
+            gracefulShutdownSignals: SecondSignalExit.signals, cancellationSignals: [], logger: logger
         )
-        let notify = SystemdNotify(environment: environment)
-        let signals = StopSignals { signal in
-            logger.notice("service.draining", metadata: ["signal": "\(signal)"])
-            service.startDraining()
-            notify.send("STOPPING=1")
-            Task { await group.triggerGracefulShutdown() }
-        }
+        let signals = await SecondSignalExit.watch()
         Task {
             await report.allListening()
             logger.notice("service.ready", metadata: ["workers": "\(workers)", "tmp-transport": "\(settings.tmp.transport.rawValue)", "database": "\(settings.store.backend)"])

@@ -60,6 +60,39 @@ import Testing
         #expect(unfinished.isEmpty)
     }
 
+    /// SIGINT drains as SIGTERM does; a second signal while a request is in flight exits at
+    /// once (128 + the signal), and the next start closes the attempt it left open.
+    @Test func aSecondSignalExitsAtOnce() async throws {
+        let service = try await ServiceHarness.start(slowDelay: .seconds(5), passes: [("SN720001", "SBXSLOW0001")])
+        defer { Task { try await service.activation.stop() } }
+        let socket = service.socket, cli = service.cli
+        // curl itself: the connection ends without an answer.
+        let answer = Background {
+            try cli.run(executable: "/usr/bin/curl", [
+                "-s", "--unix-socket", socket, "-H", "Content-Type: application/json",
+                "-d", #"{"deeplink": "mybank://activate?serialNumber=SN720001"}"#, "http://localhost/v1/activations",
+            ])
+        }
+        service.activation.waitForRequests(1)
+        let pid = service.process.process.processIdentifier
+        let start = ContinuousClock.now
+        kill(pid, SIGINT)
+        usleep(300_000)
+        #expect(service.process.process.isRunning, "the first signal drains; the request in flight keeps it running")
+        kill(pid, SIGTERM)
+        let result = try service.process.finish()
+        #expect(result.status == 128 + SIGTERM, "\(result.stderr)")
+        #expect(ContinuousClock.now - start < .seconds(4), "it did not wait for the slow answer")
+        #expect(result.stderr.contains("service.draining"))
+        #expect(try answer.join().status == 52, "curl: empty reply")
+        // The attempt left open is closed as interrupted by the next start, never sent again.
+        let next = try ServiceHarness.launch(service.activation, socket: socket)
+        let entries = try service.activation.auditEntries()
+        #expect(entries.last?["outcome"] as? String == "UNKNOWN" && entries.last?["errorCode"] as? String == "activation.interrupted", "\(entries)")
+        #expect(try next.stop().status == 0)
+        #expect(service.sandbox.activationRequestCount == 1)
+    }
+
     @Test func readyzAnswers503WhileDraining() async throws {
         let service = try await ServiceHarness.start(slowDelay: .seconds(2), passes: [("SN710001", "SBXSLOW0001")])
         defer { Task { try await service.activation.stop() } }

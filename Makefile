@@ -24,7 +24,8 @@
 #                each (make test runs 10 s each);
 #                make fuzz-merge keeps what reached new code in Fuzz/corpus; make fuzz-long runs
 #                each target until its executions over all runs reach FUZZ_LONG_GOAL (10 million)
-#                or for FUZZ_LONG_SECONDS (600), and sums each target's executions over runs
+#                or for FUZZ_LONG_SECONDS (600), on a release build of the fuzzers, and sums each
+#                target's executions over runs (then make fuzz-merge FUZZ_CONFIGURATION=release)
 #   make install the release binaries and the deeplink handler into $(DESTDIR)$(PREFIX)/bin
 #                (PREFIX=/usr/local); a man page per subcommand, bash, zsh and fish completions
 #                under $(DESTDIR)$(PREFIX)/share; the systemd units under $(PREFIX)/lib/systemd/system
@@ -52,6 +53,9 @@ RELEASE := -c release -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffun
   -Xswiftc -gnone -Xcc -g0
 BUILD_DIR := .build/release
 FUZZ_SECONDS ?= 60
+# The fuzzers' build: debug for make test's short runs (it builds in half the time), release
+# for fuzz-long (several times the executions a second).
+FUZZ_CONFIGURATION ?= debug
 # Fuzz targets run side by side, one per core (libFuzzer uses one each).
 FUZZ_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 # Each fuzz target: its name, the SwiftPM product (Fuzz/Targets/), and the environment it runs
@@ -180,7 +184,7 @@ package-test:
 # is reported with its stack's function names and kept as a test).
 fuzz-build: deps
 	@mkdir -p .build-fuzz; \
-	TOKENCTL_FUZZ=1 $(SWIFT) build --sanitize fuzzer -Xswiftc -gnone -Xcc -g0 --scratch-path .build-fuzz \
+	TOKENCTL_FUZZ=1 $(SWIFT) build -c $(FUZZ_CONFIGURATION) --sanitize fuzzer -Xswiftc -gnone -Xcc -g0 --scratch-path .build-fuzz \
 	  > .build-fuzz/build.log 2>&1 || { grep -v "Cannot export local symbol" .build-fuzz/build.log | tail -40; exit 1; }
 
 # New inputs go to .build-fuzz/corpus/TARGET; the seeds in Fuzz/corpus stay as committed. A
@@ -201,7 +205,7 @@ fuzz-run:
 	  ( rest=$${run#*:}; product=$${rest%%:*}; environment=$${rest#*:}; \
 	    mkdir -p .build-fuzz/corpus/$$target; \
 	    case "$$environment" in *detect_leaks=0*) limit="$$limit -detect_leaks=0";; esac; \
-	    env $$environment .build-fuzz/debug/$$product -max_total_time=$(FUZZ_SECONDS) $$limit -print_final_stats=1 \
+	    env $$environment .build-fuzz/$(FUZZ_CONFIGURATION)/$$product -max_total_time=$(FUZZ_SECONDS) $$limit -print_final_stats=1 \
 	      -artifact_prefix=.build-fuzz/$$target- .build-fuzz/corpus/$$target Fuzz/corpus/$$target > .build-fuzz/$$target.log 2>&1 \
 	      || { tail -40 .build-fuzz/$$target.log; \
 	           for input in .build-fuzz/$$target-crash-* .build-fuzz/$$target-leak-* .build-fuzz/$$target-timeout-*; do \
@@ -223,8 +227,9 @@ fuzz-run:
 # executions over all runs. make fuzz-merge afterwards keeps what reached new code.
 FUZZ_LONG_SECONDS ?= 600
 FUZZ_LONG_GOAL ?= 10000000
+FUZZ_LONG_CONFIGURATION ?= release
 fuzz-long:
-	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_LONG_SECONDS) FUZZ_GOAL=$(FUZZ_LONG_GOAL) FUZZ_LEDGER=1; status=$$?; \
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_LONG_SECONDS) FUZZ_GOAL=$(FUZZ_LONG_GOAL) FUZZ_LEDGER=1 FUZZ_CONFIGURATION=$(FUZZ_LONG_CONFIGURATION); status=$$?; \
 	echo "fuzz-long: executions over all runs (.build-fuzz/executions.txt):"; \
 	awk '{ total[$$1] += $$2; runs[$$1] += 1 } END { for (t in total) printf "  %-22s %12d in %d run(s)\n", t, total[t], runs[t] }' .build-fuzz/executions.txt | sort; \
 	exit $$status
@@ -234,7 +239,7 @@ fuzz-merge: fuzz-build
 	@for run in $(FUZZ_RUNS); do \
 	  target=$${run%%:*}; rest=$${run#*:}; product=$${rest%%:*}; environment=$${rest#*:}; \
 	  before=$$(ls Fuzz/corpus/$$target | wc -l); \
-	  env $$environment .build-fuzz/debug/$$product -merge=1 Fuzz/corpus/$$target .build-fuzz/corpus/$$target > .build-fuzz/$$target-merge.log 2>&1 \
+	  env $$environment .build-fuzz/$(FUZZ_CONFIGURATION)/$$product -merge=1 Fuzz/corpus/$$target .build-fuzz/corpus/$$target > .build-fuzz/$$target-merge.log 2>&1 \
 	    || { tail -20 .build-fuzz/$$target-merge.log; exit 1; }; \
 	  echo "fuzz-merge $$target: $$before → $$(ls Fuzz/corpus/$$target | wc -l) inputs"; \
 	done

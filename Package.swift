@@ -31,6 +31,8 @@ import PackageDescription
 //   TokenctlService  the resident service (`tokenctl serve`, DESIGN §8): the HTTP API on Hummingbird,
 //                    the warm pipeline's admission, idempotency keys, metrics, the socket's lock,
 //                    systemd's notify and socket-activation protocols
+//   CommandLine      what both command lines share: the global options and the settings they load,
+//                    usage errors in one format, output and errors (--json), colour
 //   ServiceCommand   the service's command line (`tokenctl serve`, also started as `tokenctl-serve`)
 //   Sandbox          loopback TMP, PowerAuth and onboarding server simulator (server side only: shares
 //                    no client logic, only the PowerAuth primitives)
@@ -199,8 +201,17 @@ let package = Package(
             ]
         ),
         .target(
+            name: "CommandLine",
+            dependencies: [
+                "ErrorCodes", "TokenctlConfiguration", "TokenctlApp", "TokenActivation", "OnboardingCore", "WalletModel",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
             name: "ServiceCommand",
             dependencies: [
+                "CommandLine",
                 "ErrorCodes",
                 "TokenctlConfiguration",
                 "TokenctlApp",
@@ -212,6 +223,7 @@ let package = Package(
         .executableTarget(
             name: "tokenctl",
             dependencies: [
+                "CommandLine",
                 "ErrorCodes",
                 "TokenctlConfiguration",
                 "TokenctlApp",

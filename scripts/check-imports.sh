@@ -24,8 +24,9 @@ declare -A allowed=(
   [Sandbox]="PowerAuth MPin NIOCore NIOPosix NIOHTTP1 NIOConcurrencyHelpers Crypto _CryptoExtras ZIPFoundation"
   [ServiceAPI]="ErrorCodes WalletModel TokenActivation"
   [TokenctlService]="ServiceAPI ErrorCodes TokenctlConfiguration TokenctlApp TokenActivation WalletModel HTTPTransport Hummingbird HummingbirdCore HummingbirdTLS HTTPTypes NIOCore NIOPosix NIOSSL NIOExtras NIOHTTP1 NIOHTTPTypesHTTP1 Prometheus ServiceLifecycle UnixSignals Logging"
-  [ServiceCommand]="ErrorCodes TokenctlConfiguration TokenctlApp TokenctlService ArgumentParser Logging"
-  [tokenctl]="ErrorCodes TokenctlConfiguration TokenctlApp TokenActivation OnboardingCore WalletModel ServiceCommand Sandbox ArgumentParser Logging"
+  [CommandLine]="ErrorCodes TokenctlConfiguration TokenctlApp TokenActivation OnboardingCore WalletModel ArgumentParser Logging"
+  [ServiceCommand]="CommandLine ErrorCodes TokenctlConfiguration TokenctlApp TokenctlService ArgumentParser Logging"
+  [tokenctl]="CommandLine ErrorCodes TokenctlConfiguration TokenctlApp TokenActivation OnboardingCore WalletModel ServiceCommand Sandbox ArgumentParser Logging"
 )
 always="Foundation Glibc Dispatch Synchronization SystemPackage"
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLine
 import ErrorCodes
 import Foundation
 import Logging
@@ -40,25 +41,9 @@ public struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Also listen on this TCP address (HOST:PORT, [::1]:PORT; port 0 picks one); repeatable.", valueName: "host:port"))
     var listen: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("Configuration file (default: $TOKENCTL_CONFIG, then ~/.config/tokenctl/config.json, then /etc/tokenctl/config.json).", valueName: "path"), completion: .file(extensions: ["json"]))
-    var config: String?
-
-    @Option(name: .long, help: ArgumentHelp("SQLite database file (overrides database.path).", valueName: "path"), completion: .file())
-    var database: String?
-
-    @Option(name: .long, help: ArgumentHelp("This host's name in attempt leases on PostgreSQL (overrides database.host-id).", valueName: "name"))
-    var hostID: String?
-
-    @Option(name: .long, help: ArgumentHelp("Log level on standard error (default: notice, or $TOKENCTL_LOG_LEVEL).", valueName: "level"))
-    var logLevel: String?
-
-    @Option(name: .long, help: ArgumentHelp("Log lines as text or json (default: log.format, else text); under systemd each line starts with its syslog priority.", valueName: "format"))
-    var logFormat: String?
+    @OptionGroup public var global: GlobalOptions
 
     public func validate() throws {
-        if let problem = GlobalFlagValues.problem(config: config, database: database, hostID: hostID, logLevel: logLevel, logFormat: logFormat) {
-            throw ValidationError(problem)
-        }
         for address in listen where ListenAddress(address) == nil {
             throw ValidationError("--listen must be HOST:PORT (IPv6 as [ADDRESS]:PORT), not \(address)")
         }
@@ -82,9 +67,7 @@ public struct Serve: AsyncParsableCommand {
             }
         } catch {
             if !(error is ExitCode), exitCode(for: error) == .validationFailure {
-                let usage = usageString().replacingOccurrences(of: "\n", with: " ")
-                FileHandle.standardError.write(Data(LogOutput.usageLines(message(for: error), usage: usage, command: "tokenctl serve").utf8))
-                Foundation.exit(ExitStatus.usage.rawValue)
+                exitWithUsageError(message(for: error), usage: usageString().replacingOccurrences(of: "\n", with: " "), command: "tokenctl serve", json: false)
             }
             exit(withError: error)
         }
@@ -93,14 +76,10 @@ public struct Serve: AsyncParsableCommand {
 
     public func run() async throws {
         let environment = ProcessInfo.processInfo.environment
-        LogOutput.bootstrap(level: logLevel, format: logFormat.flatMap(LogFormat.init(rawValue:)), defaultLevel: .notice, environment: environment)
         // Files the service creates are its own: the socket is opened up to its mode after bind.
         umask(0o077)
         do {
-            let settings = try await SettingsLoader(environment: environment).load(
-                flags: .init(configFile: config, databasePath: database, hostID: hostID)
-            )
-            LogOutput.configure(settings)
+            let settings = try await global.settings(defaultLogLevel: .notice)
             let options = ServiceRunner.Options(socket: socket, listen: listen.compactMap(ListenAddress.init), version: LibraryVersions.tokenctl)
             try await ServiceRunner(settings: settings, options: options, environment: environment).run()
         } catch let error as any CodedError {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLine
 import Foundation
 import Sandbox
 import TokenActivation

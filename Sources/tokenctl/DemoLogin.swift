@@ -1,3 +1,4 @@
+import CommandLine
 import Foundation
 import OnboardingCore
 import Sandbox

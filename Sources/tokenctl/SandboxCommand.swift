@@ -1,8 +1,9 @@
 import ArgumentParser
-import Foundation
-import Glibc
+import CommandLine
 import Dispatch
 import ErrorCodes
+import Foundation
+import Glibc
 import Sandbox
 import TokenctlApp
 import TokenctlConfiguration

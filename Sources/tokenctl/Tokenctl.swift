@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLine
 import ErrorCodes
 import Glibc
 import ServiceCommand
@@ -120,14 +121,10 @@ struct Tokenctl: AsyncParsableCommand {
     /// the command's usage under it, and `{"error": …}` on stdout with `--json`. Exits 64.
     /// `usage` and `command` name a command outside the tree (`help exit-codes`).
     static func reportUsage(_ message: String, arguments: [String], usage: String? = nil, command: String? = nil) -> Never {
-        let text = message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message
-        if arguments.contains("--json") { reportUsageError(text) }
         var words = arguments
         if words.first == "help" { words.removeFirst() }
         let path = CommandPath.resolve(words, root: Tokenctl.self).path
         let usage = usage ?? usageString(for: path.last!).replacingOccurrences(of: "\n", with: " ")
-        Output.flush()
-        writeAll(STDERR_FILENO, LogOutput.usageLines(text, usage: usage, command: command ?? CommandPath.name(path)))
-        Glibc.exit(ExitStatus.usage.rawValue)
+        exitWithUsageError(message, usage: usage, command: command ?? CommandPath.name(path), json: arguments.contains("--json"))
     }
 }

@@ -1,3 +1,4 @@
+import CommandLine
 import ErrorCodes
 import TokenActivation
 import TokenctlApp

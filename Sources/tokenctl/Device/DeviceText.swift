@@ -1,3 +1,4 @@
+import CommandLine
 import OnboardingCore
 import TokenActivation
 import TokenctlApp

@@ -1,3 +1,4 @@
+import CommandLine
 import Glibc
 import OnboardingCore
 

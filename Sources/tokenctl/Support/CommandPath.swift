@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLine
 import TokenctlApp
 import TokenctlConfiguration
 

@@ -1,3 +1,4 @@
+import CommandLine
 import Dispatch
 import Glibc
 import TokenActivation

@@ -1,3 +1,4 @@
+import CommandLine
 import TokenActivation
 import TokenctlApp
 import WalletModel

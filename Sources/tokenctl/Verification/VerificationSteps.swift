@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLine
 import Foundation
 import OnboardingCore
 import TokenActivation

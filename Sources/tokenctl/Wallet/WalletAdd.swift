@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLine
 import TokenActivation
 import TokenctlApp
 import WalletModel

@@ -9,7 +9,7 @@ import WalletModel
 
 /// Runs a command body and turns a failure into the documented output and exit code:
 /// the human message on standard error and, with `--json`, `{"error": {…}}` on stdout.
-func reportingErrors(json: Bool, _ body: () async throws -> Void) async throws {
+public func reportingErrors(json: Bool, _ body: () async throws -> Void) async throws {
     do {
         try await body()
     } catch let error as UsageError {
@@ -27,40 +27,44 @@ func reportingErrors(json: Bool, _ body: () async throws -> Void) async throws {
 }
 
 /// Input a command cannot use, found after argument parsing (exit 64).
-struct UsageError: CodedError {
-    let code = ErrorCode.usageInvalid
-    let message: String
+public struct UsageError: CodedError {
+    public let code = ErrorCode.usageInvalid
+    public let message: String
+
+    public init(message: String) {
+        self.message = message
+    }
 }
 
 /// The `--json` form of an argument error (ArgumentParser prints the human form).
-func reportUsageError(_ message: String) {
+public func reportUsageError(_ message: String) {
     Output.line(JSONObject(["error": .object(.error(code: .usageInvalid, message: message))]).text)
     Output.flush()
 }
 
-func errorObject(_ error: any CodedError) -> JSONObject {
+public func errorObject(_ error: any CodedError) -> JSONObject {
     .error(code: error.code, message: NextStepText.message(error), attemptsLeft: (error as? LoginError)?.attemptsLeft)
 }
 
 /// Buffered standard output, and messages on standard error.
-enum Output {
+public enum Output {
     private static let buffer = OutputBuffer(descriptor: STDOUT_FILENO)
 
-    static func line(_ text: String) {
+    public static func line(_ text: String) {
         buffer.append(text)
         buffer.append("\n")
     }
 
-    static func write(_ text: String) {
+    public static func write(_ text: String) {
         buffer.append(text)
     }
 
-    static func flush() {
+    public static func flush() {
         buffer.flush()
     }
 
     /// The JSON object when there is one (`--json`), the text lines otherwise.
-    static func print(json: JSONObject?, lines: @autoclosure () -> [String]) {
+    public static func print(json: JSONObject?, lines: @autoclosure () -> [String]) {
         if let json {
             line(json.text)
         } else {
@@ -68,20 +72,20 @@ enum Output {
         }
     }
 
-    static func error(_ text: String) {
+    public static func error(_ text: String) {
         writeAll(STDERR_FILENO, LogOutput.errorLine("tokenctl: \(text)"))
     }
 
-    static var standardErrorIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
+    public static var standardErrorIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
 }
 
 /// Writes every byte of `text` to a descriptor, retrying short writes.
-func writeAll(_ descriptor: Int32, _ text: String) {
+public func writeAll(_ descriptor: Int32, _ text: String) {
     var text = text
     text.withUTF8 { writeAll(descriptor, UnsafeRawBufferPointer($0)) }
 }
 
-func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) {
+public func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) {
     var offset = 0
     while offset < bytes.count {
         let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
@@ -96,25 +100,25 @@ func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) {
 /// A 64 KiB write buffer over a file descriptor, flushed when full and at exit. Any
 /// thread may write (the sandbox prints from its event loop): appends and flushes take
 /// the buffer's lock, so lines never interleave.
-final class OutputBuffer: Sendable {
+public final class OutputBuffer: Sendable {
     private let descriptor: Int32
     private let pending = Mutex<[UInt8]>([])
     private static let capacity = 1 << 16
 
-    init(descriptor: Int32) {
+    public init(descriptor: Int32) {
         self.descriptor = descriptor
         pending.withLock { $0.reserveCapacity(Self.capacity) }
         atexit { Output.flush() }
     }
 
-    func append(_ text: String) {
+    public func append(_ text: String) {
         pending.withLock { bytes in
             bytes.append(contentsOf: text.utf8)
             if bytes.count >= Self.capacity { Self.write(&bytes, to: descriptor) }
         }
     }
 
-    func flush() {
+    public func flush() {
         pending.withLock { Self.write(&$0, to: descriptor) }
     }
 
@@ -123,4 +127,15 @@ final class OutputBuffer: Sendable {
         bytes.withUnsafeBytes { writeAll(descriptor, $0) }
         bytes.removeAll(keepingCapacity: true)
     }
+}
+
+/// Every usage error in one format, for both executables: `tokenctl: message (usage.invalid)`
+/// on standard error, the command's usage under it and where its help is, and with `--json`
+/// `{"error": …}` on stdout. Exits 64.
+public func exitWithUsageError(_ message: String, usage: String, command: String, json: Bool) -> Never {
+    let text = message.hasPrefix("Error: ") ? String(message.dropFirst(7)) : message
+    if json { reportUsageError(text) }
+    Output.flush()
+    writeAll(STDERR_FILENO, LogOutput.usageLines(text, usage: usage, command: command))
+    Glibc.exit(ExitStatus.usage.rawValue)
 }

@@ -4,8 +4,8 @@ import Glibc
 /// Outcome words in colour on a terminal: APPROVED green, DECLINED and FAILED red, UNKNOWN
 /// yellow. Off when standard output is not a terminal, when `NO_COLOR` is set (no-color.org)
 /// or `TERM` is `dumb`.
-enum Colour {
-    static let enabled: Bool = {
+public enum Colour {
+    public static let enabled: Bool = {
         let environment = ProcessInfo.processInfo.environment
         if let noColour = environment["NO_COLOR"], !noColour.isEmpty { return false }
         if environment["TERM"] == "dumb" { return false }
@@ -13,7 +13,7 @@ enum Colour {
     }()
 
     /// `text` (an outcome, possibly padded) wrapped in its colour when colour is on.
-    static func outcome(_ text: String, outcome: String?) -> String {
+    public static func outcome(_ text: String, outcome: String?) -> String {
         guard enabled, let code = code(for: outcome) else { return text }
         // Padding stays outside the escape codes so columns keep their width.
         let trimmed = text.trimmingCharacters(in: .whitespaces)

@@ -85,9 +85,17 @@ import Testing
         let audit = try #require(try harness.cli.run("audit", "list", "--json").json() as? [[String: Any]])
         #expect(audit.compactMap { $0["errorCode"] as? String }.filter { $0 == "user.activationRequired" }.count == 4)
 
-        // On PostgreSQL the device activation is there; db copy takes it to a SQLite file,
-        // where it is the same activation.
-        guard let database = harness.postgres else { return }
+        // On SQLite, db copy takes the onboarding state to PostgreSQL, where it is the same
+        // activation; on PostgreSQL it is there, and db copy takes it to a SQLite file.
+        guard let database = harness.postgres else {
+            let target = try TestPostgres.makeDatabase()
+            let copied = try harness.cli.run(["db", "copy", "--to", target.url, "--json"], environment: ["TOKENCTL_DATABASE_PASSWORD": TestPostgres.password])
+            #expect(copied.status == 0 && (copied.object["stateRows"] as? Int ?? 0) >= 1, "\(copied.stdout)\(copied.stderr)")
+            #expect(try target.psql("SELECT activation_id FROM powerauth_activation").output == activationID)
+            let onCopy = try harness.cli.run(["device", "show", "--json"], environment: target.environment)
+            #expect(onCopy.object["activationId"] as? String == activationID, "\(onCopy.stdout)\(onCopy.stderr)")
+            return
+        }
         #expect(try database.psql("SELECT activation_id FROM powerauth_activation").output == activationID)
         let file = harness.cli.directory.file("copy.sqlite")
         let copied = try harness.cli.run(["db", "copy", "--to", file, "--json"])

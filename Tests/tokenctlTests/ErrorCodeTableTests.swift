@@ -75,6 +75,6 @@ struct ErrorCodeTableTests {
     /// File names and log messages the tests use that share the shape of a code.
     static let events: Set<String> = [
         "config.json", "tmp.token", "service.token", "onboarding.sqlite", "wallet.sqlite", "activation.finished", "activation.failed",
-        "activation.finishNotWritten",
+        "activation.finishNotWritten", "service.ready", "service.draining",
     ]
 }

@@ -9,7 +9,8 @@ struct MetricsMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let response = try await next(request, context)
-        let route = context.endpointPath.flatMap { ServiceMetrics.Route(rawValue: $0) } ?? .unknown
+        let template = context.endpointPath ?? APIRouter.endpoint(forPath: request.uri.path)?.path
+        let route = template.flatMap { ServiceMetrics.Route(rawValue: $0) } ?? .unknown
         metrics.httpRequest(route: route, status: Int(response.status.code))
         return response
     }
@@ -32,6 +33,19 @@ struct ProblemMiddleware: RouterMiddleware {
         } catch let error as any HTTPResponseError {
             return APIRoutes.problem(Problem(status: Int(error.status.code), code: .requestInvalid, detail: "the request could not be answered (\(error.status.code))"))
         }
+    }
+}
+
+/// A request the router matched to no route whose path is one of the API's, with any other
+/// method (QUERY and unregistered methods included): 405 with `Allow`.
+struct MethodNotAllowedMiddleware: RouterMiddleware {
+    typealias Context = BasicRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        if context.endpointPath == nil, let endpoint = APIRouter.endpoint(forPath: request.uri.path), endpoint.method != request.method {
+            throw Problem.methodNotAllowed(allowed: [endpoint.method.rawValue])
+        }
+        return try await next(request, context)
     }
 }
 

@@ -9,27 +9,21 @@ import WalletModel
 /// bearer token a TCP listener may require.
 enum APIRouter {
     /// The paths and the one method each takes.
-    static let endpoints: [(path: RouterPath, method: HTTPRequest.Method)] = [
+    static let endpoints: [(path: String, method: HTTPRequest.Method)] = [
         ("/v1/activations", .post), ("/v1/activations/batch", .post), ("/v1/passes/{serialNumber}", .get), ("/v1/audit", .get),
         ("/livez", .get), ("/readyz", .get), ("/metrics", .get),
     ]
-
-    /// The methods answered 405 on a path that takes another.
-    static let otherMethods: [HTTPRequest.Method] = [.get, .head, .post, .put, .delete, .patch, .options, .trace, .connect]
 
     /// - Parameter bearerToken: what every route but the health checks requires, when set.
     static func router(_ routes: APIRoutes, bearerToken: [UInt8]?) -> Router<BasicRequestContext> {
         let router = Router()
         router.add(middleware: MetricsMiddleware(metrics: routes.service.metrics))
         router.add(middleware: ProblemMiddleware())
-        // Health checks answer without the token; a wrong method is answered before access.
+        // A path of the API asked with another method is named before the token is asked for.
+        router.add(middleware: MethodNotAllowedMiddleware())
+        // Health checks answer without the token.
         router.get("/livez") { _, _ in APIRoutes.json(200, JSONObject(["status": .string("pass")])) }
         router.get("/readyz") { _, _ in await routes.readiness() }
-        for (path, method) in endpoints {
-            for other in otherMethods where other != method {
-                router.on(path, method: other) { _, _ -> Response in throw Problem.methodNotAllowed(allowed: [method.rawValue]) }
-            }
-        }
         if let bearerToken { router.add(middleware: BearerAccessMiddleware(token: bearerToken)) }
         router.post("/v1/activations") { request, _ in try await routes.activation(request) }
         router.post("/v1/activations/batch") { request, _ in try routes.batch(request) }
@@ -37,6 +31,17 @@ enum APIRouter {
         router.get("/v1/audit") { request, _ in try await routes.audit(request.uri.queryParameters) }
         router.get("/metrics") { _, _ in routes.metrics() }
         return router
+    }
+
+    /// The endpoint whose template `path` fits (a `{…}` segment fits any one segment), whatever
+    /// the method: what a request the router did not match was meant for.
+    static func endpoint(forPath path: String) -> (path: String, method: HTTPRequest.Method)? {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: true)
+        return endpoints.first { endpoint in
+            let template = endpoint.path.split(separator: "/")
+            return template.count == segments.count
+                && zip(template, segments).allSatisfy { expected, segment in expected.hasPrefix("{") || expected == segment }
+        }
     }
 
     /// The router in the form Hummingbird's HTTP channel calls: one request, its response

@@ -64,6 +64,9 @@ import WalletModel
         Row(method: .get, uri: "/v1/activations", status: 405, code: "request.methodNotAllowed", header: ("Allow", "POST")),
         Row(method: .delete, uri: "/v1/passes/SN1", status: 405, code: "request.methodNotAllowed", header: ("Allow", "GET")),
         Row(method: .post, uri: "/metrics", status: 405, code: "request.methodNotAllowed", header: ("Allow", "GET")),
+        Row(method: HTTPRequest.Method("QUERY")!, uri: "/v1/audit", status: 405, code: "request.methodNotAllowed", header: ("Allow", "GET")),
+        Row(method: HTTPRequest.Method("PROPFIND")!, uri: "/v1/activations/batch", status: 405, code: "request.methodNotAllowed", header: ("Allow", "POST")),
+        Row(method: .head, uri: "/livez", status: 405, code: "request.methodNotAllowed", header: ("Allow", "GET")),
         Row(method: .post, uri: "/v1/activations", body: "{", status: 400, code: "request.invalid"),
         Row(method: .post, uri: "/v1/activations", body: #"{"deeplink": 5}"#, status: 400, code: "request.invalid"),
         Row(method: .post, uri: "/v1/activations", contentType: "text/plain", body: "mybank://activate?serialNumber=SN1", status: 415, code: "request.unsupportedMediaType"),
@@ -105,6 +108,7 @@ import WalletModel
             #expect(metrics.contains(#"tokenctl_http_requests_total{route="other",status="404"} 1"#), "\(metrics)")
             #expect(metrics.contains(#"tokenctl_http_requests_total{route="/v1/passes/{serialNumber}",status="404"} 2"#))
             #expect(metrics.contains(#"tokenctl_http_requests_total{route="/v1/activations",status="405"} 1"#))
+            #expect(metrics.contains(#"tokenctl_http_requests_total{route="/v1/audit",status="405"} 1"#))
             #expect(metrics.contains(#"tokenctl_http_requests_total{route="/v1/activations",status="413"} 1"#))
             #expect(!metrics.contains("SN1") && !metrics.contains("NOPE"))
         }
@@ -127,6 +131,7 @@ import WalletModel
             #expect(try await client.execute(uri: "/nowhere", method: .get, headers: [.authorization: "Bearer s3cret"]).status == .notFound)
             // A wrong method is named before the token is asked for.
             #expect(try await client.execute(uri: "/v1/activations", method: .get).status == .methodNotAllowed)
+            #expect(try await client.execute(uri: "/v1/audit", method: HTTPRequest.Method("QUERY")!).status == .methodNotAllowed)
             let body = ByteBuffer(string: #"{"deeplink": "mybank://activate?serialNumber=SN1"}"#)
             #expect(try await client.execute(uri: "/v1/activations", method: .post, headers: [.contentType: "application/json"], body: body).status == .unauthorized)
         }

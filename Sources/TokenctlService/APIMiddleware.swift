@@ -49,7 +49,9 @@ struct MethodNotAllowedMiddleware: RouterMiddleware {
     }
 }
 
-/// `Authorization: Bearer TOKEN` on every route added after it, compared in constant time.
+/// `Authorization: Bearer TOKEN` on every request but the health checks' (those routes are
+/// added before it; a request the router matched to no route reaches it too), compared in
+/// constant time.
 struct BearerAccessMiddleware: RouterMiddleware {
     typealias Context = BasicRequestContext
     let token: [UInt8]
@@ -61,9 +63,11 @@ struct BearerAccessMiddleware: RouterMiddleware {
     }()
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard Self.authorized(request, token: token) else { throw Self.refusal }
+        guard Self.authorized(request, token: token) || Self.healthPaths.contains(request.uri.path) else { throw Self.refusal }
         return try await next(request, context)
     }
+
+    static let healthPaths: Set<String> = ["/livez", "/readyz"]
 
     static func authorized(_ request: Request, token: [UInt8]) -> Bool {
         guard let value = request.headers[.authorization], value.count > 7,

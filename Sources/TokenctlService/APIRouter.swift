@@ -19,12 +19,12 @@ enum APIRouter {
         let router = Router()
         router.add(middleware: MetricsMiddleware(metrics: routes.service.metrics))
         router.add(middleware: ProblemMiddleware())
-        // A path of the API asked with another method is named before the token is asked for.
-        router.add(middleware: MethodNotAllowedMiddleware())
-        // Health checks answer without the token.
+        // Health checks answer without the token (DESIGN §8: every other request presents it,
+        // a wrong method or an unknown path included).
         router.get("/livez") { _, _ in APIRoutes.json(200, JSONObject(["status": .string("pass")])) }
         router.get("/readyz") { _, _ in await routes.readiness() }
         if let bearerToken { router.add(middleware: BearerAccessMiddleware(token: bearerToken)) }
+        router.add(middleware: MethodNotAllowedMiddleware())
         router.post("/v1/activations") { request, _ in try await routes.activation(request) }
         router.post("/v1/activations/batch") { request, _ in try routes.batch(request) }
         router.get("/v1/passes/{serialNumber}") { request, context in try await routes.passes(request, context) }

@@ -9,15 +9,14 @@ struct MetricsMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let response = try await next(request, context)
-        let template = context.endpointPath ?? APIRouter.endpoint(forPath: request.uri.path)?.path
-        let route = template.flatMap { ServiceMetrics.Route(rawValue: $0) } ?? .unknown
+        let route = context.endpointPath.flatMap { ServiceMetrics.Route(rawValue: $0) } ?? APIRouter.endpoint(forPath: request.uri.path)?.route ?? .unknown
         metrics.httpRequest(route: route, status: Int(response.status.code))
         return response
     }
 }
 
 /// The one place a failure becomes an answer: a ``Problem`` as `application/problem+json`,
-/// a path the router does not know as 404 `request.notFound`, a body over the limit as 413.
+/// a path the router does not know as 404 `request.notFound`.
 struct ProblemMiddleware: RouterMiddleware {
     typealias Context = BasicRequestContext
 
@@ -26,8 +25,6 @@ struct ProblemMiddleware: RouterMiddleware {
             return try await next(request, context)
         } catch let problem as Problem {
             return APIRoutes.problem(problem)
-        } catch is NIOTooManyBytesError {
-            return APIRoutes.problem(APIRoutes.tooLarge)
         } catch let error as HTTPError where error.status == .notFound {
             return APIRoutes.problem(.notFound)
         } catch let error as any HTTPResponseError {

@@ -9,9 +9,8 @@ import WalletModel
 /// bearer token a TCP listener may require.
 enum APIRouter {
     /// The paths and the one method each takes.
-    static let endpoints: [(path: String, method: HTTPRequest.Method)] = [
-        ("/v1/activations", .post), ("/v1/activations/batch", .post), ("/v1/passes/{serialNumber}", .get), ("/v1/audit", .get),
-        ("/livez", .get), ("/readyz", .get), ("/metrics", .get),
+    static let endpoints: [(route: ServiceMetrics.Route, method: HTTPRequest.Method)] = [
+        (.activations, .post), (.batch, .post), (.passes, .get), (.audit, .get), (.livez, .get), (.readyz, .get), (.metrics, .get),
     ]
 
     /// - Parameter bearerToken: what every route but the health checks requires, when set.
@@ -21,24 +20,29 @@ enum APIRouter {
         router.add(middleware: ProblemMiddleware())
         // Health checks answer without the token (DESIGN §8: every other request presents it,
         // a wrong method or an unknown path included).
-        router.get("/livez") { _, _ in APIRoutes.json(200, JSONObject(["status": .string("pass")])) }
-        router.get("/readyz") { _, _ in await routes.readiness() }
+        router.get(path(.livez)) { _, _ in APIRoutes.json(200, JSONObject(["status": .string("pass")])) }
+        router.get(path(.readyz)) { _, _ in await routes.readiness() }
         if let bearerToken { router.add(middleware: BearerAccessMiddleware(token: bearerToken)) }
         router.add(middleware: MethodNotAllowedMiddleware())
-        router.post("/v1/activations") { request, _ in try await routes.activation(request) }
-        router.post("/v1/activations/batch") { request, _ in try routes.batch(request) }
-        router.get("/v1/passes/{serialNumber}") { request, context in try await routes.passes(request, context) }
-        router.get("/v1/audit") { request, _ in try await routes.audit(request.uri.queryParameters) }
-        router.get("/metrics") { _, _ in routes.metrics() }
+        router.post(path(.activations)) { request, _ in try await routes.activation(request) }
+        router.post(path(.batch)) { request, _ in try routes.batch(request) }
+        router.get(path(.passes)) { _, context in try await routes.passes(context) }
+        router.get(path(.audit)) { request, _ in try await routes.audit(request.uri.queryParameters) }
+        router.get(path(.metrics)) { _, _ in routes.metrics() }
         return router
+    }
+
+    /// A route's template as the router reads it (`{serialNumber}` captures one segment).
+    private static func path(_ route: ServiceMetrics.Route) -> RouterPath {
+        RouterPath(route.rawValue)
     }
 
     /// The endpoint whose template `path` fits (a `{…}` segment fits any one segment), whatever
     /// the method: what a request the router did not match was meant for.
-    static func endpoint(forPath path: String) -> (path: String, method: HTTPRequest.Method)? {
+    static func endpoint(forPath path: String) -> (route: ServiceMetrics.Route, method: HTTPRequest.Method)? {
         let segments = path.split(separator: "/", omittingEmptySubsequences: true)
         return endpoints.first { endpoint in
-            let template = endpoint.path.split(separator: "/")
+            let template = endpoint.route.rawValue.split(separator: "/")
             return template.count == segments.count
                 && zip(template, segments).allSatisfy { expected, segment in expected.hasPrefix("{") || expected == segment }
         }

@@ -8,7 +8,7 @@ import WalletModel
 
 extension APIRoutes {
     /// `GET /v1/passes/{serialNumber}`: as `wallet show --json`, masked; 404 when none.
-    func passes(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    func passes(_ context: BasicRequestContext) async throws -> Response {
         // The serial is one path segment, percent-decoded; a decoded "/" names no route.
         guard let segment = context.parameters.get("serialNumber"), let serial = segment.removingPercentEncoding, !serial.contains("/") else {
             throw Problem.notFound

@@ -13,7 +13,7 @@ extension Store: DeviceActivationRecords {
 
     public func insertDeviceActivation(_ activation: DeviceActivationRow) throws -> Bool {
         try write { db in
-            try DeviceActivationTable.insert(activation, db, ifNew: true)
+            try DeviceActivationTable.insert(activation, db, onConflict: "ON CONFLICT DO NOTHING")
             return db.changesCount == 1
         }
     }
@@ -55,7 +55,7 @@ enum DeviceActivationTable {
         token_id, token_secret, token_factor
         """
 
-    static func insert(_ activation: DeviceActivationRow, _ db: Database, ifNew: Bool = false) throws {
+    static func insert(_ activation: DeviceActivationRow, _ db: Database, onConflict: String = "") throws {
         let a = activation
         let values: [(any DatabaseValueConvertible)?] = [
             a.instanceID, a.activationID, a.name, a.createdAt, Data(a.serverPublicKey), Data(a.devicePublicKey), Data(a.devicePrivateKeyVault),
@@ -64,7 +64,7 @@ enum DeviceActivationTable {
         ]
         try db.execute(
             sql: "INSERT INTO powerauth_activation (\(columns)) VALUES (\(Array(repeating: "?", count: values.count).joined(separator: ", ")))"
-                + (ifNew ? " ON CONFLICT DO NOTHING" : ""),
+                + " \(onConflict)",
             arguments: StatementArguments(values)
         )
     }

@@ -11,7 +11,7 @@ extension Store: LoginUserRecords {
 
     public func saveLoginUser(_ user: LoginUserRow) throws {
         try write { db in
-            try LoginUserTable.insert(user, db, replacing: """
+            try LoginUserTable.insert(user, db, onConflict: """
                 ON CONFLICT (instance_id) DO UPDATE SET
                     identity = excluded.identity, device_name = excluded.device_name, mpin_id = excluded.mpin_id,
                     reg_ott = excluded.reg_ott, state = excluded.state, secret = excluded.secret, discovery = excluded.discovery,
@@ -35,10 +35,10 @@ enum LoginUserTable {
         last_login_answer, created_at
         """
 
-    static func insert(_ user: LoginUserRow, _ db: Database, replacing conflict: String = "") throws {
+    static func insert(_ user: LoginUserRow, _ db: Database, onConflict: String = "") throws {
         let u = user
         try db.execute(
-            sql: "INSERT INTO login_user (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \(conflict)",
+            sql: "INSERT INTO login_user (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \(onConflict)",
             arguments: [
                 u.instanceID, u.identity, u.deviceName, u.mpinID, u.regOTT, u.state, u.secret, u.discovery, u.failedAttempts, u.lastLoginAt,
                 u.lastLoginAnswer, u.createdAt,

@@ -9,7 +9,7 @@ extension Store: OnboardingProcessRecords {
 
     public func insertOnboardingProcess(_ process: OnboardingProcessRow) throws -> Bool {
         try write { db in
-            try OnboardingProcessTable.insert(process, db, ifNew: true)
+            try OnboardingProcessTable.insert(process, db, onConflict: "ON CONFLICT DO NOTHING")
             return db.changesCount == 1
         }
     }
@@ -24,9 +24,9 @@ extension Store: OnboardingProcessRecords {
 }
 
 enum OnboardingProcessTable {
-    static func insert(_ process: OnboardingProcessRow, _ db: Database, ifNew: Bool = false) throws {
+    static func insert(_ process: OnboardingProcessRow, _ db: Database, onConflict: String = "") throws {
         try db.execute(
-            sql: "INSERT INTO onboarding_process (instance_id, process_id, started_at) VALUES (?, ?, ?)" + (ifNew ? " ON CONFLICT DO NOTHING" : ""),
+            sql: "INSERT INTO onboarding_process (instance_id, process_id, started_at) VALUES (?, ?, ?) \(onConflict)",
             arguments: [process.instanceID, process.processID, process.startedAt]
         )
     }

@@ -336,7 +336,7 @@ if Context.environment["TOKENCTL_FUZZ"] != nil {
         ("OnboardingEnvelopeFuzzer", ["OnboardingCore"]),
         ("VerificationAnswerFuzzer", ["OnboardingCore"]),
         ("MPinPointFuzzer", ["MPin"]),
-        ("ServiceRequestFuzzer", ["ServiceAPI"]),
+        ("ServiceRequestFuzzer", ["ServiceAPI", "TokenActivation"]),
     ]
     let fuzzTargets: [Target] = fuzzers.map { fuzzer in
         .executableTarget(

@@ -1,5 +1,6 @@
 import ErrorCodes
 import Foundation
+import TokenActivation
 import WalletModel
 
 /// What a client asks of `POST /v1/activations`, read from its body: the request decoder
@@ -123,12 +124,20 @@ public enum BatchFormat: Sendable {
         }
     }
 
-    /// The request of one non-blank line: a deeplink alone, or an object with the single
-    /// request's members (`deeplink`, optional `device` and `dryRun`).
-    public func request(_ line: [UInt8]) throws(Problem) -> ActivationRequest {
+    /// What one non-blank line asks for: a deeplink alone, or an object with the single
+    /// request's members (`deeplink`, optional `device` and `dryRun`); a line that cannot be
+    /// read is its own result.
+    public func batchLine(_ line: [UInt8]) -> ActivationRuntime.BatchLine {
         switch self {
-        case .text: return ActivationRequest(deeplink: String(decoding: line, as: UTF8.self), device: nil, dryRun: false)
-        case .ndjson: return try ActivationRequest.decodeObject(line)
+        case .text:
+            return .deeplink(line, dryRun: false)
+        case .ndjson:
+            do throws(Problem) {
+                let request = try ActivationRequest.decodeObject(line)
+                return .request(deeplink: request.deeplink, device: request.device, dryRun: request.dryRun)
+            } catch {
+                return .answered(.notRun(ActivationError(code: error.code, message: error.detail)))
+            }
         }
     }
 }

@@ -18,6 +18,8 @@ public final class Store: Sendable {
     private let queue: DatabaseQueue
     /// Opened read-only: the user may read the file but not write it (``StoreOptions/readsOnly``).
     public let isReadOnly: Bool
+    /// Where async callers' calls run (``TokenStore/run(_:)``).
+    public let threads = DatabaseThreads(label: "tokenctl.sqlite")
 
     /// Opens (creating when missing, with mode 0600) the database and migrates it.
     ///
@@ -236,6 +238,7 @@ public final class Store: Sendable {
 
     /// Checkpoints the write-ahead log and closes the file, so the next process starts fast.
     public func close() throws {
+        threads.stop()
         try translatingErrors { try queue.close() }
     }
 

@@ -17,13 +17,13 @@ extension APIRoutes {
         let key = try ActivationRequest.idempotencyKey(request.headers[Self.idempotencyKey])
         if service.isDraining { throw Self.stopping }
         guard let key else {
-            guard let result = await service.admission.run({ await service.activate(decoded) }) else { throw Self.overloaded }
+            guard let result = await service.activate(decoded) else { throw Self.overloaded }
             return Self.response(Self.answer(result))
         }
         let keys = service.idempotency
-        let serial = service.pipeline.serialNumber(of: decoded.deeplink)
+        let serial = service.runtime.serialNumber(of: decoded.deeplink)
         do {
-            switch try await ActivationService.blocking({ try keys.claim(key: key, request: decoded, serialNumber: serial) }) {
+            switch try await service.database({ _ in try keys.claim(key: key, request: decoded, serialNumber: serial) }) {
             case .claimed(let requestID):
                 return await keyed(decoded, key: key, requestID: requestID)
             case .replay(let status, let body):
@@ -46,14 +46,14 @@ extension APIRoutes {
         _ request: ActivationRequest, key: String, requestID: String?, serialNumber: String?, created: Int64, owner: String?, serial: String?
     ) async throws -> Response {
         if service.isRunning(key: key) { return Self.problem(Self.keyInFlight) }
-        let pipeline = service.pipeline
+        let runtime = service.runtime
         if let requestID, let serialNumber {
-            let entry = try await ActivationService.blocking { () throws -> AuditEntry? in
-                let entry = try pipeline.attempt(serialNumber: serialNumber, requestID: requestID)
+            let entry = try await service.database { _ throws -> AuditEntry? in
+                let entry = try runtime.attempt(serialNumber: serialNumber, requestID: requestID)
                 guard let entry, entry.outcome == nil else { return entry }
                 // Open: closed as interrupted when its owner is gone, left alone when it runs.
-                try pipeline.closeInterrupted(serialNumber: serialNumber)
-                return try pipeline.attempt(serialNumber: serialNumber, requestID: requestID)
+                try runtime.closeInterrupted(serialNumber: serialNumber)
+                return try runtime.attempt(serialNumber: serialNumber, requestID: requestID)
             }
             if let entry {
                 guard let result = ActivationResult(finished: entry) else { return Self.problem(Self.keyInFlight) }
@@ -64,8 +64,8 @@ extension APIRoutes {
         }
         let keys = service.idempotency
         guard keys.isAbandoned(createdMilliseconds: created, owner: owner) else { return Self.problem(Self.keyInFlight) }
-        let next = requestID ?? ResidentPipeline.makeRequestID()
-        guard try await ActivationService.blocking({ try keys.takeOver(key: key, createdMilliseconds: created, requestID: next, serialNumber: serial) }) else {
+        let next = requestID ?? ActivationRuntime.makeRequestID()
+        guard try await service.database({ _ in try keys.takeOver(key: key, createdMilliseconds: created, requestID: next, serialNumber: serial) }) else {
             return Self.problem(Self.keyInFlight)
         }
         service.logger.notice("service.idempotencyTakenOver", metadata: ["request-id": "\(next)"])
@@ -76,9 +76,9 @@ extension APIRoutes {
     private func keyed(_ request: ActivationRequest, key: String, requestID: String) async -> Response {
         let service = self.service
         return await service.running(key: key) {
-            guard let result = await service.admission.run({ await service.activate(request, requestID: requestID) }) else {
+            guard let result = await service.activate(request, requestID: requestID) else {
                 let keys = service.idempotency
-                _ = try? await ActivationService.blocking { try keys.release(key: key) }
+                _ = try? await service.database { _ in try keys.release(key: key) }
                 return Self.problem(Self.overloaded)
             }
             let answer = Self.answer(result)
@@ -92,7 +92,7 @@ extension APIRoutes {
         let keys = service.idempotency
         let text = answer.body.text
         do {
-            try await ActivationService.blocking { try keys.store(key: key, status: answer.status, body: text) }
+            try await service.database { _ in try keys.store(key: key, status: answer.status, body: text) }
         } catch {
             service.logger.warning("service.idempotencyNotStored", metadata: ["error": "\((error as? any CodedError)?.code.rawValue ?? "storage.io")"])
         }
@@ -124,7 +124,7 @@ extension APIRoutes {
         if service.isDraining { throw Self.stopping }
         // Each line is one activation in the same admission; a batch arriving past the
         // queue limit is refused whole, before any line is read.
-        if service.admission.isFull { throw Self.overloaded }
+        if service.runtime.isFull { throw Self.overloaded }
         let service = self.service
         var headers = HTTPFields()
         headers[.contentType] = "application/x-ndjson"

@@ -6,14 +6,13 @@ import Synchronization
 import TokenActivation
 import WalletModel
 
-/// What every listener of one `tokenctl serve` shares: the warm pipeline, the database's
-/// driver for health checks, admission, the idempotency keys, the metrics, and whether
+/// What every listener of one `tokenctl serve` shares: the activation runtime, the
+/// database's driver for health checks, the idempotency keys, the metrics, and whether
 /// the service is draining.
 final class ActivationService: Sendable {
-    let pipeline: ResidentPipeline
+    let runtime: ActivationRuntime
     let driver: any StoreDriver
     let metrics: ServiceMetrics
-    let admission: Admission
     let idempotency: IdempotencyKeys
     let logger: Logger
     private let draining = Atomic<Bool>(false)
@@ -21,11 +20,10 @@ final class ActivationService: Sendable {
     /// flight however old its claim.
     private let runningKeys = Mutex<Set<String>>([])
 
-    init(pipeline: ResidentPipeline, driver: any StoreDriver, metrics: ServiceMetrics, admission: Admission, idempotency: IdempotencyKeys, logger: Logger) {
-        self.pipeline = pipeline
+    init(runtime: ActivationRuntime, driver: any StoreDriver, metrics: ServiceMetrics, idempotency: IdempotencyKeys, logger: Logger) {
+        self.runtime = runtime
         self.driver = driver
         self.metrics = metrics
-        self.admission = admission
         self.idempotency = idempotency
         self.logger = logger
     }
@@ -49,15 +47,33 @@ final class ActivationService: Sendable {
         runningKeys.withLock { $0.contains(key) }
     }
 
-    /// One activation through the pipeline, measured.
+    /// One activation in the runtime's one admission.
     /// - Parameter requestID: the id its attempt is audited under (an Idempotency-Key's).
-    func activate(_ request: ActivationRequest, requestID: String? = nil) async -> ActivationResult {
+    /// - Returns: nil, with nothing run, when the queue is full.
+    func activate(_ request: ActivationRequest, requestID: String? = nil) async -> ActivationResult? {
+        await runtime.activate(deeplink: request.deeplink, device: request.device, dryRun: request.dryRun, requestID: requestID)
+    }
+
+    /// Runs blocking database work on the database driver's threads.
+    func database<T: Sendable>(_ body: @escaping @Sendable (any TokenStore) throws -> T) async throws -> T {
+        let store = runtime.database
+        return try await store.threads.run { try body(store) }
+    }
+}
+
+/// Every activation the runtime runs, measured and, when a server or the database failed,
+/// logged.
+struct ActivationLog: ActivationObserver {
+    let metrics: ServiceMetrics
+    let logger: Logger
+
+    func started() {
         metrics.activationStarted()
-        let start = ContinuousClock.now
-        let result = await pipeline.activate(deeplink: request.deeplink, device: request.device, dryRun: request.dryRun, requestID: requestID)
-        metrics.activationFinished(result, after: .now - start)
+    }
+
+    func finished(_ result: ActivationResult, after duration: Duration) {
+        metrics.activationFinished(result, after: duration)
         log(result)
-        return result
     }
 
     /// A failure of a server or of the database is logged at warning (a server's: the
@@ -75,15 +91,5 @@ final class ActivationService: Sendable {
             "code": "\(error.code.rawValue)", "outcome": "\(result.outcome.rawValue)", "request-id": "\(result.requestID ?? "-")",
             "serial": "\(result.serialNumber.map { Mask.identifier($0) } ?? "-")", "audit": "\(result.auditID.map(String.init) ?? "-")",
         ])
-    }
-
-    /// Runs blocking database work on a thread of its own, off Swift's cooperative pool
-    /// (the drivers block their calling thread until the database answers).
-    static func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread { continuation.resume(with: Result { try body() }) }
-            thread.name = "tokenctl.service.database"
-            thread.start()
-        }
     }
 }

@@ -6,106 +6,62 @@ import TokenActivation
 import TokenctlApp
 import WalletModel
 
-/// A streamed batch: lines read from the request body as they arrive, activated a window
-/// at a time on the pipeline's workers, and written out in input order as soon as each
-/// line and every line before it are finished. A line the API cannot read is that line's
-/// result (`request.invalid`), not the end of the batch.
+/// A streamed batch: the request body's lines run as the runtime's batch (the one line
+/// reader, admission and ordered output the CLI's batch uses), each line's result written
+/// out as soon as it and every line before it are finished. A line the API cannot read is
+/// that line's result (`request.invalid`), not the end of the batch.
 struct BatchStream: Sendable {
     let service: ActivationService
     let format: BatchFormat
 
-    /// Longer lines are kept to this length, which the parser refuses as `deeplink.tooLong`.
-    static let lineLimit = DeeplinkParser.maximumLength + 1
-
     func run(_ body: RequestBody, write: (_ line: [UInt8]) async throws -> Void) async throws {
-        let window = max(2, service.pipeline.workers * 2)
-        try await withThrowingTaskGroup(of: (Int, [UInt8]).self) { group in
-            var finished: [Int: [UInt8]] = [:]
-            var nextToWrite = 1
-            var running = 0
-            var number = 0
-            func flush() async throws {
-                while let line = finished.removeValue(forKey: nextToWrite) {
-                    if !line.isEmpty { try await write(line) }
-                    nextToWrite += 1
-                }
-            }
-            func collectOne() async throws {
-                if let (line, output) = try await group.next() {
-                    running -= 1
-                    finished[line] = output
-                    try await flush()
-                }
-            }
-            var splitter = LineSplitter(limit: Self.lineLimit)
-            func start(_ bytes: [UInt8]) async throws {
-                number += 1
-                let line = number
-                let text = bytes.trimmingSpaces
-                if text.isEmpty {
-                    finished[line] = []
-                    try await flush()
-                    return
-                }
-                while running >= window { try await collectOne() }
-                running += 1
-                group.addTask { (line, await activate(line: line, text)) }
-            }
-            // Once draining starts no further line is read (a read waiting for the client is
-            // abandoned) and none is started; the lines already started are answered.
-            let reader = DrainableBody(body, service: service)
-            reading: while let buffer = try await reader.next() {
-                for line in splitter.append(buffer.readableBytesView) {
-                    if service.isDraining { break reading }
-                    try await start(line)
-                }
-            }
-            if !service.isDraining, let last = splitter.finish() { try await start(last) }
-            while running > 0 { try await collectOne() }
+        let (service, format) = (self.service, self.format)
+        // Once draining starts no further line is read (a read waiting for the client is
+        // abandoned) and none is started; the lines already started are answered.
+        _ = try await service.runtime.batch(
+            DrainableBody(body: body, service: service), window: max(2, service.runtime.workers * 2),
+            decode: { format.batchLine($0) }, isStopping: { service.isDraining }
+        ) { line, result in
+            var object = JSONObject(["line": .int(line)])
+            object.append(contentsOf: result.json(reveal: false, message: result.error.map(NextStepText.message)))
+            try await write(JSONObject.Value.object(object).utf8 + [0x0A])
         }
-    }
-
-    private func activate(line: Int, _ bytes: ArraySlice<UInt8>) async -> [UInt8] {
-        let result: ActivationResult
-        do throws(Problem) {
-            let request = try format.request(Array(bytes))
-            let service = self.service
-            // Each line waits for a slot in the one admission, beside single requests.
-            result = await service.admission.run(queueing: true) { await service.activate(request) }
-                ?? .notRun(ActivationError(code: .serviceOverloaded, message: "the service is stopping; nothing was sent"))
-        } catch {
-            result = .notRun(ActivationError(code: error.code, message: error.detail))
-        }
-        var object = JSONObject(["line": .int(line)])
-        object.append(contentsOf: result.json(reveal: false, message: result.error.map(NextStepText.message)))
-        return JSONObject.Value.object(object).utf8 + [0x0A]
     }
 }
 
-/// A request body read a buffer at a time until the service drains: a read still waiting for
-/// the client then ends as the end of the body.
-final class DrainableBody: @unchecked Sendable {
-    private var iterator: RequestBody.AsyncIterator
-    private let service: ActivationService
+/// A request body's buffers until the service drains: a read still waiting for the client
+/// then ends as the end of the body.
+struct DrainableBody: AsyncSequence, Sendable {
+    let body: RequestBody
+    let service: ActivationService
 
-    init(_ body: RequestBody, service: ActivationService) {
-        iterator = body.makeAsyncIterator()
-        self.service = service
+    func makeAsyncIterator() -> Iterator {
+        Iterator(body.makeAsyncIterator(), service: service)
     }
 
-    /// The next buffer; nil at the end of the body or once the service drains. Called by
-    /// one task at a time.
-    func next() async throws -> ByteBuffer? {
-        if service.isDraining { return nil }
-        return try await withThrowingTaskGroup(of: ByteBuffer??.self) { group in
-            group.addTask { .some(try await self.iterator.next()) }
-            group.addTask { [service] in
-                while !service.isDraining { try await Task.sleep(for: .milliseconds(100)) }
-                return .none
+    final class Iterator: AsyncIteratorProtocol, @unchecked Sendable {
+        private var iterator: RequestBody.AsyncIterator
+        private let service: ActivationService
+
+        init(_ iterator: RequestBody.AsyncIterator, service: ActivationService) {
+            self.iterator = iterator
+            self.service = service
+        }
+
+        /// The next buffer's bytes; nil at the end of the body or once the service drains.
+        /// Called by one task at a time.
+        func next() async throws -> ByteBufferView? {
+            if service.isDraining { return nil }
+            return try await withThrowingTaskGroup(of: ByteBuffer??.self) { group in
+                group.addTask { .some(try await self.iterator.next()) }
+                group.addTask { [service] in
+                    while !service.isDraining { try await Task.sleep(for: .milliseconds(100)) }
+                    return .none
+                }
+                let first = try await group.next() ?? nil
+                group.cancelAll()
+                return (first ?? nil)?.readableBytesView
             }
-            let first = try await group.next() ?? nil
-            group.cancelAll()
-            return first ?? nil
         }
     }
 }

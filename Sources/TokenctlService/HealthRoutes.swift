@@ -21,13 +21,13 @@ extension APIRoutes {
         let driver = service.driver
         let logger = service.logger
         do {
-            let status = try await ActivationService.blocking { try driver.status(logger: logger) }
+            let status = try await service.database { _ in try driver.status(logger: logger) }
             check("database", nil)
             check("schema", status.isCurrent ? nil : "\(status.pending.count) \(status.pending.count == 1 ? "migration" : "migrations") pending: run tokenctl db migrate")
         } catch {
             check("database", Self.publicDetail(error as? any CodedError) ?? "the database cannot be used (storage.io)")
         }
-        check("settings", Self.publicDetail(service.pipeline.unusable))
+        check("settings", Self.publicDetail(service.runtime.unusable))
         check("draining", service.isDraining ? "the service is stopping" : nil)
         var body = JSONObject(["status": .string(ready ? "pass" : "fail")])
         var members = JSONObject([:])

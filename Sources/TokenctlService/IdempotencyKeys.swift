@@ -45,7 +45,7 @@ struct IdempotencyKeys: Sendable {
     func claim(key: String, request: ActivationRequest, serialNumber: String?) throws -> Claim {
         let hash = hasher.hash(request.idempotencyText)
         let now = clock().milliseconds
-        let requestID = ResidentPipeline.makeRequestID()
+        let requestID = ActivationRuntime.makeRequestID()
         let claim = IdempotencyKeyRow(key: key, deeplinkHash: hash, createdMilliseconds: now, requestID: requestID, serialNumber: serialNumber, owner: owner)
         switch try database.claimIdempotencyKey(claim) {
         case .inserted:
@@ -95,7 +95,7 @@ struct IdempotencyKeys: Sendable {
         try database.answerIdempotencyKey(key, status: status, body: body)
     }
 
-    /// Gives a claimed key up: the request was refused before it reached the pipeline.
+    /// Gives a claimed key up: the request was refused before it reached the runtime.
     func release(key: String) throws {
         try database.releaseIdempotencyKey(key)
     }
@@ -112,14 +112,14 @@ struct IdempotencyKeys: Sendable {
 struct IdempotencyPurge: Service, CustomStringConvertible {
     var description: String { "IdempotencyPurge" }
 
-    let keys: IdempotencyKeys
+    let service: ActivationService
     let logger: Logger
 
     func run() async throws {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            let keys = self.keys
+            let keys = service.idempotency
             do {
-                let purged = try await ActivationService.blocking { try keys.purge() }
+                let purged = try await service.database { _ in try keys.purge() }
                 if purged > 0 { logger.info("service.idempotencyPurged", metadata: ["keys": "\(purged)"]) }
             } catch {
                 logger.warning("service.idempotencyPurgeFailed", metadata: ["error": "\(error)"])

@@ -13,16 +13,17 @@ import TokenActivation
 struct InterruptedAttemptRecovery: Service, CustomStringConvertible {
     var description: String { "InterruptedAttemptRecovery" }
 
-    let pipeline: ResidentPipeline
+    let service: ActivationService
     let interval: Duration
     let logger: Logger
 
     /// Closes what is closable now; a failure is logged and tried again at the next round.
     /// - Returns: the attempts closed.
     @discardableResult
-    static func closeNow(_ pipeline: ResidentPipeline, logger: Logger) async -> Int {
+    static func closeNow(_ service: ActivationService, logger: Logger) async -> Int {
+        let runtime = service.runtime
         do {
-            let closed = try await ActivationService.blocking { try pipeline.closeInterrupted() }
+            let closed = try await service.database { _ in try runtime.closeInterrupted() }
             if !closed.isEmpty {
                 logger.warning("service.interruptedAttemptsClosed", metadata: [
                     "attempts": "\(closed.map(String.init).joined(separator: ","))",
@@ -44,13 +45,13 @@ struct InterruptedAttemptRecovery: Service, CustomStringConvertible {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(1)) }
             if Task.isShuttingDownGracefully || Task.isCancelled { break }
-            let pipeline = self.pipeline
-            if !pipeline.unwrittenAttempts.isEmpty {
-                _ = try? await ActivationService.blocking { pipeline.writeUnwritten() }
+            let runtime = service.runtime
+            if !runtime.unwrittenAttempts.isEmpty {
+                _ = try? await service.database { _ in runtime.writeUnwritten() }
             }
             if ContinuousClock.now - lastClosing >= interval {
                 lastClosing = .now
-                await Self.closeNow(pipeline, logger: logger)
+                await Self.closeNow(service, logger: logger)
             }
         }
     }

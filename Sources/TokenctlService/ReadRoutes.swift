@@ -14,9 +14,8 @@ extension APIRoutes {
             throw Problem.notFound
         }
         guard !serial.isEmpty, serial.utf8.count <= 256 else { throw Problem.invalid("the serial number must be 1 to 256 bytes") }
-        let database = service.pipeline.database
         do {
-            let records = try await ActivationService.blocking { try database.passes(matching: PassQuery(serialNumber: serial)) }
+            let records = try await service.database { try $0.passes(matching: PassQuery(serialNumber: serial)) }
             guard !records.isEmpty else {
                 return Self.problem(Problem(status: 404, code: .walletNotFound, detail: "no pass record has serial \(Mask.identifier(serial)); add one with tokenctl wallet add or import"))
             }
@@ -31,9 +30,8 @@ extension APIRoutes {
     /// match too, a `Link` header names the next page (`before` the oldest one answered).
     func audit(_ query: FlatDictionary<Substring, Substring>) async throws -> Response {
         let request = try AuditQuery.request(query.map { (String($0.key), String($0.value)) })
-        let database = service.pipeline.database
         do {
-            let (entries, oldest, more) = try await ActivationService.blocking { () throws -> ([JSONObject.Value], Int64?, Bool) in
+            let (entries, oldest, more) = try await service.database { database throws -> ([JSONObject.Value], Int64?, Bool) in
                 var newest = RingBuffer<AuditEntry>(capacity: request.limit)
                 var matching = 0
                 try database.forEachAuditEntry(request.filter) { entry in

@@ -14,7 +14,7 @@ import TokenctlConfiguration
 import WalletModel
 
 /// `tokenctl serve`: the composition root of the resident service. It checks the
-/// listeners, takes the socket's lock, opens the warm pipeline, listens, reports
+/// listeners, takes the socket's lock, opens the activation runtime, listens, reports
 /// `listening …` lines and systemd readiness, and drains on the first SIGTERM or SIGINT.
 public struct ServiceRunner: Sendable {
     public struct Options: Sendable {
@@ -57,11 +57,11 @@ public struct ServiceRunner: Sendable {
         defer { if !lockReleased { lock?.release(unlinkingSocket: false) } }
 
         let service = try await Self.activationService(settings: settings, environment: environment, version: options.version, logger: logger)
-        let (pipeline, workers) = (service.pipeline, service.pipeline.workers)
+        let (runtime, workers) = (service.runtime, service.runtime.workers)
         // A SIGKILL loses nothing committed: what the dead process left open is closed
         // before anything is admitted.
-        await InterruptedAttemptRecovery.closeNow(pipeline, logger: logger)
-        if let unusable = pipeline.unusable {
+        await InterruptedAttemptRecovery.closeNow(service, logger: logger)
+        if let unusable = runtime.unusable {
             logger.warning("service.notReady", metadata: ["error": "\(unusable.code.rawValue)", "detail": "\(unusable.message)"])
         }
 
@@ -100,12 +100,12 @@ public struct ServiceRunner: Sendable {
         await report.expect(listeners.count)
 
         // Shut down in reverse order: draining starts, the listeners drain (every admitted
-        // request is answered), then the purge stops, then the pipeline's workers and database close.
+        // request is answered), then the purge stops, then the runtime's workers and database close.
         let notify = SystemdNotify(environment: environment)
         let group = ServiceGroup(
             services: [
-                PipelineService(pipeline: pipeline), IdempotencyPurge(keys: service.idempotency, logger: logger),
-                InterruptedAttemptRecovery(pipeline: pipeline, interval: Self.recoveryInterval(leaseMilliseconds: settings.leaseMilliseconds), logger: logger),
+                RuntimeService(service: service), IdempotencyPurge(service: service, logger: logger),
+                InterruptedAttemptRecovery(service: service, interval: Self.recoveryInterval(leaseMilliseconds: settings.leaseMilliseconds), logger: logger),
             ] + listeners + [DrainOnShutdown(service: service, notify: notify)],
             gracefulShutdownSignals: SecondSignalExit.signals, cancellationSignals: [], logger: logger
         )
@@ -127,8 +127,8 @@ public struct ServiceRunner: Sendable {
         logger.notice("service.stopped")
     }
 
-    /// The warm pipeline and what every listener shares, on these settings (the caller
-    /// closes its pipeline).
+    /// The activation runtime and what every listener shares, on these settings (the caller
+    /// closes its runtime).
     static func activationService(settings: Settings, environment: [String: String], version: String, logger: Logger) async throws -> ActivationService {
         let metrics = ServiceMetrics(version: version)
         // TMP's requests and the user gates' are counted apart, each under its own name.
@@ -140,21 +140,21 @@ public struct ServiceRunner: Sendable {
             onboardingTransports: MeasuredTransport.factory { status, _, _ in metrics.onboardingRequest(status: status) },
             logger: Logger(label: "tokenctl.activation")
         )
-        let pipeline = try await ResidentPipeline(activator: activator, workers: min(settings.service.maxInFlight, settings.tmp.maxConnections))
+        var runtimeOptions = ActivationRuntime.Options(workers: min(settings.service.maxInFlight, settings.tmp.maxConnections))
+        runtimeOptions.capacity = settings.service.maxInFlight + settings.service.queueLimit
+        runtimeOptions.gatesPerActivation = true
+        runtimeOptions.keepsUnwritten = true
+        let runtime = try await ActivationRuntime(activator: activator, options: runtimeOptions, observer: ActivationLog(metrics: metrics, logger: logger))
         do {
-            let database = pipeline.database
+            let database = runtime.database
             let keys = IdempotencyKeys(
                 database: database, hasher: DeeplinkHasher(key: try database.deeplinkHashKey()), hostID: settings.hostID,
                 abandonedAfterMilliseconds: Int64(2 * settings.tmp.longestAttemptMilliseconds),
                 retentionMilliseconds: Int64(settings.service.idempotencyRetentionHours) * 3_600_000, clock: Timestamp.now
             )
-            return ActivationService(
-                pipeline: pipeline, driver: settings.store, metrics: metrics,
-                admission: Admission(maxInFlight: settings.service.maxInFlight, queueLimit: settings.service.queueLimit),
-                idempotency: keys, logger: logger
-            )
+            return ActivationService(runtime: runtime, driver: settings.store, metrics: metrics, idempotency: keys, logger: logger)
         } catch {
-            pipeline.close()
+            runtime.close()
             throw error
         }
     }
@@ -171,16 +171,17 @@ public struct ServiceRunner: Sendable {
     }
 }
 
-/// The warm pipeline as a service: open until the group shuts down, then its workers stop
-/// and its database closes (after the listeners, which the group shuts down before it).
-struct PipelineService: Service, CustomStringConvertible {
-    var description: String { "ActivationPipeline" }
+/// The activation runtime as a service: open until the group shuts down, then its workers
+/// stop and its database closes (after the listeners, which the group shuts down before it).
+struct RuntimeService: Service, CustomStringConvertible {
+    var description: String { "ActivationRuntime" }
 
-    let pipeline: ResidentPipeline
+    let service: ActivationService
 
     func run() async throws {
         try? await gracefulShutdown()
-        let pipeline = self.pipeline
-        _ = try? await ActivationService.blocking { pipeline.close() }
+        let runtime = service.runtime
+        // Joins the workers and closes the database: on the database's own threads.
+        _ = try? await service.database { _ in runtime.close() }
     }
 }

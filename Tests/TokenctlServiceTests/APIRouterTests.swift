@@ -40,7 +40,7 @@ import WalletModel
         }
 
         func stop() async throws {
-            service.pipeline.close()
+            service.runtime.close()
             try await sandbox.shutdown()
         }
     }

@@ -1,6 +1,7 @@
 import ErrorCodes
 import Testing
 @testable import ServiceAPI
+import TokenActivation
 @testable import TokenctlService
 
 /// The API's request decoder: what it reads, and the problem of each body it cannot.
@@ -61,9 +62,25 @@ struct RequestDecodingTests {
     }
 
     @Test func readsBothBatchForms() throws {
-        #expect(try BatchFormat(contentType: "text/plain; charset=utf-8").request(Array("mybank://a?serialNumber=1".utf8)).deeplink == "mybank://a?serialNumber=1")
-        #expect(try BatchFormat(contentType: "application/x-ndjson").request(Array(#"{"deeplink":"d","device":"Watch","dryRun":true}"#.utf8)) == ActivationRequest(deeplink: "d", device: "Watch", dryRun: true))
-        #expect { try BatchFormat(contentType: "application/x-ndjson").request(Array("d".utf8)) } throws: { ($0 as? Problem)?.code == .requestInvalid }
+        guard case .request("mybank://a?serialNumber=1", nil, false) = try BatchFormat(contentType: "text/plain; charset=utf-8").batchLine(Array("mybank://a?serialNumber=1".utf8)) else {
+            Issue.record("a text line is not its deeplink")
+            return
+        }
+        guard case .request("d", "Watch", true) = try BatchFormat(contentType: "application/x-ndjson").batchLine(Array(#"{"deeplink":"d","device":"Watch","dryRun":true}"#.utf8)) else {
+            Issue.record("an object line is not its request")
+            return
+        }
+        guard case .answered(let result) = try BatchFormat(contentType: "application/x-ndjson").batchLine(Array("d".utf8)) else {
+            Issue.record("a line that is no object was run")
+            return
+        }
+        #expect(result.error?.code == .requestInvalid)
+        // A text line that is not UTF-8 names its first byte outside a URI, as the CLI's batch does.
+        guard case .answered(let bad) = try BatchFormat(contentType: "text/plain").batchLine([0x61, 0xC3, 0x28]) else {
+            Issue.record("a line that is not UTF-8 was run")
+            return
+        }
+        #expect(bad.error?.code == .deeplinkInvalidCharacter)
         #expect { try BatchFormat(contentType: "application/json") } throws: { ($0 as? Problem)?.status == 415 }
     }
 

@@ -68,21 +68,6 @@ struct ServicePartsTests {
         short.append(1)
         #expect(short.elements == [1])
     }
-
-    /// Two run at once, one waits, the fourth is refused; the waiter runs once a slot frees.
-    @Test func admitsUpToTheLimitThenQueuesThenRefuses() async {
-        let admission = Admission(maxInFlight: 2, queueLimit: 1)
-        let gate = Gate()
-        async let first = admission.run { await gate.wait(); return 1 }
-        async let second = admission.run { await gate.wait(); return 2 }
-        while admission.load.running < 2 { await Task.yield() }
-        async let third = admission.run { 3 }
-        while admission.load.waiting < 1 { await Task.yield() }
-        #expect(await admission.run { 4 } == nil)
-        await gate.open()
-        #expect(await [first, second, third] == [1, 2, 3])
-        #expect(admission.load.running == 0 && admission.load.waiting == 0)
-    }
 }
 
 /// Holds tasks until opened.

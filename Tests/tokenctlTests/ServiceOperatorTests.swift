@@ -67,7 +67,7 @@ import Testing
         let service = try await ServiceHarness.start(arguments: ["--log-level", "debug"])
         defer { Task { try await service.shutdown() } }
         let stopped = try service.stop()
-        #expect(stopped.stderr.contains("ActivationPipeline"))
+        #expect(stopped.stderr.contains("ActivationRuntime"))
         #expect(!stopped.stderr.contains("DeeplinkHasher"))
         #expect(!stopped.stderr.contains("HMAC"))
     }

@@ -1,5 +1,6 @@
 import Foundation
 @testable import ServiceAPI
+import TokenActivation
 
 // libFuzzer entry point for the service's request decoder (`make fuzz`): the first byte
 // picks the part (a JSON activation body, a batch body split into NDJSON lines, an
@@ -27,7 +28,7 @@ public func fuzzServiceRequest(_ data: UnsafePointer<UInt8>, _ size: Int) -> CIn
         if let last = splitter.finish() { lines.append(last) }
         for line in lines {
             precondition(line.count <= batchLineLimit, "a batch line is longer than the limit")
-            _ = try? BatchFormat.ndjson.request(Array(line.trimmingSpaces))
+            _ = BatchFormat.ndjson.batchLine(Array(line.trimmingSpaces))
         }
     case 2:
         let text = String(decoding: bytes, as: UTF8.self)

@@ -18,8 +18,9 @@ public struct Activator: Sendable {
     private let userCheck: any UserActivationCheck
     let logger: Logger
     let clock: @Sendable () -> Timestamp
-    /// Waits between tries of a request that never left (injected: tests do not sleep).
-    let sleep: @Sendable (Duration) async -> Void
+    /// Waits between tries of a request that never left, on the worker's thread (injected:
+    /// tests do not sleep).
+    let sleep: @Sendable (Duration) -> Void
 
     /// - Parameters:
     ///   - store: the database of the wallet and the audit.
@@ -30,7 +31,7 @@ public struct Activator: Sendable {
         settings: ActivationSettings, store: any StoreDriver, environment: [String: String], transports: TransportFactory = .curl,
         userCheck: any UserActivationCheck,
         logger: Logger = Logger(label: "tokenctl.activation"), clock: @escaping @Sendable () -> Timestamp = Timestamp.now,
-        sleep: @escaping @Sendable (Duration) async -> Void = { try? await Task.sleep(for: $0) }
+        sleep: @escaping @Sendable (Duration) -> Void = Activator.pause
     ) {
         self.settings = settings
         self.store = store
@@ -56,13 +57,25 @@ public struct Activator: Sendable {
             return .refused(error)
         }
         do {
-            return try await store.using(logger: logger) { store in
-                let session = try await Session(activator: self, store: store, clients: 1)
-                defer { session.close() }
-                return await ActivationWorkers.result { session.run(deeplink, text: text, device: device, client: 0, dryRun: dryRun) }
-            }
+            // A one-worker runtime, its "finished" write committed before the answer.
+            var options = ActivationRuntime.Options(workers: 1)
+            options.defersFinish = false
+            let runtime = try await ActivationRuntime(activator: self, options: options)
+            defer { runtime.close() }
+            return await runtime.activate(deeplink, text: text, device: device, dryRun: dryRun, requestID: nil)
+                ?? ActivationResult(outcome: .error, error: ActivationError(code: .serviceOverloaded, message: "the runtime is stopping; nothing was sent"))
         } catch {
             return ActivationResult(outcome: .error, error: .coded(error))
+        }
+    }
+
+    /// Blocks the calling worker thread for `duration`.
+    public static func pause(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) != 0 && errno == EINTR {
+            request = remaining
         }
     }
 

@@ -48,35 +48,53 @@ struct Session: Sendable {
         shared?.shutdown()
     }
 
-    /// One activation on worker `index`'s connection. Blocks: call it on a worker thread
-    /// (``ActivationWorkers``), never on the cooperative pool.
+    /// One activation on worker `index`'s connection. Blocks: call it on a runtime's worker
+    /// thread, never on the cooperative pool.
+    ///
     /// - Parameters:
-    ///   - refusal: a gate's refusal asked for this activation (a resident pipeline's).
-    ///   - requestID: the id the attempt is audited under, when the caller chose it (an
-    ///     Idempotency-Key's, stored with the key before the attempt starts); a new one otherwise.
+    ///   - deferringFinish: queue the "finished" write without waiting for it (the result's
+    ///     ``DeferredActivation/finish``): the worker's next activation's first write is
+    ///     committed after it, and ``settle(_:keepUnwritten:)`` answers it then.
     ///   - keepUnwritten: takes a "finished" write the database refused after TMP answered
     ///     (a full disk, a lost database), to be written once the database accepts writes
     ///     again; the result then reports TMP's answer with a warning. Without it, such a
     ///     failure is the result.
+    ///   - settlePrevious: called once, as soon as this activation's first write is
+    ///     committed (or, without one, before returning): the worker's previous activation
+    ///     is then committed whole and can be answered.
     func run(
-        _ deeplink: Deeplink, text: String, device: String?, client index: Int, dryRun: Bool = false, refusal: ActivationError? = nil,
-        requestID: String? = nil, keepUnwritten: ((AttemptWrite, any Error) -> Void)? = nil
-    ) -> ActivationResult {
+        _ job: ActivationJob, client index: Int, deferringFinish: Bool, keepUnwritten: ((AttemptWrite, any Error) -> Void)?, settlePrevious: () -> Void
+    ) -> DeferredActivation {
         run(
-            deeplink, text: text, device: device, client: index, dryRun: dryRun, refusal: refusal, requestID: requestID,
-            keepUnwritten: keepUnwritten, deferringFinish: false, settlePrevious: {}
-        ).result
+            job.deeplink, text: job.text, device: job.device, client: index, dryRun: job.dryRun, refusal: job.refusal, requestID: job.requestID,
+            keepUnwritten: keepUnwritten, deferringFinish: deferringFinish, settlePrevious: settlePrevious
+        )
     }
 
-    /// One activation of a batch line whose "finished" write is queued but not waited for:
-    /// the worker goes on to its next line, whose first write is committed after it (see
-    /// ``DeferredActivation``). A line then waits for one commit instead of two.
-    ///
-    /// - Parameter settlePrevious: called once, as soon as this line's first write is
-    ///   committed (or, without one, before returning): the worker's previous line is then
-    ///   committed whole and can be reported.
-    func runDeferringFinish(_ deeplink: Deeplink, text: String, client index: Int, dryRun: Bool, settlePrevious: () -> Void) -> DeferredActivation {
-        run(deeplink, text: text, device: nil, client: index, dryRun: dryRun, refusal: nil, requestID: nil, keepUnwritten: nil, deferringFinish: true, settlePrevious: settlePrevious)
+    /// A deferred activation's result once its "finished" write is committed: an error if the
+    /// write failed, or, with `keepUnwritten`, TMP's answer with a warning while the write waits.
+    func settle(_ activation: DeferredActivation, keepUnwritten: ((AttemptWrite, any Error) -> Void)?) -> ActivationResult {
+        guard let finish = activation.finish else { return activation.result }
+        do {
+            try finish.write.result()
+            return activation.result
+        } catch {
+            guard let keepUnwritten else { return ActivationResult(outcome: .error, error: .coded(error)) }
+            return unwritten(finish.step, error, result: activation.result, keep: keepUnwritten)
+        }
+    }
+
+    /// TMP answered (or was asked): the answer is reported as it came, never as "nothing was
+    /// sent"; its audit row waits for the database.
+    private func unwritten(_ step: AttemptWrite, _ error: any Error, result: ActivationResult, keep: (AttemptWrite, any Error) -> Void) -> ActivationResult {
+        keep(step, error)
+        let code = ActivationError.coded(error).code.rawValue
+        var result = result
+        result.warnings.append(
+            "the answer could not be written to the audit yet (\(code)); it is kept and written as soon as the database accepts writes again, until then the pass stays activating"
+        )
+        activator.logger.error("activation.finishNotWritten", metadata: ["request-id": "\(result.requestID ?? "-")", "attempt": "\(step.attemptID)", "error": "\(code)"])
+        return result
     }
 
     private func run(
@@ -107,7 +125,7 @@ struct Session: Sendable {
         let logger = activator.logger
         var attemptID: Int64 = 0
         var began: ContinuousClock.Instant?
-        var finish: PendingWrite?
+        var finish: DeferredActivation.Finish?
         var action = machine.handle(.parsed(.success(deeplink)))
         do {
             while true {
@@ -131,7 +149,7 @@ struct Session: Sendable {
                     action = written.committedEvent.map { machine.handle($0) } ?? written
                 case .writeFinished where deferringFinish:
                     let latency = began.map { ContinuousClock.now - $0 }
-                    finish = attempt.step(action, attemptID: attemptID, latency: latency).map(ledger.submit)
+                    finish = attempt.step(action, attemptID: attemptID, latency: latency).map { DeferredActivation.Finish(step: $0, write: ledger.submit($0)) }
                     action = machine.handle(.finishCommitted)
                 case .writeStarted, .writeStopped, .writeFinished:
                     let latency = began.map { ContinuousClock.now - $0 }
@@ -139,23 +157,13 @@ struct Session: Sendable {
                         do {
                             try ledger.write(step)
                         } catch where step.kind == .finished && keepUnwritten != nil {
-                            // TMP answered (or was asked): the answer is reported as it came,
-                            // never as "nothing was sent"; its audit row waits for the database.
-                            keepUnwritten?(step, error)
-                            let code = ActivationError.coded(error).code.rawValue
-                            var result = machine.result
-                            result.warnings.append(
-                                "the answer could not be written to the audit yet (\(code)); it is kept and written as soon as the database accepts writes again, until then the pass stays activating"
-                            )
-                            logger.error("activation.finishNotWritten", metadata: ["request-id": "\(requestID)", "attempt": "\(attemptID)", "error": "\(code)"])
-                            return DeferredActivation(result: result, finish: nil)
+                            return DeferredActivation(result: unwritten(step, error, result: machine.result, keep: keepUnwritten!), finish: nil)
                         }
                     }
                     action = action.committedEvent.map { machine.handle($0) } ?? .stop(machine.result)
                 case .send(let record, let delay):
                     if delay > .zero {
-                        let sleep = activator.sleep
-                        Blocking.wait { await sleep(delay) }
+                        activator.sleep(delay)
                     }
                     guard case .success(let client) = prepared else { return DeferredActivation(result: machine.result, finish: nil) }
                     logger.info("activation.sending", metadata: ["request-id": "\(requestID)", "serial": "\(Mask.identifier(record.serialNumber))", "attempt": "\(attemptID)"])
@@ -180,20 +188,15 @@ extension Result {
     }
 }
 
-/// A batch line's result while its "finished" write may still wait in the commit queue.
+/// An activation's result while its "finished" write may still wait in the commit queue.
 struct DeferredActivation {
+    /// A queued "finished" write.
+    struct Finish {
+        let step: AttemptWrite
+        let write: PendingWrite
+    }
+
     let result: ActivationResult
     /// The queued "finished" write, if there is one.
-    let finish: PendingWrite?
-
-    /// The line's result once its writes are committed: an error if the last one failed.
-    func settled() -> ActivationResult {
-        guard let finish else { return result }
-        do {
-            try finish.result()
-            return result
-        } catch {
-            return ActivationResult(outcome: .error, error: .coded(error))
-        }
-    }
+    let finish: Finish?
 }

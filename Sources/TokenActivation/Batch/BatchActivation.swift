@@ -40,8 +40,8 @@ extension Activator {
     ///   - stop: once requested, no further line is read or started; the lines in flight
     ///     finish and are emitted, and the summary says the batch stopped early.
     ///   - emit: receives (line number, result), in input order, as soon as it is in order.
-    /// - Throws: ``ImportError`` `import.unreadable` when the input cannot be read, or a
-    ///   ``StorageError`` when the database cannot be opened.
+    /// - Throws: ``BatchInputError`` when the input cannot be opened, or a ``StorageError``
+    ///   when the database cannot be opened.
     public func activateBatch(
         from input: ImportInput, concurrency: Int,
         progress: (@Sendable (_ bytesRead: Int, _ totalBytes: Int?) -> Void)? = nil,
@@ -56,61 +56,21 @@ extension Activator {
             throw BatchInputError(message: "cannot use the batch input: \(error.detail); nothing was activated")
         }
         defer { if case .file = input { _ = Glibc.close(descriptor) } }
-        return try await store.using(logger: logger) { store in
-            try await activateBatch(lines: descriptor, name: input.name, totalBytes: totalBytes, store: store, concurrency: concurrency, progress: progress, dryRun: dryRun, stop: stop, emit: emit)
-        }
-    }
-
-    private func activateBatch(
-        lines descriptor: Int32, name: String, totalBytes: Int?, store: any TokenStore, concurrency: Int,
-        progress: (@Sendable (_ bytesRead: Int, _ totalBytes: Int?) -> Void)?, dryRun: Bool, stop: BatchStop,
-        emit: (_ line: Int, _ result: ActivationResult) -> Void
-    ) async throws -> BatchSummary {
         let workers = max(1, concurrency)
         AllocatorTuning.forLongRun()
-        let session = try await Session(activator: self, store: store, clients: workers)
-        defer { session.close() }
-        let parser = self.parser
-        // Every worker has returned before this function does: `emit` does not outlive it.
-        return await withoutActuallyEscaping(emit) { emit in
-            let lines = BatchLines(
-                reader: LineReader(reader: ByteReader(descriptor: descriptor, name: name, stopWaiting: { stop.isRequested })), parser: parser,
-                window: workers * Self.reorderWindowPerWorker, stop: stop,
-                progress: progress.map { progress in { progress($0, totalBytes) } }, emit: UncheckedEmit(emit)
-            )
-            // Each worker takes the next line, activates it on its own connection and thread
-            // from start to end, and hands the result back for output in input order. A
-            // line's "finished" write is committed with the worker's next line's first write:
-            // the line is reported once that one is committed (or, at the end, on its own).
-            await ActivationWorkers.run(count: workers) { worker in
-                var held: (number: Int, activation: DeferredActivation)?
-                func finishHeld() {
-                    if let line = held {
-                        held = nil
-                        lines.finish(line.number, line.activation.settled())
-                    }
-                }
-                while true {
-                    switch lines.take(holdingUnfinished: held != nil) {
-                    case .end:
-                        finishHeld()
-                        return
-                    case .finishHeldLine:
-                        finishHeld()
-                    case .line(let number, let deeplink, let text):
-                        let activation = session.runDeferringFinish(deeplink, text: text, client: worker, dryRun: dryRun, settlePrevious: finishHeld)
-                        if activation.finish == nil {
-                            lines.finish(number, activation.result)
-                        } else {
-                            held = (number, activation)
-                        }
-                    }
-                }
-            }
-            var summary = lines.finished()
-            (summary.transactions, summary.committedSteps) = session.ledger.figures
-            return summary
+        let runtime = try await ActivationRuntime(activator: self, options: .init(workers: workers))
+        defer { runtime.close() }
+        let chunks = DescriptorChunks(descriptor: descriptor, name: input.name, stopWaiting: { stop.isRequested })
+        let bytesRead: (@Sendable (Int) -> Void)? = progress.map { progress in { @Sendable bytes in progress(bytes, totalBytes) } }
+        var summary = try await runtime.batch(
+            chunks, window: workers * Self.reorderWindowPerWorker,
+            decode: { @Sendable line in ActivationRuntime.BatchLine.deeplink(line, dryRun: dryRun) },
+            isStopping: { @Sendable in stop.isRequested }, progress: bytesRead
+        ) { line, result in
+            emit(line, result)
         }
+        (summary.transactions, summary.committedSteps) = runtime.figures
+        return summary
     }
 }
 

@@ -37,6 +37,18 @@ struct ByteReader {
         return byte
     }
 
+    /// What is left of the current chunk, or the next chunk; nil at the end of the input.
+    mutating func nextChunk() throws(ImportError) -> ArraySlice<UInt8>? {
+        if position == end {
+            guard try refill() else { return nil }
+        }
+        defer {
+            bytesConsumed += end - position
+            position = end
+        }
+        return buffer[position..<end]
+    }
+
     /// The next byte without consuming it.
     mutating func peek() throws(ImportError) -> UInt8? {
         if position == end {

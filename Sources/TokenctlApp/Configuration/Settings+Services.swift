@@ -51,7 +51,7 @@ extension Activator {
         settings: Settings, environment: [String: String], transports: TransportFactory = .curl, onboardingTransports: TransportFactory? = nil,
         userCheck: (any UserActivationCheck)? = nil,
         logger: Logger = Logger(label: "tokenctl.activation"), clock: @escaping @Sendable () -> Timestamp = Timestamp.now,
-        sleep: @escaping @Sendable (Duration) async -> Void = { try? await Task.sleep(for: $0) }
+        sleep: @escaping @Sendable (Duration) -> Void = Activator.pause
     ) {
         self.init(
             settings: settings.activation, store: settings.store, environment: environment, transports: transports,

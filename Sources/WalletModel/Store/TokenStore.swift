@@ -38,6 +38,11 @@ public protocol TokenStore: StateDatabase {
     /// Streams the audit's rows in chain order.
     func forEachAuditRow(_ body: (StoredAuditRow) throws -> Void) throws
 
+    // MARK: Threads
+
+    /// The driver's threads for async callers (``run(_:)``).
+    var threads: DatabaseThreads { get }
+
     // MARK: Attempts
 
     /// The attempts' reads and writes for an activation session.
@@ -63,6 +68,14 @@ public protocol TokenStore: StateDatabase {
     /// - Throws: `storage.targetNotEmpty` when this database holds any of them,
     ///   `audit.chainBroken` at a row that does not chain (nothing is written then).
     func load(_ copy: StoreCopy) throws -> CopyCounts
+}
+
+extension TokenStore {
+    /// Runs blocking database work on the driver's own threads: how async code (the
+    /// service's routes) calls the store.
+    public func run<T: Sendable>(_ body: @escaping @Sendable (Self) throws -> T) async throws -> T {
+        try await threads.run { try body(self) }
+    }
 }
 
 /// What inserting a record met.

@@ -1,4 +1,5 @@
 import Crypto
+import Dispatch
 import Synchronization
 import Testing
 @testable import TokenActivation
@@ -10,11 +11,11 @@ import WalletModel
     }
 
     /// One keyed HMAC shared by many threads answers, for every line, the HMAC keyed anew.
-    @Test func aSharedKeyedHashAnswersAsAFreshOne() async {
+    @Test func aSharedKeyedHashAnswersAsAFreshOne() {
         let key = (0..<32).map { UInt8($0 * 7 & 0xFF) }
         let shared = DeeplinkHasher(key: key)
         let mismatches = Mismatches()
-        await ActivationWorkers.run(count: 8) { worker in
+        DispatchQueue.concurrentPerform(iterations: 8) { worker in
             for line in 0..<500 {
                 let text = "mybank://activate?serialNumber=SN\(worker)-\(line)"
                 let expected = Hex.encode(HMAC<SHA256>.authenticationCode(for: Array(text.utf8), using: SymmetricKey(data: key)))

@@ -1,5 +1,5 @@
 /// Splits a byte stream into lines (LF, with an optional CR before it), keeping at most
-/// `limit` bytes of each.
+/// `limit` bytes of each: the one line reader of every batch, the CLI's and the service's.
 public struct LineSplitter {
     public let limit: Int
     private var current: [UInt8] = []
@@ -8,6 +8,7 @@ public struct LineSplitter {
         self.limit = limit
     }
 
+    /// The lines `bytes` completes, without their LF.
     public mutating func append(_ bytes: some Sequence<UInt8>) -> [[UInt8]] {
         var lines: [[UInt8]] = []
         for byte in bytes {

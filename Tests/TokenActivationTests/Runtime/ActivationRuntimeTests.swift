@@ -1,0 +1,186 @@
+import Dispatch
+import ErrorCodes
+import Foundation
+import HTTPTransport
+import Logging
+import Synchronization
+import Testing
+import TestSupport
+@testable import TokenActivation
+import TokenctlApp
+import TokenctlConfiguration
+import WalletModel
+
+/// The one activation runtime on a real SQLite file and the transport double: its one
+/// admission, the deferred finish that never waits for a job to come, and a stopped batch.
+struct ActivationRuntimeTests {
+    let directory = TemporaryDirectory()
+
+    func settings() -> Settings {
+        var settings = Settings.builtIn(environment: [:])
+        settings.database = .init(path: directory.file("wallet.sqlite"))
+        settings.tmp.baseURL = "https://tmp.example.com/"
+        return settings
+    }
+
+    func runtime(_ transport: some HTTPTransport, _ options: ActivationRuntime.Options) async throws -> ActivationRuntime {
+        let activator = Activator(
+            settings: settings(), environment: [:], transports: .always(transport),
+            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }), sleep: { _ in }
+        )
+        return try await ActivationRuntime(activator: activator, options: options)
+    }
+
+    func addPasses(_ count: Int) throws {
+        let wallet = try Wallet(settings: settings())
+        for index in 1...count {
+            _ = try wallet.add(PassRecordFields(serialNumber: "SN\(index)", deviceAccountIdentifier: "DAPL\(String(format: "%08d", index))"))
+        }
+    }
+
+    static let approved = HTTPResponse(status: 200, body: Array(#"{"issuerMobileAppAuthResponse":"APPROVED"}"#.utf8))
+
+    /// A transport whose answers wait, on the worker's thread, until it is opened.
+    final class HeldTransport: HTTPTransport {
+        let opened = DispatchSemaphore(value: 0)
+        let arrived = Atomic(0)
+
+        func transport() -> HeldTransport { self }
+
+        func sendBlocking(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
+            arrived.add(1, ordering: .relaxed)
+            opened.wait()
+            opened.signal()
+            return ActivationRuntimeTests.approved
+        }
+
+        func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+            preconditionFailure("the runtime's workers send blocking")
+        }
+
+        func waitForArrivals(_ count: Int) async {
+            while arrived.load(ordering: .relaxed) < count { try? await Task.sleep(for: .milliseconds(5)) }
+        }
+    }
+
+    /// One runs, one waits, the third is refused with nothing run; the waiter runs once the
+    /// worker is free.
+    @Test func admitsUpToItsCapacityThenRefuses() async throws {
+        try addPasses(3)
+        let held = HeldTransport()
+        var options = ActivationRuntime.Options(workers: 1)
+        options.capacity = 2
+        let runtime = try await runtime(held.transport(), options)
+        async let first = runtime.activate(deeplink: "mybank://activate?serialNumber=SN1")
+        await held.waitForArrivals(1)
+        async let second = runtime.activate(deeplink: "mybank://activate?serialNumber=SN2")
+        while runtime.load.waiting < 1 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(runtime.isFull)
+        #expect(runtime.load.running == 1)
+        #expect(await runtime.activate(deeplink: "mybank://activate?serialNumber=SN3") == nil)
+        held.opened.signal()
+        #expect(await [first?.outcome, second?.outcome] == [.approved, .approved])
+        runtime.close()
+        #expect(runtime.load.running == 0 && runtime.load.waiting == 0)
+        #expect(try Wallet(settings: settings()).show(PassQuery(serialNumber: "SN3")).map(\.state) == [.requiresActivation])
+    }
+
+    /// With the finish deferred, a lone activation is answered once its "finished" write is
+    /// committed, without waiting for a next job; under load, finishes share commits.
+    @Test func aDeferredFinishIsAnsweredAtOnceWhenNothingWaits() async throws {
+        try addPasses(40)
+        let transport = ClosureTransport { _, _ throws(TransportError) in Self.approved }
+        let runtime = try await runtime(transport, ActivationRuntime.Options(workers: 4))
+        let lone = try #require(await runtime.activate(deeplink: "mybank://activate?serialNumber=SN1"))
+        #expect(lone.outcome == .approved)
+        // Answered after its commit: the audit holds its finished attempt already.
+        var finished: [String?] = []
+        try runtime.database.forEachAuditEntry(AuditFilter(serialNumber: "SN1")) { finished.append($0.outcome) }
+        #expect(finished == ["APPROVED"])
+        let results = await withTaskGroup(of: ActivationResult?.self) { group in
+            for index in 2...40 { group.addTask { await runtime.activate(deeplink: "mybank://activate?serialNumber=SN\(index)") } }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(results.allSatisfy { $0?.outcome == .approved })
+        let (transactions, steps) = runtime.figures
+        #expect(steps == 80)
+        #expect(transactions < steps)
+        runtime.close()
+        let (rows, broken) = try Audit(settings: settings()).verify()
+        #expect(rows == 80 && broken == nil)
+    }
+
+    /// Lines queued before a stop and not yet started are withdrawn: the output ends before
+    /// the first of them, none is sent, and the summary says the batch stopped early.
+    @Test func aStoppedBatchWithdrawsItsQueuedLines() async throws {
+        try addPasses(20)
+        let held = HeldTransport()
+        let runtime = try await runtime(held.transport(), ActivationRuntime.Options(workers: 2))
+        let stop = BatchStop()
+        let input = (1...20).map { "mybank://activate?serialNumber=SN\($0)\n" }.joined()
+        let chunks = [Array(input.utf8)].async
+        let stopper = Task {
+            await held.waitForArrivals(2)
+            stop.request()
+            held.opened.signal()
+        }
+        var emitted: [Int] = []
+        let summary = try await runtime.batch(
+            chunks, window: 64, decode: { .deeplink($0, dryRun: false) }, isStopping: { stop.isRequested }
+        ) { line, result in
+            #expect(result.outcome == .approved)
+            emitted.append(line)
+        }
+        await stopper.value
+        runtime.close()
+        #expect(summary.stoppedEarly)
+        #expect(emitted == [1, 2])
+        #expect(held.arrived.load(ordering: .relaxed) == 2)
+        #expect(try Wallet(settings: settings()).show(PassQuery(serialNumber: "SN3")).map(\.state) == [.requiresActivation])
+    }
+
+    /// Blank lines keep their numbers, a line too long or not UTF-8 is its own result, and
+    /// results come out in input order.
+    @Test func aBatchNumbersLinesAndSettlesBadOnesWithoutAWorker() async throws {
+        try addPasses(3)
+        let transport = ClosureTransport { _, _ throws(TransportError) in Self.approved }
+        let runtime = try await runtime(transport, ActivationRuntime.Options(workers: 2))
+        let long = Array("mybank://activate?serialNumber=\(String(repeating: "9", count: 2100))".utf8)
+        let lines: [[UInt8]] = [
+            Array("mybank://activate?serialNumber=SN1\r\n".utf8), Array("  \n".utf8), long + [0x0A], [0x61, 0xFF, 0x0A],
+            Array("mybank://activate?serialNumber=SN2\n".utf8), Array("mybank://activate?serialNumber=SN3".utf8),
+        ]
+        var emitted: [(Int, ErrorCode?)] = []
+        let summary = try await runtime.batch(
+            lines.async, window: 2, decode: { .deeplink($0, dryRun: false) }, isStopping: { false }
+        ) { line, result in
+            emitted.append((line, result.error?.code))
+        }
+        runtime.close()
+        #expect(emitted.map(\.0) == [1, 3, 4, 5, 6])
+        #expect(emitted.map(\.1) == [nil, .deeplinkTooLong, .deeplinkInvalidCharacter, nil, nil])
+        #expect(summary.lines == 5 && summary.outcomes[.approved] == 3 && !summary.stoppedEarly)
+        #expect(transport.requests.count == 3)
+    }
+}
+
+/// An array's elements as an async sequence, for a batch's input.
+struct ArrayChunks: AsyncSequence, Sendable {
+    let chunks: [[UInt8]]
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var rest: ArraySlice<[UInt8]>
+
+        mutating func next() async -> [UInt8]? {
+            rest.popFirst()
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(rest: chunks[...])
+    }
+}
+
+extension Array where Element == [UInt8] {
+    var async: ArrayChunks { ArrayChunks(chunks: self) }
+}

@@ -34,7 +34,7 @@ public struct PostgresDriver: StoreDriver {
 }
 
 extension PostgresStore: TokenStore {
-    public func ledger(sharing: Bool) -> any AttemptLedger {
-        PostgresLedger(store: self, sharing: sharing)
+    public func ledger() -> any AttemptLedger {
+        PostgresLedger(store: self)
     }
 }

@@ -5,8 +5,8 @@ import WalletModel
 /// Sends the attempts' reads and writes to PostgreSQL, grouping those of concurrent workers:
 /// while one call of `tokenctl_step` is on its way, the jobs that arrive wait, and go
 /// together in the next call (one round trip, one transaction and one hold of the chain lock
-/// for the writes, then the reads on what they committed). Without sharing (one
-/// activation), each job is one call on the caller's thread.
+/// for the writes, then the reads on what they committed), sent by one of their callers
+/// (``GroupingQueue``): a lone activation's jobs are each one call on its own thread.
 ///
 /// A broken connection is tried again on a new one until `retryMilliseconds` have passed
 /// since the oldest job of the group was queued: a write
@@ -33,30 +33,32 @@ final class PostgresGroupWriter: @unchecked Sendable {
         let work: Work
         /// When it was queued: its retries end `retryMilliseconds` after this.
         let queued = ContinuousClock.now
-        let done = DispatchSemaphore(value: 0)
         var answer: Result<Answer, any Error> = .success(.status(.conflict))
 
         init(_ work: Work) {
             self.work = work
         }
-
-        func wait() throws -> Answer {
-            done.wait()
-            return try answer.get()
-        }
     }
 
-    init(store: PostgresStore, sharing: Bool, retryMilliseconds: Int = 30_000) {
+    init(store: PostgresStore, retryMilliseconds: Int = 30_000) {
         self.store = store
         self.retryMilliseconds = retryMilliseconds
-        queue = GroupingQueue(threadName: "tokenctl-pg-writer", sharing: sharing) { [self] group in send(group) }
+        queue = GroupingQueue { [self] group in send(group) }
+    }
+
+    /// Queues `job`; the returned function waits for its answer, sending its group when no
+    /// other caller is.
+    private func enqueue(_ job: Job) -> () throws -> Job.Answer {
+        let place = queue.enqueue(job)
+        return { [queue] in
+            queue!.wait(place)
+            return try job.answer.get()
+        }
     }
 
     /// Reads the records of `query`, their leases and a new attempt id.
     func read(_ query: PassQuery) throws -> AttemptResolution {
-        let job = Job(.read(query))
-        queue.enqueue(job)
-        guard case .resolution(let resolution) = try job.wait() else { preconditionFailure("a read answered a status") }
+        guard case .resolution(let resolution) = try enqueue(Job(.read(query)))() else { preconditionFailure("a read answered a status") }
         return resolution
     }
 
@@ -67,10 +69,9 @@ final class PostgresGroupWriter: @unchecked Sendable {
 
     /// Queues one change; the returned function waits for its status.
     func submit(_ change: AttemptChange) -> () throws -> AttemptChangeStatus {
-        let job = Job(.change(change))
-        queue.enqueue(job)
+        let answer = enqueue(Job(.change(change)))
         return {
-            guard case .status(let status) = try job.wait() else { preconditionFailure("a change answered a read") }
+            guard case .status(let status) = try answer() else { preconditionFailure("a change answered a read") }
             return status
         }
     }
@@ -78,7 +79,7 @@ final class PostgresGroupWriter: @unchecked Sendable {
     /// Transactions written so far and the changes they carried, as the batch summary counts them.
     var figures: (transactions: Int, jobs: Int) { written.withLock { $0 } }
 
-    /// Stops the writer thread once what is queued is written.
+    /// Sends what is still queued and drops the writer.
     func close() {
         queue.close()
     }
@@ -121,7 +122,6 @@ final class PostgresGroupWriter: @unchecked Sendable {
                     return .resolution(answer.resolutions[nextRead])
                 }
             }
-            job.done.signal()
         }
     }
 }

@@ -16,9 +16,9 @@ struct PostgresLedger: AttemptLedger {
     let store: PostgresStore
     private let writer: PostgresGroupWriter
 
-    init(store: PostgresStore, sharing: Bool) {
+    init(store: PostgresStore) {
         self.store = store
-        writer = PostgresGroupWriter(store: store, sharing: sharing)
+        writer = PostgresGroupWriter(store: store)
     }
 
     func resolve(_ query: PassQuery) throws -> ResolvedPasses {

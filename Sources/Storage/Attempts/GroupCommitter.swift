@@ -8,21 +8,18 @@ import WalletModel
 /// started entry is committed before the request leaves" holds per line while the cost of a
 /// commit is shared by many lines.
 ///
-/// One writer thread of its own writes the transactions (a write may wait for another
-/// process's lock up to the busy timeout). A caller blocks on its own job's semaphore: one
-/// wake-up for the writer per transaction, one per job for its caller, none for the others.
+/// No thread of its own writes the transactions: a caller waiting for its job while none is
+/// being written writes the queued jobs itself (``GroupingQueue``); a write may wait for
+/// another process's lock up to the busy timeout.
 final class GroupCommitter: @unchecked Sendable {
     private let store: Store
     /// The audit's end within the transaction being written; the writer's alone.
     private let tail = AuditTail()
     private var queue: GroupingQueue<any PendingJob>!
 
-    /// - Parameter sharing: whether several threads submit jobs. Only then do transactions
-    ///   carry many jobs, written by a thread of the committer's own; a single caller (one
-    ///   activation) writes its jobs itself, without a thread to start and two hand-offs a job.
-    init(store: Store, sharing: Bool = true) {
+    init(store: Store) {
         self.store = store
-        queue = GroupingQueue(threadName: "tokenctl.database-writer", sharing: sharing) { [self] batch in write(batch) }
+        queue = GroupingQueue { [self] batch in write(batch) }
     }
 
     /// Transactions written so far, and the jobs they carried (for figures).
@@ -40,22 +37,24 @@ final class GroupCommitter: @unchecked Sendable {
     /// returned from ``run(_:)``, this one is committed too.
     func submit<T>(_ body: @escaping (Database, AuditTail) throws -> T) -> Ticket<T> {
         let job = Job(body: body)
-        queue.enqueue(job)
-        return Ticket(job: job)
+        return Ticket(job: job, place: queue.enqueue(job), queue: queue)
     }
 
     /// A submitted job's result, to be asked for once.
     struct Ticket<T>: @unchecked Sendable {
         fileprivate let job: Job<T>
+        fileprivate let place: GroupingQueue<any PendingJob>.Ticket
+        fileprivate let queue: GroupingQueue<any PendingJob>
 
-        /// Waits until the job's transaction is committed (or failed).
+        /// Waits until the job's transaction is committed (or failed), writing it when no
+        /// other caller is.
         func result() throws -> T {
-            job.done.wait()
+            queue.wait(place)
             return try job.result.get()
         }
     }
 
-    /// Stops the writer once the jobs already queued are written.
+    /// Writes the jobs still queued and drops the writer.
     func close() {
         queue.close()
     }
@@ -82,13 +81,11 @@ private protocol PendingJob: AnyObject {
 }
 
 /// One caller's work and its typed result. Made by the caller, executed and completed by
-/// the writer thread (or, without one, by the caller), read by the caller after `done` is
-/// signalled.
+/// the caller that leads its group, read by its caller once the queue says it is written.
 fileprivate final class Job<T>: PendingJob {
     private let body: (Database, AuditTail) throws -> T
     private var outcome: Result<T, any Error> = .failure(CancellationError())
     private(set) var result: Result<T, any Error> = .failure(CancellationError())
-    let done = DispatchSemaphore(value: 0)
 
     init(body: @escaping (Database, AuditTail) throws -> T) {
         self.body = body
@@ -116,6 +113,5 @@ fileprivate final class Job<T>: PendingJob {
 
     func complete(transactionError: (any Error)?) {
         result = transactionError.map { .failure($0) } ?? outcome
-        done.signal()
     }
 }

@@ -8,9 +8,9 @@ struct SQLiteLedger: AttemptLedger {
     let store: Store
     let committer: GroupCommitter
 
-    init(store: Store, sharing: Bool) {
+    init(store: Store) {
         self.store = store
-        committer = GroupCommitter(store: store, sharing: sharing)
+        committer = GroupCommitter(store: store)
     }
 
     func resolve(_ query: PassQuery) throws -> ResolvedPasses {

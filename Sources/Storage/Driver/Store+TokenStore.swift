@@ -39,8 +39,8 @@ extension Store: TokenStore {
         try read { db in try AuditLog.forEachRow(db, body) }
     }
 
-    public func ledger(sharing: Bool) -> any AttemptLedger {
-        SQLiteLedger(store: self, sharing: sharing)
+    public func ledger() -> any AttemptLedger {
+        SQLiteLedger(store: self)
     }
 
     public func counts() throws -> (passes: Int, auditRows: Int) {

@@ -15,7 +15,7 @@ struct Session: Sendable {
     private let shared: SharedTransport?
     private let deeplinkHasher: DeeplinkHasher
 
-    /// The ledger is made last: a writer thread it starts is stopped by ``close()``.
+    /// The ledger is made last: ``close()`` writes what it still holds.
     /// - Parameter checkingGates: false for a resident pipeline, which asks the user gates
     ///   before each activation instead of once.
     init(activator: Activator, store: any TokenStore, clients count: Int, checkingGates: Bool = true) async throws {
@@ -33,7 +33,7 @@ struct Session: Sendable {
             shared?.shutdown()
             throw error
         }
-        ledger = store.ledger(sharing: count > 1)
+        ledger = store.ledger()
     }
 
     /// Why no activation of this session can be sent (the TMP credentials, the user
@@ -42,7 +42,8 @@ struct Session: Sendable {
         clients.lazy.compactMap(\.failure).first
     }
 
-    /// Stops the database writer, and the shared transport's transfer thread if there is one.
+    /// Writes what the ledger still holds, and stops the shared transport's transfer thread if
+    /// there is one.
     func close() {
         ledger.close()
         shared?.shutdown()

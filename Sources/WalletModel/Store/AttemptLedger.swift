@@ -23,7 +23,7 @@ public protocol AttemptLedger: Sendable {
     /// Transactions and steps written so far (the batch summary's figures).
     var figures: (transactions: Int, jobs: Int) { get }
 
-    /// Stops any writer thread once what is queued is written.
+    /// Writes what is still queued.
     func close()
 }
 

@@ -1,31 +1,34 @@
 import Foundation
 
-/// Items many threads hand to one writer, written in groups: the items that arrive while a
-/// group is being written wait and go together in the next one. Without sharing (a single
-/// caller) each item is written at once on the caller's thread, with no thread to start
-/// and no hand-off. Used by both backends' batch writers (``GroupCommitter`` for SQLite,
-/// ``PostgresGroupWriter`` for PostgreSQL).
+/// Items many threads write in groups, without a writer thread: a caller waiting for its
+/// item while no group is being written writes every item queued so far itself (it leads
+/// the group); items that arrive while a group is being written wait and go together in the
+/// next one, led by one of their callers. A lone caller writes its item on its own thread,
+/// with no hand-off; under load a commit's cost is shared by many items. Used by both
+/// backends' attempt writers (``GroupCommitter`` for SQLite, ``PostgresGroupWriter`` for
+/// PostgreSQL).
 public final class GroupingQueue<Item>: @unchecked Sendable {
-    /// Dropped when the writer thread ends, with what it holds (its owner, often).
+    /// Dropped by ``close()``, with what it holds (its owner, often).
     private var write: (([Item]) -> Void)?
-    private let hasWriterThread: Bool
     private let condition = NSCondition()
     // Guarded by `condition`.
     private var waiting: [Item] = []
-    private var closed = false
+    /// Items queued so far, and written so far (items are written in queue order).
+    private var queued = 0
+    private var written = 0
+    private var isWriting = false
     private var groups = 0
     private var items = 0
 
-    /// - Parameters:
-    ///   - sharing: whether several threads enqueue; only then is there a writer thread.
-    ///   - write: writes one group and completes its items (on the writer thread).
-    public init(threadName: String, sharing: Bool, write: @escaping ([Item]) -> Void) {
+    /// A queued item's place, to wait for it.
+    public struct Ticket: Sendable {
+        fileprivate let number: Int
+    }
+
+    /// - Parameter write: writes one group and completes its items, on the thread of the
+    ///   caller that leads it.
+    public init(write: @escaping ([Item]) -> Void) {
         self.write = write
-        hasWriterThread = sharing
-        guard sharing else { return }
-        let writer = Thread { [self] in writeUntilClosed() }
-        writer.name = threadName
-        writer.start()
     }
 
     /// Groups written (or being written) so far, and the items they carried.
@@ -35,48 +38,52 @@ public final class GroupingQueue<Item>: @unchecked Sendable {
         return (groups, items)
     }
 
-    /// Hands `item` to the writer (or, without sharing, writes it now).
-    public func enqueue(_ item: Item) {
-        guard hasWriterThread else {
-            count(1)
-            write?([item])
-            return
-        }
+    /// Queues `item` and returns at once: it is written with the next group, at the latest
+    /// when it (or an item queued after it) is waited for.
+    public func enqueue(_ item: Item) -> Ticket {
         condition.lock()
+        defer { condition.unlock() }
         waiting.append(item)
-        if waiting.count == 1 { condition.signal() }
-        condition.unlock()
+        queued += 1
+        return Ticket(number: queued)
     }
 
-    /// Stops the writer once the items already queued are written.
+    /// Returns once the item of `ticket` is written, writing the queued items itself when
+    /// no group is being written.
+    public func wait(_ ticket: Ticket) {
+        condition.lock()
+        defer { condition.unlock() }
+        while written < ticket.number {
+            if isWriting {
+                condition.wait()
+            } else {
+                lead()
+            }
+        }
+    }
+
+    /// Writes what is still queued, and drops the writer.
     public func close() {
         condition.lock()
-        closed = true
-        condition.signal()
-        condition.unlock()
+        defer { condition.unlock() }
+        while isWriting { condition.wait() }
+        if !waiting.isEmpty { lead() }
+        write = nil
     }
 
-    private func writeUntilClosed() {
-        while true {
-            condition.lock()
-            while waiting.isEmpty && !closed { condition.wait() }
-            let group = waiting
-            waiting = []
-            condition.unlock()
-            if group.isEmpty {
-                write = nil
-                return
-            }
-            count(group.count)
-            write?(group)
-        }
-    }
-
-    /// Counted before the group is written, so a caller whose item is done sees it counted.
-    private func count(_ size: Int) {
-        condition.lock()
+    /// Writes every queued item as one group. Called and returns with the lock held.
+    private func lead() {
+        let group = waiting
+        waiting = []
+        isWriting = true
         groups += 1
-        items += size
+        items += group.count
+        let write = self.write
         condition.unlock()
+        write?(group)
+        condition.lock()
+        isWriting = false
+        written += group.count
+        condition.broadcast()
     }
 }

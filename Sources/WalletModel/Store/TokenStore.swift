@@ -45,10 +45,10 @@ public protocol TokenStore: StateDatabase {
 
     // MARK: Attempts
 
-    /// The attempts' reads and writes for an activation session.
-    /// - Parameter sharing: several workers write at once (a batch): their writes are then
-    ///   grouped by a writer of the ledger's own, which ``AttemptLedger/close()`` stops.
-    func ledger(sharing: Bool) -> any AttemptLedger
+    /// The attempts' reads and writes for an activation session: the writes of workers
+    /// that write at once are grouped (``GroupingQueue``); ``AttemptLedger/close()`` writes
+    /// what is still queued.
+    func ledger() -> any AttemptLedger
 
     // MARK: Copy
 

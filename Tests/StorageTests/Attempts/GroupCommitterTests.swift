@@ -21,11 +21,9 @@ import WalletModel
     /// Given many threads sharing transactions, when some jobs fail after writing, then
     /// exactly their writes are gone, every other job's are committed, and each caller gets
     /// its own result.
-    /// (Without a writer thread of its own, each caller writes its own transactions.)
-    @Test(arguments: [true, false])
-    func aFailingJobRollsBackItsOwnWritesOnly(sharing: Bool) async throws {
+    @Test func aFailingJobRollsBackItsOwnWritesOnly() async throws {
         let store = try Store(options: StoreOptions(path: directory.file("wallet.sqlite")))
-        let committer = GroupCommitter(store: store, sharing: sharing)
+        let committer = GroupCommitter(store: store)
         let jobs = 400
         let results = Results()
         await Threads.run(count: 8) { worker in
@@ -53,7 +51,7 @@ import WalletModel
         #expect(results.all == Dictionary(uniqueKeysWithValues: (0..<jobs).map { ($0, $0 % 7 != 3) }))
         let figures = committer.figures
         #expect(figures.jobs == jobs)
-        #expect(sharing ? figures.transactions <= jobs : figures.transactions == jobs)
+        #expect(figures.transactions <= jobs)
         committer.close()
         try store.close()
     }

@@ -112,14 +112,14 @@ import WalletModel
     /// An attempt started and finished through the ledger: the pass moves to `activating`
     /// and then `activated`, the open attempt is seen while it runs (its owner alive), and
     /// the audit holds one merged entry on a chain that verifies.
-    @Test(arguments: Driver.allCases, [false, true])
-    func anAttemptIsGuardedAuditedAndChained(_ driver: Driver, sharing: Bool) async throws {
+    @Test(arguments: Driver.allCases)
+    func anAttemptIsGuardedAuditedAndChained(_ driver: Driver) async throws {
         try await Threads.run { [directory] in
             let store = try driver.make(in: directory)
             try store.with { store in
                 let record = PassRecord.sample("SN1")
                 _ = try store.insertPass(record)
-                let ledger = store.ledger(sharing: sharing)
+                let ledger = store.ledger()
                 defer { ledger.close() }
                 let query = PassQuery(serialNumber: "SN1")
                 let attemptID = try ledger.begin(query) { resolved in
@@ -160,7 +160,7 @@ import WalletModel
             try store.with { store in
                 let records = (0..<40).map { PassRecord.sample("SN\($0)") }
                 for record in records { _ = try store.insertPass(record) }
-                let ledger = store.ledger(sharing: true)
+                let ledger = store.ledger()
                 let failures = Failures()
                 DispatchQueue.concurrentPerform(iterations: 8) { worker in
                     for record in records[worker...].enumerated().filter({ $0.offset % 8 == 0 }).map(\.element) {
@@ -200,7 +200,7 @@ import WalletModel
             let sqlite = try Driver.sqlite.make(in: directory, name: "source")
             try sqlite.with { store in
                 for index in 0..<3 { _ = try store.insertPass(.sample("SN\(index)", device: index == 0 ? "iPhone" : nil)) }
-                let ledger = store.ledger(sharing: false)
+                let ledger = store.ledger()
                 let record = PassRecord.sample("SN1")
                 let id = try ledger.begin(PassQuery(serialNumber: "SN1")) { ($0.attemptID, Steps.started(record, attemptID: $0.attemptID)) }
                 try ledger.write(Steps.finished(record, attemptID: id, outcome: "APPROVED", state: .activated))

@@ -4,29 +4,31 @@ import TestSupport
 import Testing
 @testable import WalletModel
 
-/// The queue both drivers' batch writers stand on: items from many threads written by one
-/// writer, in groups, each thread's items in the order it gave them.
+/// The queue both drivers' attempt writers stand on: items from many threads written in
+/// groups by the callers that wait for them, each thread's items in the order it gave them.
 @Suite struct GroupingQueueTests {
     final class Written: @unchecked Sendable {
         let items = Mutex<[(thread: Int, index: Int)]>([])
         let groups = Mutex<[Int]>([])
-        let done = DispatchSemaphore(value: 0)
+        let writers = Mutex<Set<Int>>([])
     }
 
-    /// Given eight threads enqueueing 200 items each, every item is written once, each
-    /// thread's in its own order, in no more groups than items, and the figures say so.
+    /// Given eight threads each queueing items and waiting for every fourth, every item is
+    /// written once, each thread's in its own order, in fewer groups than items, by the
+    /// callers themselves, and the figures say so.
     @Test func itemsFromManyThreadsAreWrittenOnceInOrder() async {
         let written = Written()
-        let queue = GroupingQueue<(thread: Int, index: Int)>(threadName: "test-writer", sharing: true) { group in
+        let queue = GroupingQueue<(thread: Int, index: Int)> { group in
             written.groups.withLock { $0.append(group.count) }
             written.items.withLock { $0.append(contentsOf: group) }
-            for _ in group { written.done.signal() }
+            written.writers.withLock { _ = $0.insert(group[0].thread) }
+            usleep(200)
         }
         await Threads.run(count: 8) { thread in
-            for index in 0..<200 { queue.enqueue((thread, index)) }
-        }
-        await Threads.run(count: 1) { _ in
-            for _ in 0..<1600 { written.done.wait() }
+            for index in 0..<200 {
+                let ticket = queue.enqueue((thread, index))
+                if index % 4 == 3 { queue.wait(ticket) }
+            }
         }
         queue.close()
         let items = written.items.withLock { $0 }
@@ -36,19 +38,27 @@ import Testing
         }
         let groups = written.groups.withLock { $0 }
         #expect(groups.reduce(0, +) == 1600)
+        #expect(groups.count < 1600)
         #expect(queue.figures.jobs == 1600 && queue.figures.transactions == groups.count)
     }
 
-    /// Without sharing, an item is written at once on the caller's thread, one group each.
-    @Test func withoutSharingEachItemIsWrittenOnTheCallersThread() {
-        let callers = Mutex<[Bool]>([])
-        let queue = GroupingQueue<Int>(threadName: "unused", sharing: false) { group in
-            callers.withLock { $0.append(Thread.isMainThread || Thread.current.name != "unused") }
-            #expect(group.count == 1)
+    /// A lone caller writes its item on its own thread when it waits for it, and not before;
+    /// close writes what nobody waited for.
+    @Test func aLoneCallerWritesItsItemWhenItWaits() {
+        let callers = Mutex<[(group: [Int], onCaller: Bool)]>([])
+        let caller = Thread.current
+        let queue = GroupingQueue<Int> { group in
+            callers.withLock { $0.append((group, Thread.current == caller)) }
         }
-        for item in 0..<5 { queue.enqueue(item) }
-        #expect(callers.withLock { $0 } == Array(repeating: true, count: 5))
-        #expect(queue.figures == (transactions: 5, jobs: 5))
+        let first = queue.enqueue(1)
+        #expect(callers.withLock { $0.isEmpty })
+        let second = queue.enqueue(2)
+        queue.wait(second)
+        queue.wait(first)
+        _ = queue.enqueue(3)
         queue.close()
+        #expect(callers.withLock { $0.map(\.group) } == [[1, 2], [3]])
+        #expect(callers.withLock { $0.allSatisfy(\.onCaller) })
+        #expect(queue.figures == (transactions: 2, jobs: 3))
     }
 }

@@ -15,7 +15,9 @@ import Glibc
 public final class Store: Sendable {
     /// The options the store was opened with.
     public let options: StoreOptions
-    private let queue: DatabaseQueue
+    /// One connection (a command's), or a writer with concurrent readers (a resident
+    /// service's, ``StoreOptions/concurrentReaders``).
+    private let database: any DatabaseWriter
     /// Opened read-only: the user may read the file but not write it (``StoreOptions/readsOnly``).
     public let isReadOnly: Bool
     /// Where async callers' calls run (``TokenStore/run(_:)``).
@@ -30,7 +32,7 @@ public final class Store: Sendable {
         self.options = options
         let path = options.path
         if options.readsOnly, try Self.mustOpenReadOnly(path) {
-            queue = try Self.openReadOnly(options)
+            database = try Self.openReadOnly(options)
             isReadOnly = true
             logger.debug("store.opened", metadata: ["path": "\(path)", "access": "read-only"])
             return
@@ -52,12 +54,21 @@ public final class Store: Sendable {
         configuration.busyMode = .timeout(Double(options.busyTimeoutMilliseconds) / 1000)
         configuration.label = "tokenctl"
         let deadline = ContinuousClock.now + .milliseconds(options.busyTimeoutMilliseconds)
-        var opened: DatabaseQueue?
+        if options.concurrentReaders > 0 { configuration.maximumReaderCount = options.concurrentReaders }
+        var opened: (any DatabaseWriter)?
         while opened == nil {
             do {
-                let queue = try DatabaseQueue(path: path, configuration: configuration)
-                try Self.migrate(queue)
-                opened = queue
+                let database: any DatabaseWriter
+                if options.concurrentReaders > 0 {
+                    let pool = try DatabasePool(path: path, configuration: configuration)
+                    // The pool's own WAL set-up chose NORMAL: the configured durability wins.
+                    if options.durability == .full { try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") } }
+                    database = pool
+                } else {
+                    database = try DatabaseQueue(path: path, configuration: configuration)
+                }
+                try Self.migrate(database)
+                opened = database
             } catch let error as DatabaseError where Self.isEarlyBusy(error, deadline: deadline) {
                 // SQLite answers BUSY without waiting while another process is turning a
                 // new file into WAL mode; wait out the busy timeout here instead.
@@ -67,7 +78,7 @@ public final class Store: Sendable {
                     ?? .io(path: path, error.message ?? "\(error.resultCode)")
             }
         }
-        queue = opened!
+        database = opened!
         logger.debug("store.opened", metadata: ["path": "\(path)"])
     }
 
@@ -88,21 +99,21 @@ public final class Store: Sendable {
     /// The header's `user_version` holds the number of migrations applied: when it says the
     /// schema is current, opening reads no schema at all: the migrator's own check parses
     /// the whole schema (Benchmarks/README.md, "Measured shapes").
-    private static func migrate(_ queue: DatabaseQueue) throws {
+    private static func migrate(_ database: any DatabaseWriter) throws {
         let migrator = Migrations.migrator
         let current = migrator.migrations.count
         var attempt = 0
         while true {
             do {
-                let version = try queue.inDatabase { db in try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 }
+                let version = try database.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 }
                 if version == current { return }
-                let complete = try queue.read { db in
+                let complete = try database.read { db in
                     db.clearSchemaCache()
                     return try migrator.hasCompletedMigrations(db)
                 }
-                if !complete { try migrator.migrate(queue) }
+                if !complete { try migrator.migrate(database) }
                 if version < current {
-                    try queue.inDatabase { db in try db.execute(sql: "PRAGMA user_version = \(current)") }
+                    try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA user_version = \(current)") }
                 }
                 return
             } catch let error as DatabaseError
@@ -147,7 +158,7 @@ public final class Store: Sendable {
             var started = false
             do {
                 return try translatingErrors {
-                    try queue.writeWithoutTransaction { db in
+                    try database.writeWithoutTransaction { db in
                         var result: T?
                         try db.inTransaction(.immediate) {
                             started = true
@@ -175,13 +186,13 @@ public final class Store: Sendable {
 
     /// Runs `body` with read access to a consistent snapshot.
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
-        try translatingErrors { try queue.read(body) }
+        try translatingErrors { try database.read(body) }
     }
 
     /// Runs `body` outside an explicit transaction: each statement reads its own snapshot.
     /// Cheaper than ``read(_:)`` for a single query, such as a lookup by key.
     public func readStatement<T>(_ body: (Database) throws -> T) throws -> T {
-        try translatingErrors { try queue.inDatabase(body) }
+        try translatingErrors { try database.unsafeRead(body) }
     }
 
     /// A reading command on a file this user cannot write (or whose directory it cannot write,
@@ -239,7 +250,7 @@ public final class Store: Sendable {
     /// Checkpoints the write-ahead log and closes the file, so the next process starts fast.
     public func close() throws {
         threads.stop()
-        try translatingErrors { try queue.close() }
+        try translatingErrors { try database.close() }
     }
 
     private func translatingErrors<T>(_ body: () throws -> T) throws -> T {

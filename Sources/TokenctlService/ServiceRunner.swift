@@ -130,6 +130,10 @@ public struct ServiceRunner: Sendable {
     /// The activation runtime and what every listener shares, on these settings (the caller
     /// closes its runtime).
     static func activationService(settings: Settings, environment: [String: String], version: String, logger: Logger) async throws -> ActivationService {
+        // Reads (passes, the audit, health, keys' lookups) beside the group commits: as many
+        // readers as the driver's threads that run them.
+        var settings = settings
+        settings.database.concurrentReaders = DatabaseThreads.defaultCount
         let metrics = ServiceMetrics(version: version)
         // TMP's requests and the user gates' are counted apart, each under its own name.
         let activator = Activator(

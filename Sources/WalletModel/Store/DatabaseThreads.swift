@@ -15,8 +15,11 @@ public final class DatabaseThreads: @unchecked Sendable {
     private var idle = 0
     private var stopped = false
 
+    /// The threads of a driver unless it says otherwise.
+    public static let defaultCount = 4
+
     /// - Parameter count: the most calls that run at once.
-    public init(label: String, count: Int = 4) {
+    public init(label: String, count: Int = DatabaseThreads.defaultCount) {
         self.label = label
         self.count = max(1, count)
     }

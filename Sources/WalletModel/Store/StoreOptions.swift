@@ -23,6 +23,11 @@ public struct StoreOptions: Sendable, Equatable {
     /// this user may read but not write (an auditor's) is opened read-only instead of failing.
     public var readsOnly: Bool
 
+    /// Connections that read beside the one that writes (SQLite's WAL lets them read while
+    /// it commits): a resident service's reads then never queue behind its group commits.
+    /// 0 for a command, which opens one connection and writes nothing to open it.
+    public var concurrentReaders = 0
+
     public init(path: String, createsDirectory: Bool = false, busyTimeoutMilliseconds: Int = 30_000, durability: Durability = .normal, readsOnly: Bool = false) {
         self.path = path
         self.createsDirectory = createsDirectory

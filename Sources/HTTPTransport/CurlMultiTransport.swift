@@ -1,4 +1,5 @@
 import CCurl
+import Dispatch
 import Glibc
 import Synchronization
 
@@ -13,7 +14,8 @@ import Synchronization
 public final class CurlMultiTransport: HTTPTransport, @unchecked Sendable {
     private struct Submission {
         let request: HTTPRequest
-        let continuation: CheckedContinuation<Result<HTTPResponse, TransportError>, Never>
+        /// Takes the transfer's result, once, on the transfer thread.
+        let deliver: @Sendable (Result<HTTPResponse, TransportError>) -> Void
     }
 
     private let options: CurlTransportOptions
@@ -50,10 +52,38 @@ public final class CurlMultiTransport: HTTPTransport, @unchecked Sendable {
 
     public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
         let result = await withCheckedContinuation { continuation in
-            submissions.withLock { $0.append(Submission(request: request, continuation: continuation)) }
-            tokenctl_curl_multi_wakeup(multi)
+            submit(Submission(request: request, deliver: { continuation.resume(returning: $0) }))
         }
         return try result.get()
+    }
+
+    /// The same on the caller's thread (an activation worker's), which waits for the
+    /// transfer thread's answer: no task in between.
+    public func sendBlocking(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
+        let answer = Answer()
+        submit(Submission(request: request, deliver: answer.give))
+        return try answer.take().get()
+    }
+
+    private func submit(_ submission: Submission) {
+        submissions.withLock { $0.append(submission) }
+        tokenctl_curl_multi_wakeup(multi)
+    }
+
+    /// A transfer's result handed from the transfer thread to a waiting caller.
+    private final class Answer: Sendable {
+        private let result = Mutex<Result<HTTPResponse, TransportError>?>(nil)
+        private let ready = DispatchSemaphore(value: 0)
+
+        func give(_ value: Result<HTTPResponse, TransportError>) {
+            result.withLock { $0 = value }
+            ready.signal()
+        }
+
+        func take() -> Result<HTTPResponse, TransportError> {
+            ready.wait()
+            return result.withLock { $0! }
+        }
     }
 
     private func runLoop() {
@@ -62,7 +92,7 @@ public final class CurlMultiTransport: HTTPTransport, @unchecked Sendable {
         while !stopping.load(ordering: .acquiring) {
             for submission in submissions.withLock({ pending in defer { pending = [] }; return pending }) {
                 guard let easy = idle.popLast() ?? EasyHandle() else {
-                    submission.continuation.resume(returning: .failure(TransportError(.other, wasSent: false, detail: "libcurl could not be initialised")))
+                    submission.deliver(.failure(TransportError(.other, wasSent: false, detail: "libcurl could not be initialised")))
                     continue
                 }
                 easy.prepare(submission.request, options: options)
@@ -78,17 +108,17 @@ public final class CurlMultiTransport: HTTPTransport, @unchecked Sendable {
                 let code = message.pointee.data.result
                 tokenctl_curl_multi_remove_handle(multi, handle)
                 opened.add(easy.connectionsOpenedByLastTransfer, ordering: .relaxed)
-                submission.continuation.resume(returning: easy.result(of: code))
+                submission.deliver(easy.result(of: code))
                 idle.append(easy)
             }
             tokenctl_curl_multi_poll(multi, nil, 0, 1000, nil)
         }
         for (easy, submission) in active.values {
             tokenctl_curl_multi_remove_handle(multi, easy.pointer)
-            submission.continuation.resume(returning: .failure(TransportError(.other, wasSent: true, detail: "the transport was shut down")))
+            submission.deliver(.failure(TransportError(.other, wasSent: true, detail: "the transport was shut down")))
         }
         for submission in submissions.withLock({ pending in defer { pending = [] }; return pending }) {
-            submission.continuation.resume(returning: .failure(TransportError(.other, wasSent: false, detail: "the transport was shut down")))
+            submission.deliver(.failure(TransportError(.other, wasSent: false, detail: "the transport was shut down")))
         }
         tokenctl_curl_multi_cleanup(multi)
     }

@@ -54,6 +54,25 @@ import Testing
         }
     }
 
+    /// Both transports answer a worker thread's blocking send themselves (the multi
+    /// transport from its transfer thread, with no task in between): eight threads at once,
+    /// each its own answer.
+    @Test(arguments: Kind.allCases) func answersBlockingSendsFromManyThreads(kind: Kind) async throws {
+        try await withSandbox { sandbox in
+            try await with(kind) { transport in
+                let base = sandbox.baseURL
+                await Threads.run(count: 8) { worker in
+                    for index in 0..<5 {
+                        let reference = "DAPL0000\(worker)\(index)00"
+                        let response = try? transport.sendBlocking(activation(reference, base: base))
+                        #expect(response?.status == 200)
+                    }
+                }
+                #expect(sandbox.activationRequestCount == 40)
+            }
+        }
+    }
+
     @Test(arguments: Kind.allCases) func keepsTheConnectionAliveBetweenRequests(kind: Kind) async throws {
         try await withSandbox { sandbox in
             try await with(kind) { transport in

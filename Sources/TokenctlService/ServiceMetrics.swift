@@ -58,7 +58,7 @@ public final class ServiceMetrics: Sendable {
             ))
         })
         connectionsOpened = registry.makeCounter(descriptor: Self.name("tmp_connections_opened", "total", "TMP connections opened (a kept-alive one counts once)."), labels: [])
-        inflight = registry.makeGauge(descriptor: Self.name("inflight", "activations", "Activations admitted and not yet answered."), labels: [])
+        inflight = registry.makeGauge(descriptor: Self.name("inflight", "activations", "Activations a worker has taken and not yet answered (those waiting for a worker are not counted)."), labels: [])
         registry.makeGauge(descriptor: Self.name("build", "info", "The running tokenctl's version."), labels: [("version", version)]).set(1.0)
     }
 

@@ -65,10 +65,8 @@ extension Activator {
         var summary = try await runtime.batch(
             chunks, window: workers * Self.reorderWindowPerWorker,
             decode: { @Sendable line in ActivationRuntime.BatchLine.deeplink(line, dryRun: dryRun) },
-            isStopping: { @Sendable in stop.isRequested }, progress: bytesRead
-        ) { line, result in
-            emit(line, result)
-        }
+            isStopping: { @Sendable in stop.isRequested }, progress: bytesRead, emitInOrder: emit
+        )
         (summary.transactions, summary.committedSteps) = runtime.figures
         return summary
     }

@@ -23,7 +23,8 @@ struct ActivationJob: Sendable {
 /// busy last: it is woken first, so a light load keeps to few warm connections instead of
 /// spreading over every worker's.
 struct JobQueue {
-    private var pending: [ActivationJob] = []
+    /// Taken jobs are cleared at once: a job holds its caller's closures.
+    private var pending: [ActivationJob?] = []
     private var head = 0
     var idle: [Int] = []
     var busy = 0
@@ -37,7 +38,7 @@ struct JobQueue {
 
     mutating func take() -> ActivationJob? {
         guard head < pending.count else { return nil }
-        let job = pending[head]
+        let job = pending[head].take()
         head += 1
         if head == pending.count {
             pending.removeAll(keepingCapacity: true)

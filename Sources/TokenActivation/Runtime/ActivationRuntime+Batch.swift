@@ -35,20 +35,61 @@ extension ActivationRuntime {
         progress: (@Sendable (_ bytesRead: Int) -> Void)? = nil,
         emit: (_ line: Int, _ result: ActivationResult) async throws -> Void
     ) async throws -> BatchSummary where Chunks.Element: Collection<UInt8> {
-        let order = BatchOrder(window: window)
         let bytesRead = ByteCount()
-        return try await withThrowingTaskGroup(of: Bool.self) { group in
+        let order = BatchOrder(window: window)
+        return try await run(chunks, order: order, bytesRead: bytesRead, decode: decode, isStopping: isStopping) {
+            var summary = BatchSummary()
+            while let (number, line) = await order.next() {
+                guard case .result(let result) = line else { continue }
+                summary.count(result)
+                try await emit(number, result)
+                progress?(bytesRead.value)
+            }
+            return summary
+        }
+    }
+
+    /// The same, with `emitInOrder` called on the thread that finished each line, one line at
+    /// a time and in input order, while the batch runs: output without a hop between threads
+    /// per line, for output that does not wait (a CLI's standard output).
+    public func batch<Chunks: AsyncSequence & Sendable>(
+        _ chunks: Chunks, window: Int,
+        decode: @escaping @Sendable (_ line: [UInt8]) -> BatchLine,
+        isStopping: @escaping @Sendable () -> Bool,
+        progress: (@Sendable (_ bytesRead: Int) -> Void)? = nil,
+        emitInOrder: (_ line: Int, _ result: ActivationResult) -> Void
+    ) async throws -> BatchSummary where Chunks.Element: Collection<UInt8> {
+        // Every line is emitted before the batch returns: `emitInOrder` does not outlive it.
+        try await withoutActuallyEscaping(emitInOrder) { emit in
+            let bytesRead = ByteCount()
+            let counted = CountedSummary()
+            let order = BatchOrder(window: window, inline: InlineSink { number, line in
+                guard case .result(let result) = line else { return }
+                counted.summary.count(result)
+                emit(number, result)
+                progress?(bytesRead.value)
+            })
+            defer { order.closeSink() }
+            return try await run(chunks, order: order, bytesRead: bytesRead, decode: decode, isStopping: isStopping) {
+                while await order.next() != nil {}
+                return counted.summary
+            }
+        }
+    }
+
+    /// Reads the batch's lines into `order` on a task of their own while `consume` takes
+    /// its output.
+    private func run<Chunks: AsyncSequence & Sendable>(
+        _ chunks: Chunks, order: BatchOrder, bytesRead: ByteCount, decode: @escaping @Sendable ([UInt8]) -> BatchLine,
+        isStopping: @escaping @Sendable () -> Bool, consume: () async throws -> BatchSummary
+    ) async throws -> BatchSummary where Chunks.Element: Collection<UInt8> {
+        try await withThrowingTaskGroup(of: Bool.self) { group in
             group.addTask {
                 await self.read(chunks, into: order, decode: decode, isStopping: isStopping) { bytesRead.add($0) }
             }
-            var summary = BatchSummary()
+            var summary: BatchSummary
             do {
-                while let (number, line) = await order.next() {
-                    guard case .result(let result) = line else { continue }
-                    summary.count(result)
-                    try await emit(number, result)
-                    progress?(bytesRead.value)
-                }
+                summary = try await consume()
             } catch {
                 order.abandon()
                 throw error
@@ -142,4 +183,9 @@ private final class ByteCount: Sendable {
     }
 
     var value: Int { count.load(ordering: .relaxed) }
+}
+
+/// The summary an inline sink counts, under the batch order's lock.
+private final class CountedSummary: @unchecked Sendable {
+    var summary = BatchSummary()
 }

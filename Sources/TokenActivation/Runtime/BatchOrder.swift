@@ -4,6 +4,10 @@ import Synchronization
 /// line and every line before it are finished, with at most `window` lines read ahead of
 /// the oldest one not yet handed out: output keeps input order while memory stays bounded
 /// whatever the input size.
+///
+/// With an inline sink, each line is handed to it instead, on a thread that finished a line
+/// (one thread at a time, in order, outside the lock), and ``next()`` only waits for the end:
+/// a CLI batch prints without a hop between threads per line.
 final class BatchOrder: Sendable {
     /// A line as it finishes: a result, or a blank line that is counted nowhere (blank
     /// lines keep their numbers).
@@ -23,18 +27,34 @@ final class BatchOrder: Sendable {
         var reader: CheckedContinuation<Void, Never>?
         var producer: CheckedContinuation<Void, Never>?
 
-        var isDone: Bool { nextOut >= cutoff || (ended && nextOut > lastRead) }
-        var hasNext: Bool { finished[nextOut] != nil || isDone }
+        /// A thread is handing lines to the inline sink (outside the lock).
+        var emitting = false
+        /// Lines go to an inline sink: the reader only waits for the end.
+        let inline: Bool
+        var isDone: Bool { !emitting && (nextOut >= cutoff || (ended && nextOut > lastRead)) }
+        var hasNext: Bool { (!inline && finished[nextOut] != nil) || isDone }
         /// No further line is to be read.
         var isStopped: Bool { abandoned || cutoff != .max }
         var hasRoom: Bool { isStopped || lastRead - nextOut < window }
         let window: Int
+
+        /// The lines now in order, taken out for the inline sink.
+        mutating func takeInOrder() -> [(Int, Line)] {
+            var lines: [(Int, Line)] = []
+            while nextOut < cutoff, let line = finished.removeValue(forKey: nextOut) {
+                lines.append((nextOut, line))
+                nextOut += 1
+            }
+            return lines
+        }
     }
 
     private let state: Mutex<State>
+    private let sink: InlineSink?
 
-    init(window: Int) {
-        state = Mutex(State(window: max(1, window)))
+    init(window: Int, inline sink: InlineSink? = nil) {
+        state = Mutex(State(inline: sink != nil, window: max(1, window)))
+        self.sink = sink
     }
 
     /// Line `number` was read (numbers count up from 1).
@@ -46,6 +66,7 @@ final class BatchOrder: Sendable {
     /// - Returns: false once the reader has stopped reading or a line was withdrawn: read
     ///   no further line.
     func awaitRoom() async -> Bool {
+        if let room = state.withLock({ state in state.hasRoom ? !state.isStopped : nil }) { return room }
         await withCheckedContinuation { continuation in
             let ready = state.withLock { state -> Bool in
                 if state.hasRoom { return true }
@@ -65,12 +86,30 @@ final class BatchOrder: Sendable {
         }?.resume()
     }
 
-    /// Line `number` finished; from any thread.
+    /// Line `number` finished; from any thread. With an inline sink, the first thread to
+    /// find lines in order hands them to it outside the lock, and goes on while more come in
+    /// order; the others leave theirs and return.
     func settle(_ number: Int, _ line: Line) {
-        state.withLock { state in
+        var lines = state.withLock { state -> [(Int, Line)] in
             state.finished[number] = line
-            return number == state.nextOut ? state.reader.take() : nil
-        }?.resume()
+            guard sink != nil, !state.emitting else { return [] }
+            let lines = state.takeInOrder()
+            state.emitting = !lines.isEmpty
+            return lines
+        }
+        while !lines.isEmpty {
+            for (number, line) in lines { sink?.take(number, line) }
+            lines = state.withLock { state in
+                let lines = state.takeInOrder()
+                state.emitting = !lines.isEmpty
+                return lines
+            }
+        }
+        let (reader, producer) = state.withLock { state in
+            (state.hasNext ? state.reader.take() : nil, sink != nil && state.hasRoom ? state.producer.take() : nil)
+        }
+        reader?.resume()
+        producer?.resume()
     }
 
     /// The next line in input order, once it is finished; nil once the input ended and every
@@ -79,7 +118,7 @@ final class BatchOrder: Sendable {
         while true {
             enum Step { case line(Int, Line, CheckedContinuation<Void, Never>?), done, wait }
             let step = state.withLock { state -> Step in
-                if state.nextOut < state.cutoff, let line = state.finished.removeValue(forKey: state.nextOut) {
+                if !state.inline, state.nextOut < state.cutoff, let line = state.finished.removeValue(forKey: state.nextOut) {
                     state.nextOut += 1
                     return .line(state.nextOut - 1, line, state.hasRoom ? state.producer.take() : nil)
                 }
@@ -115,6 +154,11 @@ final class BatchOrder: Sendable {
         producer?.resume()
     }
 
+    /// Drops the inline sink once the batch is over (jobs may still hold this order).
+    func closeSink() {
+        state.withLock { _ in sink?.close() }
+    }
+
     /// Whether a line was withdrawn.
     var wasCut: Bool {
         state.withLock { $0.cutoff != .max }
@@ -126,5 +170,24 @@ final class BatchOrder: Sendable {
             state.abandoned = true
             return state.producer.take()
         }?.resume()
+    }
+}
+
+/// A batch's caller's synchronous output, called by ``BatchOrder``: by one thread at a time,
+/// in input order, only while the batch runs.
+final class InlineSink: @unchecked Sendable {
+    /// Dropped by ``BatchOrder/closeSink()``: the caller's closure must not outlive the batch.
+    private var body: ((_ number: Int, _ line: BatchOrder.Line) -> Void)?
+
+    init(_ body: @escaping (_ number: Int, _ line: BatchOrder.Line) -> Void) {
+        self.body = body
+    }
+
+    func take(_ number: Int, _ line: BatchOrder.Line) {
+        body?(number, line)
+    }
+
+    fileprivate func close() {
+        body = nil
     }
 }

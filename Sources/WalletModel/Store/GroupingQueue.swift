@@ -17,6 +17,9 @@ public final class GroupingQueue<Item>: @unchecked Sendable {
     private var queued = 0
     private var written = 0
     private var isWriting = false
+    /// Callers waiting while another writes, oldest item first: each is woken once its item
+    /// is written, and the oldest of the others to write the next group (no herd).
+    private var sleepers: [(number: Int, wake: DispatchSemaphore)] = []
     private var groups = 0
     private var items = 0
 
@@ -55,7 +58,11 @@ public final class GroupingQueue<Item>: @unchecked Sendable {
         defer { condition.unlock() }
         while written < ticket.number {
             if isWriting {
-                condition.wait()
+                let wake = DispatchSemaphore(value: 0)
+                sleepers.append((ticket.number, wake))
+                condition.unlock()
+                wake.wait()
+                condition.lock()
             } else {
                 lead()
             }
@@ -85,5 +92,18 @@ public final class GroupingQueue<Item>: @unchecked Sendable {
         isWriting = false
         written += group.count
         condition.broadcast()
+        var next: DispatchSemaphore?
+        sleepers.removeAll { sleeper in
+            if sleeper.number <= written {
+                sleeper.wake.signal()
+                return true
+            }
+            if next == nil {
+                next = sleeper.wake
+                return true
+            }
+            return false
+        }
+        next?.signal()
     }
 }

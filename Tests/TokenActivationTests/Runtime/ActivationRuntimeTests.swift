@@ -63,6 +63,20 @@ struct ActivationRuntimeTests {
         }
     }
 
+    /// A transport that answers APPROVED at once on the worker's own thread.
+    final class AnsweringTransport: HTTPTransport {
+        let sent = Atomic(0)
+
+        func sendBlocking(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
+            sent.add(1, ordering: .relaxed)
+            return ActivationRuntimeTests.approved
+        }
+
+        func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+            preconditionFailure("the runtime's workers send blocking")
+        }
+    }
+
     /// One runs, one waits, the third is refused with nothing run; the waiter runs once the
     /// worker is free.
     @Test func admitsUpToItsCapacityThenRefuses() async throws {
@@ -137,6 +151,32 @@ struct ActivationRuntimeTests {
         #expect(emitted == [1, 2])
         #expect(held.arrived.load(ordering: .relaxed) == 2)
         #expect(try Wallet(settings: settings()).show(PassQuery(serialNumber: "SN3")).map(\.state) == [.requiresActivation])
+    }
+
+    /// Output on the workers' threads (a CLI's): with eight workers finishing lines at once,
+    /// every line is emitted once, in input order, and counted.
+    @Test func inlineOutputEmitsEveryLineOnceInOrder() async throws {
+        let count = 2000
+        try addPasses(count)
+        let transport = AnsweringTransport()
+        let runtime = try await runtime(transport, ActivationRuntime.Options(workers: 8))
+        let input = Array((1...count).map { "mybank://activate?serialNumber=SN\($0)\n" }.joined().utf8)
+        // Chunks of 4 KiB, as a file is read.
+        let chunks = stride(from: 0, to: input.count, by: 4096).map { Array(input[$0..<min($0 + 4096, input.count)]) }
+        var emitted: [Int] = []
+        let summary = try await runtime.batch(
+            chunks.async, window: 8 * 64, decode: { .deeplink($0, dryRun: false) }, isStopping: { false }
+        ) { line, result in
+            // Output takes a while (a terminal, a pipe): lines finish meanwhile.
+            usleep(20)
+            emitted.append(line)
+        }
+        runtime.close()
+        let missing = Set(1...count).subtracting(emitted).sorted()
+        #expect(missing.isEmpty, "lines never emitted: \(missing.prefix(20))")
+        #expect(emitted.elementsEqual(1...count), "lines out of order or emitted twice")
+        #expect(summary.lines == count && summary.outcomes[.approved] == count)
+        #expect(transport.sent.load(ordering: .relaxed) == count)
     }
 
     /// Blank lines keep their numbers, a line too long or not UTF-8 is its own result, and

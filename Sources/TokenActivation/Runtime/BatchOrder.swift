@@ -36,6 +36,9 @@ final class BatchOrder: Sendable {
         /// No further line is to be read.
         var isStopped: Bool { abandoned || cutoff != .max }
         var hasRoom: Bool { isStopped || lastRead - nextOut < window }
+        /// A producer waiting for room is woken once half the window is free: it then reads
+        /// lines in bursts, not one wake-up per line handed out.
+        var hasRoomToWake: Bool { isStopped || lastRead - nextOut < (window + 1) / 2 }
         let window: Int
 
         /// The lines now in order, taken out for the inline sink.
@@ -106,7 +109,7 @@ final class BatchOrder: Sendable {
             }
         }
         let (reader, producer) = state.withLock { state in
-            (state.hasNext ? state.reader.take() : nil, sink != nil && state.hasRoom ? state.producer.take() : nil)
+            (state.hasNext ? state.reader.take() : nil, sink != nil && state.hasRoomToWake ? state.producer.take() : nil)
         }
         reader?.resume()
         producer?.resume()
@@ -120,7 +123,7 @@ final class BatchOrder: Sendable {
             let step = state.withLock { state -> Step in
                 if !state.inline, state.nextOut < state.cutoff, let line = state.finished.removeValue(forKey: state.nextOut) {
                     state.nextOut += 1
-                    return .line(state.nextOut - 1, line, state.hasRoom ? state.producer.take() : nil)
+                    return .line(state.nextOut - 1, line, state.hasRoomToWake ? state.producer.take() : nil)
                 }
                 return state.isDone ? .done : .wait
             }

@@ -20,8 +20,9 @@ import PackageDescription
 //                    the PIN mapping and the client's passes (the sandbox's server side uses the curve only)
 //   OnboardingCore   the user-activation core: the activation process (onboarding contract),
 //                    PowerAuth device activation, signed and token requests; their services
-//   TokenActivation  the activation domain: deeplink parser, machine, session, TMP client, batch;
-//                    wallet and audit administration and import, all on the store protocol
+//   TokenActivation  the activation domain: deeplink parser, machine, session, TMP client, and the
+//                    one activation runtime every activation runs in (a CLI's, a batch's, the
+//                    service's); wallet and audit administration and import, on the store protocol
 //   TokenctlConfiguration  the configuration, read and checked once: flags, environment, file and
 //                    defaults to Settings, `config show` and `config check`'s report; no driver
 //   TokenctlApp      the composition root: the one factory from settings to a store driver, the
@@ -29,7 +30,7 @@ import PackageDescription
 //   ServiceAPI       the service's request decoding (bodies, batch lines, keys, the audit query) and
 //                    its problem answers: what the fuzzer drives, without the server
 //   TokenctlService  the resident service (`tokenctl serve`, DESIGN §8): the HTTP API on Hummingbird,
-//                    the warm pipeline's admission, idempotency keys, metrics, the socket's lock,
+//                    the activation runtime as a service, idempotency keys, metrics, the socket's lock,
 //                    systemd's notify and socket-activation protocols
 //   CommandLine      what both command lines share: the global options and the settings they load,
 //                    usage errors in one format, output and errors (--json), colour

@@ -63,7 +63,7 @@ public struct Activator: Sendable {
             let runtime = try await ActivationRuntime(activator: self, options: options)
             defer { runtime.close() }
             return await runtime.activate(deeplink, text: text, device: device, dryRun: dryRun, requestID: nil)
-                ?? ActivationResult(outcome: .error, error: ActivationError(code: .serviceOverloaded, message: "the runtime is stopping; nothing was sent"))
+                ?? .notRun(ActivationRuntime.stopping)
         } catch {
             return ActivationResult(outcome: .error, error: .coded(error))
         }

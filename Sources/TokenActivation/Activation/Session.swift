@@ -66,43 +66,6 @@ struct Session: Sendable {
     func run(
         _ job: ActivationJob, client index: Int, deferringFinish: Bool, keepUnwritten: ((AttemptWrite, any Error) -> Void)?, settlePrevious: () -> Void
     ) -> DeferredActivation {
-        run(
-            job.deeplink, text: job.text, device: job.device, client: index, dryRun: job.dryRun, refusal: job.refusal, requestID: job.requestID,
-            keepUnwritten: keepUnwritten, deferringFinish: deferringFinish, settlePrevious: settlePrevious
-        )
-    }
-
-    /// A deferred activation's result once its "finished" write is committed: an error if the
-    /// write failed, or, with `keepUnwritten`, TMP's answer with a warning while the write waits.
-    func settle(_ activation: DeferredActivation, keepUnwritten: ((AttemptWrite, any Error) -> Void)?) -> ActivationResult {
-        guard let finish = activation.finish else { return activation.result }
-        do {
-            try finish.write.result()
-            return activation.result
-        } catch {
-            guard let keepUnwritten else { return ActivationResult(outcome: .error, error: .coded(error)) }
-            return unwritten(finish.step, error, result: activation.result, keep: keepUnwritten)
-        }
-    }
-
-    /// TMP answered (or was asked): the answer is reported as it came, never as "nothing was
-    /// sent"; its audit row waits for the database.
-    private func unwritten(_ step: AttemptWrite, _ error: any Error, result: ActivationResult, keep: (AttemptWrite, any Error) -> Void) -> ActivationResult {
-        keep(step, error)
-        let code = ActivationError.coded(error).code.rawValue
-        var result = result
-        result.warnings.append(
-            "the answer could not be written to the audit yet (\(code)); it is kept and written as soon as the database accepts writes again, until then the pass stays activating"
-        )
-        activator.logger.error("activation.finishNotWritten", metadata: ["request-id": "\(result.requestID ?? "-")", "attempt": "\(step.attemptID)", "error": "\(code)"])
-        return result
-    }
-
-    private func run(
-        _ deeplink: Deeplink, text: String, device: String?, client index: Int, dryRun: Bool,
-        refusal: ActivationError?, requestID chosen: String?, keepUnwritten: ((AttemptWrite, any Error) -> Void)?, deferringFinish: Bool,
-        settlePrevious: () -> Void
-    ) -> DeferredActivation {
         var settled = false
         func settle() {
             if !settled {
@@ -112,14 +75,14 @@ struct Session: Sendable {
         }
         defer { settle() }
         let prepared = clients[index]
-        let requestID = chosen ?? Activator.makeRequestID()
+        let requestID = job.requestID ?? Activator.makeRequestID()
         var machine = ActivationMachine(
-            requestID: requestID, device: device, retry: activator.settings.tmp.retry,
-            dryRunEndpoint: dryRun ? TMPClient.endpoint(baseURL: activator.settings.tmp.baseURL) : nil
+            requestID: requestID, device: job.device, retry: activator.settings.tmp.retry,
+            dryRunEndpoint: job.dryRun ? TMPClient.endpoint(baseURL: activator.settings.tmp.baseURL) : nil
         )
         let attempt = Attempt(
-            deeplinkHash: deeplinkHasher.hash(text), serialNumber: deeplink.serialNumber,
-            passTypeIdentifier: deeplink.passTypeIdentifier, device: device, requestID: requestID, clock: activator.clock
+            deeplinkHash: deeplinkHasher.hash(job.text), serialNumber: job.deeplink.serialNumber,
+            passTypeIdentifier: job.deeplink.passTypeIdentifier, device: job.device, requestID: requestID, clock: activator.clock
         )
         // The request id goes into each event's metadata, which is built only when the
         // level lets the event through (a logger's own metadata would be set on every line).
@@ -127,12 +90,12 @@ struct Session: Sendable {
         var attemptID: Int64 = 0
         var began: ContinuousClock.Instant?
         var finish: DeferredActivation.Finish?
-        var action = machine.handle(.parsed(.success(deeplink)))
+        var action = machine.handle(.parsed(.success(job.deeplink)))
         do {
             while true {
                 switch action {
                 case .checkUser:
-                    action = machine.handle(.userCheckAnswered(refusal ?? prepared.failure))
+                    action = machine.handle(.userCheckAnswered(job.refusal ?? prepared.failure))
                 case .resolveRecords(let query) where machine.isDryRun:
                     action = machine.handle(.resolved(try ledger.resolve(query)))
                 case .resolveRecords(let query):
@@ -178,6 +141,33 @@ struct Session: Sendable {
         } catch {
             return DeferredActivation(result: ActivationResult(outcome: .error, error: .coded(error)), finish: nil)
         }
+    
+    }
+
+    /// A deferred activation's result once its "finished" write is committed: an error if the
+    /// write failed, or, with `keepUnwritten`, TMP's answer with a warning while the write waits.
+    func settle(_ activation: DeferredActivation, keepUnwritten: ((AttemptWrite, any Error) -> Void)?) -> ActivationResult {
+        guard let finish = activation.finish else { return activation.result }
+        do {
+            try finish.write.result()
+            return activation.result
+        } catch {
+            guard let keepUnwritten else { return ActivationResult(outcome: .error, error: .coded(error)) }
+            return unwritten(finish.step, error, result: activation.result, keep: keepUnwritten)
+        }
+    }
+
+    /// TMP answered (or was asked): the answer is reported as it came, never as "nothing was
+    /// sent"; its audit row waits for the database.
+    private func unwritten(_ step: AttemptWrite, _ error: any Error, result: ActivationResult, keep: (AttemptWrite, any Error) -> Void) -> ActivationResult {
+        keep(step, error)
+        let code = ActivationError.coded(error).code.rawValue
+        var result = result
+        result.warnings.append(
+            "the answer could not be written to the audit yet (\(code)); it is kept and written as soon as the database accepts writes again, until then the pass stays activating"
+        )
+        activator.logger.error("activation.finishNotWritten", metadata: ["request-id": "\(result.requestID ?? "-")", "attempt": "\(step.attemptID)", "error": "\(code)"])
+        return result
     }
 }
 

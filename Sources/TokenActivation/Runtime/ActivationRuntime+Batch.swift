@@ -157,7 +157,7 @@ extension ActivationRuntime {
             isWithdrawn: isStopping, deliver: { result in result.map { order.settle(number, .result($0)) } ?? order.withdraw(number) }
         )
         if !submit(job, bounded: false) {
-            order.settle(number, .result(.notRun(ActivationError(code: .serviceOverloaded, message: "the runtime is stopping; nothing was sent"))))
+            order.settle(number, .result(.notRun(Self.stopping)))
         }
     }
 }

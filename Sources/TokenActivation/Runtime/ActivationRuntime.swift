@@ -163,6 +163,9 @@ public final class ActivationRuntime: Sendable {
         observer?.started()
     }
 
+    /// Why a job was not run: the runtime stopped before it was queued.
+    static let stopping = ActivationError(code: .serviceOverloaded, message: "the runtime is stopping; nothing was sent")
+
     /// A new request id, for a caller that stores it before the activation runs.
     public static func makeRequestID() -> String {
         Activator.makeRequestID()

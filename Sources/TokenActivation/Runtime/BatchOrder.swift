@@ -70,14 +70,7 @@ final class BatchOrder: Sendable {
     ///   no further line.
     func awaitRoom() async -> Bool {
         if let room = state.withLock({ state in state.hasRoom ? !state.isStopped : nil }) { return room }
-        await withCheckedContinuation { continuation in
-            let ready = state.withLock { state -> Bool in
-                if state.hasRoom { return true }
-                state.producer = continuation
-                return false
-            }
-            if ready { continuation.resume() }
-        }
+        await park(\.producer, unless: \.hasRoom)
         return !state.withLock { $0.isStopped }
     }
 
@@ -134,15 +127,21 @@ final class BatchOrder: Sendable {
             case .done:
                 return nil
             case .wait:
-                await withCheckedContinuation { continuation in
-                    let ready = state.withLock { state -> Bool in
-                        if state.hasNext { return true }
-                        state.reader = continuation
-                        return false
-                    }
-                    if ready { continuation.resume() }
-                }
+                await park(\.reader, unless: \.hasNext)
             }
+        }
+    }
+
+    /// Waits in `slot` until woken, unless `ready` holds already (checked under the lock, so
+    /// no wake-up is missed).
+    private func park(_ slot: WritableKeyPath<State, CheckedContinuation<Void, Never>?>, unless ready: KeyPath<State, Bool>) async {
+        await withCheckedContinuation { continuation in
+            let isReady = state.withLock { state -> Bool in
+                if state[keyPath: ready] { return true }
+                state[keyPath: slot] = continuation
+                return false
+            }
+            if isReady { continuation.resume() }
         }
     }
 

@@ -1,7 +1,8 @@
 # tokenctl — build, test, package and try it.
-#   make build   the release binary at .build/release/tokenctl: the command line, the service
-#                (`tokenctl serve`, also started by the name tokenctl-serve, a link beside it) and the
-#                sandbox in one executable with the Swift runtime linked in
+#   make build   the release binaries in .build/release, the Swift runtime linked in: tokenctl, the
+#                command line and the service (`tokenctl serve`, also started by the name
+#                tokenctl-serve, a link beside it); tokenctl-sandbox, the simulator and the demo
+#                (`tokenctl sandbox` and `tokenctl demo` run it)
 #   make test    the import check of the module layout, the systemd units offline
 #                (scripts/check-units.sh), the whole test suite (installs missing system packages
 #                first), the service's API against docs/openapi.yaml (scripts/api-check.sh), every
@@ -11,7 +12,8 @@
 #                release build: `make test` after `make build` or `make demo` compiles only the tests
 #   make build-tests  every module compiled once (release), the test bundles and tokenctl
 #   make suite   the test suite alone, on that build, against a private PostgreSQL
-#   make deb     the Debian package in .build/deb (scripts/make-deb.sh), then lintian on it
+#   make deb     the Debian packages in .build/deb (scripts/make-deb.sh): tokenctl, and
+#                tokenctl-sandbox (the simulator and the demo); then lintian on them
 #   make stress  100 SIGKILL rounds and the load test (16 × 500 activations + batch + import)
 #   make demo    the activation flow on a temporary database and the loopback sandbox, then the
 #                example deeplinks through the handler, by the CLI and through tokenctl serve
@@ -26,7 +28,7 @@
 #                each target until its executions over all runs reach FUZZ_LONG_GOAL (10 million)
 #                or for FUZZ_LONG_SECONDS (600), on a release build of the fuzzers, and sums each
 #                target's executions over runs (then make fuzz-merge FUZZ_CONFIGURATION=release)
-#   make install the release binaries and the deeplink handler into $(DESTDIR)$(PREFIX)/bin
+#   make install the release binaries (tokenctl-sandbox too) and the deeplink handler into $(DESTDIR)$(PREFIX)/bin
 #                (PREFIX=/usr/local); a man page per subcommand, bash, zsh and fish completions
 #                under $(DESTDIR)$(PREFIX)/share; the systemd units under $(PREFIX)/lib/systemd/system
 
@@ -52,6 +54,8 @@ BENCH_JSON ?= .build/bench/targets.json
 RELEASE := -c release -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections -Xcc -fdata-sections \
   -Xswiftc -gnone -Xcc -g0
 BUILD_DIR := .build/release
+# Both executables: tokenctl runs tokenctl-sandbox for `sandbox` and `demo`.
+BUILD_EXECUTABLES = $(SWIFT) build $(RELEASE) --product tokenctl && $(SWIFT) build $(RELEASE) --product tokenctl-sandbox
 FUZZ_SECONDS ?= 60
 # The fuzzers' build: debug for make test's short runs (it builds in half the time), release
 # for fuzz-long (several times the executions a second).
@@ -115,20 +119,22 @@ deps:
 	    || { echo "deps: pip install openapi-spec-validator schemathesis failed" >&2; exit 1; }; }
 
 build: build-deps
-	$(SWIFT) build $(RELEASE) --product tokenctl
+	$(BUILD_EXECUTABLES)
 	@ln -sf tokenctl $(BUILD_DIR)/tokenctl-serve
 
 # The man pages' generator (swift-argument-parser's generate-manual), built beside them.
 build-manual: build
 	$(SWIFT) build $(RELEASE) --product generate-manual
 
-# The Debian package (scripts/make-deb.sh) in $(DEB_DIR), then lintian on it.
+# The Debian packages (scripts/make-deb.sh) in $(DEB_DIR): tokenctl and tokenctl-sandbox;
+# then lintian on them.
 DEB_DIR ?= .build/deb
 deb: deps build-manual
-	@rm -f $(DEB_DIR)/tokenctl_*.deb
-	@package=$$(scripts/make-deb.sh .build/release $(DEB_DIR)) && echo "deb: $$package, $$(du -h $$package | cut -f1)" && \
-	  dpkg-deb --contents $$package | awk '{print "  " $$1, $$3, $$6}' | sed 's#\./#/#' && \
-	  echo "lintian:" && lintian --fail-on error $$package && echo "lintian: no error"
+	@rm -f $(DEB_DIR)/tokenctl_*.deb $(DEB_DIR)/tokenctl-sandbox_*.deb
+	@packages=$$(scripts/make-deb.sh .build/release $(DEB_DIR) | tail -2) && for package in $$packages; do \
+	  echo "deb: $$package, $$(du -h $$package | cut -f1)"; \
+	  dpkg-deb --contents $$package | awk '{print "  " $$1, $$3, $$6}' | sed 's#\./#/#'; done && \
+	  echo "lintian:" && lintian --fail-on error $$packages && echo "lintian: no error"
 
 # The PostgreSQL tests run against a private server started for them (scripts/test-postgres.sh)
 # and stopped afterwards, also when a test fails.
@@ -176,7 +182,7 @@ suite:
 	  scripts/test-postgres.sh stop; exit $$status
 
 package-test:
-	@scripts/package-test.sh $(DEB_DIR)/tokenctl_*.deb
+	@scripts/package-test.sh $(DEB_DIR)/tokenctl_*.deb $(DEB_DIR)/tokenctl-sandbox_*.deb
 
 # One build of every fuzzer (the manifest with TOKENCTL_FUZZ=1 holds only them and what they
 # reach), so that modules are compiled once and side by side; AddressSanitizer on this
@@ -267,12 +273,12 @@ bench: bench-targets
 
 # The four targets of the performance work, one table each, raw figures in $(BENCH_JSON).
 bench-targets: deps
-	$(SWIFT) build $(RELEASE) --product tokenctl
+	$(BUILD_EXECUTABLES)
 	@Benchmarks/targets.sh .build/release $(BENCH_RECORDS) $(BENCH_LINES) $(BENCH_JSON)
 
 # Wallet figures: import of BENCH_RECORDS records, lookups, cold `wallet show`.
 bench-wallet: deps
-	$(SWIFT) build $(RELEASE) --product tokenctl
+	$(BUILD_EXECUTABLES)
 	$(SWIFT) build $(RELEASE) --product WalletBenchmark
 	@Benchmarks/wallet.sh .build/release $(BENCH_RECORDS)
 
@@ -280,31 +286,31 @@ bench-wallet: deps
 # activation, one cold activation, an import of BENCH_RECORDS records, the audit chain's append
 # rate with 16 writers, 1 and 4 `tokenctl serve` instances, and the targets' table (a private server).
 bench-postgres: deps
-	$(SWIFT) build $(RELEASE) --product tokenctl
+	$(BUILD_EXECUTABLES)
 	@Benchmarks/postgres.sh .build/release $(BENCH_LINES) $(BENCH_RECORDS)
 
 # The resident service: single activations at R = 0, 20, 50 ms (a delay proxy in front of a
 # TLS 1.3 terminator with mutual TLS) against the cold CLI and the shell handler, throughput
 # of 64 keep-alive clients against the CLI batch, TMP connections, RSS over 100,000 activations.
 bench-service: deps
-	$(SWIFT) build $(RELEASE) --product tokenctl
+	$(BUILD_EXECUTABLES)
 	@Benchmarks/service.sh .build/release
 
 # Just the identity verification figures.
 bench-verification: deps
-	$(SWIFT) build $(RELEASE) --product tokenctl
+	$(BUILD_EXECUTABLES)
 	@Benchmarks/verification.sh .build/release
 
 # Just the PIN login figures: the client's M-Pin crypto and `tokenctl login run`.
 bench-login: deps
-	$(SWIFT) build $(RELEASE) --product tokenctl
+	$(BUILD_EXECUTABLES)
 	$(SWIFT) build $(RELEASE) --product MPinBenchmark
 	@Benchmarks/login.sh .build/release
 
 # Activation figures in detail: both transports at concurrency 1 to 16, libcurl against
 # URLSession, a long batch's memory.
 bench-activation: deps
-	$(SWIFT) build $(RELEASE) --product tokenctl
+	$(BUILD_EXECUTABLES)
 	$(SWIFT) build $(RELEASE) --product TransportBenchmark
 	@Benchmarks/activation.sh .build/release $(BENCH_LINES) $(BENCH_RSS_LINES)
 
@@ -313,6 +319,7 @@ install: build
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 .build/release/tokenctl $(DESTDIR)$(PREFIX)/bin/tokenctl
 	ln -sf tokenctl $(DESTDIR)$(PREFIX)/bin/tokenctl-serve
+	install -m 755 .build/release/tokenctl-sandbox $(DESTDIR)$(PREFIX)/bin/tokenctl-sandbox
 	install -m 755 Deeplinks/tokenctl-handler $(DESTDIR)$(PREFIX)/bin/tokenctl-handler
 	@# A man page per subcommand (swift-argument-parser's generate-manual) and shell completions.
 	$(SWIFT) build $(RELEASE) --product generate-manual

@@ -32,19 +32,47 @@ import PackageDescription
 //   TokenctlService  the resident service (`tokenctl serve`, DESIGN §8): the HTTP API on Hummingbird,
 //                    the activation runtime as a service, idempotency keys, metrics, the socket's lock,
 //                    systemd's notify and socket-activation protocols
-//   CommandLine      what both command lines share: the global options and the settings they load,
-//                    usage errors in one format, output and errors (--json), colour
+//   CommandLine      what the command lines share: the global options and the settings they load,
+//                    usage errors in one format, output and errors (--json), colour, the sandbox's
+//                    options (declared by tokenctl, read by tokenctl-sandbox)
 //   ServiceCommand   the service's command line (`tokenctl serve`, also started as `tokenctl-serve`)
 //   Sandbox          loopback TMP, PowerAuth and onboarding server simulator (server side only: shares
 //                    no client logic, only the PowerAuth primitives)
-//   tokenctl         the one executable: the command-line shell (parses arguments, calls one library
-//                    function, prints), the service (`serve`, or started as `tokenctl-serve`) and the
-//                    sandbox; one copy of the Swift runtime and Foundation in the package
+//   tokenctl         the command-line executable: the shell (parses arguments, calls one library
+//                    function, prints) and the service (`serve`, or started as `tokenctl-serve`);
+//                    `sandbox` and `demo` exec tokenctl-sandbox, installed beside it
+//   tokenctl-sandbox the simulator and the demo: the client's modules and the Sandbox, never the
+//                    service; kept out of the executable that production hosts run
+//
+// Both executables are linked alike.
+// Relative relocations packed (DT_RELR, glibc 2.36): the loader applies them
+// from a bitmap instead of 130,000 entries one by one, which was two thirds of
+// a cold start's instructions. No symbol exported (the static Swift runtime's
+// link options export every one): 5 MB of symbol tables nothing looks up.
+// The release executable links the Swift runtime and Foundation statically (no Swift
+// libraries to load and bind at start: a cold activation 32 ms → 23 ms). Asked for
+// here, at the link, rather than with --static-swift-stdlib, which also changes
+// every compilation: the test bundles, which Swift Testing needs linked to the shared
+// libraries, then share the executable's objects. The modules were compiled against
+// the shared Foundation, whose own libraries the static link names.
+let executableLinking: [LinkerSetting] = [
+    .unsafeFlags([
+        "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+        "-Xlinker", "--no-export-dynamic",
+    ]),
+    .unsafeFlags([
+        "-static-stdlib", "-lFoundationInternationalization", "-l_FoundationICU",
+        "-l_FoundationCollections", "-l_FoundationCShims", "-lCoreFoundation",
+        "-lswiftSynchronization",
+    ], .when(configuration: .release)),
+]
+
 let package = Package(
     name: "tokenctl",
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "tokenctl", targets: ["tokenctl"]),
+        .executable(name: "tokenctl-sandbox", targets: ["tokenctl-sandbox"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -232,31 +260,25 @@ let package = Package(
                 "OnboardingCore",
                 "WalletModel",
                 "ServiceCommand",
-                "Sandbox",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            // Relative relocations packed (DT_RELR, glibc 2.36): the loader applies them
-            // from a bitmap instead of 130,000 entries one by one, which was two thirds of
-            // a cold start's instructions. No symbol exported (the static Swift runtime's
-            // link options export every one): 5 MB of symbol tables nothing looks up.
-            // The release executable links the Swift runtime and Foundation statically (no Swift
-            // libraries to load and bind at start: a cold activation 32 ms → 23 ms). Asked for
-            // here, at the link, rather than with --static-swift-stdlib, which also changes
-            // every compilation: the test bundles, which Swift Testing needs linked to the shared
-            // libraries, then share the executable's objects. The modules were compiled against
-            // the shared Foundation, whose own libraries the static link names.
-            linkerSettings: [
-                .unsafeFlags([
-                    "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
-                    "-Xlinker", "--no-export-dynamic",
-                ]),
-                .unsafeFlags([
-                    "-static-stdlib", "-lFoundationInternationalization", "-l_FoundationICU",
-                    "-l_FoundationCollections", "-l_FoundationCShims", "-lCoreFoundation",
-                    "-lswiftSynchronization",
-                ], .when(configuration: .release)),
-            ]
+            linkerSettings: executableLinking
+        ),
+        .executableTarget(
+            name: "tokenctl-sandbox",
+            dependencies: [
+                "CommandLine",
+                "ErrorCodes",
+                "TokenctlConfiguration",
+                "TokenctlApp",
+                "TokenActivation",
+                "OnboardingCore",
+                "WalletModel",
+                "Sandbox",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            linkerSettings: executableLinking
         ),
         .executableTarget(
             name: "WalletBenchmark",

@@ -26,7 +26,8 @@ declare -A allowed=(
   [TokenctlService]="ServiceAPI ErrorCodes TokenctlConfiguration TokenctlApp TokenActivation WalletModel HTTPTransport Hummingbird HummingbirdCore HummingbirdTLS HTTPTypes NIOCore NIOPosix NIOSSL NIOExtras NIOHTTP1 NIOHTTPTypesHTTP1 Prometheus ServiceLifecycle UnixSignals Logging"
   [CommandLine]="ErrorCodes TokenctlConfiguration TokenctlApp TokenActivation OnboardingCore WalletModel ArgumentParser Logging"
   [ServiceCommand]="CommandLine ErrorCodes TokenctlConfiguration TokenctlApp TokenctlService ArgumentParser Logging"
-  [tokenctl]="CommandLine ErrorCodes TokenctlConfiguration TokenctlApp TokenActivation OnboardingCore WalletModel ServiceCommand Sandbox ArgumentParser Logging"
+  [tokenctl]="CommandLine ErrorCodes TokenctlConfiguration TokenctlApp TokenActivation OnboardingCore WalletModel ServiceCommand ArgumentParser Logging"
+  [tokenctl-sandbox]="CommandLine ErrorCodes TokenctlConfiguration TokenctlApp TokenActivation OnboardingCore WalletModel Sandbox ArgumentParser Logging"
 )
 always="Foundation Glibc Dispatch Synchronization SystemPackage"
 

@@ -4,7 +4,7 @@
 # `tokenctl activate`, tokenctl-serve(1) for the service; plus the handler's page
 # (Deeplinks/tokenctl-handler.1). Pages of `help` are left out.
 # Usage: scripts/make-manual.sh BUILD_DIR OUTPUT_DIR
-#   BUILD_DIR holds tokenctl and generate-manual (make build-manual).
+#   BUILD_DIR holds tokenctl, tokenctl-sandbox and generate-manual (make build-manual).
 # The date is the last commit's (or SOURCE_DATE_EPOCH), so a rebuild gives the same pages.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,6 +19,12 @@ trap 'rm -rf "$work"' EXIT
 ln -s "$build/tokenctl" "$work/tokenctl-serve"
 "$build/generate-manual" "$work/tokenctl-serve" --multi-page --date "$date" -o "$work"
 rm "$work/tokenctl-serve"
+# The sandbox's and the demo's pages from tokenctl-sandbox, which runs them (the whole help,
+# where tokenctl declares their options only).
+mkdir "$work/sandbox"
+"$build/generate-manual" "$build/tokenctl-sandbox" --multi-page --date "$date" -o "$work/sandbox"
+cp "$work/sandbox/tokenctl.sandbox.1" "$work/sandbox/tokenctl.demo.1" "$work/"
+rm -r "$work/sandbox"
 rm -f "$work/tokenctl.serve.1" "$work/tokenctl.help.1" "$work/tokenctl serve.help.1"
 mkdir -p "$output"
 python3 - "$work" "$output" <<'PY'

@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
-# Installs the Debian package on this machine and tries it as an operator would:
+# Installs the Debian packages on this machine and tries them as an operator would:
 # `tokenctl --version`, `tokenctl config check` on the installed configuration (which must
-# name its placeholders), then `tokenctl serve` as the tokenctl user under
+# name its placeholders), `tokenctl sandbox` without the sandbox's package (which must name
+# it), the sandbox's package installed beside, then `tokenctl serve` as the tokenctl user under
 # systemd-socket-activate (the socket passed in, as tokenctl.socket does) with the TMP token
 # passed as a credential, one activation through the socket (curl) and one through the
 # installed handler, against the sandbox; then `dpkg --purge` must leave none of the
-# package's files behind (the tokenctl account stays, as Debian policy asks).
-# Needs root (dpkg -i); says so and succeeds without it. Usage: scripts/package-test.sh DEB
+# packages' files behind (the tokenctl account stays, as Debian policy asks).
+# Needs root (dpkg -i); says so and succeeds without it.
+# Usage: scripts/package-test.sh DEB SANDBOX_DEB   (tokenctl's package, tokenctl-sandbox's)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-package=$(realpath "${1:?usage: scripts/package-test.sh DEB}")
+package=$(realpath "${1:?usage: scripts/package-test.sh DEB SANDBOX_DEB}")
+sandbox_package=$(realpath "${2:?usage: scripts/package-test.sh DEB SANDBOX_DEB}")
 if [ "$(id -u)" != 0 ]; then
   echo "package-test: skipped: installing a package needs root (CI runs as root)"
   exit 0
@@ -25,7 +28,7 @@ cleanup() {
   [ -z "$service_pid" ] || kill "$service_pid" 2>/dev/null || true
   [ -z "$sandbox_pid" ] || kill "$sandbox_pid" 2>/dev/null || true
   wait 2>/dev/null || true
-  dpkg --purge tokenctl > /dev/null 2>&1 || true
+  dpkg --purge tokenctl-sandbox tokenctl > /dev/null 2>&1 || true
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -54,6 +57,18 @@ set -e
 [ "$status" = 78 ] || fail "config check on the installed configuration exited $status, not 78"
 grep -q "tmp.base-url is still the placeholder https://tmp.example.com" "$work/check.err" || { cat "$work/check.err" >&2; fail "config check did not name the placeholder"; }
 echo "package-test: config check on /etc/tokenctl/config.json: 78, names the placeholders"
+
+# A production host has no simulator: the command names the package that brings it.
+set +e
+/usr/bin/tokenctl sandbox --port 0 > "$work/nosandbox.out" 2> "$work/nosandbox.err"
+status=$?
+set -e
+[ "$status" = 69 ] && grep -q "(sandbox.notInstalled)" "$work/nosandbox.err" && grep -q "tokenctl-sandbox package" "$work/nosandbox.err" \
+  || fail "tokenctl sandbox without tokenctl-sandbox exited $status: $(cat "$work/nosandbox.err")"
+echo "package-test: tokenctl sandbox without the tokenctl-sandbox package: 69, sandbox.notInstalled"
+dpkg -i "$sandbox_package" > "$work/install-sandbox.log" 2>&1 || { cat "$work/install-sandbox.log" >&2; fail "dpkg -i $(basename "$sandbox_package") failed"; }
+dpkg -L tokenctl-sandbox | sort > "$work/sandbox-files"
+echo "package-test: installed $(basename "$sandbox_package"): $(grep -c . "$work/sandbox-files") paths, Installed-Size $(dpkg-query -W -f '${Installed-Size}' tokenctl-sandbox) KiB"
 
 # The sandbox, and a configuration made from the installed one pointing at it.
 /usr/bin/tokenctl sandbox --port 0 > "$work/sandbox.log" 2>&1 &
@@ -111,8 +126,11 @@ kill -TERM "$service_pid"
 wait "$service_pid" || fail "tokenctl serve did not stop cleanly: $(tail -5 "$work/serve.log")"
 service_pid=
 
-dpkg --purge tokenctl > "$work/purge.log" 2>&1 || { cat "$work/purge.log" >&2; fail "dpkg --purge failed"; }
-left=$(while read -r path; do [ -e "$path" ] && [ ! -d "$path" ] && echo "$path"; done < "$work/files"; \
-  for directory in /etc/tokenctl /var/lib/tokenctl /run/tokenctl /usr/share/doc/tokenctl; do [ -e "$directory" ] && echo "$directory"; done; true)
+kill -TERM "$sandbox_pid"
+wait "$sandbox_pid" 2>/dev/null || true
+sandbox_pid=
+dpkg --purge tokenctl-sandbox tokenctl > "$work/purge.log" 2>&1 || { cat "$work/purge.log" >&2; fail "dpkg --purge failed"; }
+left=$(cat "$work/files" "$work/sandbox-files" | while read -r path; do [ -e "$path" ] && [ ! -d "$path" ] && echo "$path"; done; \
+  for directory in /etc/tokenctl /var/lib/tokenctl /run/tokenctl /usr/share/doc/tokenctl /usr/share/doc/tokenctl-sandbox; do [ -e "$directory" ] && echo "$directory"; done; true)
 [ -z "$left" ] || fail "dpkg --purge left: $left"
 echo "package-test: dpkg --purge left none of the package's files (the tokenctl account stays, as Debian policy asks)"

@@ -31,7 +31,7 @@ extension ErrorCode {
              .tmpConnectionLost, .tmpResponseTooLarge, .tmpTransport, .tmpServerError, .activationInterrupted,
              .onboardingUnreachable, .onboardingTLS, .onboardingServerError,
              .powerAuthServerError, .powerAuthUnreachable, .loginUnreachable, .loginTLS, .loginServerError,
-             .sandboxCannotListen:
+             .sandboxCannotListen, .sandboxNotInstalled:
             .unavailable
         case .storageDirectoryMissing, .storageIO, .storageCorrupt, .storageReadOnly, .storageAuthentication, .storageTLS,
              .storageMigrationRequired, .storageSchemaTooNew, .storageTargetNotEmpty, .storageUnsupported:

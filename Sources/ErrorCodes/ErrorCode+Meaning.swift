@@ -62,6 +62,7 @@ extension ErrorCode {
         case .activationBatchUnreadable: "the batch input cannot be read; nothing was activated"
         case .sandboxPortInUse: "the sandbox's port is taken by another process; pick another or --port 0"
         case .sandboxCannotListen: "the sandbox cannot listen on that address (permission, or no such interface)"
+        case .sandboxNotInstalled: "tokenctl sandbox and tokenctl demo run the tokenctl-sandbox executable, which is not installed beside tokenctl"
         case .sandboxStateUnusable: "--powerauth-dir names no usable directory, or its server-identity.json is not a sandbox identity"
         case .loginNoUser: "this installation has no PIN login user"
         case .loginUserExists: "this installation already has a PIN login user (one per installation)"

@@ -107,6 +107,7 @@ public enum ErrorCode: String, CaseIterable, Sendable, Hashable, Comparable {
     case sandboxPortInUse = "sandbox.portInUse"
     case sandboxCannotListen = "sandbox.cannotListen"
     case sandboxStateUnusable = "sandbox.stateUnusable"
+    case sandboxNotInstalled = "sandbox.notInstalled"
 
     // The resident service's API (`tokenctl serve`).
     case requestInvalid = "request.invalid"

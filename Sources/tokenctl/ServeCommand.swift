@@ -4,9 +4,9 @@ import ErrorCodes
 import Glibc
 
 /// `tokenctl serve`: the service (ServiceCommand's `Serve`), run by this executable before
-/// the arguments are parsed (`Tokenctl.main`). One executable holds the command line, the
-/// service and the sandbox, so that the installed package carries one copy of the Swift
-/// runtime and Foundation; `tokenctl-serve` is another name of it.
+/// the arguments are parsed (`Tokenctl.main`). One executable holds the command line and the
+/// service, so that a production host carries one copy of the Swift runtime and Foundation;
+/// `tokenctl-serve` is another name of it.
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",

@@ -56,6 +56,10 @@ struct Tokenctl: AsyncParsableCommand {
             if arguments.starts(with: ["help", "serve"]) {
                 await Serve.main(["--help"])
             }
+            // The sandbox and the demo are another executable's.
+            if let sandboxArguments = SandboxExecutable.arguments(for: arguments) {
+                SandboxExecutable.exec(sandboxArguments)
+            }
             // The version alone starts nothing; --verbose loads libcurl to name it.
             if arguments == ["--version"] {
                 print(version)

@@ -129,7 +129,7 @@ import WalletModel
             _ = try fixture.step([], reads: [PassQuery(serialNumber: "S2")])
             Issue.record("an unknown state was read")
         } catch let error as StorageError {
-            #expect(error.code == .storageCorrupt)
+            #expect(error.code == .storageCorrupt, "\(error.message)")
             #expect(error.message.contains("tokenctl db migrate"), "\(error.message)")
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import TestSupport
 import Testing
 
@@ -165,6 +166,69 @@ import Testing
         for result in [missingParent, notADirectory, corrupt] {
             #expect(result.stdout.isEmpty)
             #expect(result.stderr.hasPrefix("tokenctl: "))
+        }
+    }
+}
+
+/// The simulator and the demo are the `tokenctl-sandbox` executable's: the command line that
+/// production hosts run does not carry them, and `tokenctl sandbox` / `tokenctl demo` run it.
+@Suite struct SandboxExecutableTests {
+    static var sandboxBinary: String {
+        URL(fileURLWithPath: CLI.binary).deletingLastPathComponent().appendingPathComponent("tokenctl-sandbox").path
+    }
+
+    /// The simulator's types are in tokenctl-sandbox and not in tokenctl (the check finds them
+    /// where they are, so it would find them in tokenctl too).
+    @Test func theCommandLineDoesNotCarryTheSimulator() throws {
+        let simulator = "$s7Sandbox10TMPSandboxC"
+        #expect(try Self.contains(Self.sandboxBinary, simulator))
+        #expect(try !Self.contains(CLI.binary, simulator))
+    }
+
+    /// tokenctl alone (a production host without the sandbox package): the two commands say
+    /// what is missing, with their code and exit status, and nothing else changes.
+    @Test func withoutTokenctlSandboxTheCommandsNameWhatIsMissing() throws {
+        let cli = CLI()
+        let alone = cli.directory.file("bin")
+        try FileManager.default.createDirectory(atPath: alone, withIntermediateDirectories: false)
+        try FileManager.default.copyItem(atPath: CLI.binary, toPath: alone + "/tokenctl")
+        for command in [["sandbox", "--port", "0"], ["demo"], ["help", "sandbox"]] {
+            let result = try cli.run(executable: alone + "/tokenctl", command)
+            #expect(result.status == 69, "\(command): \(result.stderr)")
+            #expect(result.stderr.contains("(sandbox.notInstalled)"), "\(command): \(result.stderr)")
+            #expect(result.stderr.contains("there is no \(alone)/tokenctl-sandbox"), "\(command): \(result.stderr)")
+            #expect(result.stdout.isEmpty)
+        }
+        #expect(try cli.run(executable: alone + "/tokenctl", ["wallet", "list"]).status == 0)
+    }
+
+    /// tokenctl-sandbox started by its own name is `tokenctl sandbox`: its usage errors are
+    /// every command's, naming `tokenctl sandbox`; `demo` is its other command.
+    @Test func tokenctlSandboxAloneIsTheSandboxCommand() throws {
+        let cli = CLI()
+        let wrongPort = try cli.run(executable: Self.sandboxBinary, ["--port", "70000"])
+        #expect(wrongPort.status == 64)
+        #expect(wrongPort.stderr.hasPrefix("tokenctl: --port must be between 0 and 65535 (usage.invalid)\nusage: tokenctl sandbox "), "\(wrongPort.stderr)")
+        let demoHelp = try cli.run(executable: Self.sandboxBinary, ["demo", "--help"])
+        #expect(demoHelp.status == 0)
+        #expect(demoHelp.stdout.contains("USAGE: tokenctl demo"), "\(demoHelp.stdout)")
+        let throughTokenctl = try cli.run(["sandbox", "--port", "70000"])
+        #expect(throughTokenctl.stderr == wrongPort.stderr)
+    }
+
+    private static func contains(_ path: String, _ text: String) throws -> Bool {
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
+        let needle = Array(text.utf8)
+        return bytes.withUnsafeBytes { haystack in
+            guard let base = haystack.baseAddress else { return false }
+            var offset = 0
+            while offset + needle.count <= haystack.count {
+                guard let found = memchr(base + offset, Int32(needle[0]), haystack.count - offset - needle.count + 1) else { return false }
+                offset = base.distance(to: UnsafeRawPointer(found))
+                if memcmp(base + offset, needle, needle.count) == 0 { return true }
+                offset += 1
+            }
+            return false
         }
     }
 }

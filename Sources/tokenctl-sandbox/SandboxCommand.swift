@@ -39,52 +39,26 @@ struct SandboxCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(parsing: .unconditional, help: "Port to listen on (0 to 65535); 0 picks a free one.")
-    var port: Int = 8787
-
-    @Option(name: .customLong("slow-delay-ms"), help: "How long SBXSLOW references wait before answering; the default outlasts the default tmp.timeout-ms.")
-    var slowDelayMilliseconds: Int = 20_000
-
-    @Option(
-        name: .customLong("powerauth-dir"),
-        help: ArgumentHelp("Keep the PowerAuth server identity in this directory (created 0700): loaded when present, generated otherwise. Default: a new temporary directory, so a fresh identity.", valueName: "dir"),
-        completion: .directory
-    )
-    var powerAuthDirectory: String?
-
-    @Flag(name: .customLong("skip-verification"), help: "Finish onboarding processes at activation, so devices carry no VERIFICATION_PENDING flag (quick manual tries only).")
-    var skipVerification = false
-
-    @Option(name: .customLong("verification-step-seconds"), help: ArgumentHelp("Seconds between identity verification's background steps (0: at once).", valueName: "seconds"))
-    var verificationStepSeconds: Double = 3
-
-    @Flag(name: .customLong("no-presence-check"), help: "Identity verification without a presence check.")
-    var noPresenceCheck = false
-
-    func validate() throws {
-        guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
-        guard slowDelayMilliseconds >= 0 else { throw ValidationError("--slow-delay-ms must not be negative") }
-        guard (0...3_600).contains(verificationStepSeconds) else { throw ValidationError("--verification-step-seconds must be between 0 and 3600") }
-    }
+    @OptionGroup var options: SandboxOptions
 
     func run() async throws {
         var prepared: (directory: String, identity: PowerAuthServerIdentity)?
         try await reportingErrors(json: false) { prepared = try prepareState() }
         guard let (directory, identity) = prepared else { return }
         // A temporary directory holds the application secret: it goes when the sandbox does.
-        let temporary = powerAuthDirectory == nil ? directory : nil
+        let temporary = options.powerAuthDirectory == nil ? directory : nil
         let stopper = SandboxStopper(removing: temporary)
         defer { stopper.cleanUp() }
         let sandbox: TMPSandbox
         do {
-            sandbox = try await TMPSandbox.start(port: port, slowDelay: .milliseconds(slowDelayMilliseconds), powerAuth: PowerAuthServer(identity: identity), onboarding: OnboardingOptions(
-                skipVerification: skipVerification, verificationStepInterval: verificationStepSeconds, presenceCheck: !noPresenceCheck
+            sandbox = try await TMPSandbox.start(port: options.port, slowDelay: .milliseconds(options.slowDelayMilliseconds), powerAuth: PowerAuthServer(identity: identity), onboarding: OnboardingOptions(
+                skipVerification: options.skipVerification, verificationStepInterval: options.verificationStepSeconds, presenceCheck: !options.noPresenceCheck
             )) { line in
                 Output.line(line)
                 Output.flush()
             }
         } catch {
-            try await reportingErrors(json: false) { throw SandboxListenError(port: port, error: error) }
+            try await reportingErrors(json: false) { throw SandboxListenError(port: options.port, error: error) }
             return
         }
         var written: String?
@@ -122,7 +96,7 @@ struct SandboxCommand: AsyncParsableCommand {
     }
 
     private func prepareDirectory() throws -> String {
-        if let powerAuthDirectory {
+        if let powerAuthDirectory = options.powerAuthDirectory {
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: powerAuthDirectory, isDirectory: &isDirectory) {
                 guard isDirectory.boolValue else {

@@ -1,14 +1,13 @@
-import CommandLine
 import TokenActivation
 import TokenctlApp
 import WalletModel
 
 /// Human and CSV renderings of audit entries. Text output shows stored text through
 /// ``SafeText/escaped(_:)``; CSV keeps values as they are, for the spreadsheet.
-enum AuditText {
-    static let header = pad("ID", 6) + pad("STARTED", 25) + pad("SERIAL", 12) + pad("TOKEN", 12) + pad("OUTCOME", 18) + pad("HTTP", 5) + "ERROR"
+public enum AuditText {
+    public static let header = pad("ID", 6) + pad("STARTED", 25) + pad("SERIAL", 12) + pad("TOKEN", 12) + pad("OUTCOME", 18) + pad("HTTP", 5) + "ERROR"
 
-    static func row(_ entry: AuditEntry, reveal: Bool) -> String {
+    public static func row(_ entry: AuditEntry, reveal: Bool) -> String {
         pad(String(entry.id), 6) + pad(entry.startedAt.iso8601, 25)
             + pad(SafeText.escaped(Mask.identifier(entry.serialNumber, reveal: reveal)), 12)
             + pad(entry.tokenUniqueReference.map { SafeText.escaped(Mask.identifier($0, reveal: reveal)) } ?? "-", 12)
@@ -16,7 +15,7 @@ enum AuditText {
             + (entry.errorCode ?? "-")
     }
 
-    static func block(_ entry: AuditEntry, reveal: Bool) -> String {
+    public static func block(_ entry: AuditEntry, reveal: Bool) -> String {
         let lines: [(String, String?)] = [
             ("id", String(entry.id)), ("request id", entry.requestID),
             ("started at", entry.startedAt.iso8601), ("finished at", entry.finishedAt?.iso8601),
@@ -31,9 +30,9 @@ enum AuditText {
         return lines.map { pad($0.0 + ":", 17) + ($0.1 ?? "-") + "\n" }.joined()
     }
 
-    static let csvHeader = "id,requestId,startedAt,finishedAt,serialNumber,tokenUniqueReference,outcome,errorCode,httpStatus,cardLast4Digits,comment,latencyMs"
+    public static let csvHeader = "id,requestId,startedAt,finishedAt,serialNumber,tokenUniqueReference,outcome,errorCode,httpStatus,cardLast4Digits,comment,latencyMs"
 
-    static func csvLine(_ entry: AuditEntry, reveal: Bool) -> String {
+    public static func csvLine(_ entry: AuditEntry, reveal: Bool) -> String {
         let values: [String] = [
             String(entry.id), entry.requestID, entry.startedAt.iso8601, entry.finishedAt?.iso8601 ?? "",
             Mask.identifier(entry.serialNumber, reveal: reveal),

@@ -20,11 +20,11 @@ extension ErrorCode {
              .deeplinkControlCharacter, .deeplinkSerialTooLong, .deeplinkInvalidPassType, .deeplinkInvalidAction,
              .walletDuplicate, .walletConflict,
              .importUnreadable, .importInvalidHeader, .importInvalidRow, .importConflict,
-             .auditChainBroken, .onboardingCannotActivate, .powerAuthAlreadyActivated,
+             .auditChainBroken, .auditInconsistent, .onboardingCannotActivate, .powerAuthAlreadyActivated,
              .loginUserExists, .loginWrongState, .loginRegistrationRefused, .activationBatchUnreadable,
              .verificationWrongStep, .verificationFileTooLarge, .verificationInvalidDocument:
             .rejectedInput
-        case .walletNotFound, .walletAmbiguous, .walletNotActivatable, .auditNotFound, .onboardingNotRunning, .loginNoUser, .powerAuthNoToken,
+        case .walletNotFound, .walletAmbiguous, .walletNotActivatable, .auditNotFound, .auditNoCheckpoint, .onboardingNotRunning, .loginNoUser, .powerAuthNoToken,
              .verificationFileUnreadable:
             .notFound
         case .tmpConnectionRefused, .tmpDNSFailure, .tmpConnectTimeout, .tmpTLS, .tmpTimeout,
@@ -47,7 +47,7 @@ extension ErrorCode {
             .userActivationRequired
         case .configFileMissing, .configUnreadable, .configInvalidJSON, .configUnknownKey, .configInvalidValue,
              .configSecretMissing, .configSecretPermissions, .configFileUnreadable, .configFileInvalid,
-             .configInsecureURL, .configTLSFiles, .sandboxStateUnusable:
+             .configInsecureURL, .configTLSFiles, .sandboxStateUnusable, .auditNotConfigured:
             .configuration
         case .onboardingOTPInvalid, .loginWrongPIN, .verificationWrongOTP, .verificationConsentNotApproved:
             .declined

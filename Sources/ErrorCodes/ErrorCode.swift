@@ -38,6 +38,9 @@ public enum ErrorCode: String, CaseIterable, Sendable, Hashable, Comparable {
     // The audit and the activation pipeline.
     case auditNotFound = "audit.notFound"
     case auditChainBroken = "audit.chainBroken"
+    case auditInconsistent = "audit.inconsistent"
+    case auditNoCheckpoint = "audit.noCheckpoint"
+    case auditNotConfigured = "audit.notConfigured"
     case activationInProgress = "activation.inProgress"
     case activationInterrupted = "activation.interrupted"
     case activationBatchUnreadable = "activation.batchUnreadable"

@@ -199,6 +199,31 @@ enum Migrations {
                 CREATE INDEX pass_record_activating ON pass_record (serial_number) WHERE state = 'activating';
                 """)
         }
+        migrator.registerMigration("v10-transparency-log") { db in
+            // The audit as a transparency log (DESIGN §9): the Merkle tree's nodes of 16
+            // leaves and up over whole blocks of audit rows, and the signed checkpoints.
+            // Both append-only, as the audit is.
+            try db.execute(sql: """
+                CREATE TABLE audit_tree_node (
+                    level INTEGER NOT NULL,
+                    idx INTEGER NOT NULL,
+                    hash BLOB NOT NULL CHECK (length(hash) = 32),
+                    PRIMARY KEY (level, idx)
+                ) WITHOUT ROWID;
+                CREATE TRIGGER audit_tree_node_append_only_update BEFORE UPDATE ON audit_tree_node
+                    BEGIN SELECT RAISE(ABORT, 'the audit tree is append-only'); END;
+                CREATE TRIGGER audit_tree_node_append_only_delete BEFORE DELETE ON audit_tree_node
+                    BEGIN SELECT RAISE(ABORT, 'the audit tree is append-only'); END;
+                CREATE TABLE audit_checkpoint (
+                    size INTEGER PRIMARY KEY,
+                    note TEXT NOT NULL
+                );
+                CREATE TRIGGER audit_checkpoint_append_only_update BEFORE UPDATE ON audit_checkpoint
+                    BEGIN SELECT RAISE(ABORT, 'the audit checkpoints are append-only'); END;
+                CREATE TRIGGER audit_checkpoint_append_only_delete BEFORE DELETE ON audit_checkpoint
+                    BEGIN SELECT RAISE(ABORT, 'the audit checkpoints are append-only'); END;
+                """)
+        }
         return migrator
     }
 }

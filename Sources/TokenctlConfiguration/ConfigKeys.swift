@@ -57,6 +57,9 @@ public enum ConfigKeys {
     public static let serviceTLSClientCAFile = "service.tls.client-ca-file"
     public static let serviceBearerTokenFile = "service.auth.bearer-token-file"
     public static let logFormat = "log.format"
+    public static let auditOrigin = AuditSettings.Keys.origin
+    public static let auditSigningKeyFile = AuditSettings.Keys.signingKeyFile
+    public static let auditCheckpointInterval = AuditSettings.Keys.checkpointInterval
     public static let powerAuthBaseURL = OnboardingSettings.Keys.powerAuthBaseURL
     public static let powerAuthApplicationKey = OnboardingSettings.Keys.powerAuthApplicationKey
     public static let powerAuthApplicationSecretFile = OnboardingSettings.Keys.powerAuthApplicationSecretFile
@@ -76,6 +79,7 @@ public enum ConfigKeys {
         loginConnectTimeout, loginTimeout, loginCAFile, loginClientCertFile, loginClientKeyFile,
         serviceSocket, serviceSocketMode, serviceMaxInFlight, serviceQueueLimit, serviceIdempotencyRetention,
         serviceMaxConnections, serviceHeaderTimeout, serviceIdleTimeout, serviceTLSCertFile, serviceTLSKeyFile, serviceTLSClientCAFile, serviceBearerTokenFile,
+        auditOrigin, auditSigningKeyFile, auditCheckpointInterval,
         logFormat,
     ]
 

@@ -150,6 +150,9 @@ enum ConfigValues {
             K.serviceTLSKeyFile: .optional(service.tls.keyFile),
             K.serviceTLSClientCAFile: .optional(service.tls.clientCAFile),
             K.serviceBearerTokenFile: .optional(service.bearerTokenFile),
+            K.auditOrigin: .optional(settings.audit.origin),
+            K.auditSigningKeyFile: .optional(settings.audit.signingKeyFile),
+            K.auditCheckpointInterval: .int(settings.audit.checkpointIntervalSeconds),
             K.logFormat: .string(settings.logFormat.rawValue),
         ]
     }

@@ -30,6 +30,8 @@ public struct Settings: Sendable, Equatable {
     public var login: LoginSettings
     /// The resident service (`service.*`).
     public var service: ServiceSettings
+    /// The audit's transparency log (`audit.*`).
+    public var audit = AuditSettings()
     /// How log lines are written (`log.format`).
     public var logFormat: LogFormat = .text
     /// The configuration file that was read, if any.

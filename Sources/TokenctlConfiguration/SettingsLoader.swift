@@ -155,6 +155,7 @@ public struct SettingsLoader: Sendable {
             settings.onboarding.powerAuth.masterServerPublicKey = key
         }
         try service(layers, into: &settings.service)
+        try audit(layers, into: &settings.audit)
         if let (name, origin) = try layers.string(ConfigKeys.logFormat) {
             guard let format = LogFormat(rawValue: name) else {
                 throw ConfigurationError.invalidValue(key: ConfigKeys.logFormat, origin: origin, expected: LogFormat.names.replacingOccurrences(of: ", ", with: " or "))
@@ -165,6 +166,17 @@ public struct SettingsLoader: Sendable {
     }
 
     /// `service.*`: where `tokenctl serve` listens and how much it admits.
+    private func audit(_ layers: ConfigLayers, into audit: inout AuditSettings) throws {
+        if let (origin, from) = try layers.string(ConfigKeys.auditOrigin) {
+            guard AuditSettings.isValidOrigin(origin) else {
+                throw ConfigurationError.invalidValue(key: ConfigKeys.auditOrigin, origin: from, expected: "the log's name, without spaces or '+', such as \"bank.example/tokenctl-audit\"")
+            }
+            audit.origin = origin
+        }
+        audit.signingKeyFile = try layers.path(ConfigKeys.auditSigningKeyFile)
+        try layers.int(ConfigKeys.auditCheckpointInterval, min: 1).map { audit.checkpointIntervalSeconds = $0 }
+    }
+
     private func service(_ layers: ConfigLayers, into service: inout ServiceSettings) throws {
         if let (path, origin) = try layers.string(ConfigKeys.serviceSocket) {
             service.socket = try nonEmpty(path, ConfigKeys.serviceSocket, origin).resolvingPath(from: origin)

@@ -29,7 +29,7 @@ import Testing
         #expect(values["onboarding.timeout-ms"]?["value"] as? Int == 20000)
         #expect(values["onboarding.timeout-ms"]?["origin"] as? String == "default")
         #expect(values["tmp.auth.bearer-token-file"]?["value"] is NSNull)
-        #expect(values.count == 57)
+        #expect(values.count == 60)
 
         let secrets = try #require(try result.jsonObject()["secrets"] as? [String: [String: Any]])
         #expect(secrets["TMP bearer token"]?["set"] as? Bool == true)

@@ -143,7 +143,9 @@ extension ConfigurationAndDatabaseTests {
             db = sqlite3.connect(sys.argv[1])
             db.execute("DROP INDEX pass_record_activating")
             db.execute("DROP TABLE idempotency_key")
-            db.execute("DELETE FROM grdb_migrations WHERE identifier IN ('v8-idempotency-keys', 'v9-idempotency-attempts')")
+            db.execute("DROP TABLE audit_tree_node")
+            db.execute("DROP TABLE audit_checkpoint")
+            db.execute("DELETE FROM grdb_migrations WHERE identifier IN ('v8-idempotency-keys', 'v9-idempotency-attempts', 'v10-transparency-log')")
             db.execute("PRAGMA user_version = 7")
             db.commit()
             """
@@ -153,14 +155,14 @@ extension ConfigurationAndDatabaseTests {
         let status = try cli.run("db", "status", "--json")
         #expect(status.status == 74, "\(status.stderr)")
         let object = try status.jsonObject()
-        #expect(object["pending"] as? [String] == ["v8-idempotency-keys", "v9-idempotency-attempts"])
+        #expect(object["pending"] as? [String] == ["v8-idempotency-keys", "v9-idempotency-attempts", "v10-transparency-log"])
         #expect(object["current"] as? Bool == false)
         #expect(try applied() == "7")
 
         let migrated = try cli.run("db", "migrate")
         #expect(migrated.status == 0, "\(migrated.stderr)")
-        #expect(migrated.stdout.contains("v8-idempotency-keys") && migrated.stdout.contains("v9-idempotency-attempts"))
-        #expect(try applied() == "9")
+        #expect(migrated.stdout.contains("v8-idempotency-keys") && migrated.stdout.contains("v10-transparency-log"))
+        #expect(try applied() == "10")
         #expect(try cli.run("db", "status").status == 0)
     }
 }

@@ -1,3 +1,4 @@
+import ErrorCodes
 import HTTPTransport
 import Logging
 import OnboardingCore
@@ -66,6 +67,40 @@ extension Wallet {
     /// Wallet administration on these settings' database.
     public init(settings: Settings, logger: Logger = Logger(label: "tokenctl.wallet")) {
         self.init(store: settings.store, logger: logger)
+    }
+}
+
+extension TransparencyLog {
+    /// The transparency log of these settings' database.
+    public init(settings: Settings, logger: Logger = Logger(label: "tokenctl.audit")) {
+        self.init(store: settings.store, logger: logger)
+    }
+}
+
+extension AuditSettings {
+    /// The log's name and the key that signs its checkpoints, read from
+    /// `audit.signing-key-file` (owner-only, never printed); `audit.notConfigured` (78)
+    /// names what is missing.
+    public func signer() throws -> (origin: String, signer: NoteSigner) {
+        guard let origin else {
+            throw AuditError(code: .auditNotConfigured, message: "audit.origin is not set: name the log (such as bank.example/tokenctl-audit) in the configuration, then make its key with tokenctl audit key generate --origin NAME --out FILE")
+        }
+        guard let file = signingKeyFile else {
+            throw AuditError(code: .auditNotConfigured, message: "audit.signing-key-file is not set: make a key with tokenctl audit key generate --origin \(origin) --out FILE and name the file there")
+        }
+        guard let text = try SecretFile.secret(file: file, key: Keys.signingKeyFile, variable: "", environment: [:]) else {
+            throw ConfigurationError.secretMissing("\(Keys.signingKeyFile) names \(file), which is empty")
+        }
+        let signer: NoteSigner
+        do {
+            signer = try NoteSigner(signerKey: text)
+        } catch {
+            throw ConfigurationError.fileInvalid(key: Keys.signingKeyFile, path: file, expected: "a signed-note private key (PRIVATE+KEY+NAME+HASH+KEY, as tokenctl audit key generate writes)")
+        }
+        guard signer.name == origin else {
+            throw AuditError(code: .auditNotConfigured, message: "the key in \(Keys.signingKeyFile) is \(signer.name)'s, not audit.origin's (\(origin)): a checkpoint's signature names its log")
+        }
+        return (origin, signer)
     }
 }
 

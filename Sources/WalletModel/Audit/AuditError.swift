@@ -5,6 +5,11 @@ public struct AuditError: CodedError, Equatable {
     public let code: ErrorCode
     public let message: String
 
+    public init(code: ErrorCode, message: String) {
+        self.code = code
+        self.message = message
+    }
+
     /// No entry has this attempt id.
     public static func notFound(id: Int64) -> AuditError {
         AuditError(code: .auditNotFound, message: "no audit entry has id \(id)")

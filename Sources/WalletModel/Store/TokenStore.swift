@@ -2,7 +2,7 @@
 /// protocol, one driver per database (SQLite in `Storage`, PostgreSQL in `PostgresStorage`),
 /// opened by a ``StoreDriver``. Each method is one intent that keeps its invariants inside
 /// its own transaction; no database handle reaches the domain.
-public protocol TokenStore: StateDatabase {
+public protocol TokenStore: StateDatabase, TransparencyLogStore {
     // MARK: Passes
 
     /// The records of `query`, in serial order (empty when none).

@@ -14,30 +14,18 @@ public enum MerkleProof {
     /// The audit path of leaf `index` in the tree of `leaves` (PATH of RFC 9162 §2.1.3.1).
     public static func inclusion(index: Int, leaves: ArraySlice<[UInt8]>) -> [[UInt8]] {
         precondition(index >= 0 && index < leaves.count)
-        guard leaves.count > 1 else { return [] }
-        let split = leaves.startIndex + MerkleHash.largestPowerOfTwo(below: leaves.count)
-        let offset = leaves.startIndex + index
-        if offset < split {
-            return inclusion(index: index, leaves: leaves[..<split]) + [MerkleHash.root(leaves[split...])]
-        }
-        return inclusion(index: offset - split, leaves: leaves[split...]) + [MerkleHash.root(leaves[..<split])]
+        return heads(MerkleRanges.inclusion(index: Int64(index), size: Int64(leaves.count)), leaves)
     }
 
     /// The proof that the tree of the first `size` leaves (one or more) is a prefix of the
     /// tree of all `leaves` (PROOF of RFC 9162 §2.1.4.1); empty when `size` is the whole tree.
     public static func consistency(size: Int, leaves: ArraySlice<[UInt8]>) -> [[UInt8]] {
         precondition(size > 0 && size <= leaves.count)
-        return subproof(size, leaves, complete: true)
+        return heads(MerkleRanges.consistency(from: Int64(size), to: Int64(leaves.count)), leaves)
     }
 
-    private static func subproof(_ size: Int, _ leaves: ArraySlice<[UInt8]>, complete: Bool) -> [[UInt8]] {
-        if size == leaves.count { return complete ? [] : [MerkleHash.root(leaves)] }
-        let half = MerkleHash.largestPowerOfTwo(below: leaves.count)
-        let split = leaves.startIndex + half
-        if size <= half {
-            return subproof(size, leaves[..<split], complete: complete) + [MerkleHash.root(leaves[split...])]
-        }
-        return subproof(size - half, leaves[split...], complete: false) + [MerkleHash.root(leaves[..<split])]
+    private static func heads(_ ranges: [Range<Int64>], _ leaves: ArraySlice<[UInt8]>) -> [[UInt8]] {
+        ranges.map { range in MerkleHash.root(leaves[(leaves.startIndex + Int(range.lowerBound))..<(leaves.startIndex + Int(range.upperBound))]) }
     }
 
     // MARK: Checking proofs

@@ -10,9 +10,15 @@ struct AuditCommand: AsyncParsableCommand {
         abstract: "What happened to a token, when, and why: the activation audit.",
         discussion: """
             One entry per activation attempt (its "started" and "finished" rows merged). Rows are \
-            append-only and hash-chained; `audit verify` checks the chain (exit 65 when broken).
+            append-only and hash-chained; `audit verify` checks the chain (exit 65 when broken). The \
+            rows are also a transparency log: the leaves of a Merkle tree whose head `audit checkpoint` \
+            signs, with proofs of an entry (`audit prove`) and of a later tree extending an older one \
+            (`audit consistency`) that tools other than tokenctl verify.
             """,
-        subcommands: [AuditList.self, AuditShow.self, AuditExport.self, AuditVerify.self]
+        subcommands: [
+            AuditList.self, AuditShow.self, AuditExport.self, AuditVerify.self,
+            AuditCheckpoint.self, AuditProve.self, AuditConsistency.self, AuditKeyCommand.self,
+        ]
     )
 }
 
@@ -130,20 +136,54 @@ struct AuditExport: AsyncParsableCommand {
 }
 
 struct AuditVerify: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "verify", abstract: "Check the audit's hash chain: exit 0 when it holds, 65 when it is broken.")
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Check the audit's hash chain and its checkpoints: exit 0 when they hold, 65 when not.",
+        discussion: """
+            Checks the hash chain, then every stored checkpoint's tree head against the tree \
+            recomputed from the rows (audit.chainBroken, audit.inconsistent: exit 65). With \
+            --checkpoint and --verifier-key, checks instead a checkpoint an auditor kept: its \
+            signature by the log's key, then that the rows still make its tree; a log cut below its \
+            size or rewritten within it is audit.inconsistent, naming the missing rows or the first \
+            leaf that differs from the tree as it was stored.
+            """
+    )
+
+    @Option(help: ArgumentHelp("A checkpoint kept from audit checkpoint ('-' for standard input).", valueName: "file"), completion: .file())
+    var checkpoint: String?
+
+    @Option(name: .customLong("verifier-key"), help: ArgumentHelp("The log's verifier key, as audit key generate printed it.", valueName: "key"))
+    var verifierKey: String?
 
     @Flag(help: "Print the result as JSON.")
     var json = false
     @OptionGroup var global: GlobalOptions
 
+    func validate() throws {
+        if (checkpoint == nil) != (verifierKey == nil) { throw ValidationError("--checkpoint and --verifier-key go together") }
+        if let verifierKey, (try? NoteVerifier(verifierKey: verifierKey)) == nil {
+            throw ValidationError("--verifier-key is not a signed-note verifier key (NAME+HASH+KEY, as audit key generate prints it)")
+        }
+    }
+
     func run() async throws {
         try await reportingErrors(json: json) {
-            let (rows, broken) = try Audit(settings: try await global.readingSettings()).verify()
+            let settings = try await global.readingSettings()
+            if let checkpoint, let verifierKey {
+                let verifier = try NoteVerifier(verifierKey: verifierKey)
+                let note = try InputFile.read(checkpoint, option: "--checkpoint")
+                let (signed, rows) = try TransparencyLog(settings: settings).verify(note: Array(note), verifier: verifier)
+                Output.print(json: json ? JSONObject(["verified": .bool(true), "checkpointSize": .int(Int(signed.size)), "rows": .int(Int(rows))]) : nil,
+                             lines: ["checkpoint verified: \(signed.origin) at \(signed.size) rows, signed by its key; the log (\(rows) rows) extends it"])
+                return
+            }
+            let (rows, broken) = try Audit(settings: settings).verify()
             if let broken { throw AuditError.chainBroken(broken) }
+            let checkpoints = try TransparencyLog(settings: settings).verifyStored()
             if json {
-                Output.line(JSONObject(["verified": .bool(true), "rows": .int(rows)]).text)
+                Output.line(JSONObject(["verified": .bool(true), "rows": .int(rows), "checkpoints": .int(checkpoints)]).text)
             } else {
-                Output.line("audit chain verified: \(rows) row\(rows == 1 ? "" : "s")")
+                Output.line("audit chain verified: \(rows) row\(rows == 1 ? "" : "s")" + (checkpoints == 0 ? "" : "; \(checkpoints) checkpoint\(checkpoints == 1 ? "" : "s") hold"))
             }
         }
     }

@@ -1,0 +1,56 @@
+import PostgresNIO
+import WalletModel
+
+/// The audit's transparency log on PostgreSQL (migration v7): one round trip for any set of
+/// nodes, read or written.
+extension PostgresStore: TransparencyLogStore {
+    public func auditTreeSize() throws -> Int64 {
+        try query("SELECT coalesce(max(seq), 0)::bigint FROM audit_row").first?.decode(Int64.self) ?? 0
+    }
+
+    public func auditRowSeqs(attemptID: Int64) throws -> [Int64] {
+        try query("SELECT seq FROM audit_row WHERE attempt_id = \(attemptID) ORDER BY seq").map { try $0.decode(Int64.self) }
+    }
+
+    public func storedTreeBlocks() throws -> Int64 {
+        let level = AuditTree.storedLevel
+        return try query("SELECT coalesce(max(idx) + 1, 0)::bigint FROM audit_tree_node WHERE level = \(level)").first?.decode(Int64.self) ?? 0
+    }
+
+    public func treeNodes(_ nodes: [MerkleNode]) throws -> [MerkleNode: [UInt8]] {
+        guard !nodes.isEmpty else { return [:] }
+        let levels = nodes.map(\.level), indexes = nodes.map(\.index)
+        let rows = try query("""
+            SELECT n.level, n.idx, encode(n.hash, 'hex') FROM audit_tree_node n
+            JOIN unnest(\(levels)::integer[], \(indexes)::bigint[]) AS w(level, idx) ON n.level = w.level AND n.idx = w.idx
+            """)
+        var found: [MerkleNode: [UInt8]] = [:]
+        for row in rows {
+            let (level, index, hash) = try row.decode((Int, Int64, String).self)
+            guard let bytes = Hex.decode(hash) else { continue }
+            found[MerkleNode(level: level, index: index)] = bytes
+        }
+        return found
+    }
+
+    public func storeTreeNodes(_ nodes: [(node: MerkleNode, hash: [UInt8])]) throws {
+        guard !nodes.isEmpty else { return }
+        let levels = nodes.map(\.node.level), indexes = nodes.map(\.node.index), hashes = nodes.map { Hex.encode($0.hash) }
+        try query("""
+            INSERT INTO audit_tree_node (level, idx, hash)
+            SELECT level, idx, decode(hash, 'hex') FROM unnest(\(levels)::integer[], \(indexes)::bigint[], \(hashes)::text[]) AS n(level, idx, hash)
+            ON CONFLICT DO NOTHING
+            """)
+    }
+
+    public func storeCheckpoint(_ checkpoint: StoredCheckpoint) throws {
+        try query("INSERT INTO audit_checkpoint (size, note) VALUES (\(checkpoint.size), \(checkpoint.note)) ON CONFLICT DO NOTHING")
+    }
+
+    public func storedCheckpoints() throws -> [StoredCheckpoint] {
+        try query("SELECT size, note FROM audit_checkpoint ORDER BY size").map { row in
+            let (size, note) = try row.decode((Int64, String).self)
+            return StoredCheckpoint(size: size, note: note)
+        }
+    }
+}

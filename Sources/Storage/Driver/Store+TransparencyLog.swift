@@ -1,0 +1,32 @@
+import GRDB
+import WalletModel
+
+extension Store: TransparencyLogStore {
+    public func auditTreeSize() throws -> Int64 {
+        try read { try TransparencyLogTables.treeSize($0) }
+    }
+
+    public func auditRowSeqs(attemptID: Int64) throws -> [Int64] {
+        try read { db in try Int64.fetchAll(db, sql: "SELECT seq FROM audit_row WHERE attempt_id = ? ORDER BY seq", arguments: [attemptID]) }
+    }
+
+    public func storedTreeBlocks() throws -> Int64 {
+        try read { try TransparencyLogTables.storedBlocks($0) }
+    }
+
+    public func treeNodes(_ nodes: [MerkleNode]) throws -> [MerkleNode: [UInt8]] {
+        try read { try TransparencyLogTables.nodes(nodes, $0) }
+    }
+
+    public func storeTreeNodes(_ nodes: [(node: MerkleNode, hash: [UInt8])]) throws {
+        try write { try TransparencyLogTables.insert(nodes, $0) }
+    }
+
+    public func storeCheckpoint(_ checkpoint: StoredCheckpoint) throws {
+        try write { try TransparencyLogTables.insert(checkpoint, $0) }
+    }
+
+    public func storedCheckpoints() throws -> [StoredCheckpoint] {
+        try read { try TransparencyLogTables.checkpoints($0) }
+    }
+}

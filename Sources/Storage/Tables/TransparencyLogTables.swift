@@ -1,0 +1,38 @@
+import Foundation
+import GRDB
+import WalletModel
+
+/// The statements of the audit's transparency log: the tree's stored nodes and the
+/// checkpoints (migration v10).
+enum TransparencyLogTables {
+    static func treeSize(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT coalesce(max(seq), 0) FROM audit_row") ?? 0
+    }
+
+    static func storedBlocks(_ db: Database) throws -> Int64 {
+        let last = try Int64.fetchOne(db, sql: "SELECT max(idx) FROM audit_tree_node WHERE level = ?", arguments: [AuditTree.storedLevel])
+        return last.map { $0 + 1 } ?? 0
+    }
+
+    static func nodes(_ nodes: [MerkleNode], _ db: Database) throws -> [MerkleNode: [UInt8]] {
+        var found: [MerkleNode: [UInt8]] = [:]
+        let statement = try db.cachedStatement(sql: "SELECT hash FROM audit_tree_node WHERE level = ? AND idx = ?")
+        for node in nodes {
+            if let hash = try Data.fetchOne(statement, arguments: [node.level, node.index]) { found[node] = Array(hash) }
+        }
+        return found
+    }
+
+    static func insert(_ nodes: [(node: MerkleNode, hash: [UInt8])], _ db: Database) throws {
+        let statement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO audit_tree_node (level, idx, hash) VALUES (?, ?, ?)")
+        for (node, hash) in nodes { try statement.execute(arguments: [node.level, node.index, Data(hash)]) }
+    }
+
+    static func insert(_ checkpoint: StoredCheckpoint, _ db: Database) throws {
+        try db.execute(sql: "INSERT OR IGNORE INTO audit_checkpoint (size, note) VALUES (?, ?)", arguments: [checkpoint.size, checkpoint.note])
+    }
+
+    static func checkpoints(_ db: Database) throws -> [StoredCheckpoint] {
+        try Row.fetchAll(db, sql: "SELECT size, note FROM audit_checkpoint ORDER BY size").map { StoredCheckpoint(size: $0["size"], note: $0["note"]) }
+    }
+}

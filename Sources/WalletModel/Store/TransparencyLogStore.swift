@@ -1,0 +1,40 @@
+/// The audit's transparency log as a driver keeps it (DESIGN §9): the Merkle tree's stored
+/// hashes (the nodes of ``AuditTree/storedLevel`` and up, so that a proof reads O(log n)
+/// hashes and at most a block of rows) and the signed checkpoints, both append-only. The
+/// leaves are the audit rows themselves, read in chain order.
+public protocol TransparencyLogStore {
+    /// The tree's size: the rows of the audit chain (rows are numbered from 1, without gaps).
+    func auditTreeSize() throws -> Int64
+
+    /// Rows after `seq`, in chain order, at most `limit` of them.
+    func auditPage(after seq: Int64, limit: Int) throws -> [StoredAuditRow]
+
+    /// The positions (seq) of the rows of audit entry `attemptID`, in chain order.
+    func auditRowSeqs(attemptID: Int64) throws -> [Int64]
+
+    /// How many blocks of 2^``AuditTree/storedLevel`` leaves the stored nodes cover, from leaf 0.
+    func storedTreeBlocks() throws -> Int64
+
+    /// The stored hashes of those of `nodes` that are stored.
+    func treeNodes(_ nodes: [MerkleNode]) throws -> [MerkleNode: [UInt8]]
+
+    /// Stores nodes; one already stored is kept (a node's hash is a function of the rows).
+    func storeTreeNodes(_ nodes: [(node: MerkleNode, hash: [UInt8])]) throws
+
+    /// Stores a signed checkpoint; one of the same size already stored is kept.
+    func storeCheckpoint(_ checkpoint: StoredCheckpoint) throws
+
+    /// Every stored checkpoint, smallest tree first.
+    func storedCheckpoints() throws -> [StoredCheckpoint]
+}
+
+/// A checkpoint as stored: the tree size it signs and the signed note's text.
+public struct StoredCheckpoint: Sendable, Equatable {
+    public var size: Int64
+    public var note: String
+
+    public init(size: Int64, note: String) {
+        self.size = size
+        self.note = note
+    }
+}

@@ -1,0 +1,60 @@
+import Crypto
+
+extension AuditTree {
+    /// The tree recomputed from the rows alone, ignoring every stored node: what `audit
+    /// verify` holds a checkpoint against.
+    public struct Recomputed: Sendable {
+        /// The heads at the sizes asked for.
+        public let heads: [Int64: [UInt8]]
+        /// Every leaf hash, 32 bytes each, in order.
+        public let leafHashes: [UInt8]
+
+        public func leafHash(_ index: Int64) -> [UInt8] {
+            Array(leafHashes[Int(index) * MerkleHash.size..<Int(index + 1) * MerkleHash.size])
+        }
+    }
+
+    /// Reads the rows of the first `size` leaves once and answers the heads at `sizes`.
+    public func recompute(size: Int64, heads sizes: Set<Int64>) throws -> Recomputed {
+        var heads: [Int64: [UInt8]] = [:]
+        if sizes.contains(0) { heads[0] = MerkleHash.emptyTree }
+        var range: [(level: Int, hash: [UInt8])] = []
+        var leaves: [UInt8] = []
+        leaves.reserveCapacity(Int(size) * MerkleHash.size)
+        var count: Int64 = 0
+        while count < size {
+            let end = min(count + 4096, size)
+            for data in try leafData(count..<end) {
+                var hash = MerkleHash.leaf(data)
+                leaves += hash
+                var level = 0
+                while let last = range.last, last.level == level {
+                    range.removeLast()
+                    hash = MerkleHash.node(last.hash, hash)
+                    level += 1
+                }
+                range.append((level, hash))
+                count += 1
+                if sizes.contains(count) { heads[count] = MerkleNode.head(of: range.map(\.hash)) }
+            }
+        }
+        return Recomputed(heads: heads, leafHashes: leaves)
+    }
+
+    /// The first leaf below `size` whose stored hash differs from `recomputed`'s; nil when
+    /// every stored leaf agrees (or none is stored).
+    public func firstStoredLeafDiffering(from recomputed: Recomputed, size: Int64) throws -> Int64? {
+        let stored = min(size, try store.storedTreeBlocks() * Self.blockSize)
+        var start: Int64 = 0
+        while start < stored {
+            let end = min(start + 4096, stored)
+            let nodes = (start..<end).map { MerkleNode(level: 0, index: $0) }
+            let found = try store.treeNodes(nodes)
+            for node in nodes where found[node].map({ $0 != recomputed.leafHash(node.index) }) ?? false {
+                return node.index
+            }
+            start = end
+        }
+        return nil
+    }
+}

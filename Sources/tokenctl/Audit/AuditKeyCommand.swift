@@ -1,0 +1,54 @@
+import ArgumentParser
+import CommandLine
+import TokenctlConfiguration
+import WalletModel
+
+struct AuditKeyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "key",
+        abstract: "The key that signs the audit log's checkpoints.",
+        subcommands: [AuditKeyGenerate.self]
+    )
+}
+
+struct AuditKeyGenerate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "generate",
+        abstract: "Make a signing key for the audit log's checkpoints; print its verifier key.",
+        discussion: """
+            Writes a signed-note private key (golang.org/x/mod/sumdb/note's format, Ed25519; its name \
+            is the origin) to a new file, owner-only, and prints the verifier key that auditors and \
+            witnesses check checkpoints with. Then set audit.origin to the origin and \
+            audit.signing-key-file to the file. An existing file is never written over.
+            """
+    )
+
+    @Option(help: ArgumentHelp("The log's name, as audit.origin will say it (such as bank.example/tokenctl-audit; no spaces, no '+').", valueName: "origin"))
+    var origin: String
+
+    @Option(help: ArgumentHelp("The new key file (made 0600).", valueName: "file"), completion: .file())
+    var out: String
+
+    @Flag(help: "Print the result as JSON.")
+    var json = false
+
+    func validate() throws {
+        guard AuditSettings.isValidOrigin(origin) else {
+            throw ValidationError("--origin must be a log's name without spaces or '+', such as bank.example/tokenctl-audit")
+        }
+    }
+
+    func run() async throws {
+        try await reportingErrors(json: json) {
+            let signer = try NoteSigner.generate(name: origin)
+            try OutputFile.write(Array((signer.signerKey + "\n").utf8), to: out, option: "--out", mode: 0o600, exclusive: true)
+            let verifierKey = signer.verifier.verifierKey
+            if json {
+                Output.line(JSONObject(["origin": .string(origin), "verifierKey": .string(verifierKey), "file": .string(out)]).text)
+            } else {
+                Output.line(verifierKey)
+                Output.error("wrote the signing key to \(SafeText.escaped(out)) (0600); set audit.origin to \(origin) and audit.signing-key-file to that file, and give auditors the verifier key above")
+            }
+        }
+    }
+}

@@ -1,0 +1,169 @@
+import ErrorCodes
+import Foundation
+import TestSupport
+import Testing
+import TokenctlApp
+import WalletModel
+
+/// The audit's Merkle tree on both drivers (DESIGN §9): tree heads and proofs made from the
+/// stored nodes and the rows equal those made from every leaf in memory, before and after
+/// the stored nodes catch up, and a proof reads O(log n) stored hashes and at most two
+/// blocks of rows.
+@Suite struct AuditTreeContractTests {
+    let directory = TemporaryDirectory()
+
+    @Test(arguments: Driver.allCases)
+    func headsAndProofsAreTheTreeOfTheRows(_ driver: Driver) async throws {
+        try await Threads.run { [directory] in
+            let store = try driver.make(in: directory)
+            try store.with { store in
+                let tree = AuditTree(store: store)
+                #expect(try tree.size() == 0)
+                #expect(try tree.rootHash(size: 0) == MerkleHash.emptyTree)
+                // 37 attempts: 74 rows.
+                try Self.appendAttempts(37, to: store)
+                let leaves = try Self.leafHashes(store)
+                #expect(leaves.count == 74)
+                #expect(try tree.size() == 74)
+                try Self.expectTheTree(tree, of: leaves, sizes: [1, 2, 3, 15, 16, 17, 33, 64, 73, 74])
+                // Caught up: the same heads and proofs from the stored nodes.
+                #expect(try tree.catchUp() == 74)
+                #expect(try store.storedTreeBlocks() == 74)
+                #expect(try tree.catchUp() == 0)
+                try Self.expectTheTree(tree, of: leaves, sizes: [1, 16, 17, 32, 48, 63, 64, 65, 74])
+                // More rows, caught up in chunks of 16: the nodes above complete.
+                try Self.appendAttempts(60, to: store, from: 38)
+                let more = try Self.leafHashes(store)
+                #expect(try tree.catchUp(chunkBlocks: 16) == 120)
+                #expect(try store.storedTreeBlocks() == 194)
+                let upper = try store.treeNodes([MerkleNode(level: 7, index: 0), MerkleNode(level: 6, index: 2), MerkleNode(level: 6, index: 3), MerkleNode(level: 8, index: 0)])
+                #expect(upper[MerkleNode(level: 7, index: 0)] == MerkleHash.root(more[0..<128]))
+                #expect(upper[MerkleNode(level: 6, index: 2)] == MerkleHash.root(more[128..<192]))
+                #expect(upper.count == 2, "a node whose leaves are not all there is not stored")
+                try Self.expectTheTree(tree, of: more, sizes: [74, 128, 129, 191, 192, 193, 194])
+            }
+        }
+    }
+
+    /// What a proof reads, once the tree caught up: the stored hashes along the path, at most
+    /// two for each level, and no row.
+    @Test(arguments: Driver.allCases)
+    func aProofReadsLogarithmicallyMany(_ driver: Driver) async throws {
+        try await Threads.run { [directory] in
+            let store = try driver.make(in: directory)
+            try store.with { store in
+                try Self.appendAttempts(250, to: store)
+                try AuditTree(store: store).catchUp()
+                let counting = CountingStore(store)
+                let tree = AuditTree(store: counting)
+                let leaves = try Self.leafHashes(store)
+                let proof = try tree.inclusionProof(index: 200, size: 499)
+                #expect(proof == MerkleProof.inclusion(index: 200, leaves: leaves[0..<499]))
+                #expect(counting.rowsRead == 0, "\(counting.rowsRead) rows read")
+                #expect(counting.nodesAsked <= 18, "\(counting.nodesAsked) nodes asked")
+                counting.reset()
+                _ = try tree.consistencyProof(from: 300, to: 500)
+                #expect(counting.rowsRead == 0, "\(counting.rowsRead) rows read")
+                #expect(counting.nodesAsked <= 18, "\(counting.nodesAsked) nodes asked")
+                // Rows not caught up yet are read, and only those.
+                try Self.appendAttempts(5, to: store, from: 251)
+                counting.reset()
+                #expect(try tree.rootHash(size: 510) == MerkleHash.root(try Self.leafHashes(store)[0..<510]))
+                #expect(counting.rowsRead == 10, "\(counting.rowsRead) rows read")
+            }
+        }
+    }
+
+    /// A stored node that went missing is an error naming the way to look, never a wrong head.
+    @Test func aMissingStoredNodeIsCorrupt() async throws {
+        try await Threads.run { [directory] in
+            let store = try Driver.sqlite.make(in: directory)
+            try store.with { store in
+                try Self.appendAttempts(40, to: store)
+                try AuditTree(store: store).catchUp()
+            }
+            try Self.sqlite(directory.file("store.sqlite"), "DROP TRIGGER audit_tree_node_append_only_delete; DELETE FROM audit_tree_node WHERE level = 6")
+            try store.with { store in
+                #expect {
+                    try AuditTree(store: store).rootHash(size: 80)
+                } throws: { error in
+                    (error as? StorageError)?.code == .storageCorrupt && "\(error)".contains("tokenctl audit verify")
+                }
+            }
+        }
+    }
+
+    // MARK: Helpers
+
+    /// Every head, inclusion proof (of a few leaves) and consistency proof of the tree of
+    /// `leaves` at `sizes`, against the in-memory tree.
+    static func expectTheTree(_ tree: AuditTree, of leaves: [[UInt8]], sizes: [Int]) throws {
+        for size in sizes {
+            let root = MerkleHash.root(leaves[0..<size])
+            #expect(try tree.rootHash(size: Int64(size)) == root, "head of \(size)")
+            for index in Set([0, size / 2, size - 1]) {
+                let proof = try tree.inclusionProof(index: Int64(index), size: Int64(size))
+                #expect(proof == MerkleProof.inclusion(index: index, leaves: leaves[0..<size]), "leaf \(index) of \(size)")
+                #expect(throws: Never.self) { try MerkleProof.verifyInclusion(index: UInt64(index), size: UInt64(size), leafHash: leaves[index], proof: proof, root: root) }
+            }
+            for from in Set([1, size / 3, size - 1]) where from > 0 {
+                let proof = try tree.consistencyProof(from: Int64(from), to: Int64(size))
+                #expect(proof == MerkleProof.consistency(size: from, leaves: leaves[0..<size]), "\(from) to \(size)")
+            }
+        }
+    }
+
+    /// The leaf hashes of every row, from the rows' hashed texts.
+    static func leafHashes(_ store: any TokenStore) throws -> [[UInt8]] {
+        var leaves: [[UInt8]] = []
+        try store.forEachAuditRow { row in leaves.append(MerkleHash.leaf(row.content!.hashedText(previous: row.previousHash))) }
+        return leaves
+    }
+
+    /// `count` attempts started and finished through the ledger: two rows each.
+    static func appendAttempts(_ count: Int, to store: any TokenStore, from first: Int = 1) throws {
+        let ledger = store.ledger()
+        defer { ledger.close() }
+        for number in first..<(first + count) {
+            let record = PassRecord.sample("SN\(number)")
+            _ = try store.insertPass(record)
+            let attemptID = try ledger.begin(PassQuery(serialNumber: record.serialNumber)) { ($0.attemptID, Steps.started(record, attemptID: $0.attemptID)) }
+            try ledger.write(Steps.finished(record, attemptID: attemptID, outcome: "APPROVED", state: .activated))
+        }
+    }
+
+    static func sqlite(_ path: String, _ sql: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = [path, sql]
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+    }
+}
+
+/// A store that counts what the tree reads through it.
+final class CountingStore: TransparencyLogStore, @unchecked Sendable {
+    let store: any TokenStore
+    private(set) var rowsRead = 0
+    private(set) var nodesAsked = 0
+
+    init(_ store: any TokenStore) { self.store = store }
+
+    func reset() { rowsRead = 0; nodesAsked = 0 }
+    func auditTreeSize() throws -> Int64 { try store.auditTreeSize() }
+    func auditPage(after seq: Int64, limit: Int) throws -> [StoredAuditRow] {
+        let rows = try store.auditPage(after: seq, limit: limit)
+        rowsRead += rows.count
+        return rows
+    }
+    func storedTreeBlocks() throws -> Int64 { try store.storedTreeBlocks() }
+    func auditRowSeqs(attemptID: Int64) throws -> [Int64] { try store.auditRowSeqs(attemptID: attemptID) }
+    func treeNodes(_ nodes: [MerkleNode]) throws -> [MerkleNode: [UInt8]] {
+        nodesAsked += nodes.count
+        return try store.treeNodes(nodes)
+    }
+    func storeTreeNodes(_ nodes: [(node: MerkleNode, hash: [UInt8])]) throws { try store.storeTreeNodes(nodes) }
+    func storeCheckpoint(_ checkpoint: StoredCheckpoint) throws { try store.storeCheckpoint(checkpoint) }
+    func storedCheckpoints() throws -> [StoredCheckpoint] { try store.storedCheckpoints() }
+}

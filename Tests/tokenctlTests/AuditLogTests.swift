@@ -1,0 +1,174 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The audit as a transparency log through the binary (DESIGN §9): a key, signed
+/// checkpoints, proofs that an independent verifier (Fixtures/tlog_verify.py, Python's
+/// Ed25519 and its own RFC 9162 code) accepts, and tampering as one with write access to the
+/// database would do it, caught by `audit verify`.
+@Suite struct AuditLogTests {
+    static let origin = "bank.example/tokenctl-audit"
+    static let verifier = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/tlog_verify.py").path
+
+    /// A harness with a signing key configured; answers the verifier key.
+    static func start(_ backend: Backend) async throws -> (ActivationHarness, String) {
+        var harness = try await ActivationHarness.start(backend: backend)
+        let key = harness.cli.directory.file("signing.key")
+        let generated = try harness.cli.run("audit", "key", "generate", "--origin", origin, "--out", key)
+        try #require(generated.status == 0, "\(generated.stderr)")
+        #expect(fileMode(key) == 0o600)
+        #expect(!generated.stdout.contains(try String(contentsOfFile: key, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        harness.cli.environment["TOKENCTL_AUDIT_ORIGIN"] = origin
+        harness.cli.environment["TOKENCTL_AUDIT_SIGNING_KEY_FILE"] = key
+        return (harness, generated.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    func activations(_ harness: ActivationHarness, _ serials: ClosedRange<Int>) throws {
+        for number in serials {
+            try harness.add("SN\(number)", "DAPL\(number)000")
+            #expect(try harness.activate("SN\(number)").status == 0)
+        }
+    }
+
+    func checkpoint(_ harness: ActivationHarness, to name: String) throws -> String {
+        let result = try harness.cli.run("audit", "checkpoint")
+        try #require(result.status == 0, "\(result.stderr)")
+        return harness.cli.write(name, result.stdout)
+    }
+
+    func independently(_ arguments: [String], _ harness: ActivationHarness) throws -> CLIResult {
+        try harness.cli.run(executable: "/usr/bin/python3", [Self.verifier] + arguments)
+    }
+
+    /// Checkpoints, an entry's proofs and a consistency proof, each checked by the
+    /// independent verifier; `audit verify` on a kept checkpoint and on the stored ones.
+    @Test(arguments: Backend.allCases)
+    func proofsVerifyWithoutTokenctl(_ backend: Backend) async throws {
+        let (harness, verifierKey) = try await Self.start(backend)
+        defer { Task { try await harness.stop() } }
+        try activations(harness, 1...5)
+        let old = try checkpoint(harness, to: "old.checkpoint")
+        #expect(try independently(["note", verifierKey, old], harness).stdout == "ok\n")
+        try activations(harness, 6...13)
+        let new = try checkpoint(harness, to: "new.checkpoint")
+        #expect(try String(contentsOfFile: new, encoding: .utf8).hasPrefix("\(Self.origin)\n26\n"))
+
+        for entry in [1, 4, 13] {
+            for row in ["started", "finished"] {
+                let proof = harness.cli.directory.file("e\(entry)\(row).proof"), leaf = harness.cli.directory.file("e\(entry)\(row).leaf")
+                let proved = try harness.cli.run("audit", "prove", String(entry), "--row", row, "--reveal", "--out", proof, "--leaf-data", leaf)
+                try #require(proved.status == 0, "\(proved.stderr)")
+                #expect(try independently(["inclusion", verifierKey, proof, leaf], harness).stdout == "ok\n", "entry \(entry) \(row)")
+            }
+        }
+        // A proof does not hold for another row's leaf data.
+        #expect(try independently(["inclusion", verifierKey, harness.cli.directory.file("e4finished.proof"), harness.cli.directory.file("e4started.leaf")], harness).status == 1)
+        // An entry proved against the older checkpoint, by size.
+        let sized = try harness.cli.run("audit", "prove", "2", "--size", "10", "--json")
+        #expect(sized.status == 0, "\(sized.stderr)")
+        #expect((try sized.jsonObject()["rows"] as? [[String: Any]])?.allSatisfy { $0["leafData"] is NSNull } == true)
+
+        let consistency = try harness.cli.run("audit", "consistency", "--from", old)
+        #expect(consistency.status == 0, "\(consistency.stderr)")
+        #expect(try independently(["consistency", verifierKey, old, new, harness.cli.write("c.proof", consistency.stdout)], harness).stdout == "ok\n")
+
+        let kept = try harness.cli.run("audit", "verify", "--checkpoint", old, "--verifier-key", verifierKey)
+        #expect(kept.status == 0, "\(kept.stderr)")
+        #expect(kept.stdout.contains("at 10 rows"))
+        let all = try harness.cli.run("audit", "verify", "--json")
+        #expect(try all.jsonObject()["checkpoints"] as? Int == 2, "\(all.stdout) \(all.stderr)")
+    }
+
+    /// Without a key or an origin, signing names what is missing (78); a proof without a
+    /// checkpoint names the command that makes one (66); another log's key is refused.
+    @Test func whatIsMissingIsNamed() async throws {
+        let harness = try await ActivationHarness.start()
+        defer { Task { try await harness.stop() } }
+        let unset = try harness.cli.run("audit", "checkpoint")
+        #expect(unset.status == 78)
+        #expect(unset.stderr.contains("(audit.notConfigured)") && unset.stderr.contains("origin is not set"), "\(unset.stderr)")
+        try activations(harness, 1...1)
+        let noCheckpoint = try harness.cli.run("audit", "prove", "1")
+        #expect(noCheckpoint.status == 66)
+        #expect(noCheckpoint.stderr.contains("tokenctl audit checkpoint") && noCheckpoint.stderr.contains("(audit.noCheckpoint)"), "\(noCheckpoint.stderr)")
+        let key = harness.cli.directory.file("other.key")
+        #expect(try harness.cli.run("audit", "key", "generate", "--origin", "other.example/log", "--out", key).status == 0)
+        let wrong = try harness.cli.run(["audit", "checkpoint"], environment: ["TOKENCTL_AUDIT_ORIGIN": Self.origin, "TOKENCTL_AUDIT_SIGNING_KEY_FILE": key])
+        #expect(wrong.status == 78)
+        #expect(wrong.stderr.contains("other.example/log's, not audit.origin's"), "\(wrong.stderr)")
+        let badOrigin = try harness.cli.run(["audit", "checkpoint"], environment: ["TOKENCTL_AUDIT_ORIGIN": "has space"])
+        #expect(badOrigin.status == 78, "\(badOrigin.stderr)")
+    }
+
+    /// A row changed and the chain recomputed after it: the chain holds, the checkpoint does
+    /// not, and the first changed leaf is named.
+    @Test func aRewrittenRowIsFoundByItsLeaf() async throws {
+        let (harness, verifierKey) = try await Self.start(.sqlite)
+        defer { Task { try await harness.stop() } }
+        try activations(harness, 1...6)
+        let kept = try checkpoint(harness, to: "kept.checkpoint")
+        try Self.rewrite(harness.cli.databasePath, """
+            rows = db.execute("SELECT seq FROM audit_row ORDER BY seq").fetchall()
+            db.execute("UPDATE audit_row SET outcome = 'DECLINED' WHERE seq = 8")
+            rechain(db)
+            """)
+        #expect(try harness.cli.run("audit", "verify", "--json").stdout.contains("\"error\""))
+        let plain = try harness.cli.run("audit", "verify")
+        #expect(plain.status == 65)
+        #expect(plain.stderr.contains("leaf 7 (row 8)") && plain.stderr.contains("(audit.inconsistent)"), "\(plain.stderr)")
+        let checked = try harness.cli.run("audit", "verify", "--checkpoint", kept, "--verifier-key", verifierKey)
+        #expect(checked.status == 65)
+        #expect(checked.stderr.contains("leaf 7 (row 8)"), "\(checked.stderr)")
+    }
+
+    /// The newest rows dropped with their chain, or the database replaced by an older copy:
+    /// the missing rows are named.
+    @Test(arguments: Backend.allCases)
+    func aCutLogIsFoundBySize(_ backend: Backend) async throws {
+        let (harness, verifierKey) = try await Self.start(backend)
+        defer { Task { try await harness.stop() } }
+        try activations(harness, 1...4)
+        let kept = try checkpoint(harness, to: "kept.checkpoint")
+        if let postgres = harness.postgres {
+            // As the tables' owner would: its rights given back, the trigger off.
+            let deleted = try postgres.psql("GRANT DELETE ON audit_row TO CURRENT_USER; ALTER TABLE audit_row DISABLE TRIGGER audit_row_append_only; DELETE FROM audit_row WHERE seq > 5")
+            try #require(deleted.status == 0, "\(deleted.output)")
+        } else {
+            try Self.rewrite(harness.cli.databasePath, "db.execute(\"DELETE FROM audit_row WHERE seq > 5\")")
+        }
+        #expect(try harness.cli.run("audit", "verify", "--json").status == 65)
+        let checked = try harness.cli.run("audit", "verify", "--checkpoint", kept, "--verifier-key", verifierKey)
+        #expect(checked.status == 65)
+        #expect(checked.stderr.contains("signs 8 rows, but the audit has 5") && checked.stderr.contains("(audit.inconsistent)"), "\(checked.stderr)")
+        // Another log's verifier key: the signature is refused.
+        let other = try harness.cli.run("audit", "key", "generate", "--origin", Self.origin, "--out", harness.cli.directory.file("k2"))
+        let refused = try harness.cli.run("audit", "verify", "--checkpoint", kept, "--verifier-key", other.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(refused.status == 65)
+        #expect(refused.stderr.contains("not signed by"), "\(refused.stderr)")
+    }
+
+    /// Runs Python on the SQLite file as a superuser would: triggers dropped, `body` run,
+    /// with `rechain(db)` recomputing the hash chain over the rows as they now are.
+    static func rewrite(_ path: String, _ body: String) throws {
+        let script = """
+            import hashlib, json, sqlite3, sys
+            db = sqlite3.connect(sys.argv[1])
+            for name in ("audit_row_append_only_update", "audit_row_append_only_delete"):
+                db.execute("DROP TRIGGER IF EXISTS " + name)
+            def text(row, previous):
+                keys = ["attempt", "event", "at", "request", "serial", "passType", "token", "device", "deeplink", "pid", "ownerStart", "outcome", "error", "http", "last4", "comment", "latency"]
+                parts = ['"previous": ' + json.dumps(previous)] + ['"%s": %s' % (k, json.dumps(v)) for k, v in zip(keys, row)]
+                return ("{" + ", ".join(parts) + "}").encode()
+            def rechain(db):
+                previous = "0" * 64
+                for row in db.execute("SELECT seq, attempt_id, event, at, request_id, serial_number, pass_type_identifier, token_unique_reference, device_label, deeplink_hash, owner_pid, owner_start, outcome, error_code, http_status, card_last4, comment, latency_ms FROM audit_row ORDER BY seq").fetchall():
+                    digest = hashlib.sha256(text(row[1:], previous)).hexdigest()
+                    db.execute("UPDATE audit_row SET previous_hash = ?, hash = ? WHERE seq = ?", (previous, digest, row[0]))
+                    previous = digest
+            \(body)
+            db.commit()
+            """
+        let result = try runProgram("/usr/bin/env", ["python3", "-c", script, path])
+        try #require(result.status == 0, "\(result.output)")
+    }
+}

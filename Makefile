@@ -22,7 +22,8 @@
 #                make bench-wallet, bench-activation, bench-login, bench-verification,
 #                bench-postgres (PostgreSQL next to SQLite), bench-service (tokenctl serve): one set
 #   make fuzz    libFuzzer on every parser (deeplink, importers, TMP answer, configuration,
-#                onboarding envelope, verification answers, M-Pin points, the service's requests), FUZZ_SECONDS
+#                onboarding envelope, verification answers, M-Pin points, the service's requests, the
+#                transparency log's checkpoints, notes and proofs), FUZZ_SECONDS
 #                each (make test runs 10 s each);
 #                make fuzz-merge keeps what reached new code in Fuzz/corpus; make fuzz-long runs
 #                each target until its executions over all runs reach FUZZ_LONG_GOAL (10 million)
@@ -74,10 +75,11 @@ FUZZ_RUNS := \
   onboarding-envelope:OnboardingEnvelopeFuzzer: \
   verification-answer:VerificationAnswerFuzzer: \
   mpin-point:MPinPointFuzzer: \
-  service-request:ServiceRequestFuzzer:
+  service-request:ServiceRequestFuzzer: \
+  transparency-log:TransparencyLogFuzzer:
 
 
-.PHONY: deps build-deps build build-manual build-tests suite package-test deb test stress demo bench bench-targets bench-service bench-postgres bench-wallet bench-login bench-verification bench-activation fuzz fuzz-build fuzz-run fuzz-long fuzz-merge install clean
+.PHONY: deps build-deps build build-manual build-tests suite package-test deb test stress demo bench bench-targets bench-service bench-postgres bench-tlog bench-wallet bench-login bench-verification bench-activation fuzz fuzz-build fuzz-run fuzz-long fuzz-merge install clean
 
 # What building needs: the C libraries' development packages (make build, make install).
 build-deps:
@@ -270,6 +272,15 @@ bench: bench-targets
 	$(SWIFT) build $(RELEASE) --product MPinBenchmark
 	@Benchmarks/login.sh .build/release
 	@Benchmarks/verification.sh .build/release
+	$(SWIFT) build $(RELEASE) --product TransparencyLogBenchmark
+	@Benchmarks/tlog.sh .build/release $(BENCH_RECORDS) $(BENCH_LINES)
+
+# The audit as a transparency log: checkpoints, proofs and verify at BENCH_RECORDS audit rows,
+# the tree's storage, and batch throughput with checkpoints beside it and without.
+bench-tlog: deps
+	$(BUILD_EXECUTABLES)
+	$(SWIFT) build $(RELEASE) --product TransparencyLogBenchmark
+	@Benchmarks/tlog.sh .build/release $(BENCH_RECORDS) $(BENCH_LINES)
 
 # The four targets of the performance work, one table each, raw figures in $(BENCH_JSON).
 bench-targets: deps

@@ -286,6 +286,11 @@ let package = Package(
             path: "Benchmarks/WalletBenchmark"
         ),
         .executableTarget(
+            name: "TransparencyLogBenchmark",
+            dependencies: ["TokenctlConfiguration", "TokenctlApp", "TokenActivation", "WalletModel"],
+            path: "Benchmarks/TransparencyLogBenchmark"
+        ),
+        .executableTarget(
             name: "MPinBenchmark",
             dependencies: ["MPin"],
             path: "Benchmarks/MPinBenchmark"
@@ -360,6 +365,7 @@ if Context.environment["TOKENCTL_FUZZ"] != nil {
         ("VerificationAnswerFuzzer", ["OnboardingCore"]),
         ("MPinPointFuzzer", ["MPin"]),
         ("ServiceRequestFuzzer", ["ServiceAPI", "TokenActivation"]),
+        ("TransparencyLogFuzzer", ["WalletModel"]),
     ]
     let fuzzTargets: [Target] = fuzzers.map { fuzzer in
         .executableTarget(

@@ -10,7 +10,8 @@ import WalletModel
 enum APIRouter {
     /// The paths and the one method each takes.
     static let endpoints: [(route: ServiceMetrics.Route, method: HTTPRequest.Method)] = [
-        (.activations, .post), (.batch, .post), (.passes, .get), (.audit, .get), (.livez, .get), (.readyz, .get), (.metrics, .get),
+        (.activations, .post), (.batch, .post), (.passes, .get), (.audit, .get), (.auditCheckpoint, .get), (.auditProof, .get),
+        (.auditConsistency, .get), (.livez, .get), (.readyz, .get), (.metrics, .get),
     ]
 
     /// - Parameter bearerToken: what every route but the health checks requires, when set.
@@ -28,6 +29,9 @@ enum APIRouter {
         router.post(path(.batch)) { request, _ in try routes.batch(request) }
         router.get(path(.passes)) { _, context in try await routes.passes(context) }
         router.get(path(.audit)) { request, _ in try await routes.audit(request.uri.queryParameters) }
+        router.get(path(.auditCheckpoint)) { _, _ in try await routes.auditCheckpoint() }
+        router.get(path(.auditProof)) { request, _ in try await routes.auditProof(request.uri.queryParameters) }
+        router.get(path(.auditConsistency)) { request, _ in try await routes.auditConsistency(request.uri.queryParameters) }
         router.get(path(.metrics)) { _, _ in routes.metrics() }
         return router
     }

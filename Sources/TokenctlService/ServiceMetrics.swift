@@ -11,6 +11,9 @@ public final class ServiceMetrics: Sendable {
         case batch = "/v1/activations/batch"
         case passes = "/v1/passes/{serialNumber}"
         case audit = "/v1/audit"
+        case auditCheckpoint = "/v1/audit/checkpoint"
+        case auditProof = "/v1/audit/proof"
+        case auditConsistency = "/v1/audit/consistency"
         case livez = "/livez"
         case readyz = "/readyz"
         case metrics = "/metrics"
@@ -26,6 +29,8 @@ public final class ServiceMetrics: Sendable {
     private let connectionsOpened: Counter
     private let onboardingRequests: [String: Counter]
     private let inflight: Gauge
+    private let auditTreeSize: Gauge
+    private let auditCheckpoints: [String: Counter]
     private let inflightCount = Atomic<Int>(0)
     private let httpRequests = Mutex<[String: Counter]>([:])
 
@@ -59,6 +64,10 @@ public final class ServiceMetrics: Sendable {
         })
         connectionsOpened = registry.makeCounter(descriptor: Self.name("tmp_connections_opened", "total", "TMP connections opened (a kept-alive one counts once)."), labels: [])
         inflight = registry.makeGauge(descriptor: Self.name("inflight", "activations", "Activations a worker has taken and not yet answered (those waiting for a worker are not counted)."), labels: [])
+        auditTreeSize = registry.makeGauge(descriptor: Self.name("audit_tree", "size", "Rows of the audit log's tree at the last checkpoint the service signed."), labels: [])
+        auditCheckpoints = Dictionary(uniqueKeysWithValues: ["signed", "failed"].map { result in
+            (result, registry.makeCounter(descriptor: Self.name("audit_checkpoints", "total", "Checkpoints of the audit log the service signed, or failed to."), labels: [("result", result)]))
+        })
         registry.makeGauge(descriptor: Self.name("build", "info", "The running tokenctl's version."), labels: [("version", version)]).set(1.0)
     }
 
@@ -94,6 +103,12 @@ public final class ServiceMetrics: Sendable {
     /// `2xx` … `5xx`, or `none` when no answer came.
     private static func statusClass(_ status: Int?) -> String {
         status.map { (100...599).contains($0) ? "\($0 / 100)xx" : "none" } ?? "none"
+    }
+
+    /// A checkpoint signed at `size` rows (nil: signing failed).
+    func auditCheckpoint(size: Int64?) {
+        auditCheckpoints[size == nil ? "failed" : "signed"]?.increment()
+        if let size { auditTreeSize.set(Double(size)) }
     }
 
     /// One HTTP answer of the API.

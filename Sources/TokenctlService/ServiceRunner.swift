@@ -56,6 +56,8 @@ public struct ServiceRunner: Sendable {
         var lockReleased = false
         defer { if !lockReleased { lock?.release(unlinkingSocket: false) } }
 
+        // A log that is named must be signable: the key is read before anything starts.
+        let auditSigner = try settings.audit.origin.map { _ in try settings.audit.signer() }
         let service = try await Self.activationService(settings: settings, environment: environment, version: options.version, logger: logger)
         let (runtime, workers) = (service.runtime, service.runtime.workers)
         // A SIGKILL loses nothing committed: what the dead process left open is closed
@@ -100,13 +102,21 @@ public struct ServiceRunner: Sendable {
         await report.expect(listeners.count)
 
         // Shut down in reverse order: draining starts, the listeners drain (every admitted
-        // request is answered), then the purge stops, then the runtime's workers and database close.
+        // request is answered), then the purge stops, the last checkpoint is signed, then the
+        // runtime's workers and database close.
         let notify = SystemdNotify(environment: environment)
+        var services: [any Service] = [RuntimeService(service: service)]
+        if let (origin, signer) = auditSigner {
+            services.append(AuditCheckpointing(service: service, origin: origin, signer: signer, interval: .seconds(settings.audit.checkpointIntervalSeconds), logger: logger))
+        }
+        services += [
+            IdempotencyPurge(service: service, logger: logger),
+            InterruptedAttemptRecovery(service: service, interval: Self.recoveryInterval(leaseMilliseconds: settings.leaseMilliseconds), logger: logger),
+        ]
+        services += listeners
+        services.append(DrainOnShutdown(service: service, notify: notify))
         let group = ServiceGroup(
-            services: [
-                RuntimeService(service: service), IdempotencyPurge(service: service, logger: logger),
-                InterruptedAttemptRecovery(service: service, interval: Self.recoveryInterval(leaseMilliseconds: settings.leaseMilliseconds), logger: logger),
-            ] + listeners + [DrainOnShutdown(service: service, notify: notify)],
+            services: services,
             gracefulShutdownSignals: SecondSignalExit.signals, cancellationSignals: [], logger: logger
         )
         let signals = await SecondSignalExit.watch()

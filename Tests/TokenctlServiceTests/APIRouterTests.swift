@@ -7,6 +7,7 @@ import NIOCore
 import Sandbox
 import TestSupport
 import Testing
+import TokenActivation
 import TokenctlConfiguration
 import WalletModel
 @testable import TokenctlService
@@ -77,6 +78,15 @@ import WalletModel
         Row(method: .get, uri: "/v1/passes/SN1", status: 200),
         Row(method: .get, uri: "/v1/audit?limit=many", status: 400, code: "request.invalid"),
         Row(method: .get, uri: "/v1/audit", status: 200),
+        Row(method: .get, uri: "/v1/audit/checkpoint", status: 404, code: "audit.noCheckpoint"),
+        Row(method: .post, uri: "/v1/audit/checkpoint", status: 405, code: "request.methodNotAllowed", header: ("Allow", "GET")),
+        Row(method: .get, uri: "/v1/audit/proof", status: 400, code: "request.invalid"),
+        Row(method: .get, uri: "/v1/audit/proof?index=-1", status: 400, code: "request.invalid"),
+        Row(method: .get, uri: "/v1/audit/proof?index=0&index=1", status: 400, code: "request.invalid"),
+        Row(method: .get, uri: "/v1/audit/proof?index=0&leaf=1", status: 400, code: "request.invalid"),
+        Row(method: .get, uri: "/v1/audit/proof?index=0", status: 404, code: "audit.noCheckpoint"),
+        Row(method: .get, uri: "/v1/audit/consistency?from=0", status: 400, code: "request.invalid"),
+        Row(method: .get, uri: "/v1/audit/consistency?from=1&to=5", status: 404, code: "audit.noCheckpoint"),
         Row(method: .post, uri: "/v1/activations", body: #"{"deeplink": "mybank://activate?serialNumber=SN1", "dryRun": true}"#, status: 200),
         Row(method: .post, uri: "/v1/activations", body: #"{"deeplink": "otherbank://x?serialNumber=SN1"}"#, status: 400, code: "deeplink.formatMismatch"),
     ]
@@ -163,5 +173,54 @@ import WalletModel
             #expect(lines.last??["outcome"] as? String == "ERROR" && (lines.last??["error"] as? [String: Any])?["code"] as? String == "deeplink.invalidCharacter", "\(String(buffer: streamed.body))")
         }
         #expect(fixture.sandbox.activationRequestCount == 2)
+    }
+
+    /// The transparency log's routes on checkpoints the service signed: the newest
+    /// checkpoint as text, a leaf's tlog-proof that verifies against it with the log's key, a
+    /// consistency proof between two signed sizes.
+    @Test func theAuditLogsProofsVerify() async throws {
+        let fixture = try await Fixture.start()
+        defer { Task { try await fixture.stop() } }
+        let signer = try NoteSigner.generate(name: "bank.example/tokenctl-audit")
+        try await fixture.application().test(.router) { client in
+            func activate(_ serial: String) async throws {
+                let response = try await client.execute(uri: "/v1/activations", method: .post, headers: [.contentType: "application/json"],
+                                                        body: ByteBuffer(string: #"{"deeplink": "mybank://activate?serialNumber=\#(serial)"}"#))
+                #expect(response.status == .ok)
+            }
+            func sign() async throws -> Checkpoint {
+                try await fixture.service.database { try TransparencyLog.checkpoint(in: $0, origin: signer.name, signer: signer).checkpoint }
+            }
+            try await activate("SN1")
+            let first = try await sign()
+            try await activate("SN2")
+            let second = try await sign()
+            #expect(first.size == 2 && second.size == 4)
+
+            let newest = try await client.execute(uri: "/v1/audit/checkpoint", method: .get)
+            #expect(newest.status == .ok)
+            #expect(newest.headers[.contentType] == "text/plain; charset=utf-8")
+            let note = try SignedNote.open(Array(String(buffer: newest.body).utf8), verifiers: [signer.verifier])
+            #expect(Checkpoint(text: note.text) == second)
+
+            let leaf = try await fixture.service.database { try AuditTree(store: $0).leaf(1).hash }
+            for uri in ["/v1/audit/proof?index=1", "/v1/audit/proof?index=1&size=2"] {
+                let answer = try await client.execute(uri: uri, method: .get)
+                #expect(answer.status == .ok, "\(uri)")
+                let proof = try TLogProof(text: String(buffer: answer.body))
+                let (checkpoint, _) = try proof.verify(leafHash: leaf, log: signer.verifier)
+                #expect(checkpoint == (uri.hasSuffix("size=2") ? first : second))
+            }
+            #expect(try await client.execute(uri: "/v1/audit/proof?index=4", method: .get).status == .notFound)
+
+            let consistency = try await client.execute(uri: "/v1/audit/consistency?from=2&to=4", method: .get)
+            #expect(consistency.status == .ok)
+            let hashes = String(buffer: consistency.body).split(separator: "\n").map { Array(Data(base64Encoded: String($0))!) }
+            #expect(throws: Never.self) {
+                try MerkleProof.verifyConsistency(size1: 2, size2: 4, root1: first.rootHash, root2: second.rootHash, proof: hashes)
+            }
+            let metrics = String(buffer: try await client.execute(uri: "/metrics", method: .get).body)
+            #expect(metrics.contains(#"tokenctl_http_requests_total{route="/v1/audit/proof",status="200"} 2"#), "\(metrics)")
+        }
     }
 }

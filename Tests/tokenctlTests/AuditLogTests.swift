@@ -172,3 +172,49 @@ import Testing
         try #require(result.status == 0, "\(result.output)")
     }
 }
+
+/// The service signs checkpoints on its own (DESIGN §9): every interval when the audit grew,
+/// and at a clean exit after the last answer, so that the newest checkpoint holds every row.
+@Suite struct ServiceCheckpointTests {
+    @Test func theServiceSignsWhileItRunsAndAtItsExit() async throws {
+        var activation = try await ActivationHarness.start()
+        let sandbox = activation.sandbox
+        defer { Task { try await sandbox.shutdown() } }
+        let key = activation.cli.directory.file("signing.key")
+        let generated = try activation.cli.run("audit", "key", "generate", "--origin", AuditLogTests.origin, "--out", key)
+        try #require(generated.status == 0)
+        activation.cli.environment["TOKENCTL_AUDIT_ORIGIN"] = AuditLogTests.origin
+        activation.cli.environment["TOKENCTL_AUDIT_SIGNING_KEY_FILE"] = key
+        for number in 1...3 { try activation.add("SN\(number)", "DAPL\(number)000") }
+        let service = try ServiceHarness.launch(activation, environment: ["TOKENCTL_AUDIT_CHECKPOINT_INTERVAL_SECONDS": "1"])
+        #expect(try service.activate("SN1").status == 200)
+        #expect(try service.activate("SN2").status == 200)
+        // Within two intervals, a checkpoint of the four rows.
+        var signed = ""
+        for _ in 0..<40 where !signed.hasPrefix("\(AuditLogTests.origin)\n4\n") {
+            try await Task.sleep(for: .milliseconds(100))
+            signed = try service.request("GET", "/v1/audit/checkpoint").body
+        }
+        #expect(signed.hasPrefix("\(AuditLogTests.origin)\n4\n"), "\(signed)")
+        let metrics = try service.request("GET", "/metrics").body
+        #expect(metrics.contains(#"tokenctl_audit_checkpoints_total{result="signed"}"#) && metrics.contains("tokenctl_audit_tree_size 4"), "\(metrics)")
+        // The last activation, then SIGTERM: the checkpoint at the exit holds it.
+        #expect(try service.activate("SN3").status == 200)
+        let stopped = try service.stop()
+        #expect(stopped.status == 0, "\(stopped.stderr)")
+        let proved = try activation.cli.run("audit", "prove", "3", "--json")
+        #expect(proved.status == 0, "\(proved.stderr)")
+        #expect((try proved.jsonObject()["checkpoint"] as? String)?.hasPrefix("\(AuditLogTests.origin)\n6\n") == true)
+        let checked = try activation.cli.run("audit", "verify", "--checkpoint", activation.cli.write("signed", signed), "--verifier-key", generated.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(checked.status == 0, "\(checked.stderr)")
+    }
+
+    /// A log that is named but whose key cannot be used stops the service at start (78).
+    @Test func aNamedLogWithoutItsKeyStopsTheStart() async throws {
+        let activation = try await ActivationHarness.start()
+        defer { Task { try await activation.stop() } }
+        let result = try activation.cli.run(["serve", "--socket", activation.cli.directory.file("s.sock")], environment: ["TOKENCTL_AUDIT_ORIGIN": AuditLogTests.origin])
+        #expect(result.status == 78)
+        #expect(result.stderr.contains("(audit.notConfigured)") && result.stderr.contains("audit.signing-key-file is not set"), "\(result.stderr)")
+    }
+}

@@ -25,18 +25,21 @@ public struct TransparencyLog: Sendable {
     /// Catches the stored tree up with the rows, signs its head and stores the checkpoint.
     /// One of that size already stored is answered as it is (checkpoints are append-only).
     public func checkpoint(origin: String, signer: NoteSigner) throws -> Signed {
-        try store.using(logger: logger) { store in
-            let tree = AuditTree(store: store)
-            try tree.catchUp()
-            let size = try tree.size()
-            if let stored = try store.storedCheckpoints().last(where: { $0.size == size }), let checkpoint = Self.checkpoint(in: stored.note) {
-                return Signed(checkpoint: checkpoint, note: stored.note, isNew: false)
-            }
-            let checkpoint = Checkpoint(origin: origin, size: UInt64(size), rootHash: try tree.rootHash(size: size))
-            let note = try SignedNote.sign(text: checkpoint.text, by: [signer])
-            try store.storeCheckpoint(StoredCheckpoint(size: size, note: note))
-            return Signed(checkpoint: checkpoint, note: note, isNew: true)
+        try store.using(logger: logger) { store in try Self.checkpoint(in: store, origin: origin, signer: signer) }
+    }
+
+    /// ``checkpoint(origin:signer:)`` on an open store (the service's).
+    public static func checkpoint(in store: any TokenStore, origin: String, signer: NoteSigner) throws -> Signed {
+        let tree = AuditTree(store: store)
+        try tree.catchUp()
+        let size = try tree.size()
+        if let stored = try store.storedCheckpoints().last(where: { $0.size == size }), let checkpoint = checkpoint(in: stored.note) {
+            return Signed(checkpoint: checkpoint, note: stored.note, isNew: false)
         }
+        let checkpoint = Checkpoint(origin: origin, size: UInt64(size), rootHash: try tree.rootHash(size: size))
+        let note = try SignedNote.sign(text: checkpoint.text, by: [signer])
+        try store.storeCheckpoint(StoredCheckpoint(size: size, note: note))
+        return Signed(checkpoint: checkpoint, note: note, isNew: true)
     }
 
     /// The newest stored checkpoint, if any.
@@ -154,7 +157,8 @@ public struct TransparencyLog: Sendable {
         }
     }
 
-    private static func checkpoint(size: Int64?, in store: any TokenStore) throws -> StoredCheckpoint {
+    /// The stored checkpoint of `size` rows, or the newest; `audit.noCheckpoint` when there is none.
+    public static func checkpoint(size: Int64?, in store: any TokenStore) throws -> StoredCheckpoint {
         let stored = try store.storedCheckpoints()
         if let size {
             guard let found = stored.last(where: { $0.size == size }) else {
@@ -169,7 +173,7 @@ public struct TransparencyLog: Sendable {
     }
 
     /// The checkpoint a stored note signs (its text up to the blank line).
-    static func checkpoint(in note: String) -> Checkpoint? {
+    public static func checkpoint(in note: String) -> Checkpoint? {
         guard let end = note.range(of: "\n\n") else { return nil }
         return Checkpoint(text: String(note[..<end.lowerBound]) + "\n")
     }

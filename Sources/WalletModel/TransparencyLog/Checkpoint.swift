@@ -29,7 +29,7 @@ public struct Checkpoint: Equatable, Sendable {
         guard lines.count >= 3, !lines[0].isEmpty, lines.allSatisfy({ !$0.isEmpty }) else { return nil }
         let digits = lines[1]
         guard digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }), digits == "0" || !digits.hasPrefix("0"), let size = UInt64(digits),
-              let root = Data(base64Encoded: lines[2]), root.count == MerkleHash.size else { return nil }
+              let root = Base64.decode(lines[2]), root.count == MerkleHash.size else { return nil }
         self.init(origin: lines[0], size: size, rootHash: Array(root), extensions: Array(lines.dropFirst(3)))
     }
 }

@@ -41,7 +41,7 @@ public struct TLogProof: Equatable, Sendable {
         guard head.first == Self.header else { throw Invalid("the first line is not \(Self.header)") }
         var rest = head.dropFirst()
         if let line = rest.first, line.hasPrefix("extra ") {
-            guard let bytes = Data(base64Encoded: String(line.dropFirst(6))) else { throw Invalid("the extra data is not base64") }
+            guard let bytes = Base64.decode(line.dropFirst(6)) else { throw Invalid("the extra data is not base64") }
             extra = Array(bytes)
             rest = rest.dropFirst()
         }
@@ -52,7 +52,7 @@ public struct TLogProof: Equatable, Sendable {
         self.index = index
         proof = []
         for (number, line) in rest.dropFirst().enumerated() {
-            guard let hash = Data(base64Encoded: line), hash.count == MerkleHash.size else {
+            guard let hash = Base64.decode(line), hash.count == MerkleHash.size else {
                 throw Invalid("proof line \(number + 1) is not a base64 SHA-256 hash")
             }
             proof.append(Array(hash))

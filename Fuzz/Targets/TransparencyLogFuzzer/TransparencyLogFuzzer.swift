@@ -1,0 +1,42 @@
+import Foundation
+@testable import WalletModel
+
+// libFuzzer entry point for what the transparency log reads from outside (`make fuzz`):
+// checkpoints, signed notes, tlog-proof files, verifier keys, and inclusion and consistency
+// proofs as a witness or an auditor sends them. Properties: nothing crashes; an accepted
+// checkpoint writes back to the same text; an accepted tlog-proof writes back to the same
+// text; a note opened with the fuzzer's key holds only signatures that key made.
+
+/// A fixed key (golang.org/x/mod's sumdb/note test key), so that inputs signed by it (in the
+/// seed corpus) reach the signature and proof checks.
+private let signer = try! NoteSigner(signerKey: "PRIVATE+KEY+PeterNeumann+c74f20a3+AYEKFALVFGyNhPJEMzD1QIDr+Y7hfZx09iUvxdXHKDFz")
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzTransparencyLog(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    let text = String(decoding: bytes, as: UTF8.self)
+    if let checkpoint = Checkpoint(text: text) {
+        precondition(checkpoint.text == text, "an accepted checkpoint does not write back to its text")
+    }
+    if let note = try? SignedNote.open(bytes, verifiers: [signer.verifier]) {
+        precondition(!note.signatures.isEmpty, "a note was opened without a verified signature")
+        precondition(note.signatures.allSatisfy { $0.name == signer.name && $0.keyHash == signer.keyHash })
+    }
+    if let proof = try? TLogProof(text: text) {
+        precondition(proof.text == text, "an accepted tlog-proof does not write back to its text")
+        _ = try? proof.verify(leafHash: MerkleHash.leaf(bytes), log: signer.verifier)
+    }
+    if let verifier = try? NoteVerifier(verifierKey: text) {
+        precondition(verifier.verifierKey == text, "an accepted verifier key does not write back to its text")
+    }
+    _ = try? Cosignature.Verifier(verifierKey: text)
+    // The bytes as a proof: the first two give the sizes, the rest 32-byte hashes.
+    if bytes.count >= 2 {
+        let size1 = UInt64(bytes[0]), size2 = UInt64(bytes[1])
+        let hashes = stride(from: 2, to: bytes.count - 31, by: 32).map { Array(bytes[$0..<($0 + 32)]) }
+        let root = hashes.first ?? MerkleHash.emptyTree
+        _ = try? MerkleProof.verifyInclusion(index: size1, size: size2, leafHash: root, proof: Array(hashes.dropFirst()), root: root)
+        _ = try? MerkleProof.verifyConsistency(size1: size1, size2: size2, root1: root, root2: root, proof: Array(hashes.dropFirst()))
+    }
+    return 0
+}

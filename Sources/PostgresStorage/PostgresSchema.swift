@@ -220,9 +220,9 @@ enum PostgresSchema {
         ]),
         // tokenctl_step answers every value under its name (decoded by name, not position).
         Migration(name: "v6-step-answer-by-name", statements: [stepProcedure(create: "CREATE OR REPLACE", reads: namedReads)]),
-        // The audit as a transparency log (DESIGN §9): the Merkle tree's nodes of 16 leaves and
-        // up over whole blocks of audit rows (one tree for the fleet's one chain), and the
-        // signed checkpoints.
+        // The audit as a transparency log (DESIGN §9): for each whole block of 16 audit rows its
+        // leaf hashes, the Merkle tree's nodes of 16 leaves and up (one tree for the fleet's one
+        // chain), and the signed checkpoints.
         Migration(name: "v7-transparency-log", statements: [
             """
             CREATE TABLE audit_tree_node (
@@ -230,6 +230,12 @@ enum PostgresSchema {
                 idx bigint NOT NULL,
                 hash bytea NOT NULL CHECK (length(hash) = 32),
                 PRIMARY KEY (level, idx)
+            )
+            """,
+            """
+            CREATE TABLE audit_tree_leaves (
+                block bigint PRIMARY KEY,
+                hashes bytea NOT NULL CHECK (length(hashes) = 512)
             )
             """,
             """
@@ -244,11 +250,15 @@ enum PostgresSchema {
                 FOR EACH ROW EXECUTE FUNCTION tokenctl_audit_is_append_only()
             """,
             """
+            CREATE TRIGGER audit_tree_leaves_append_only BEFORE UPDATE OR DELETE ON audit_tree_leaves
+                FOR EACH ROW EXECUTE FUNCTION tokenctl_audit_is_append_only()
+            """,
+            """
             CREATE TRIGGER audit_checkpoint_append_only BEFORE UPDATE OR DELETE ON audit_checkpoint
                 FOR EACH ROW EXECUTE FUNCTION tokenctl_audit_is_append_only()
             """,
-            "REVOKE UPDATE, DELETE, TRUNCATE ON audit_tree_node, audit_checkpoint FROM PUBLIC",
-            "REVOKE UPDATE, DELETE, TRUNCATE ON audit_tree_node, audit_checkpoint FROM CURRENT_USER",
+            "REVOKE UPDATE, DELETE, TRUNCATE ON audit_tree_node, audit_tree_leaves, audit_checkpoint FROM PUBLIC",
+            "REVOKE UPDATE, DELETE, TRUNCATE ON audit_tree_node, audit_tree_leaves, audit_checkpoint FROM CURRENT_USER",
         ]),
     ]
 

@@ -33,10 +33,28 @@ extension PostgresStore: TransparencyLogStore {
         return found
     }
 
-    public func storeTreeNodes(_ nodes: [(node: MerkleNode, hash: [UInt8])]) throws {
-        guard !nodes.isEmpty else { return }
+    public func treeLeafBlocks(_ blocks: [Int64]) throws -> [Int64: [UInt8]] {
+        guard !blocks.isEmpty else { return [:] }
+        let rows = try query("SELECT block, encode(hashes, 'hex') FROM audit_tree_leaves WHERE block = ANY(\(blocks)::bigint[])")
+        var found: [Int64: [UInt8]] = [:]
+        for row in rows {
+            let (block, hashes) = try row.decode((Int64, String).self)
+            found[block] = Hex.decode(hashes)
+        }
+        return found
+    }
+
+    public func storeTree(nodes: [(node: MerkleNode, hash: [UInt8])], leafBlocks: [(block: Int64, hashes: [UInt8])]) throws {
+        guard !nodes.isEmpty || !leafBlocks.isEmpty else { return }
         let levels = nodes.map(\.node.level), indexes = nodes.map(\.node.index), hashes = nodes.map { Hex.encode($0.hash) }
+        let blocks = leafBlocks.map(\.block), leaves = leafBlocks.map { Hex.encode($0.hashes) }
+        // One statement, so one transaction: the leaves and the nodes stored together.
         try query("""
+            WITH leaves AS (
+                INSERT INTO audit_tree_leaves (block, hashes)
+                SELECT block, decode(hashes, 'hex') FROM unnest(\(blocks)::bigint[], \(leaves)::text[]) AS b(block, hashes)
+                ON CONFLICT DO NOTHING
+            )
             INSERT INTO audit_tree_node (level, idx, hash)
             SELECT level, idx, decode(hash, 'hex') FROM unnest(\(levels)::integer[], \(indexes)::bigint[], \(hashes)::text[]) AS n(level, idx, hash)
             ON CONFLICT DO NOTHING

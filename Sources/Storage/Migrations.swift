@@ -200,9 +200,9 @@ enum Migrations {
                 """)
         }
         migrator.registerMigration("v10-transparency-log") { db in
-            // The audit as a transparency log (DESIGN §9): the Merkle tree's nodes of 16
-            // leaves and up over whole blocks of audit rows, and the signed checkpoints.
-            // Both append-only, as the audit is.
+            // The audit as a transparency log (DESIGN §9): for each whole block of 16 audit
+            // rows its leaf hashes, the Merkle tree's nodes of 16 leaves and up, and the
+            // signed checkpoints. All append-only, as the audit is.
             try db.execute(sql: """
                 CREATE TABLE audit_tree_node (
                     level INTEGER NOT NULL,
@@ -213,6 +213,14 @@ enum Migrations {
                 CREATE TRIGGER audit_tree_node_append_only_update BEFORE UPDATE ON audit_tree_node
                     BEGIN SELECT RAISE(ABORT, 'the audit tree is append-only'); END;
                 CREATE TRIGGER audit_tree_node_append_only_delete BEFORE DELETE ON audit_tree_node
+                    BEGIN SELECT RAISE(ABORT, 'the audit tree is append-only'); END;
+                CREATE TABLE audit_tree_leaves (
+                    block INTEGER PRIMARY KEY,
+                    hashes BLOB NOT NULL CHECK (length(hashes) = 512)
+                );
+                CREATE TRIGGER audit_tree_leaves_append_only_update BEFORE UPDATE ON audit_tree_leaves
+                    BEGIN SELECT RAISE(ABORT, 'the audit tree is append-only'); END;
+                CREATE TRIGGER audit_tree_leaves_append_only_delete BEFORE DELETE ON audit_tree_leaves
                     BEGIN SELECT RAISE(ABORT, 'the audit tree is append-only'); END;
                 CREATE TABLE audit_checkpoint (
                     size INTEGER PRIMARY KEY,

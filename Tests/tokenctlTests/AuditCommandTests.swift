@@ -47,7 +47,7 @@ import Testing
         try harness.add("SN1", "DAPL1")
         _ = try harness.activate("SN1")
         _ = try harness.activate("SN1")
-        #expect(try harness.cli.run("audit", "verify", "--json").stdout == "{\"verified\": true, \"rows\": 4}\n")
+        #expect(try harness.cli.run("audit", "verify", "--json").stdout == "{\"verified\": true, \"rows\": 4, \"checkpoints\": 0}\n")
 
         // The triggers refuse changes through SQL...
         let refused = try sqlite(harness.cli.databasePath, "UPDATE audit_row SET outcome = 'DECLINED' WHERE seq = 2")

@@ -144,6 +144,7 @@ extension ConfigurationAndDatabaseTests {
             db.execute("DROP INDEX pass_record_activating")
             db.execute("DROP TABLE idempotency_key")
             db.execute("DROP TABLE audit_tree_node")
+            db.execute("DROP TABLE audit_tree_leaves")
             db.execute("DROP TABLE audit_checkpoint")
             db.execute("DELETE FROM grdb_migrations WHERE identifier IN ('v8-idempotency-keys', 'v9-idempotency-attempts', 'v10-transparency-log')")
             db.execute("PRAGMA user_version = 7")

@@ -18,8 +18,15 @@ extension Store: TransparencyLogStore {
         try read { try TransparencyLogTables.nodes(nodes, $0) }
     }
 
-    public func storeTreeNodes(_ nodes: [(node: MerkleNode, hash: [UInt8])]) throws {
-        try write { try TransparencyLogTables.insert(nodes, $0) }
+    public func treeLeafBlocks(_ blocks: [Int64]) throws -> [Int64: [UInt8]] {
+        try read { try TransparencyLogTables.leafBlocks(blocks, $0) }
+    }
+
+    public func storeTree(nodes: [(node: MerkleNode, hash: [UInt8])], leafBlocks: [(block: Int64, hashes: [UInt8])]) throws {
+        try write { db in
+            try TransparencyLogTables.insert(leafBlocks, db)
+            try TransparencyLogTables.insert(nodes, db)
+        }
     }
 
     public func storeCheckpoint(_ checkpoint: StoredCheckpoint) throws {

@@ -74,29 +74,33 @@ enum AuditLog {
     /// Streams the rows in chain order.
     static func forEachRow(after seq: Int64 = 0, limit: Int? = nil, _ db: Database, _ body: (StoredAuditRow) throws -> Void) throws {
         let rows = try Row.fetchCursor(
-            db, sql: "SELECT * FROM audit_row WHERE seq > ? ORDER BY seq" + (limit.map { " LIMIT \($0)" } ?? ""), arguments: [seq]
+            db, sql: "SELECT \(storedColumns) FROM audit_row WHERE seq > ? ORDER BY seq" + (limit.map { " LIMIT \($0)" } ?? ""), arguments: [seq]
         )
         while let row = try rows.next() {
             try body(stored(row))
         }
     }
 
+    /// The columns ``stored(_:)`` reads, by position (a name is looked up column by column).
+    private static let storedColumns = """
+        seq, attempt_id, event, at, request_id, serial_number, pass_type_identifier, token_unique_reference, device_label,
+        deeplink_hash, owner_pid, owner_start, outcome, error_code, http_status, card_last4, comment, latency_ms, previous_hash, hash
+        """
+
     private static func stored(_ row: Row) -> StoredAuditRow {
-        let content = AuditRow.Event(rawValue: row["event"]).flatMap { event in
-            Timestamp(iso8601: row["at"]).map { at in
+        let content = AuditRow.Event(rawValue: row[2]).flatMap { event in
+            Timestamp(iso8601: row[3]).map { at in
                 AuditRow(
-                    attemptID: row["attempt_id"], event: event, at: at, requestID: row["request_id"],
-                    serialNumber: row["serial_number"], passTypeIdentifier: row["pass_type_identifier"],
-                    tokenUniqueReference: row["token_unique_reference"], device: row["device_label"],
-                    deeplinkHash: row["deeplink_hash"], ownerPID: row["owner_pid"], ownerStart: row["owner_start"],
-                    outcome: row["outcome"], errorCode: row["error_code"], httpStatus: row["http_status"],
-                    cardLast4Digits: row["card_last4"], comment: row["comment"], latencyMilliseconds: row["latency_ms"]
+                    attemptID: row[1], event: event, at: at, requestID: row[4],
+                    serialNumber: row[5], passTypeIdentifier: row[6],
+                    tokenUniqueReference: row[7], device: row[8],
+                    deeplinkHash: row[9], ownerPID: row[10], ownerStart: row[11],
+                    outcome: row[12], errorCode: row[13], httpStatus: row[14],
+                    cardLast4Digits: row[15], comment: row[16], latencyMilliseconds: row[17]
                 )
             }
         }
-        return StoredAuditRow(
-            seq: row["seq"], attemptID: row["attempt_id"], event: row["event"], previousHash: row["previous_hash"], hash: row["hash"], content: content
-        )
+        return StoredAuditRow(seq: row[0], attemptID: row[1], event: row[2], previousHash: row[18], hash: row[19], content: content)
     }
 }
 

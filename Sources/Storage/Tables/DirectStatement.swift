@@ -43,6 +43,13 @@ struct DirectStatement {
         sqlite3_bind_int64(handle, index, sqlite3_int64(value))
     }
 
+    /// Binds bytes (copied by SQLite) as a blob.
+    func bind(_ index: Int32, blob: [UInt8]) {
+        blob.withUnsafeBytes { bytes in
+            _ = sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+        }
+    }
+
     /// Steps through the statement's rows, handing each to `body`, then resets it.
     func forEachRow(_ body: (Row) throws -> Void) throws {
         defer { sqlite3_reset(handle) }

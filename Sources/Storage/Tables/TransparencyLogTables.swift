@@ -23,9 +23,35 @@ enum TransparencyLogTables {
         return found
     }
 
+    static func leafBlocks(_ blocks: [Int64], _ db: Database) throws -> [Int64: [UInt8]] {
+        var found: [Int64: [UInt8]] = [:]
+        let statement = try db.cachedStatement(sql: "SELECT hashes FROM audit_tree_leaves WHERE block = ?")
+        for block in blocks {
+            if let hashes = try Data.fetchOne(statement, arguments: [block]) { found[block] = Array(hashes) }
+        }
+        return found
+    }
+
+    static func insert(_ leafBlocks: [(block: Int64, hashes: [UInt8])], _ db: Database) throws {
+        let statement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO audit_tree_leaves (block, hashes) VALUES (?, ?)")
+        for (block, hashes) in leafBlocks {
+            let direct = DirectStatement(statement, db)
+            direct.bind(1, Int(block))
+            direct.bind(2, blob: hashes)
+            _ = try direct.run()
+        }
+    }
+
     static func insert(_ nodes: [(node: MerkleNode, hash: [UInt8])], _ db: Database) throws {
+        // Through the C API (GRDB's argument boxing costs more than the insert).
         let statement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO audit_tree_node (level, idx, hash) VALUES (?, ?, ?)")
-        for (node, hash) in nodes { try statement.execute(arguments: [node.level, node.index, Data(hash)]) }
+        for (node, hash) in nodes {
+            let direct = DirectStatement(statement, db)
+            direct.bind(1, node.level)
+            direct.bind(2, Int(node.index))
+            direct.bind(3, blob: hash)
+            _ = try direct.run()
+        }
     }
 
     static func insert(_ checkpoint: StoredCheckpoint, _ db: Database) throws {

@@ -1,7 +1,7 @@
 /// The audit's transparency log as a driver keeps it (DESIGN §9): the Merkle tree's stored
-/// hashes (the nodes of ``AuditTree/storedLevel`` and up, so that a proof reads O(log n)
-/// hashes and at most a block of rows) and the signed checkpoints, both append-only. The
-/// leaves are the audit rows themselves, read in chain order.
+/// hashes (for each whole block of rows its leaf hashes, and the nodes of
+/// ``AuditTree/storedLevel`` and up) and the signed checkpoints, all append-only. The leaves
+/// are the audit rows themselves, read in chain order.
 public protocol TransparencyLogStore {
     /// The tree's size: the rows of the audit chain (rows are numbered from 1, without gaps).
     func auditTreeSize() throws -> Int64
@@ -18,8 +18,12 @@ public protocol TransparencyLogStore {
     /// The stored hashes of those of `nodes` that are stored.
     func treeNodes(_ nodes: [MerkleNode]) throws -> [MerkleNode: [UInt8]]
 
-    /// Stores nodes; one already stored is kept (a node's hash is a function of the rows).
-    func storeTreeNodes(_ nodes: [(node: MerkleNode, hash: [UInt8])]) throws
+    /// The stored leaf hashes of those of `blocks` that are stored: 16 hashes, 512 bytes each.
+    func treeLeafBlocks(_ blocks: [Int64]) throws -> [Int64: [UInt8]]
+
+    /// Stores nodes and blocks' leaf hashes, in one transaction; what is already stored is
+    /// kept (each is a function of the rows).
+    func storeTree(nodes: [(node: MerkleNode, hash: [UInt8])], leafBlocks: [(block: Int64, hashes: [UInt8])]) throws
 
     /// Stores a signed checkpoint; one of the same size already stored is kept.
     func storeCheckpoint(_ checkpoint: StoredCheckpoint) throws

@@ -44,14 +44,17 @@ extension AuditTree {
     /// The first leaf below `size` whose stored hash differs from `recomputed`'s; nil when
     /// every stored leaf agrees (or none is stored).
     public func firstStoredLeafDiffering(from recomputed: Recomputed, size: Int64) throws -> Int64? {
-        let stored = min(size, try store.storedTreeBlocks() * Self.blockSize)
+        let blocks = min(size / Self.blockSize, try store.storedTreeBlocks())
         var start: Int64 = 0
-        while start < stored {
-            let end = min(start + 4096, stored)
-            let nodes = (start..<end).map { MerkleNode(level: 0, index: $0) }
-            let found = try store.treeNodes(nodes)
-            for node in nodes where found[node].map({ $0 != recomputed.leafHash(node.index) }) ?? false {
-                return node.index
+        while start < blocks {
+            let end = min(start + 1024, blocks)
+            let found = try store.treeLeafBlocks(Array(start..<end))
+            for block in start..<end {
+                guard let hashes = found[block] else { continue }
+                for (offset, hash) in Self.split(hashes).enumerated() {
+                    let leaf = block * Self.blockSize + Int64(offset)
+                    if hash != recomputed.leafHash(leaf) { return leaf }
+                }
             }
             start = end
         }

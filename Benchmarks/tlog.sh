@@ -48,7 +48,7 @@ echo "  tokenctl audit prove (the command, cold): $(python3 -c "import json; r =
 start=$(now); "$bin/tokenctl" audit verify --checkpoint "$work/first.checkpoint" --verifier-key "$(cat "$work/audit.vkey")" > /dev/null; verified=$(ms "$start" "$(now)")
 echo "  audit verify --checkpoint over $rows rows: $verified ms (target <= 10 s)"
 total=$(sqlite3 "$TOKENCTL_DATABASE_PATH" "SELECT count(*) FROM audit_row")
-tree=$(bytes "IN ('audit_tree_node')"); audit=$(bytes "IN ('audit_row', 'sqlite_autoindex_audit_row_1', 'audit_row_serial')")
+tree=$(bytes "IN ('audit_tree_node', 'audit_tree_leaves')"); audit=$(bytes "IN ('audit_row', 'sqlite_autoindex_audit_row_1', 'audit_row_serial')")
 echo "  storage: the tree $(python3 -c "print(f'{$tree / $total:.0f}')") bytes a row, the audit row itself $(python3 -c "print(f'{$audit / $total:.0f}')") bytes (with its indexes)"
 
 echo

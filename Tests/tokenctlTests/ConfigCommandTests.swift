@@ -83,8 +83,8 @@ import Testing
         let object = try result.jsonObject()
         #expect(object["ok"] as? Bool == true)
         let checks = try #require(object["checks"] as? [[String: Any]])
-        #expect(checks.map { $0["part"] as? String } == ["tmp", "onboarding", "powerauth", "login", "service", "database"])
-        #expect((checks[5]["detail"] as? String)?.hasPrefix("SQLite ") == true)
+        #expect(checks.map { $0["part"] as? String } == ["tmp", "onboarding", "powerauth", "login", "service", "audit", "database"])
+        #expect((checks[6]["detail"] as? String)?.hasPrefix("SQLite ") == true)
         #expect(checks[0]["detail"] as? String == "http://127.0.0.1:8787, bearer token")
     }
 

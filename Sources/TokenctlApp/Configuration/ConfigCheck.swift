@@ -12,7 +12,7 @@ import TokenctlConfiguration
 /// that parse, secret files that are private and non-empty), all of them at once.
 public enum ConfigCheck {
     public struct Result: Sendable {
-        /// `tmp`, `onboarding`, `powerauth`, `login`, `service` or `database`.
+        /// `tmp`, `onboarding`, `powerauth`, `login`, `service`, `audit` or `database`.
         public let part: String
         /// What was found, when the checks passed.
         public let detail: String
@@ -66,6 +66,13 @@ public enum ConfigCheck {
                 if service.tls.certificateFile != nil { detail += ", TLS" + (service.tls.clientCAFile != nil ? " with client certificates" : "") }
                 if service.bearerTokenFile != nil { detail += ", bearer token" }
                 return detail
+            },
+            part("audit", []) {
+                guard settings.audit.origin != nil || settings.audit.signingKeyFile != nil else {
+                    return "no checkpoints signed (audit.origin is not set)"
+                }
+                let (origin, signer) = try settings.audit.signer()
+                return "log \(origin), signing key \(String(signer.keyHash, radix: 16)), a checkpoint every \(settings.audit.checkpointIntervalSeconds) s in the service"
             },
             part("database", []) {
                 if let postgres = settings.postgres {

@@ -73,7 +73,9 @@ def inclusion_root(index, size, leaf_hash, proof):
 
 
 def consistency_ok(size1, size2, root1, root2, proof):
-    # RFC 9162 2.1.4.2.
+    # RFC 9162 2.1.4.2; every tree extends the empty one, which proves nothing.
+    if size1 < 1 or size2 < size1:
+        return False
     if size1 == size2:
         return not proof and root1 == root2
     if size1 & (size1 - 1) == 0:

@@ -9,8 +9,9 @@ import PackageDescription
 //   HTTPTransport    the HTTPTransport protocol, CurlTransport (libcurl), the checks on what a connection uses
 //   WalletModel      the stored values (pass record, audit row and its hashed text, audit entry,
 //                    timestamp, chain check) and the one store protocol (TokenStore, AttemptLedger,
-//                    StateDatabase) with the StoreDriver that opens it and where each driver's
-//                    database is (StoreOptions, PostgresOptions)
+//                    StateDatabase, TransparencyLogStore) with the StoreDriver that opens it and where
+//                    each driver's database is (StoreOptions, PostgresOptions); the transparency
+//                    log's formats and its Merkle tree over the audit (AuditTree)
 //   Storage          the SQLite driver: GRDB setup, migrations, WAL and busy settings, the wallet and
 //                    audit tables, the group committer and the C-API fast paths
 //   PostgresStorage  the PostgreSQL driver for a fleet of hosts (postgres-nio): connection,

@@ -10,6 +10,9 @@ final class TerminalSession: Sendable {
     private let input = Pipe()
     private let output = Pipe()
     private let printed = Mutex("")
+    /// When each read came, and how many bytes the output held after it: read on the reader's
+    /// own thread, so a busy machine's late test task does not move the times.
+    private let arrivals = Mutex<[(at: ContinuousClock.Instant, length: Int)]>([])
 
     init(_ cli: CLI, _ arguments: [String]) throws {
         let command = ([CLI.binary] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
@@ -24,11 +27,24 @@ final class TerminalSession: Sendable {
         try? output.fileHandleForWriting.close()
         output.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let data = handle.availableData
-            if !data.isEmpty { self?.printed.withLock { $0 += String(decoding: data, as: UTF8.self) } }
+            guard !data.isEmpty, let self else { return }
+            let now = ContinuousClock.now
+            let length = printed.withLock { printed in
+                printed += String(decoding: data, as: UTF8.self)
+                return printed.utf8.count
+            }
+            arrivals.withLock { $0.append((now, length)) }
         }
     }
 
     var text: String { printed.withLock { $0 } }
+
+    /// When the end of `expected`'s first occurrence reached the terminal's reader.
+    func arrival(of expected: String) -> ContinuousClock.Instant? {
+        guard let range = text.range(of: expected) else { return nil }
+        let end = text.utf8.distance(from: text.utf8.startIndex, to: range.upperBound.samePosition(in: text.utf8) ?? text.utf8.endIndex)
+        return arrivals.withLock { $0.first { $0.length >= end }?.at }
+    }
 
     /// Waits until the output holds `expected` `count` times.
     func waitFor(_ expected: String, count: Int = 1, seconds: Double = 20) async throws {

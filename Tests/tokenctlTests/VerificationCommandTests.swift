@@ -416,11 +416,14 @@ extension DeviceHarness {
         try await session.waitFor("File of the PASSPORT front image: ")
         session.type(try harness.image("p.jpg") + "\n")
         try await session.waitFor("submitted 3 images")
-        let submitted = Date()
-        #expect(!session.text.contains("then press Enter: "))
         try await session.waitFor("… the server is working")
         try await session.waitFor("then press Enter: ")
-        #expect(Date().timeIntervalSince(submitted) >= 0.5, "the progress came at once with the prompt:\n\(session.text)")
+        // Timed where the output was read, not where this task woke up.
+        let submitted = try #require(session.arrival(of: "submitted 3 images"))
+        let working = try #require(session.arrival(of: "… the server is working"))
+        let prompt = try #require(session.arrival(of: "then press Enter: "))
+        #expect(prompt - submitted >= .milliseconds(500), "the progress came at once with the prompt:\n\(session.text)")
+        #expect(working < prompt, "the progress came with the prompt:\n\(session.text)")
         session.type("\u{03}")
         _ = try await session.finish()
     }

@@ -223,6 +223,7 @@ let package = Package(
             dependencies: [
                 "PowerAuth",
                 "MPin",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -321,7 +322,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport", "Sandbox", "TestSupport"]),
-        .testTarget(name: "SandboxTests", dependencies: ["Sandbox", "TestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
+        .testTarget(name: "SandboxTests", dependencies: ["Sandbox", "TestSupport", "WalletModel", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .testTarget(name: "OnboardingCoreTests", dependencies: ["OnboardingCore", "ErrorCodes", "Sandbox", "Storage", "WalletModel", "HTTPTransport", "PowerAuth", "TestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         .testTarget(name: "MPinTests", dependencies: ["MPin", "TestSupport"]),
         .testTarget(

@@ -1,4 +1,5 @@
 import ArgumentParser
+import WalletModel
 
 /// The sandbox's options. The simulator runs in its own executable (`tokenctl-sandbox`);
 /// `tokenctl sandbox` hands its arguments to it, and declares the same options here for
@@ -28,9 +29,18 @@ public struct SandboxOptions: ParsableArguments, Sendable {
     @Flag(name: .customLong("no-presence-check"), help: "Identity verification without a presence check.")
     public var noPresenceCheck = false
 
+    @Option(
+        name: .customLong("witness-log"),
+        help: ArgumentHelp("A log's verifier key (NAME+HASH+KEY, as tokenctl audit key generate prints it) the witness cosigns checkpoints for; repeat for more logs.", valueName: "vkey")
+    )
+    public var witnessLogs: [String] = []
+
     public func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         guard slowDelayMilliseconds >= 0 else { throw ValidationError("--slow-delay-ms must not be negative") }
         guard (0...3_600).contains(verificationStepSeconds) else { throw ValidationError("--verification-step-seconds must be between 0 and 3600") }
+        for key in witnessLogs where (try? NoteVerifier(verifierKey: key)) == nil {
+            throw ValidationError("--witness-log \(key.prefix(80)) is not a log's verifier key (NAME+HASH+KEY with an Ed25519 key, as tokenctl audit key generate prints it)")
+        }
     }
 }

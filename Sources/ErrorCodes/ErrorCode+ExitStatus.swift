@@ -20,7 +20,7 @@ extension ErrorCode {
              .deeplinkControlCharacter, .deeplinkSerialTooLong, .deeplinkInvalidPassType, .deeplinkInvalidAction,
              .walletDuplicate, .walletConflict,
              .importUnreadable, .importInvalidHeader, .importInvalidRow, .importConflict,
-             .auditChainBroken, .auditInconsistent, .onboardingCannotActivate, .powerAuthAlreadyActivated,
+             .auditChainBroken, .auditInconsistent, .auditWitnessRefused, .onboardingCannotActivate, .powerAuthAlreadyActivated,
              .loginUserExists, .loginWrongState, .loginRegistrationRefused, .activationBatchUnreadable,
              .verificationWrongStep, .verificationFileTooLarge, .verificationInvalidDocument:
             .rejectedInput
@@ -31,7 +31,7 @@ extension ErrorCode {
              .tmpConnectionLost, .tmpResponseTooLarge, .tmpTransport, .tmpServerError, .activationInterrupted,
              .onboardingUnreachable, .onboardingTLS, .onboardingServerError,
              .powerAuthServerError, .powerAuthUnreachable, .loginUnreachable, .loginTLS, .loginServerError,
-             .sandboxCannotListen, .sandboxNotInstalled:
+             .sandboxCannotListen, .sandboxNotInstalled, .auditWitnessUnreachable:
             .unavailable
         case .storageDirectoryMissing, .storageIO, .storageCorrupt, .storageReadOnly, .storageAuthentication, .storageTLS,
              .storageMigrationRequired, .storageSchemaTooNew, .storageTargetNotEmpty, .storageUnsupported:

@@ -32,6 +32,8 @@ extension ErrorCode {
         case .auditInconsistent: "the audit log does not extend a checkpoint it signed: rewritten or cut below it (the first differing leaf, or the missing size, is named)"
         case .auditNoCheckpoint: "no signed checkpoint of the audit log covers what was asked; sign one with tokenctl audit checkpoint"
         case .auditNotConfigured: "audit.origin and audit.signing-key-file must be set to sign checkpoints (tokenctl audit key generate makes the key)"
+        case .auditWitnessRefused: "a witness refused to cosign the checkpoint (a proof it does not accept, a size it does not hold, or no valid cosignature); the witness's URL is named"
+        case .auditWitnessUnreachable: "a witness of audit.witnesses cannot be reached or answered a server error; try publishing again"
         case .activationInProgress: "an activation of this pass is in flight in another process"
         case .activationInterrupted: "an attempt whose process died mid-request, closed as UNKNOWN"
         case .userActivationRequired: "the user activation is not finished; nothing was sent"

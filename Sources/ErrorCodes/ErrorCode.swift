@@ -41,6 +41,8 @@ public enum ErrorCode: String, CaseIterable, Sendable, Hashable, Comparable {
     case auditInconsistent = "audit.inconsistent"
     case auditNoCheckpoint = "audit.noCheckpoint"
     case auditNotConfigured = "audit.notConfigured"
+    case auditWitnessRefused = "audit.witnessRefused"
+    case auditWitnessUnreachable = "audit.witnessUnreachable"
     case activationInProgress = "activation.inProgress"
     case activationInterrupted = "activation.interrupted"
     case activationBatchUnreadable = "activation.batchUnreadable"

@@ -260,6 +260,24 @@ enum PostgresSchema {
             "REVOKE UPDATE, DELETE, TRUNCATE ON audit_tree_node, audit_tree_leaves, audit_checkpoint FROM PUBLIC",
             "REVOKE UPDATE, DELETE, TRUNCATE ON audit_tree_node, audit_tree_leaves, audit_checkpoint FROM CURRENT_USER",
         ]),
+        // Witnesses' cosignatures on the checkpoints, append-only.
+        Migration(name: "v8-witness-cosignatures", statements: [
+            """
+            CREATE TABLE audit_cosignature (
+                witness text NOT NULL,
+                size bigint NOT NULL,
+                line text NOT NULL,
+                time bigint NOT NULL,
+                PRIMARY KEY (witness, size)
+            )
+            """,
+            """
+            CREATE TRIGGER audit_cosignature_append_only BEFORE UPDATE OR DELETE ON audit_cosignature
+                FOR EACH ROW EXECUTE FUNCTION tokenctl_audit_is_append_only()
+            """,
+            "REVOKE UPDATE, DELETE, TRUNCATE ON audit_cosignature FROM PUBLIC",
+            "REVOKE UPDATE, DELETE, TRUNCATE ON audit_cosignature FROM CURRENT_USER",
+        ]),
     ]
 
     /// tokenctl_resolve(serial, pass type, device): a pass's records with their leases and a

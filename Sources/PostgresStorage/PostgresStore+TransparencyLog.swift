@@ -71,4 +71,18 @@ extension PostgresStore: TransparencyLogStore {
             return StoredCheckpoint(size: size, note: note)
         }
     }
+
+    public func storeCosignature(_ cosignature: StoredCosignature) throws {
+        try query("""
+            INSERT INTO audit_cosignature (witness, size, line, time)
+            VALUES (\(cosignature.witness), \(cosignature.size), \(cosignature.line), \(cosignature.time)) ON CONFLICT DO NOTHING
+            """)
+    }
+
+    public func storedCosignatures() throws -> [StoredCosignature] {
+        try query("SELECT size, witness, line, time FROM audit_cosignature ORDER BY size, witness").map { row in
+            let (size, witness, line, time) = try row.decode((Int64, String, String, Int64).self)
+            return StoredCosignature(size: size, witness: witness, line: line, time: time)
+        }
+    }
 }

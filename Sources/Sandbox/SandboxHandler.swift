@@ -11,6 +11,7 @@ final class SandboxHandler: ChannelInboundHandler, @unchecked Sendable {
     private let onboarding: OnboardingServer
     private let miracl: MIRACLPlatform
     private let relyingParty: RelyingParty
+    private let witness: WitnessServer
     private let slowDelay: Duration
     /// This connection's number (``RecordedRequest/connection``).
     private let connection: Int
@@ -23,8 +24,9 @@ final class SandboxHandler: ChannelInboundHandler, @unchecked Sendable {
 
     init(
         recorder: Recorder, powerAuth: PowerAuthServer, onboarding: OnboardingServer, miracl: MIRACLPlatform,
-        relyingParty: RelyingParty, slowDelay: Duration, connection: Int, log: (@Sendable (String) -> Void)?
+        relyingParty: RelyingParty, witness: WitnessServer, slowDelay: Duration, connection: Int, log: (@Sendable (String) -> Void)?
     ) {
+        self.witness = witness
         self.connection = connection
         self.recorder = recorder
         self.powerAuth = powerAuth
@@ -68,7 +70,7 @@ final class SandboxHandler: ChannelInboundHandler, @unchecked Sendable {
         if request.isActivation {
             return TMPBehaviour.reply(toActivation: request.body, slowDelay: slowDelay)
         }
-        if let reply = powerAuth.handle(request) ?? onboarding.handle(request) ?? onboarding.handleIdentity(request) ?? miracl.handle(request) ?? relyingParty.handle(request) {
+        if let reply = powerAuth.handle(request) ?? onboarding.handle(request) ?? onboarding.handleIdentity(request) ?? miracl.handle(request) ?? relyingParty.handle(request) ?? witness.handle(request) {
             return reply
         }
         if request.method == "GET" && request.path == "/_sandbox/stats" {

@@ -25,8 +25,9 @@ public struct RecordedRequest: Sendable {
 /// received (`GET /_sandbox/stats` reports the count), serves the PowerAuth endpoints
 /// (`/pa/v3/…`, see ``PowerAuthServer``) and the onboarding activation process
 /// (`/api/onboarding/…`, see ``OnboardingServer``), the MIRACL platform (`/rps/…`, `/authorize`,
-/// `/dta2/…`, `/oidc/token`, see ``MIRACLPlatform``) with its relying party (`/rp/…`), and
-/// answers 404 to anything else.
+/// `/dta2/…`, `/oidc/token`, see ``MIRACLPlatform``) with its relying party (`/rp/…`), a
+/// transparency log witness (`/add-checkpoint`, see ``WitnessServer``), and answers 404 to
+/// anything else.
 public final class TMPSandbox: Sendable {
     /// The port it listens on (useful when started on port 0).
     public let port: Int
@@ -42,6 +43,9 @@ public final class TMPSandbox: Sendable {
 
     /// The simulated MIRACL platform of the PIN login.
     public let miracl: MIRACLPlatform
+
+    /// The audit log's witness (`POST /add-checkpoint`).
+    public let witness: WitnessServer
 
     /// `http://127.0.0.1:PORT`.
     public var baseURL: String { "http://127.0.0.1:\(port)" }
@@ -64,10 +68,11 @@ public final class TMPSandbox: Sendable {
     ///   - powerAuth: the PowerAuth server side; by default one with a freshly generated identity.
     ///   - onboarding: how the onboarding server behaves (its clock, OTPs, verification switch).
     ///   - miracl: how the MIRACL platform and relying party behave (client id, clock).
+    ///   - witness: the transparency log witness; by default one that knows no log.
     public static func start(
         port: Int = 8787, slowDelay: Duration = .seconds(5), powerAuth: PowerAuthServer = PowerAuthServer(),
         onboarding options: OnboardingOptions = OnboardingOptions(), miracl miraclOptions: MIRACLOptions = MIRACLOptions(),
-        log: (@Sendable (String) -> Void)? = nil
+        witness: WitnessServer = WitnessServer(logs: []), log: (@Sendable (String) -> Void)? = nil
     ) async throws -> TMPSandbox {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let recorder = Recorder()
@@ -85,14 +90,14 @@ public final class TMPSandbox: Sendable {
                 return channel.pipeline.configureHTTPServerPipeline(withErrorHandling: true).flatMap {
                     channel.pipeline.addHandler(SandboxHandler(
                         recorder: recorder, powerAuth: powerAuth, onboarding: onboarding, miracl: miracl,
-                        relyingParty: relyingParty, slowDelay: slowDelay, connection: connection, log: log
+                        relyingParty: relyingParty, witness: witness, slowDelay: slowDelay, connection: connection, log: log
                     ))
                 }
             }
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
         do {
             let channel = try await bootstrap.bind(host: "127.0.0.1", port: port).get()
-            return TMPSandbox(port: channel.localAddress?.port ?? port, channel: channel, group: group, recorder: recorder, powerAuth: powerAuth, onboarding: onboarding, miracl: miracl)
+            return TMPSandbox(port: channel.localAddress?.port ?? port, channel: channel, group: group, recorder: recorder, powerAuth: powerAuth, onboarding: onboarding, miracl: miracl, witness: witness)
         } catch {
             try? await group.shutdownGracefully()
             throw error
@@ -101,8 +106,9 @@ public final class TMPSandbox: Sendable {
 
     private init(
         port: Int, channel: any Channel, group: MultiThreadedEventLoopGroup, recorder: Recorder,
-        powerAuth: PowerAuthServer, onboarding: OnboardingServer, miracl: MIRACLPlatform
+        powerAuth: PowerAuthServer, onboarding: OnboardingServer, miracl: MIRACLPlatform, witness: WitnessServer
     ) {
+        self.witness = witness
         self.powerAuth = powerAuth
         self.miracl = miracl
         self.onboarding = onboarding

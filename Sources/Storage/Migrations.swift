@@ -232,6 +232,22 @@ enum Migrations {
                     BEGIN SELECT RAISE(ABORT, 'the audit checkpoints are append-only'); END;
                 """)
         }
+        migrator.registerMigration("v11-witness-cosignatures") { db in
+            // Witnesses' cosignatures on the checkpoints (DESIGN §9), append-only.
+            try db.execute(sql: """
+                CREATE TABLE audit_cosignature (
+                    witness TEXT NOT NULL,
+                    size INTEGER NOT NULL,
+                    line TEXT NOT NULL,
+                    time INTEGER NOT NULL,
+                    PRIMARY KEY (witness, size)
+                ) WITHOUT ROWID;
+                CREATE TRIGGER audit_cosignature_append_only_update BEFORE UPDATE ON audit_cosignature
+                    BEGIN SELECT RAISE(ABORT, 'the audit cosignatures are append-only'); END;
+                CREATE TRIGGER audit_cosignature_append_only_delete BEFORE DELETE ON audit_cosignature
+                    BEGIN SELECT RAISE(ABORT, 'the audit cosignatures are append-only'); END;
+                """)
+        }
         return migrator
     }
 }

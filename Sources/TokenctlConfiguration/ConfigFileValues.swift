@@ -15,11 +15,7 @@ struct ConfigFileValues {
     /// The value at a dotted key as `type`; nil when absent or null.
     /// - Throws: when the value is of another type.
     func content(_ key: String, _ type: ConfigType) throws -> ConfigContent? {
-        var node: Any? = root
-        for name in key.split(separator: ".") {
-            node = (node as? [String: Any])?[String(name)]
-        }
-        guard let value = node, !(value is NSNull) else { return nil }
+        guard let value = node(key) else { return nil }
         switch type {
         case .string: return .string(try Self.string(value))
         case .int: return .int(try Self.int(value))
@@ -28,6 +24,16 @@ struct ConfigFileValues {
         case .intArray: return .intArray(try Self.array(value).map(Self.int))
         default: throw Mismatch()
         }
+    }
+
+    /// The value at a dotted key as parsed; nil when absent or null.
+    func node(_ key: String) -> Any? {
+        var node: Any? = root
+        for name in key.split(separator: ".") {
+            node = (node as? [String: Any])?[String(name)]
+        }
+        guard let value = node, !(value is NSNull) else { return nil }
+        return value
     }
 
     private static func string(_ value: Any) throws -> String {

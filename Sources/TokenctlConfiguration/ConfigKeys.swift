@@ -60,6 +60,7 @@ public enum ConfigKeys {
     public static let auditOrigin = AuditSettings.Keys.origin
     public static let auditSigningKeyFile = AuditSettings.Keys.signingKeyFile
     public static let auditCheckpointInterval = AuditSettings.Keys.checkpointInterval
+    public static let auditWitnesses = AuditSettings.Keys.witnesses
     public static let powerAuthBaseURL = OnboardingSettings.Keys.powerAuthBaseURL
     public static let powerAuthApplicationKey = OnboardingSettings.Keys.powerAuthApplicationKey
     public static let powerAuthApplicationSecretFile = OnboardingSettings.Keys.powerAuthApplicationSecretFile
@@ -79,7 +80,7 @@ public enum ConfigKeys {
         loginConnectTimeout, loginTimeout, loginCAFile, loginClientCertFile, loginClientKeyFile,
         serviceSocket, serviceSocketMode, serviceMaxInFlight, serviceQueueLimit, serviceIdempotencyRetention,
         serviceMaxConnections, serviceHeaderTimeout, serviceIdleTimeout, serviceTLSCertFile, serviceTLSKeyFile, serviceTLSClientCAFile, serviceBearerTokenFile,
-        auditOrigin, auditSigningKeyFile, auditCheckpointInterval,
+        auditOrigin, auditSigningKeyFile, auditCheckpointInterval, auditWitnesses,
         logFormat,
     ]
 

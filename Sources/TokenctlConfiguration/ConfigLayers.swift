@@ -65,12 +65,36 @@ struct ConfigLayers {
     /// An http or https URL with a host.
     func url(_ key: String) throws -> String? {
         guard let (value, origin) = try string(key) else { return nil }
-        let lower = value.lowercased()
-        let rest = lower.hasPrefix("https://") ? lower.dropFirst(8) : lower.hasPrefix("http://") ? lower.dropFirst(7) : nil
-        guard let rest, let first = rest.first, first != "/", first != ":" else {
+        guard Self.isHTTPURL(value) else {
             throw ConfigurationError.invalidValue(key: key, origin: origin, expected: "an http:// or https:// URL with a host")
         }
         return value
+    }
+
+    static func isHTTPURL(_ value: String) -> Bool {
+        let lower = value.lowercased()
+        let rest = lower.hasPrefix("https://") ? lower.dropFirst(8) : lower.hasPrefix("http://") ? lower.dropFirst(7) : nil
+        guard let rest, let first = rest.first, first != "/", first != ":" else { return false }
+        return !value.contains(where: { $0.isWhitespace })
+    }
+
+    /// A list of JSON objects: in the file as it is, in the environment as JSON text.
+    func objects(_ key: String) throws -> ([[String: Any]], ConfigOrigin)? {
+        let absoluteKey = AbsoluteConfigKey(key.split(separator: ".").map(String.init))
+        let expected = "a list of JSON objects"
+        if let text = try? environment.value(forKey: absoluteKey, type: .string).value?.content, case .string(let json) = text {
+            guard let objects = (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [[String: Any]] else {
+                throw ConfigurationError.invalidValue(key: key, origin: .environment, expected: expected + " (JSON text)")
+            }
+            origins.found[key] = .environment
+            return (objects, .environment)
+        }
+        guard let file, let node = file.values.node(key) else { return nil }
+        guard let objects = node as? [[String: Any]] else {
+            throw ConfigurationError.invalidValue(key: key, origin: .file(file.path), expected: expected)
+        }
+        origins.found[key] = .file(file.path)
+        return (objects, .file(file.path))
     }
 
     private func lookup<T>(

@@ -153,6 +153,7 @@ enum ConfigValues {
             K.auditOrigin: .optional(settings.audit.origin),
             K.auditSigningKeyFile: .optional(settings.audit.signingKeyFile),
             K.auditCheckpointInterval: .int(settings.audit.checkpointIntervalSeconds),
+            K.auditWitnesses: .array(settings.audit.witnesses.map { .object(JSONObject(["url": .string($0.url), "verifier-key": .string($0.verifierKey)])) }),
             K.logFormat: .string(settings.logFormat.rawValue),
         ]
     }

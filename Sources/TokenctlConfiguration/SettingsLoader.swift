@@ -175,6 +175,16 @@ public struct SettingsLoader: Sendable {
         }
         audit.signingKeyFile = try layers.path(ConfigKeys.auditSigningKeyFile)
         try layers.int(ConfigKeys.auditCheckpointInterval, min: 1).map { audit.checkpointIntervalSeconds = $0 }
+        if let (objects, origin) = try layers.objects(ConfigKeys.auditWitnesses) {
+            let expected = #"a list of {"url": "https://…", "verifier-key": "NAME+HASH+KEY"} objects, each a witness's submission URL and its cosigner key"#
+            audit.witnesses = try objects.map { object in
+                guard Set(object.keys) == ["url", "verifier-key"], let url = object["url"] as? String, let key = object["verifier-key"] as? String,
+                      ConfigLayers.isHTTPURL(url), AuditSettings.isValidWitnessKey(key) else {
+                    throw ConfigurationError.invalidValue(key: ConfigKeys.auditWitnesses, origin: origin, expected: expected)
+                }
+                return AuditSettings.WitnessSetting(url: url.hasSuffix("/") ? String(url.dropLast()) : url, verifierKey: key)
+            }
+        }
     }
 
     private func service(_ layers: ConfigLayers, into service: inout ServiceSettings) throws {

@@ -15,8 +15,12 @@ struct SandboxCommand: AsyncParsableCommand {
         discussion: """
             The first line on standard output is `listening http://127.0.0.1:PORT`; the next two give \
             the PowerAuth application key and master public key, and the path of a client configuration \
-            file (with the application secret in a 0600 file beside it) for `tokenctl --config FILE device …`. \
-            Then one line per request. Ordinary token references are APPROVED; references starting with \
+            file (with the application secret in a 0600 file beside it) for `tokenctl --config FILE device …`; \
+            the fourth, `witness verifier-key=KEY`, the key of the transparency log witness (POST \
+            /add-checkpoint, C2SP tlog-witness) for audit.witnesses. The witness cosigns checkpoints of \
+            the logs named with --witness-log after checking their signature and the consistency proof \
+            from the size it last cosigned; it refuses a rollback or a fork (409, 422), and its key and \
+            memory last as long as the sandbox runs. Then one line per request. Ordinary token references are APPROVED; references starting with \
             a marker get its behaviour:
             \(TMPMarker.allCases.map { "  \($0.rawValue): \($0.summary)" }.joined(separator: "\n"))
             GET /_sandbox/stats reports how many activation requests arrived. PowerAuth endpoints: \
@@ -53,7 +57,7 @@ struct SandboxCommand: AsyncParsableCommand {
         do {
             sandbox = try await TMPSandbox.start(port: options.port, slowDelay: .milliseconds(options.slowDelayMilliseconds), powerAuth: PowerAuthServer(identity: identity), onboarding: OnboardingOptions(
                 skipVerification: options.skipVerification, verificationStepInterval: options.verificationStepSeconds, presenceCheck: !options.noPresenceCheck
-            )) { line in
+            ), witness: WitnessServer(logs: options.witnessLogs.compactMap(TrustedLogKey.init(verifierKey:)))) { line in
                 Output.line(line)
                 Output.flush()
             }
@@ -76,6 +80,7 @@ struct SandboxCommand: AsyncParsableCommand {
         Output.line("listening \(sandbox.baseURL)")
         Output.line("powerauth application-key=\(identity.applicationKey) master-server-public-key=\(identity.masterPublicKeyBase64)")
         Output.line("powerauth client configuration \(configPath)")
+        Output.line("witness verifier-key=\(sandbox.witness.verifierKey)")
         Output.flush()
         try await sandbox.waitUntilClosed()
     }

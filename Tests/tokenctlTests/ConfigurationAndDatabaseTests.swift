@@ -146,7 +146,8 @@ extension ConfigurationAndDatabaseTests {
             db.execute("DROP TABLE audit_tree_node")
             db.execute("DROP TABLE audit_tree_leaves")
             db.execute("DROP TABLE audit_checkpoint")
-            db.execute("DELETE FROM grdb_migrations WHERE identifier IN ('v8-idempotency-keys', 'v9-idempotency-attempts', 'v10-transparency-log')")
+            db.execute("DROP TABLE audit_cosignature")
+            db.execute("DELETE FROM grdb_migrations WHERE identifier IN ('v8-idempotency-keys', 'v9-idempotency-attempts', 'v10-transparency-log', 'v11-witness-cosignatures')")
             db.execute("PRAGMA user_version = 7")
             db.commit()
             """
@@ -156,14 +157,14 @@ extension ConfigurationAndDatabaseTests {
         let status = try cli.run("db", "status", "--json")
         #expect(status.status == 74, "\(status.stderr)")
         let object = try status.jsonObject()
-        #expect(object["pending"] as? [String] == ["v8-idempotency-keys", "v9-idempotency-attempts", "v10-transparency-log"])
+        #expect(object["pending"] as? [String] == ["v8-idempotency-keys", "v9-idempotency-attempts", "v10-transparency-log", "v11-witness-cosignatures"])
         #expect(object["current"] as? Bool == false)
         #expect(try applied() == "7")
 
         let migrated = try cli.run("db", "migrate")
         #expect(migrated.status == 0, "\(migrated.stderr)")
-        #expect(migrated.stdout.contains("v8-idempotency-keys") && migrated.stdout.contains("v10-transparency-log"))
-        #expect(try applied() == "10")
+        #expect(migrated.stdout.contains("v8-idempotency-keys") && migrated.stdout.contains("v11-witness-cosignatures"))
+        #expect(try applied() == "11")
         #expect(try cli.run("db", "status").status == 0)
     }
 }

@@ -36,4 +36,12 @@ extension Store: TransparencyLogStore {
     public func storedCheckpoints() throws -> [StoredCheckpoint] {
         try read { try TransparencyLogTables.checkpoints($0) }
     }
+
+    public func storeCosignature(_ cosignature: StoredCosignature) throws {
+        try write { try TransparencyLogTables.insert(cosignature, $0) }
+    }
+
+    public func storedCosignatures() throws -> [StoredCosignature] {
+        try read { try TransparencyLogTables.cosignatures($0) }
+    }
 }

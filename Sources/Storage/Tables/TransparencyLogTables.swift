@@ -61,4 +61,17 @@ enum TransparencyLogTables {
     static func checkpoints(_ db: Database) throws -> [StoredCheckpoint] {
         try Row.fetchAll(db, sql: "SELECT size, note FROM audit_checkpoint ORDER BY size").map { StoredCheckpoint(size: $0["size"], note: $0["note"]) }
     }
+
+    static func insert(_ cosignature: StoredCosignature, _ db: Database) throws {
+        try db.execute(
+            sql: "INSERT OR IGNORE INTO audit_cosignature (witness, size, line, time) VALUES (?, ?, ?, ?)",
+            arguments: [cosignature.witness, cosignature.size, cosignature.line, cosignature.time]
+        )
+    }
+
+    static func cosignatures(_ db: Database) throws -> [StoredCosignature] {
+        try Row.fetchAll(db, sql: "SELECT size, witness, line, time FROM audit_cosignature ORDER BY size, witness").map {
+            StoredCosignature(size: $0[0], witness: $0[1], line: $0[2], time: $0[3])
+        }
+    }
 }

@@ -34,7 +34,7 @@ public struct TransparencyLog: Sendable {
         try tree.catchUp()
         let size = try tree.size()
         if let stored = try store.storedCheckpoints().last(where: { $0.size == size }), let checkpoint = checkpoint(in: stored.note) {
-            return Signed(checkpoint: checkpoint, note: stored.note, isNew: false)
+            return Signed(checkpoint: checkpoint, note: try cosigned(stored, in: store).note, isNew: false)
         }
         let checkpoint = Checkpoint(origin: origin, size: UInt64(size), rootHash: try tree.rootHash(size: size))
         let note = try SignedNote.sign(text: checkpoint.text, by: [signer])
@@ -42,9 +42,21 @@ public struct TransparencyLog: Sendable {
         return Signed(checkpoint: checkpoint, note: note, isNew: true)
     }
 
-    /// The newest stored checkpoint, if any.
+    /// The newest stored checkpoint, if any, with the witnesses' cosignatures on it.
     public func latestCheckpoint() throws -> StoredCheckpoint? {
-        try store.using(logger: logger) { store in try store.storedCheckpoints().last }
+        try store.using(logger: logger) { store in try Self.latestCheckpoint(in: store) }
+    }
+
+    /// ``latestCheckpoint()`` on an open store (the service's).
+    public static func latestCheckpoint(in store: any TokenStore) throws -> StoredCheckpoint? {
+        try store.storedCheckpoints().last.map { try cosigned($0, in: store) }
+    }
+
+    /// `checkpoint` with the cosignatures stored for its size, one line each after the log's
+    /// signature (a C2SP checkpoint as its witnesses cosigned it).
+    public static func cosigned(_ checkpoint: StoredCheckpoint, in store: any TokenStore) throws -> StoredCheckpoint {
+        let lines = try store.storedCosignatures().filter { $0.size == checkpoint.size }.map { $0.line + "\n" }
+        return StoredCheckpoint(size: checkpoint.size, note: checkpoint.note + lines.joined())
     }
 
     /// One row's inclusion proof.
@@ -164,17 +176,39 @@ public struct TransparencyLog: Sendable {
             guard let found = stored.last(where: { $0.size == size }) else {
                 throw AuditError(code: .auditNoCheckpoint, message: "no checkpoint of \(size) rows is stored (\(stored.isEmpty ? "none is" : "stored: " + stored.suffix(5).map { String($0.size) }.joined(separator: ", "))); sign one with tokenctl audit checkpoint")
             }
-            return found
+            return try cosigned(found, in: store)
         }
         guard let newest = stored.last else {
             throw AuditError(code: .auditNoCheckpoint, message: "no checkpoint of the audit is stored yet; sign one with tokenctl audit checkpoint")
         }
-        return newest
+        return try cosigned(newest, in: store)
     }
 
     /// The checkpoint a stored note signs (its text up to the blank line).
     public static func checkpoint(in note: String) -> Checkpoint? {
         guard let end = note.range(of: "\n\n") else { return nil }
         return Checkpoint(text: String(note[..<end.lowerBound]) + "\n")
+    }
+
+    /// Sends the stored checkpoint of `size` rows (the newest when nil) to the publisher's
+    /// witnesses; answers each witness's outcome and the checkpoint with every cosignature
+    /// stored for it.
+    public func publish(size: Int64?, with publisher: WitnessPublisher) async throws -> (checkpoint: StoredCheckpoint, outcomes: [WitnessPublisher.Outcome]) {
+        let plain = try await run { store in
+            let stored = try store.storedCheckpoints()
+            guard let found = size.map({ size in stored.last { $0.size == size } }) ?? stored.last else {
+                return try Self.checkpoint(size: size, in: store)
+            }
+            return found
+        }
+        let outcomes = await publisher.publish(plain, through: self)
+        return (try await run { store in try Self.cosigned(plain, in: store) }, outcomes)
+    }
+}
+
+extension TransparencyLog: AuditStoreAccess {
+    /// Runs `body` on the store, opened for the call.
+    public func run<T: Sendable>(_ body: @escaping @Sendable (any TokenStore) throws -> T) async throws -> T {
+        try store.using(logger: logger) { store in try body(store) }
     }
 }

@@ -104,6 +104,18 @@ extension AuditSettings {
     }
 }
 
+extension AuditSettings {
+    /// Publishes checkpoints to `audit.witnesses` over libcurl (3 s to connect, 15 s a
+    /// request); nil when no witness is configured.
+    public func witnessPublisher(
+        transports: TransportFactory = .curl, onRequest: @escaping @Sendable (WitnessPublisher.RequestResult) -> Void = { _ in }
+    ) throws -> WitnessPublisher? {
+        guard !witnesses.isEmpty else { return nil }
+        let list = try witnesses.map { Witness(url: $0.url, verifier: try Cosignature.Verifier(verifierKey: $0.verifierKey)) }
+        return WitnessPublisher(witnesses: list, transport: try transports.transport(CurlTransportOptions()), onRequest: onRequest)
+    }
+}
+
 extension Audit {
     /// The audit of these settings' database.
     public init(settings: Settings, logger: Logger = Logger(label: "tokenctl.audit")) {

@@ -30,6 +30,12 @@ public protocol TransparencyLogStore {
 
     /// Every stored checkpoint, smallest tree first.
     func storedCheckpoints() throws -> [StoredCheckpoint]
+
+    /// Stores a witness's cosignature; one by the same witness on the same size is kept.
+    func storeCosignature(_ cosignature: StoredCosignature) throws
+
+    /// Every stored cosignature, smallest tree first.
+    func storedCosignatures() throws -> [StoredCosignature]
 }
 
 /// A checkpoint as stored: the tree size it signs and the signed note's text.
@@ -40,5 +46,23 @@ public struct StoredCheckpoint: Sendable, Equatable {
     public init(size: Int64, note: String) {
         self.size = size
         self.note = note
+    }
+}
+
+/// A witness's cosignature (`cosignature/v1`) on the checkpoint of `size` rows, as stored.
+public struct StoredCosignature: Sendable, Equatable {
+    public var size: Int64
+    /// The witness's verifier key (`NAME+HASH+KEY`): who cosigned.
+    public var witness: String
+    /// The note's signature line, `— NAME BASE64`, without its newline.
+    public var line: String
+    /// When the witness cosigned (POSIX seconds).
+    public var time: Int64
+
+    public init(size: Int64, witness: String, line: String, time: Int64) {
+        self.size = size
+        self.witness = witness
+        self.line = line
+        self.time = time
     }
 }

@@ -86,17 +86,9 @@ public struct SignedNote: Equatable, Sendable {
         let lines = block.dropLast().split(separator: 0x0A, omittingEmptySubsequences: false)
         guard lines.count <= maximumSignatures else { throw .malformed }
         for line in lines {
-            guard line.starts(with: signaturePrefix) else { throw .malformed }
-            let restBytes = line.dropFirst(signaturePrefix.count)
-            let rest = String(decoding: restBytes, as: UTF8.self)
-            // Split at the first space byte (not Character: a space and a combining mark
-            // after it are one Character, still a space in the format).
-            let space = restBytes.firstIndex(of: 0x20) ?? restBytes.endIndex
-            let name = String(decoding: restBytes[..<space], as: UTF8.self)
-            let base64 = space == restBytes.endIndex ? "" : String(decoding: restBytes[(space + 1)...], as: UTF8.self)
-            guard NoteKey.isValidName(name), !base64.isEmpty, let raw = Data(base64Encoded: base64), raw.count >= 5 else { throw .malformed }
-            let hash = raw.prefix(4).reduce(0) { $0 << 8 | UInt32($1) }
-            let signature = Signature(name: name, keyHash: hash, base64: base64)
+            let (signature, raw) = try signatureLine(line)
+            let (name, hash) = (signature.name, signature.keyHash)
+            let rest = "\(name) \(signature.base64)"
             let matching = verifiers.filter { $0.name == name && $0.keyHash == hash }
             guard let verifier = matching.first else {
                 if seenUnverified.insert(rest).inserted { note.unverified.append(signature) }
@@ -109,6 +101,20 @@ public struct SignedNote: Equatable, Sendable {
         }
         guard !note.signatures.isEmpty else { throw .noVerifiableSignature(note) }
         return note
+    }
+
+    /// One signature line's fields (without its newline) and its decoded bytes (key hash ‖
+    /// signature); `.malformed` unless it is `— NAME BASE64` with at least five bytes.
+    static func signatureLine(_ line: ArraySlice<UInt8>) throws(Failure) -> (Signature, Data) {
+        guard line.starts(with: signaturePrefix) else { throw .malformed }
+        let restBytes = line.dropFirst(signaturePrefix.count)
+        // Split at the first space byte (not Character: a space and a combining mark
+        // after it are one Character, still a space in the format).
+        let space = restBytes.firstIndex(of: 0x20) ?? restBytes.endIndex
+        let name = String(decoding: restBytes[..<space], as: UTF8.self)
+        let base64 = space == restBytes.endIndex ? "" : String(decoding: restBytes[(space + 1)...], as: UTF8.self)
+        guard NoteKey.isValidName(name), !base64.isEmpty, let raw = Data(base64Encoded: base64), raw.count >= 5 else { throw .malformed }
+        return (Signature(name: name, keyHash: raw.prefix(4).reduce(0) { $0 << 8 | UInt32($1) }, base64: base64), raw)
     }
 
     /// The index of the first newline of the last "\n\n".

@@ -172,4 +172,6 @@ final class CountingStore: TransparencyLogStore, @unchecked Sendable {
     }
     func storeCheckpoint(_ checkpoint: StoredCheckpoint) throws { try store.storeCheckpoint(checkpoint) }
     func storedCheckpoints() throws -> [StoredCheckpoint] { try store.storedCheckpoints() }
+    func storeCosignature(_ cosignature: StoredCosignature) throws { try store.storeCosignature(cosignature) }
+    func storedCosignatures() throws -> [StoredCosignature] { try store.storedCosignatures() }
 }

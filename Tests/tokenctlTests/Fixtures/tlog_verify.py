@@ -4,6 +4,7 @@
   tlog_verify.py note VKEY NOTE_FILE                  the signed note's Ed25519 signature (signed-note)
   tlog_verify.py inclusion VKEY PROOF_FILE LEAF_FILE  a C2SP tlog-proof of the leaf data in LEAF_FILE
   tlog_verify.py consistency VKEY OLD NEW PROOF_FILE  RFC 9162 2.1.4.2 from checkpoint OLD to NEW
+  tlog_verify.py cosignature WVKEY NOTE_FILE          a witness's cosignature/v1 line on the checkpoint
 
 Prints "ok" and exits 0, or prints why and exits 1.
 """
@@ -118,6 +119,22 @@ def main():
         leaf = hashlib.sha256(b"\x00" + open(sys.argv[4], "rb").read()).digest()
         if inclusion_root(index, size, leaf, proof) != root:
             fail("the inclusion proof does not lead to the checkpoint's root")
+    elif command == "cosignature":
+        name, key_hash, key = vkey.split("+", 2)
+        raw = base64.b64decode(key)
+        if raw[0] != 4 or hashlib.sha256(name.encode() + b"\n" + raw).digest()[:4] != bytes.fromhex(key_hash):
+            fail("not a cosigner verifier key")
+        public = Ed25519PublicKey.from_public_bytes(raw[1:])
+        text, _, signatures = open(sys.argv[3]).read().rpartition("\n\n")
+        for line in signatures.splitlines():
+            if line.startswith("\u2014 " + name + " "):
+                signature = base64.b64decode(line.split(" ")[2])
+                if signature[:4] == bytes.fromhex(key_hash) and len(signature) == 76:
+                    (time,) = struct.unpack(">Q", signature[4:12])
+                    public.verify(signature[12:], b"cosignature/v1\ntime %d\n" % time + (text + "\n").encode())
+                    break
+        else:
+            fail("no cosignature by " + name)
     elif command == "consistency":
         _, size1, root1 = checkpoint(open_note(vkey, open(sys.argv[3]).read()))
         _, size2, root2 = checkpoint(open_note(vkey, open(sys.argv[4]).read()))

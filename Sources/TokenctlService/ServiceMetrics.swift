@@ -31,6 +31,7 @@ public final class ServiceMetrics: Sendable {
     private let inflight: Gauge
     private let auditTreeSize: Gauge
     private let auditCheckpoints: [String: Counter]
+    private let witnessRequests: [WitnessPublisher.RequestResult: Counter]
     private let inflightCount = Atomic<Int>(0)
     private let httpRequests = Mutex<[String: Counter]>([:])
 
@@ -67,6 +68,12 @@ public final class ServiceMetrics: Sendable {
         auditTreeSize = registry.makeGauge(descriptor: Self.name("audit_tree", "size", "Rows of the audit log's tree at the last checkpoint the service signed."), labels: [])
         auditCheckpoints = Dictionary(uniqueKeysWithValues: ["signed", "failed"].map { result in
             (result, registry.makeCounter(descriptor: Self.name("audit_checkpoints", "total", "Checkpoints of the audit log the service signed, or failed to."), labels: [("result", result)]))
+        })
+        witnessRequests = Dictionary(uniqueKeysWithValues: WitnessPublisher.RequestResult.allCases.map { result in
+            (result, registry.makeCounter(
+                descriptor: Self.name("audit_witness_requests", "total", "add-checkpoint requests to the audit log's witnesses by result (conflict: 409, asked again)."),
+                labels: [("result", result.rawValue)]
+            ))
         })
         registry.makeGauge(descriptor: Self.name("build", "info", "The running tokenctl's version."), labels: [("version", version)]).set(1.0)
     }
@@ -106,6 +113,10 @@ public final class ServiceMetrics: Sendable {
     }
 
     /// A checkpoint signed at `size` rows (nil: signing failed).
+    func witnessRequest(_ result: WitnessPublisher.RequestResult) {
+        witnessRequests[result]?.increment()
+    }
+
     func auditCheckpoint(size: Int64?) {
         auditCheckpoints[size == nil ? "failed" : "signed"]?.increment()
         if let size { auditTreeSize.set(Double(size)) }

@@ -107,7 +107,11 @@ public struct ServiceRunner: Sendable {
         let notify = SystemdNotify(environment: environment)
         var services: [any Service] = [RuntimeService(service: service)]
         if let (origin, signer) = auditSigner {
-            services.append(AuditCheckpointing(service: service, origin: origin, signer: signer, interval: .seconds(settings.audit.checkpointIntervalSeconds), logger: logger))
+            let metrics = service.metrics
+            let publisher = try settings.audit.witnessPublisher { metrics.witnessRequest($0) }
+            services.append(AuditCheckpointing(
+                service: service, origin: origin, signer: signer, interval: .seconds(settings.audit.checkpointIntervalSeconds), publisher: publisher, logger: logger
+            ))
         }
         services += [
             IdempotencyPurge(service: service, logger: logger),

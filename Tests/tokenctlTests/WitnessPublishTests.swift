@@ -142,6 +142,31 @@ import Testing
         #expect(invalid.status == 78 && invalid.stderr.contains("TOKENCTL_AUDIT_WITNESSES") && invalid.stderr.contains("(config.invalidValue)"), "\(invalid.stderr)")
     }
 
+    /// The service publishes each checkpoint it signs, and the newest one it serves carries
+    /// the cosignature; the requests are counted by result.
+    @Test func theServicePublishesWhatItSigns() async throws {
+        let (harness, witness, _) = try await Self.start()
+        defer { Task { try await witness.shutdown() } }
+        let sandbox = harness.sandbox
+        defer { Task { try await sandbox.shutdown() } }
+        for number in 1...2 { try harness.add("SN\(number)", "DAPL\(number)000") }
+        let service = try ServiceHarness.launch(harness, environment: ["TOKENCTL_AUDIT_CHECKPOINT_INTERVAL_SECONDS": "1"])
+        #expect(try service.activate("SN1").status == 200)
+        var served = ""
+        for _ in 0..<50 where !served.contains(WitnessServer.name) {
+            try await Task.sleep(for: .milliseconds(100))
+            served = try service.request("GET", "/v1/audit/checkpoint").body
+        }
+        #expect(served.hasPrefix("\(AuditLogTests.origin)\n2\n") && served.contains("\n— \(WitnessServer.name) "), "\(served)")
+        let metrics = try service.request("GET", "/metrics").body
+        #expect(metrics.contains(#"tokenctl_audit_witness_requests_total{result="cosigned"} 1"#), "\(metrics)")
+        // The last activation, then SIGTERM: the checkpoint at the exit is published too.
+        #expect(try service.activate("SN2").status == 200)
+        #expect(try service.stop().status == 0)
+        #expect(witness.witness.cosignedSize(origin: AuditLogTests.origin) == 4)
+        #expect(try harness.cli.run("audit", "checkpoint").stdout.contains(WitnessServer.name))
+    }
+
     static func copyDatabase(_ path: String) throws -> String {
         let copy = path + ".copy"
         let result = try runProgram("/usr/bin/env", ["python3", "-c", "import sqlite3, sys; sqlite3.connect(sys.argv[1]).backup(sqlite3.connect(sys.argv[2]))", path, copy])

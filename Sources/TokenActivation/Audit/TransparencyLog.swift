@@ -169,19 +169,25 @@ public struct TransparencyLog: Sendable {
         }
     }
 
-    /// The stored checkpoint of `size` rows, or the newest; `audit.noCheckpoint` when there is none.
+    /// The stored checkpoint of `size` rows, or the newest, with its cosignatures;
+    /// `audit.noCheckpoint` when there is none.
     public static func checkpoint(size: Int64?, in store: any TokenStore) throws -> StoredCheckpoint {
+        try cosigned(try signedCheckpoint(size: size, in: store), in: store)
+    }
+
+    /// The same as the log signed it, without cosignatures (what a witness is sent).
+    public static func signedCheckpoint(size: Int64?, in store: any TokenStore) throws -> StoredCheckpoint {
         let stored = try store.storedCheckpoints()
         if let size {
             guard let found = stored.last(where: { $0.size == size }) else {
                 throw AuditError(code: .auditNoCheckpoint, message: "no checkpoint of \(size) rows is stored (\(stored.isEmpty ? "none is" : "stored: " + stored.suffix(5).map { String($0.size) }.joined(separator: ", "))); sign one with tokenctl audit checkpoint")
             }
-            return try cosigned(found, in: store)
+            return found
         }
         guard let newest = stored.last else {
             throw AuditError(code: .auditNoCheckpoint, message: "no checkpoint of the audit is stored yet; sign one with tokenctl audit checkpoint")
         }
-        return try cosigned(newest, in: store)
+        return newest
     }
 
     /// The checkpoint a stored note signs (its text up to the blank line).
@@ -194,13 +200,7 @@ public struct TransparencyLog: Sendable {
     /// witnesses; answers each witness's outcome and the checkpoint with every cosignature
     /// stored for it.
     public func publish(size: Int64?, with publisher: WitnessPublisher) async throws -> (checkpoint: StoredCheckpoint, outcomes: [WitnessPublisher.Outcome]) {
-        let plain = try await run { store in
-            let stored = try store.storedCheckpoints()
-            guard let found = size.map({ size in stored.last { $0.size == size } }) ?? stored.last else {
-                return try Self.checkpoint(size: size, in: store)
-            }
-            return found
-        }
+        let plain = try await run { store in try Self.signedCheckpoint(size: size, in: store) }
         let outcomes = await publisher.publish(plain, through: self)
         return (try await run { store in try Self.cosigned(plain, in: store) }, outcomes)
     }

@@ -73,6 +73,9 @@ final class SandboxHandler: ChannelInboundHandler, @unchecked Sendable {
         if let reply = powerAuth.handle(request) ?? onboarding.handle(request) ?? onboarding.handleIdentity(request) ?? miracl.handle(request) ?? relyingParty.handle(request) ?? witness.handle(request) {
             return reply
         }
+        if request.method == "GET" && request.path == "/_sandbox/witness" {
+            return .respond(status: 200, headers: [("Content-Type", "text/plain; charset=utf-8")], body: witness.verifierKey + "\n")
+        }
         if request.method == "GET" && request.path == "/_sandbox/stats" {
             return .respond(status: 200, headers: [("Content-Type", "application/json")], body: #"{"activationRequests": \#(activationCount)}"#)
         }

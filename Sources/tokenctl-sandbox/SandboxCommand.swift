@@ -20,7 +20,8 @@ struct SandboxCommand: AsyncParsableCommand {
             /add-checkpoint, C2SP tlog-witness) for audit.witnesses. The witness cosigns checkpoints of \
             the logs named with --witness-log after checking their signature and the consistency proof \
             from the size it last cosigned; it refuses a rollback or a fork (409, 422), and its key and \
-            memory last as long as the sandbox runs. Then one line per request. Ordinary token references are APPROVED; references starting with \
+            memory last as long as the sandbox runs; GET /_sandbox/witness also gives its key. Then one \
+            line per request. Ordinary token references are APPROVED; references starting with \
             a marker get its behaviour:
             \(TMPMarker.allCases.map { "  \($0.rawValue): \($0.summary)" }.joined(separator: "\n"))
             GET /_sandbox/stats reports how many activation requests arrived. PowerAuth endpoints: \

@@ -40,6 +40,7 @@ import WalletModel
         defer { Task { try await sandbox.shutdown() } }
         let cosigner = try Cosignature.Verifier(verifierKey: witness.verifierKey)
         #expect(cosigner.name == WitnessServer.name)
+        #expect(try rawRequest(sandbox.port, "GET", "/_sandbox/witness").hasSuffix("\r\n\r\n\(witness.verifierKey)\n"))
 
         let first = try note(5)
         let answer = try submit(sandbox.port, old: 0, note: first)

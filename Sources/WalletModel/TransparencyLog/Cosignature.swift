@@ -52,6 +52,18 @@ public enum Cosignature {
         public let verifier: Verifier
         let seed: [UInt8]
 
+        /// The signer of a known Ed25519 seed (32 bytes).
+        public init(name: String, seed: [UInt8]) throws {
+            guard NoteKey.isValidName(name) else { throw NoteKey.Invalid("a key's name must not be empty or hold a space or +") }
+            let key = try Curve25519.Signing.PrivateKey(rawRepresentation: seed)
+            self.init(verifier: Verifier(name: name, publicKey: Array(key.publicKey.rawRepresentation)), seed: seed)
+        }
+
+        init(verifier: Verifier, seed: [UInt8]) {
+            self.verifier = verifier
+            self.seed = seed
+        }
+
         public static func generate(name: String) throws(NoteKey.Invalid) -> Signer {
             guard NoteKey.isValidName(name) else { throw NoteKey.Invalid("a key's name must not be empty or hold a space or +") }
             let key = Curve25519.Signing.PrivateKey()

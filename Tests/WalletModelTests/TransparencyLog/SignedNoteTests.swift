@@ -120,6 +120,27 @@ import WalletModel
 /// Witness cosignatures (`cosignature/v1`) on a checkpoint: made, carried in the note,
 /// verified with the time they name; another checkpoint, key or time is refused.
 @Suite struct CosignatureTests {
+    /// Byte-exact with an independent implementation (Python's `cryptography`, from C2SP
+    /// tlog-cosignature's text): the key of seed 0…31 named witness.example/w1, at the
+    /// specification's example time.
+    @Test func aCosignatureLineIsTheSpecificationsBytes() throws {
+        let witness = try Cosignature.Signer(name: "witness.example/w1", seed: Array(0..<32))
+        let checkpoint = "example.com/log\n5\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n"
+        let signature = try witness.cosign(checkpoint, time: 1679315147)
+        #expect("— \(signature.name) \(signature.base64)" == "— witness.example/w1 519lMgAAAABkGFDLLxwrQeH/3pzgkrap+rRfKvTqM9OIns1aVGd1EsbhKeAd0JayzziQ5d/uPX5mWL/SAbEU/RNGuzbYfVPa5URlCA==")
+        let answer = Array("— other.example/w2 AAAAAQE=\n— \(signature.name) \(signature.base64)\n".utf8)
+        #expect(WitnessExchange.answer(status: 200, body: answer, checkpoint: checkpoint, witness: witness.verifier) == .cosigned(signature, time: 1679315147))
+        #expect(WitnessExchange.answer(status: 409, body: Array("20852014\n".utf8), checkpoint: checkpoint, witness: witness.verifier) == .conflict(size: 20852014))
+        for body in ["020852014\n", "20852014", "-1\n", "\n"] {
+            #expect(WitnessExchange.answer(status: 409, body: Array(body.utf8), checkpoint: checkpoint, witness: witness.verifier) == .refused(status: 409, reason: "the conflict does not name a tree size"))
+        }
+        guard case .refused(200, _) = WitnessExchange.answer(status: 200, body: Array("— other.example/w2 AAAAAQE=\n".utf8), checkpoint: checkpoint, witness: witness.verifier) else {
+            Issue.record("an answer without the witness's cosignature was accepted")
+            return
+        }
+        #expect(WitnessExchange.request(oldSize: 3, proof: [[UInt8](repeating: 0, count: 32)], note: "N\n") == Array("old 3\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n\nN\n".utf8))
+    }
+
     @Test func aCosignatureVerifiesOnItsCheckpointOnly() throws {
         let log = try NoteSigner.generate(name: "bank.example/tokenctl")
         let witness = try Cosignature.Signer.generate(name: "witness.example/w1")

@@ -11,12 +11,18 @@ public struct CopyReport: Sendable, Equatable {
     public let stateRows: Int
     /// The target's audit chain, verified after the copy.
     public let verifiedRows: Int
+    /// The audit log's signed checkpoints and the witnesses' cosignatures on them, each
+    /// checkpoint verified against the target's rows after the copy.
+    public let checkpoints: Int
+    public let cosignatures: Int
 }
 
 /// `tokenctl db copy`: moves a database's wallet, audit and onboarding state between SQLite
 /// and PostgreSQL, in one transaction on the target.
 /// The target must be empty; audit rows keep their order and hashes (each one checked as it
-/// is written), the deeplink hash key goes along, and the target's chain is verified after.
+/// is written), the deeplink hash key goes along, and the target's chain is verified after;
+/// then the transparency log's checkpoints and cosignatures go (the tree itself is made
+/// again from the rows), and each checkpoint is verified against the target's rows.
 /// Run it with no handler writing the source.
 public struct DatabaseCopy: Sendable {
     let source: any StoreDriver
@@ -57,8 +63,17 @@ public struct DatabaseCopy: Sendable {
         if let broken {
             throw AuditError.chainBroken(broken)
         }
+        let (checkpoints, cosignatures) = try source.using(logger: logger) { (try $0.storedCheckpoints(), try $0.storedCosignatures()) }
+        try target.using(logger: logger) { target in
+            for checkpoint in checkpoints { try target.storeCheckpoint(checkpoint) }
+            for cosignature in cosignatures { try target.storeCosignature(cosignature) }
+        }
+        _ = try TransparencyLog(store: target, logger: logger).verifyStored()
         logger.info("database.copied", metadata: ["passes": "\(copied.passes)", "audit-rows": "\(copied.auditRows)", "state-rows": "\(copied.stateRows)"])
-        return CopyReport(passes: copied.passes, auditRows: copied.auditRows, stateRows: copied.stateRows, verifiedRows: rows)
+        return CopyReport(
+            passes: copied.passes, auditRows: copied.auditRows, stateRows: copied.stateRows, verifiedRows: rows,
+            checkpoints: checkpoints.count, cosignatures: cosignatures.count
+        )
     }
 
     /// Rows per page read from the source: each page is its own read, so the rows can go to

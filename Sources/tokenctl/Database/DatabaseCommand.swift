@@ -82,7 +82,9 @@ struct DatabaseCopyCommand: AsyncParsableCommand {
             From the configured database to --to: a postgres:// URL (its password from \
             database.password-file or TOKENCTL_DATABASE_PASSWORD) or a SQLite file. The target \
             must be empty (storage.targetNotEmpty otherwise); the audit keeps its order and \
-            hashes, and the target's chain is verified after. Stop the handlers first.
+            hashes, and the target's chain is verified after; the audit log's signed checkpoints and \
+            witness cosignatures go along, each checkpoint verified against the copied rows. Stop the \
+            handlers first.
 
             Examples:
               tokenctl db copy --to postgres://tokenctl@db.example.com/tokenctl
@@ -111,10 +113,10 @@ struct DatabaseCopyCommand: AsyncParsableCommand {
             let report = try DatabaseCopy(from: source, to: target).run()
             let object = JSONObject([
                 "passes": .int(report.passes), "auditRows": .int(report.auditRows), "stateRows": .int(report.stateRows),
-                "verifiedRows": .int(report.verifiedRows),
+                "verifiedRows": .int(report.verifiedRows), "checkpoints": .int(report.checkpoints), "cosignatures": .int(report.cosignatures),
             ])
             Output.print(json: json ? object : nil, lines: [
-                "copied \(report.passes) pass records, \(report.auditRows) audit rows and \(report.stateRows) rows of onboarding state; the target's chain verifies (\(report.verifiedRows) rows)",
+                "copied \(report.passes) pass records, \(report.auditRows) audit rows and \(report.stateRows) rows of onboarding state; the target's chain verifies (\(report.verifiedRows) rows); \(report.checkpoints) signed checkpoints of the audit log, each verified on the target, and \(report.cosignatures) witness cosignatures",
             ])
         }
     }

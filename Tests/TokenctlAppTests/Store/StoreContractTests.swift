@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TokenActivation
 import TokenctlApp
 import WalletModel
 
@@ -206,9 +207,18 @@ import WalletModel
                 try ledger.write(Steps.finished(record, attemptID: id, outcome: "APPROVED", state: .activated))
                 ledger.close()
             }
+            // A checkpoint of the two rows and a witness's cosignature on it go along.
+            let signer = try NoteSigner.generate(name: "bank.example/tokenctl-audit")
+            let signed = try sqlite.with { store in try TransparencyLog.checkpoint(in: store, origin: signer.name, signer: signer) }
+            let witness = try Cosignature.Signer.generate(name: "witness.example/w1")
+            let cosignature = try witness.cosign(signed.checkpoint.text, time: 1)
+            try sqlite.with { store in
+                try store.storeCosignature(StoredCosignature(size: 2, witness: witness.verifier.verifierKey, line: "— \(cosignature.name) \(cosignature.base64)", time: 1))
+            }
             let postgres = try Driver.postgres.make(in: directory)
             let there = try DatabaseCopy(from: sqlite, to: postgres, logger: Driver.logger).run()
-            #expect((there.passes, there.auditRows, there.verifiedRows) == (3, 2, 2))
+            #expect((there.passes, there.auditRows, there.verifiedRows, there.checkpoints, there.cosignatures) == (3, 2, 2, 1, 1))
+            #expect(try postgres.with { try TransparencyLog.checkpoint(size: 2, in: $0).note } == signed.note + "— \(cosignature.name) \(cosignature.base64)\n")
 
             let back = try Driver.sqlite.make(in: directory, name: "back")
             _ = try DatabaseCopy(from: postgres, to: back, logger: Driver.logger).run()

@@ -7,7 +7,10 @@
 #     and `audit prove` as a command;
 #   - `audit verify --checkpoint` over every row;
 #   - the tree's storage per row, beside the row's own;
-#   - batch throughput with checkpoints signed every second beside it, and without.
+#   - `audit checkpoint --publish` to a witness (a second sandbox): the first publication,
+#     and each after 1,000 more rows (the consistency proof and one round trip);
+#   - batch throughput with checkpoints signed every second beside it, and without, on
+#     SQLite and on PostgreSQL (a private server, scripts/test-postgres.sh).
 #   Benchmarks/tlog.sh BIN_DIR [ROWS] [LINES]
 set -euo pipefail
 bin=$(cd "$1" && pwd)
@@ -52,6 +55,22 @@ tree=$(bytes "IN ('audit_tree_node', 'audit_tree_leaves')"); audit=$(bytes "IN (
 echo "  storage: the tree $(python3 -c "print(f'{$tree / $total:.0f}')") bytes a row, the audit row itself $(python3 -c "print(f'{$audit / $total:.0f}')") bytes (with its indexes)"
 
 echo
+echo "== audit checkpoint --publish to a witness (a second sandbox) at $total rows"
+"$bin/tokenctl" sandbox --port 0 --witness-log "$(cat "$work/audit.vkey")" > "$work/witness.log" 2>&1 &
+pids+=("$!")
+for _ in $(seq 100); do grep -q '^witness ' "$work/witness.log" 2>/dev/null && break; sleep 0.05; done
+witness_url=$(sed -n 's/^listening //p' "$work/witness.log"); witness_key=$(sed -n 's/^witness verifier-key=//p' "$work/witness.log")
+witnesses="[{\"url\": \"$witness_url\", \"verifier-key\": \"$witness_key\"}]"
+start=$(now); TOKENCTL_AUDIT_WITNESSES=$witnesses "$bin/tokenctl" audit checkpoint --publish > /dev/null; published=$(ms "$start" "$(now)")
+echo "  first publication (old size 0, no proof): $published ms"
+times=()
+for _ in 1 2 3 4 5; do
+  python3 "$here/make_audit.py" "$TOKENCTL_DATABASE_PATH" 500
+  start=$(now); TOKENCTL_AUDIT_WITNESSES=$witnesses "$bin/tokenctl" audit checkpoint --publish > /dev/null; times+=("$(ms "$start" "$(now)")")
+done
+echo "  audit checkpoint --publish after 1,000 more rows, 5 runs: $(printf '%s\n' "${times[@]}" | sort -n | tr '\n' ' ')ms (median $(printf '%s\n' "${times[@]}" | sort -n | sed -n 3p) ms)"
+
+echo
 echo "== batch throughput, $lines lines, concurrency 8: checkpoints signed every second beside it, and none"
 start_sandbox
 pids+=("$sandbox_pid")
@@ -68,3 +87,21 @@ batch() { # label prefix
 }
 off1=$(batch off A); on1=$(batch on B); off2=$(batch off C); on2=$(batch on D)
 echo "  log off: $off1, $off2 activations/s; checkpoints every second: $on1, $on2 activations/s (ratio $(python3 -c "print(f'{($on1 + $on2) / ($off1 + $off2):.2f}')"), target >= 0.97)"
+
+# The same on PostgreSQL (a private, durable server; the server runs as the postgres user,
+# who cannot enter $work).
+server() { TEST_POSTGRES_DIR="/tmp/tokenctl-bench-tlog-$$" TEST_POSTGRES_DURABLE="${TEST_POSTGRES_DURABLE:-1}" "$here/../scripts/test-postgres.sh" "$@"; }
+trap 'server stop --purge > /dev/null 2>&1 || true; cleanup' EXIT
+server_env=$(server start)
+test_url=$(sed -n "s/.*TOKENCTL_TEST_DATABASE_URL='\([^']*\)'.*/\1/p" <<< "$server_env")
+eval "$(grep '^export PG' <<< "$server_env")"
+export TOKENCTL_DATABASE_PASSWORD="$PGPASSWORD"
+fresh_db() {
+  psql -X -q -c "DROP DATABASE IF EXISTS tlogbench WITH (FORCE)" -c "CREATE DATABASE tlogbench"
+  unset TOKENCTL_DATABASE_PATH
+  export TOKENCTL_DATABASE_URL="${test_url%%/tokenctl\?*}/tlogbench?sslmode=disable"
+  "$bin/tokenctl" db migrate > /dev/null
+  "$bin/tokenctl" wallet import "$1" > /dev/null
+}
+off1=$(batch off E); on1=$(batch on F); off2=$(batch off G); on2=$(batch on H)
+echo "  PostgreSQL: log off: $off1, $off2 activations/s; checkpoints every second: $on1, $on2 activations/s (ratio $(python3 -c "print(f'{($on1 + $on2) / ($off1 + $off2):.2f}')"), target >= 0.97)"

@@ -268,9 +268,10 @@ enum PostgresSchema {
                 size bigint NOT NULL,
                 line text NOT NULL,
                 time bigint NOT NULL,
-                PRIMARY KEY (witness, size)
+                PRIMARY KEY (size, witness)
             )
             """,
+            "CREATE INDEX audit_cosignature_witness ON audit_cosignature (witness, size)",
             """
             CREATE TRIGGER audit_cosignature_append_only BEFORE UPDATE OR DELETE ON audit_cosignature
                 FOR EACH ROW EXECUTE FUNCTION tokenctl_audit_is_append_only()

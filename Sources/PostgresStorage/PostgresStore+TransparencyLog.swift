@@ -80,9 +80,31 @@ extension PostgresStore: TransparencyLogStore {
     }
 
     public func storedCosignatures() throws -> [StoredCosignature] {
-        try query("SELECT size, witness, line, time FROM audit_cosignature ORDER BY size, witness").map { row in
-            let (size, witness, line, time) = try row.decode((Int64, String, String, Int64).self)
-            return StoredCosignature(size: size, witness: witness, line: line, time: time)
+        try query("SELECT size, witness, line, time FROM audit_cosignature ORDER BY size, witness").map(Self.cosignature)
+    }
+
+    public func storedCheckpoint(size: Int64?) throws -> StoredCheckpoint? {
+        let rows = if let size {
+            try query("SELECT size, note FROM audit_checkpoint WHERE size = \(size)")
+        } else {
+            try query("SELECT size, note FROM audit_checkpoint ORDER BY size DESC LIMIT 1")
         }
+        return try rows.first.map { row in
+            let (size, note) = try row.decode((Int64, String).self)
+            return StoredCheckpoint(size: size, note: note)
+        }
+    }
+
+    public func storedCosignatures(size: Int64) throws -> [StoredCosignature] {
+        try query("SELECT size, witness, line, time FROM audit_cosignature WHERE size = \(size) ORDER BY witness").map(Self.cosignature)
+    }
+
+    public func latestCosignature(witness: String) throws -> StoredCosignature? {
+        try query("SELECT size, witness, line, time FROM audit_cosignature WHERE witness = \(witness) ORDER BY size DESC LIMIT 1").first.map(Self.cosignature)
+    }
+
+    private static func cosignature(_ row: PostgresRow) throws -> StoredCosignature {
+        let (size, witness, line, time) = try row.decode((Int64, String, String, Int64).self)
+        return StoredCosignature(size: size, witness: witness, line: line, time: time)
     }
 }

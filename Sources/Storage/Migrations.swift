@@ -240,8 +240,9 @@ enum Migrations {
                     size INTEGER NOT NULL,
                     line TEXT NOT NULL,
                     time INTEGER NOT NULL,
-                    PRIMARY KEY (witness, size)
+                    PRIMARY KEY (size, witness)
                 ) WITHOUT ROWID;
+                CREATE INDEX audit_cosignature_witness ON audit_cosignature (witness, size);
                 CREATE TRIGGER audit_cosignature_append_only_update BEFORE UPDATE ON audit_cosignature
                     BEGIN SELECT RAISE(ABORT, 'the audit cosignatures are append-only'); END;
                 CREATE TRIGGER audit_cosignature_append_only_delete BEFORE DELETE ON audit_cosignature

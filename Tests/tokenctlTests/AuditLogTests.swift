@@ -3,12 +3,12 @@ import TestSupport
 import Testing
 
 /// The audit as a transparency log through the binary (DESIGN §9): a key, signed
-/// checkpoints, proofs that an independent verifier (Fixtures/tlog_verify.py, Python's
+/// checkpoints, proofs that an independent verifier (scripts/tlog-verify.py, Python's
 /// Ed25519 and its own RFC 9162 code) accepts, and tampering as one with write access to the
 /// database would do it, caught by `audit verify`.
 @Suite struct AuditLogTests {
     static let origin = "bank.example/tokenctl-audit"
-    static let verifier = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/tlog_verify.py").path
+    static let verifier = repositoryRoot + "/scripts/tlog-verify.py"
 
     /// A harness with a signing key configured; answers the verifier key.
     static func start(_ backend: Backend) async throws -> (ActivationHarness, String) {

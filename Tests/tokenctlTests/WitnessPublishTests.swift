@@ -5,7 +5,7 @@ import Testing
 
 /// Checkpoints published to a witness through the binary (DESIGN §9): the sandbox's honest
 /// witness cosigns what extends what it cosigned, its cosignature verifies without tokenctl
-/// (Fixtures/tlog_verify.py), and it refuses a rewritten log, an older copy of the database
+/// (scripts/tlog-verify.py), and it refuses a rewritten log, an older copy of the database
 /// and a log whose client holds the wrong key for it.
 @Suite struct WitnessPublishTests {
     /// A harness with a signing key and a witness that trusts it, named in audit.witnesses.

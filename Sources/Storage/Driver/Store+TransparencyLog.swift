@@ -44,4 +44,16 @@ extension Store: TransparencyLogStore {
     public func storedCosignatures() throws -> [StoredCosignature] {
         try read { try TransparencyLogTables.cosignatures($0) }
     }
+
+    public func storedCheckpoint(size: Int64?) throws -> StoredCheckpoint? {
+        try read { try TransparencyLogTables.checkpoint(size: size, $0) }
+    }
+
+    public func storedCosignatures(size: Int64) throws -> [StoredCosignature] {
+        try read { try TransparencyLogTables.cosignatures(size: size, $0) }
+    }
+
+    public func latestCosignature(witness: String) throws -> StoredCosignature? {
+        try read { try TransparencyLogTables.latestCosignature(witness: witness, $0) }
+    }
 }

@@ -58,6 +58,27 @@ enum TransparencyLogTables {
         try db.execute(sql: "INSERT OR IGNORE INTO audit_checkpoint (size, note) VALUES (?, ?)", arguments: [checkpoint.size, checkpoint.note])
     }
 
+    static func checkpoint(size: Int64?, _ db: Database) throws -> StoredCheckpoint? {
+        let row = if let size {
+            try Row.fetchOne(db, sql: "SELECT size, note FROM audit_checkpoint WHERE size = ?", arguments: [size])
+        } else {
+            try Row.fetchOne(db, sql: "SELECT size, note FROM audit_checkpoint ORDER BY size DESC LIMIT 1")
+        }
+        return row.map { StoredCheckpoint(size: $0[0], note: $0[1]) }
+    }
+
+    static func cosignatures(size: Int64, _ db: Database) throws -> [StoredCosignature] {
+        try Row.fetchAll(db, sql: "SELECT size, witness, line, time FROM audit_cosignature WHERE size = ? ORDER BY witness", arguments: [size]).map(cosignature)
+    }
+
+    static func latestCosignature(witness: String, _ db: Database) throws -> StoredCosignature? {
+        try Row.fetchOne(db, sql: "SELECT size, witness, line, time FROM audit_cosignature WHERE witness = ? ORDER BY size DESC LIMIT 1", arguments: [witness]).map(cosignature)
+    }
+
+    private static func cosignature(_ row: Row) -> StoredCosignature {
+        StoredCosignature(size: row[0], witness: row[1], line: row[2], time: row[3])
+    }
+
     static func checkpoints(_ db: Database) throws -> [StoredCheckpoint] {
         try Row.fetchAll(db, sql: "SELECT size, note FROM audit_checkpoint ORDER BY size").map { StoredCheckpoint(size: $0["size"], note: $0["note"]) }
     }
@@ -70,8 +91,6 @@ enum TransparencyLogTables {
     }
 
     static func cosignatures(_ db: Database) throws -> [StoredCosignature] {
-        try Row.fetchAll(db, sql: "SELECT size, witness, line, time FROM audit_cosignature ORDER BY size, witness").map {
-            StoredCosignature(size: $0[0], witness: $0[1], line: $0[2], time: $0[3])
-        }
+        try Row.fetchAll(db, sql: "SELECT size, witness, line, time FROM audit_cosignature ORDER BY size, witness").map(cosignature)
     }
 }

@@ -33,7 +33,7 @@ public struct TransparencyLog: Sendable {
         let tree = AuditTree(store: store)
         try tree.catchUp()
         let size = try tree.size()
-        if let stored = try store.storedCheckpoints().last(where: { $0.size == size }), let checkpoint = checkpoint(in: stored.note) {
+        if let stored = try store.storedCheckpoint(size: size), let checkpoint = checkpoint(in: stored.note) {
             return Signed(checkpoint: checkpoint, note: try cosigned(stored, in: store).note, isNew: false)
         }
         let checkpoint = Checkpoint(origin: origin, size: UInt64(size), rootHash: try tree.rootHash(size: size))
@@ -49,13 +49,13 @@ public struct TransparencyLog: Sendable {
 
     /// ``latestCheckpoint()`` on an open store (the service's).
     public static func latestCheckpoint(in store: any TokenStore) throws -> StoredCheckpoint? {
-        try store.storedCheckpoints().last.map { try cosigned($0, in: store) }
+        try store.storedCheckpoint(size: nil).map { try cosigned($0, in: store) }
     }
 
     /// `checkpoint` with the cosignatures stored for its size, one line each after the log's
     /// signature (a C2SP checkpoint as its witnesses cosigned it).
     public static func cosigned(_ checkpoint: StoredCheckpoint, in store: any TokenStore) throws -> StoredCheckpoint {
-        let lines = try store.storedCosignatures().filter { $0.size == checkpoint.size }.map { $0.line + "\n" }
+        let lines = try store.storedCosignatures(size: checkpoint.size).map { $0.line + "\n" }
         return StoredCheckpoint(size: checkpoint.size, note: checkpoint.note + lines.joined())
     }
 
@@ -177,14 +177,14 @@ public struct TransparencyLog: Sendable {
 
     /// The same as the log signed it, without cosignatures (what a witness is sent).
     public static func signedCheckpoint(size: Int64?, in store: any TokenStore) throws -> StoredCheckpoint {
-        let stored = try store.storedCheckpoints()
         if let size {
-            guard let found = stored.last(where: { $0.size == size }) else {
-                throw AuditError(code: .auditNoCheckpoint, message: "no checkpoint of \(size) rows is stored (\(stored.isEmpty ? "none is" : "stored: " + stored.suffix(5).map { String($0.size) }.joined(separator: ", "))); sign one with tokenctl audit checkpoint")
+            guard let found = try store.storedCheckpoint(size: size) else {
+                let newest = try store.storedCheckpoint(size: nil)
+                throw AuditError(code: .auditNoCheckpoint, message: "no checkpoint of \(size) rows is stored (\(newest.map { "the newest is of \($0.size) rows" } ?? "none is")); sign one with tokenctl audit checkpoint")
             }
             return found
         }
-        guard let newest = stored.last else {
+        guard let newest = try store.storedCheckpoint(size: nil) else {
             throw AuditError(code: .auditNoCheckpoint, message: "no checkpoint of the audit is stored yet; sign one with tokenctl audit checkpoint")
         }
         return newest

@@ -66,12 +66,14 @@ public struct WitnessPublisher: Sendable {
 
     private func publish(_ checkpoint: StoredCheckpoint, to witness: Witness, through access: some AuditStoreAccess) async throws -> StoredCosignature {
         let key = witness.verifier.verifierKey
-        let held = try await access.run { store in try store.storedCosignatures().filter { $0.witness == key } }
-        if let same = held.first(where: { $0.size == checkpoint.size }) { return same }
+        let (same, latest) = try await access.run { store in
+            (try store.storedCosignatures(size: checkpoint.size).first { $0.witness == key }, try store.latestCosignature(witness: key))
+        }
+        if let same { return same }
         guard let body = TransparencyLog.checkpoint(in: checkpoint.note)?.text else {
             throw AuditError(code: .auditInconsistent, message: "the stored checkpoint of \(checkpoint.size) rows is not a checkpoint")
         }
-        var old = held.map(\.size).max() ?? 0
+        var old = latest?.size ?? 0
         for _ in 0...Self.conflictRetries {
             guard old <= checkpoint.size else {
                 throw refused(witness, "it cosigned a tree of \(old) rows, and this log has a checkpoint of only \(checkpoint.size): the log was cut or replaced by an older copy since")

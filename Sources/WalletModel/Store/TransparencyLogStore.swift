@@ -28,14 +28,24 @@ public protocol TransparencyLogStore {
     /// Stores a signed checkpoint; one of the same size already stored is kept.
     func storeCheckpoint(_ checkpoint: StoredCheckpoint) throws
 
-    /// Every stored checkpoint, smallest tree first.
+    /// Every stored checkpoint, smallest tree first (a full verify, a copy).
     func storedCheckpoints() throws -> [StoredCheckpoint]
+
+    /// The stored checkpoint of `size` rows, or the newest when `size` is nil: one indexed
+    /// lookup, however many are stored.
+    func storedCheckpoint(size: Int64?) throws -> StoredCheckpoint?
 
     /// Stores a witness's cosignature; one by the same witness on the same size is kept.
     func storeCosignature(_ cosignature: StoredCosignature) throws
 
-    /// Every stored cosignature, smallest tree first.
+    /// Every stored cosignature, smallest tree first (a copy).
     func storedCosignatures() throws -> [StoredCosignature]
+
+    /// The cosignatures on the checkpoint of `size` rows.
+    func storedCosignatures(size: Int64) throws -> [StoredCosignature]
+
+    /// The cosignature of the largest tree `witness` (its verifier key) cosigned here.
+    func latestCosignature(witness: String) throws -> StoredCosignature?
 }
 
 /// A checkpoint as stored: the tree size it signs and the signed note's text.

@@ -45,6 +45,31 @@ import WalletModel
         }
     }
 
+    /// Checkpoints and cosignatures are found by size and by witness, append-only: a second
+    /// of the same size or by the same witness on the same size keeps the first.
+    @Test(arguments: Driver.allCases)
+    func checkpointsAndCosignaturesAreFoundBySizeAndWitness(_ driver: Driver) async throws {
+        try await Threads.run { [directory] in
+            let store = try driver.make(in: directory)
+            try store.with { store in
+                #expect(try store.storedCheckpoint(size: nil) == nil)
+                for size in [4, 10, 7] as [Int64] { try store.storeCheckpoint(StoredCheckpoint(size: size, note: "n\(size)\n")) }
+                try store.storeCheckpoint(StoredCheckpoint(size: 10, note: "other\n"))
+                #expect(try store.storedCheckpoint(size: nil) == StoredCheckpoint(size: 10, note: "n10\n"))
+                #expect(try store.storedCheckpoint(size: 7) == StoredCheckpoint(size: 7, note: "n7\n"))
+                #expect(try store.storedCheckpoint(size: 5) == nil)
+                let lines = [("w1", 4), ("w2", 4), ("w1", 10), ("w2", 7)].map { StoredCosignature(size: Int64($1), witness: $0, line: "— \($0) x\($1)", time: Int64($1)) }
+                for line in lines { try store.storeCosignature(line) }
+                try store.storeCosignature(StoredCosignature(size: 4, witness: "w1", line: "— w1 again", time: 99))
+                #expect(try store.storedCosignatures(size: 4) == [lines[0], lines[1]])
+                #expect(try store.latestCosignature(witness: "w1") == lines[2])
+                #expect(try store.latestCosignature(witness: "w2") == lines[3])
+                #expect(try store.latestCosignature(witness: "w3") == nil)
+                #expect(try store.storedCosignatures().count == 4)
+            }
+        }
+    }
+
     /// What a proof reads, once the tree caught up: the stored hashes along the path, at most
     /// two for each level, two blocks' leaf hashes, and only the rows of the last, part block.
     @Test(arguments: Driver.allCases)
@@ -174,4 +199,7 @@ final class CountingStore: TransparencyLogStore, @unchecked Sendable {
     func storedCheckpoints() throws -> [StoredCheckpoint] { try store.storedCheckpoints() }
     func storeCosignature(_ cosignature: StoredCosignature) throws { try store.storeCosignature(cosignature) }
     func storedCosignatures() throws -> [StoredCosignature] { try store.storedCosignatures() }
+    func storedCheckpoint(size: Int64?) throws -> StoredCheckpoint? { try store.storedCheckpoint(size: size) }
+    func storedCosignatures(size: Int64) throws -> [StoredCosignature] { try store.storedCosignatures(size: size) }
+    func latestCosignature(witness: String) throws -> StoredCosignature? { try store.latestCosignature(witness: witness) }
 }

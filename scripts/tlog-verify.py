@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
-"""An independent verifier of tokenctl's transparency log: shares no code with it.
+"""An auditor's verifier of tokenctl's transparency log, written from the public formats
+alone (C2SP signed-note, tlog-checkpoint, tlog-proof, tlog-cosignature; RFC 9162) with
+Python's hashlib and the cryptography package: it shares no code with tokenctl.
 
-  tlog_verify.py note VKEY NOTE_FILE                  the signed note's Ed25519 signature (signed-note)
-  tlog_verify.py inclusion VKEY PROOF_FILE LEAF_FILE  a C2SP tlog-proof of the leaf data in LEAF_FILE
-  tlog_verify.py consistency VKEY OLD NEW PROOF_FILE  RFC 9162 2.1.4.2 from checkpoint OLD to NEW
-  tlog_verify.py cosignature WVKEY NOTE_FILE          a witness's cosignature/v1 line on the checkpoint
+  tlog-verify.py note VKEY NOTE_FILE                  the signed note's Ed25519 signature (signed-note)
+  tlog-verify.py inclusion VKEY PROOF_FILE LEAF_FILE  a C2SP tlog-proof of the leaf data in LEAF_FILE
+  tlog-verify.py consistency VKEY OLD NEW PROOF_FILE  RFC 9162 2.1.4.2 from checkpoint OLD to NEW
+  tlog-verify.py cosignature WVKEY NOTE_FILE          a witness's cosignature/v1 line on the checkpoint
 
 Prints "ok" and exits 0, or prints why and exits 1.
 """
 import base64, hashlib, struct, sys
+from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 
@@ -144,4 +147,7 @@ def main():
     print("ok")
 
 
-main()
+try:
+    main()
+except InvalidSignature:
+    fail("a signature does not verify")

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+import WalletModel
 
 /// `config show` gives each value with its origin and secrets only as set or unset;
 /// `config check` exits 0 or 78 listing every problem; an unknown `TOKENCTL_*` variable is
@@ -11,6 +12,31 @@ import Testing
     func settings(_ result: CLIResult) throws -> [String: [String: Any]] {
         try #require(try result.jsonObject()["settings"] as? [String: [String: Any]])
     }
+
+    /// `audit.witnesses`: a list of objects in the file (a trailing slash of a URL dropped),
+    /// JSON text in the environment; an object with another key or a log's key instead of a
+    /// cosigner's is refused (78), naming where it came from.
+    @Test func witnessesAreReadFromTheFileAndTheEnvironment() throws {
+        let key = try NoteSigner.generate(name: "witness.example/w1").verifier.verifierKey
+        let witness = try #require(try? Cosignature.Verifier(verifierKey: Self.cosignerKey)).verifierKey
+        let file = cli.write("w.json", #"{"audit": {"witnesses": [{"url": "https://w.example/", "verifier-key": "\#(witness)"}]}}"#)
+        let shown = try cli.run(["config", "show", "--json", "--config", file])
+        #expect(shown.status == 0, "\(shown.stderr)")
+        let entry = try settings(shown)["audit.witnesses"]
+        #expect((entry?["value"] as? [[String: String]]) == [["url": "https://w.example", "verifier-key": witness]])
+        #expect(entry?["origin"] as? String == "file")
+        let fromEnvironment = try cli.run(["config", "show", "--json", "--config", file], environment: ["TOKENCTL_AUDIT_WITNESSES": #"[{"url": "http://127.0.0.1:9", "verifier-key": "\#(witness)"}]"#])
+        #expect(try settings(fromEnvironment)["audit.witnesses"]?["origin"] as? String == "environment")
+        for bad in [#"[{"url": "https://w.example", "verifier-key": "\#(witness)", "name": "w"}]"#, #"[{"url": "https://w.example", "verifier-key": "\#(key)"}]"#, #"{"url": "x"}"#] {
+            let refused = try cli.run(["config", "check", "--config", cli.write("bad.json", #"{"audit": {"witnesses": \#(bad)}}"#)])
+            #expect(refused.status == 78 && refused.stderr.contains("audit.witnesses") && refused.stderr.contains("(config.invalidValue)"), "\(bad): \(refused.stderr)")
+        }
+    }
+
+    /// A cosigner verifier key (algorithm 0x04) made for these tests.
+    static let cosignerKey: String = {
+        (try? Cosignature.Signer.generate(name: "witness.example/w1"))?.verifier.verifierKey ?? ""
+    }()
 
     @Test func showNamesTheOriginOfEveryValue() throws {
         let file = cli.write("config.json", #"{"tmp": {"timeout-ms": 9000, "base-url": "https://tmp.example.com"}}"#)
@@ -29,7 +55,8 @@ import Testing
         #expect(values["onboarding.timeout-ms"]?["value"] as? Int == 20000)
         #expect(values["onboarding.timeout-ms"]?["origin"] as? String == "default")
         #expect(values["tmp.auth.bearer-token-file"]?["value"] is NSNull)
-        #expect(values.count == 60)
+        #expect((values["audit.witnesses"]?["value"] as? [Any])?.isEmpty == true)
+        #expect(values.count == 61)
 
         let secrets = try #require(try result.jsonObject()["secrets"] as? [String: [String: Any]])
         #expect(secrets["TMP bearer token"]?["set"] as? Bool == true)

@@ -85,9 +85,14 @@ struct Tokenctl: AsyncParsableCommand {
             } else {
                 try command.run()
             }
+        } catch let code as ExitCode {
+            // Already reported by the command itself: exit with its status at once.
+            // ArgumentParser's exit(withError:) would first build the command's whole help
+            // (about a sixth of a cold DECLINED activation's instructions) to print nothing.
+            Output.flush()
+            Glibc.exit(code.rawValue)
         } catch {
-            // An ExitCode was already reported by the command itself.
-            if !(error is ExitCode), exitCode(for: error) == .validationFailure {
+            if exitCode(for: error) == .validationFailure {
                 reportUsage(message(for: error), arguments: arguments)
             }
             exit(withError: error)

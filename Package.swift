@@ -310,7 +310,7 @@ let package = Package(
         .testTarget(name: "TokenActivationTests", dependencies: ["TokenActivation", "TokenctlConfiguration", "TokenctlApp", "WalletModel", "OnboardingCore", "HTTPTransport", "ErrorCodes", "Storage", "TestSupport", .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "TokenctlAppTests",
-            dependencies: ["TokenctlConfiguration", "TokenctlApp", "TokenActivation", "WalletModel", "Storage", "PostgresStorage", "ErrorCodes", "TestSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["TokenctlConfiguration", "TokenctlApp", "TokenActivation", "WalletModel", "Storage", "PostgresStorage", "ErrorCodes", "TestSupport", "HTTPTransport", "Sandbox", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "TokenctlServiceTests",

@@ -64,19 +64,26 @@ public struct WitnessPublisher: Sendable {
         return outcomes
     }
 
-    private func publish(_ checkpoint: StoredCheckpoint, to witness: Witness, through access: some AuditStoreAccess) async throws -> StoredCosignature {
+    private func publish(_ signed: StoredCheckpoint, to witness: Witness, through access: some AuditStoreAccess) async throws -> StoredCosignature {
         let key = witness.verifier.verifierKey
-        let (same, latest) = try await access.run { store in
-            (try store.storedCosignatures(size: checkpoint.size).first { $0.witness == key }, try store.latestCosignature(witness: key))
-        }
-        if let same { return same }
-        guard let body = TransparencyLog.checkpoint(in: checkpoint.note)?.text else {
-            throw AuditError(code: .auditInconsistent, message: "the stored checkpoint of \(checkpoint.size) rows is not a checkpoint")
-        }
+        var checkpoint = signed
+        let latest = try await access.run { store in try store.latestCosignature(witness: key) }
         var old = latest?.size ?? 0
         for _ in 0...Self.conflictRetries {
-            guard old <= checkpoint.size else {
-                throw refused(witness, "it cosigned a tree of \(old) rows, and this log has a checkpoint of only \(checkpoint.size): the log was cut or replaced by an older copy since")
+            if old > checkpoint.size {
+                // The witness holds a larger tree than this checkpoint: a newer checkpoint of
+                // this log (another process or host signed and published it first), or a log
+                // cut or replaced since. The newest stored checkpoint tells which.
+                let newest = try await access.run { store in try store.storedCheckpoint(size: nil) }
+                guard let newest, newest.size >= old else {
+                    throw refused(witness, "it cosigned a tree of \(old) rows, and this log has a checkpoint of only \(newest?.size ?? checkpoint.size): the log was cut or replaced by an older copy since")
+                }
+                checkpoint = newest
+            }
+            let size = checkpoint.size
+            if let same = try await access.run({ store in try store.storedCosignatures(size: size).first { $0.witness == key } }) { return same }
+            guard let body = TransparencyLog.checkpoint(in: checkpoint.note)?.text else {
+                throw AuditError(code: .auditInconsistent, message: "the stored checkpoint of \(checkpoint.size) rows is not a checkpoint")
             }
             let (from, to) = (old, checkpoint.size)
             let proof = from == 0 || from == to ? [] : try await access.run { store in try AuditTree(store: store).consistencyProof(from: from, to: to) }

@@ -72,7 +72,7 @@ struct AuditCheckpoint: AsyncParsableCommand {
     static func json(_ outcome: WitnessPublisher.Outcome) -> JSONObject.Value {
         switch outcome.result {
         case .success(let cosignature):
-            .object(JSONObject(["url": .string(outcome.witness.url), "cosigned": .bool(true), "time": .int(Int(cosignature.time))]))
+            .object(JSONObject(["url": .string(outcome.witness.url), "cosigned": .bool(true), "size": .int(Int(cosignature.size)), "time": .int(Int(cosignature.time))]))
         case .failure(let error):
             .object(JSONObject(["url": .string(outcome.witness.url), "cosigned": .bool(false), "code": .string(error.code.rawValue), "message": .string(error.message)]))
         }

@@ -37,8 +37,8 @@ import PackageDescription
 //                    usage errors in one format, output and errors (--json), colour, the sandbox's
 //                    options (declared by tokenctl, read by tokenctl-sandbox)
 //   ServiceCommand   the service's command line (`tokenctl serve`, also started as `tokenctl-serve`)
-//   Sandbox          loopback TMP, PowerAuth and onboarding server simulator (server side only: shares
-//                    no client logic, only the PowerAuth primitives)
+//   Sandbox          loopback TMP, PowerAuth and onboarding server simulator and a transparency log
+//                    witness (server side only: shares no client logic, only the PowerAuth primitives)
 //   tokenctl         the command-line executable: the shell (parses arguments, calls one library
 //                    function, prints) and the service (`serve`, or started as `tokenctl-serve`);
 //                    `sandbox` and `demo` exec tokenctl-sandbox, installed beside it

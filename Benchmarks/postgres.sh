@@ -47,8 +47,10 @@ peak_rss() { /usr/bin/time -f "%e %M" -o "$work/time.txt" "$@" > /dev/null; cat 
 
 # A new, empty PostgreSQL database named $1, migrated; its URL in $pg_url.
 fresh_pg() {
-  # FORCE: the sessions of a service just stopped may not have ended yet.
-  psql -X -q -c "DROP DATABASE IF EXISTS $1 WITH (FORCE)" -c "CREATE DATABASE $1"
+  # FORCE: the sessions of a service just stopped may not have ended yet. An autovacuum
+  # worker in it cannot be ended by this role: asked again until it has gone.
+  for _ in $(seq 20); do psql -X -q -c "DROP DATABASE IF EXISTS $1 WITH (FORCE)" 2> /dev/null && break; sleep 0.5; done
+  psql -X -q -c "CREATE DATABASE $1"
   pg_url="${test_url%%/tokenctl\?*}/$1?sslmode=disable"
   TOKENCTL_DATABASE_URL="$pg_url" "$bin/tokenctl" db migrate > /dev/null
 }

@@ -97,7 +97,8 @@ test_url=$(sed -n "s/.*TOKENCTL_TEST_DATABASE_URL='\([^']*\)'.*/\1/p" <<< "$serv
 eval "$(grep '^export PG' <<< "$server_env")"
 export TOKENCTL_DATABASE_PASSWORD="$PGPASSWORD"
 fresh_db() {
-  psql -X -q -c "DROP DATABASE IF EXISTS tlogbench WITH (FORCE)" -c "CREATE DATABASE tlogbench"
+  for _ in $(seq 20); do psql -X -q -c "DROP DATABASE IF EXISTS tlogbench WITH (FORCE)" 2> /dev/null && break; sleep 0.5; done
+  psql -X -q -c "CREATE DATABASE tlogbench"
   unset TOKENCTL_DATABASE_PATH
   export TOKENCTL_DATABASE_URL="${test_url%%/tokenctl\?*}/tlogbench?sslmode=disable"
   "$bin/tokenctl" db migrate > /dev/null

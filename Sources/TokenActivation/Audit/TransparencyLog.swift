@@ -42,16 +42,6 @@ public struct TransparencyLog: Sendable {
         return Signed(checkpoint: checkpoint, note: note, isNew: true)
     }
 
-    /// The newest stored checkpoint, if any, with the witnesses' cosignatures on it.
-    public func latestCheckpoint() throws -> StoredCheckpoint? {
-        try store.using(logger: logger) { store in try Self.latestCheckpoint(in: store) }
-    }
-
-    /// ``latestCheckpoint()`` on an open store (the service's).
-    public static func latestCheckpoint(in store: any TokenStore) throws -> StoredCheckpoint? {
-        try store.storedCheckpoint(size: nil).map { try cosigned($0, in: store) }
-    }
-
     /// `checkpoint` with the cosignatures stored for its size, one line each after the log's
     /// signature (a C2SP checkpoint as its witnesses cosigned it).
     public static func cosigned(_ checkpoint: StoredCheckpoint, in store: any TokenStore) throws -> StoredCheckpoint {
@@ -197,18 +187,24 @@ public struct TransparencyLog: Sendable {
     }
 
     /// Sends the stored checkpoint of `size` rows (the newest when nil) to the publisher's
-    /// witnesses; answers each witness's outcome and the checkpoint with every cosignature
-    /// stored for it.
+    /// witnesses, on one open store; answers each witness's outcome and the checkpoint with
+    /// every cosignature stored for it.
     public func publish(size: Int64?, with publisher: WitnessPublisher) async throws -> (checkpoint: StoredCheckpoint, outcomes: [WitnessPublisher.Outcome]) {
-        let plain = try await run { store in try Self.signedCheckpoint(size: size, in: store) }
-        let outcomes = await publisher.publish(plain, through: self)
-        return (try await run { store in try Self.cosigned(plain, in: store) }, outcomes)
+        try await store.using(logger: logger) { store async throws in
+            let access = OpenStoreAccess(store: store)
+            let plain = try await access.run { store in try Self.signedCheckpoint(size: size, in: store) }
+            let outcomes = await publisher.publish(plain, through: access)
+            return (try await access.run { store in try Self.cosigned(plain, in: store) }, outcomes)
+        }
     }
 }
 
-extension TransparencyLog: AuditStoreAccess {
-    /// Runs `body` on the store, opened for the call.
-    public func run<T: Sendable>(_ body: @escaping @Sendable (any TokenStore) throws -> T) async throws -> T {
-        try store.using(logger: logger) { store in try body(store) }
+/// A store the caller holds open, reached on its driver's own threads.
+struct OpenStoreAccess: AuditStoreAccess, @unchecked Sendable {
+    /// Used by one publication at a time, one call after the other.
+    let store: any TokenStore
+
+    func run<T: Sendable>(_ body: @escaping @Sendable (any TokenStore) throws -> T) async throws -> T {
+        try await store.run { store in try body(store) }
     }
 }

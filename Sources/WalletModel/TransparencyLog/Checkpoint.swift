@@ -27,8 +27,7 @@ public struct Checkpoint: Equatable, Sendable {
         guard text.hasSuffix("\n") else { return nil }
         let lines = text.dropLast().split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         guard lines.count >= 3, !lines[0].isEmpty, lines.allSatisfy({ !$0.isEmpty }) else { return nil }
-        let digits = lines[1]
-        guard digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }), digits == "0" || !digits.hasPrefix("0"), let size = UInt64(digits),
+        guard let size = PlainDecimal.value(lines[1]),
               let root = Base64.decode(lines[2]), root.count == MerkleHash.size else { return nil }
         self.init(origin: lines[0], size: size, rootHash: Array(root), extensions: Array(lines.dropFirst(3)))
     }

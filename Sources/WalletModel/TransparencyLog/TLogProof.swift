@@ -46,9 +46,7 @@ public struct TLogProof: Equatable, Sendable {
             rest = rest.dropFirst()
         }
         guard let line = rest.first, line.hasPrefix("index ") else { throw Invalid("no index line") }
-        let digits = line.dropFirst(6)
-        guard !digits.isEmpty, digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }), digits == "0" || !digits.hasPrefix("0"),
-              let index = UInt64(digits) else { throw Invalid("the index is not a decimal without leading zeros") }
+        guard let index = PlainDecimal.value(line.dropFirst(6)) else { throw Invalid("the index is not a decimal without leading zeros") }
         self.index = index
         proof = []
         for (number, line) in rest.dropFirst().enumerated() {

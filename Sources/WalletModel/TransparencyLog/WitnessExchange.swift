@@ -40,7 +40,7 @@ public enum WitnessExchange {
             }
             return found ?? .refused(status: 200, reason: "no cosignature in the answer verifies with the witness's key \(witness.name)+\(NoteKey.hex(witness.keyHash))")
         case 409:
-            guard body.last == 0x0A, let size = decimal(body.dropLast()) else { return .refused(status: 409, reason: "the conflict does not name a tree size") }
+            guard body.last == 0x0A, let size = PlainDecimal.value(String(decoding: body.dropLast(), as: UTF8.self)) else { return .refused(status: 409, reason: "the conflict does not name a tree size") }
             return .conflict(size: size)
         case 400: return .refused(status: 400, reason: "the witness found the request malformed")
         case 403: return .refused(status: 403, reason: "the witness trusts no key that signed the checkpoint")
@@ -48,12 +48,5 @@ public enum WitnessExchange {
         case 422: return .refused(status: 422, reason: "the witness does not accept the consistency proof: the log is not an extension of what it cosigned before")
         default: return .refused(status: status, reason: "the witness answered \(status)")
         }
-    }
-
-    /// ASCII decimal without a sign or leading zeros (`0` alone may be zero).
-    static func decimal(_ bytes: ArraySlice<UInt8>) -> UInt64? {
-        guard !bytes.isEmpty, bytes.count <= 20, bytes.allSatisfy({ (0x30...0x39).contains($0) }),
-              bytes.count == 1 || bytes.first != 0x30 else { return nil }
-        return UInt64(String(decoding: bytes, as: UTF8.self))
     }
 }

@@ -40,7 +40,8 @@ echo "package-test: installed $(basename "$package"): $(grep -c . "$work/files")
 version=$(/usr/bin/tokenctl --version)
 [ "$version" = "$(dpkg-query -W -f '${Version}' tokenctl)" ] || fail "tokenctl --version says $version"
 # tokenctl-serve is the one executable by another name: the service's own command line.
-/usr/bin/tokenctl-serve --help | grep -q '^USAGE: tokenctl serve ' || fail "tokenctl-serve --help is not the service's help"
+serve_help=$(/usr/bin/tokenctl-serve --help)
+grep -q '^USAGE: tokenctl serve ' <<<"$serve_help" || fail "tokenctl-serve --help is not the service's help"
 installed=$(dpkg-query -W -f '${Installed-Size}' tokenctl)
 echo "package-test: Installed-Size ${installed} KiB"
 id tokenctl > /dev/null || fail "no tokenctl account after install"
@@ -119,7 +120,10 @@ status=$?
 set -e
 [ "$status" = 2 ] && grep -q '"outcome": "DECLINED"' <<<"$handled" || fail "the installed handler exited $status: $handled"
 # Through the service, not the command's fallback: the service counted it.
-curl -sS --unix-socket "$socket" http://localhost/metrics | grep -q '^tokenctl_activations_total{outcome="DECLINED"} 1' \
+# Read whole before grep looks (grep -q stops reading at the match, and under pipefail
+# curl's failed write would fail the check).
+metrics=$(curl -sS --unix-socket "$socket" http://localhost/metrics)
+grep -q '^tokenctl_activations_total{outcome="DECLINED"} 1' <<<"$metrics" \
   || fail "the handler's activation did not go through the service"
 echo "package-test: /usr/bin/tokenctl-handler through the socket: DECLINED, exit 2"
 kill -TERM "$service_pid"

@@ -1,5 +1,3 @@
-import Dispatch
-
 /// One HTTP exchange. The transport adds nothing the caller did not ask for.
 public struct HTTPRequest: Sendable, Equatable {
     public var method: String
@@ -43,36 +41,4 @@ public protocol HTTPTransport: Sendable {
     /// (never one of Swift's cooperative pool): the activation workers call this, so a
     /// request costs no hop between threads.
     func sendBlocking(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse
-}
-
-extension HTTPTransport {
-    /// Waits for ``send(_:)`` on a task: for transports without a blocking path of their own.
-    public func sendBlocking(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
-        try Blocking.wait { () async throws(TransportError) -> HTTPResponse in try await send(request) }
-    }
-}
-
-/// Runs async work to completion from a thread that may block.
-public enum Blocking {
-    /// Starts `body` as a task and blocks the calling thread until it finishes. Never call
-    /// it on a thread of the cooperative pool: the task may need that very thread.
-    public static func wait<T: Sendable, E: Error>(_ body: @escaping @Sendable () async throws(E) -> T) throws(E) -> T {
-        let box = ResultBox<T, E>()
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            do throws(E) {
-                box.result = .success(try await body())
-            } catch {
-                box.result = .failure(error)
-            }
-            done.signal()
-        }
-        done.wait()
-        return try box.result!.get()
-    }
-}
-
-/// Written by one task before a semaphore is signalled, read after the wait.
-private final class ResultBox<T: Sendable, E: Error>: @unchecked Sendable {
-    var result: Result<T, E>?
 }

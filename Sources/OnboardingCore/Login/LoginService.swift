@@ -306,4 +306,10 @@ final class CountingTransport: HTTPTransport, @unchecked Sendable {
         guard let inner else { throw TransportError(.other, wasSent: false, detail: "no transport") }
         return try await inner.send(request)
     }
+
+    func sendBlocking(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
+        count += 1
+        guard let inner else { throw TransportError(.other, wasSent: false, detail: "no transport") }
+        return try inner.sendBlocking(request)
+    }
 }

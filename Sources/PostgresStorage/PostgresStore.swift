@@ -23,7 +23,7 @@ public final class PostgresStore: Sendable {
     private let idle = Mutex<[PostgresConnection]>([])
     private let nextID = Atomic<Int>(0)
     /// Where async callers' calls run (``TokenStore/run(_:)``).
-    public let threads = DatabaseThreads(label: "tokenctl.postgres")
+    public let threads = DatabaseThreads(label: "tokenctl.pg")
 
     /// Connects and checks the schema.
     /// - Parameter migrating: true for `tokenctl db migrate` and `db status`, which open a

@@ -43,7 +43,7 @@ final class ReadAheadRowSource: ImportRowSource, @unchecked Sendable {
 
     init(_ source: some ImportRowSource) {
         nonisolated(unsafe) var source = source
-        let thread = Thread { [self] in
+        Thread.start(named: "tokenctl.import") { [self] in
             defer {
                 condition.lock()
                 readerDone = true
@@ -68,8 +68,6 @@ final class ReadAheadRowSource: ImportRowSource, @unchecked Sendable {
                 guard hand(chunk), chunk.end == nil else { return }
             }
         }
-        thread.name = "tokenctl.import-reader"
-        thread.start()
     }
 
     /// An empty array for the next chunk: a spent one emptied here, on the reader's thread.

@@ -66,12 +66,10 @@ public final class ActivationRuntime: Sendable {
         queue.withLock { $0.idle = Array((0..<options.workers).reversed()) }
         for worker in 0..<options.workers {
             finished.enter()
-            let thread = Thread { [self] in
+            Thread.start(named: "tokenctl.worker") { [self] in
                 work(worker)
                 finished.leave()
             }
-            thread.name = "tokenctl.activation"
-            thread.start()
         }
     }
 

@@ -39,9 +39,7 @@ public final class DatabaseThreads: @unchecked Sendable {
             condition.signal()
         } else if started < count {
             started += 1
-            let thread = Thread { [self] in serve() }
-            thread.name = label
-            thread.start()
+            Thread.start(named: label) { [self] in serve() }
         }
     }
 

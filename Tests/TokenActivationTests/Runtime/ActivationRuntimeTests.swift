@@ -124,6 +124,22 @@ struct ActivationRuntimeTests {
         #expect(rows == 80 && broken == nil)
     }
 
+    /// The workers carry their name to the system (`ps -L`, `top -H`, a profiler), not the
+    /// name of the task that started them.
+    @Test func workersAreNamedForTheSystem() async throws {
+        try addPasses(1)
+        let names = Mutex<[String]>([])
+        let transport = ClosureTransport { _, _ throws(TransportError) in
+            let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
+            names.withLock { $0.append(name.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            return Self.approved
+        }
+        let runtime = try await runtime(transport, ActivationRuntime.Options(workers: 2))
+        #expect(await runtime.activate(deeplink: "mybank://activate?serialNumber=SN1")?.outcome == .approved)
+        runtime.close()
+        #expect(names.withLock { $0 } == ["tokenctl.worker"])
+    }
+
     /// Lines queued before a stop and not yet started are withdrawn: the output ends before
     /// the first of them, none is sent, and the summary says the batch stopped early.
     @Test func aStoppedBatchWithdrawsItsQueuedLines() async throws {

@@ -284,7 +284,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "WalletBenchmark",
-            dependencies: ["TokenctlConfiguration", "TokenctlApp", "TokenActivation", "WalletModel"],
+            dependencies: ["TokenctlConfiguration", "TokenctlApp", "TokenActivation", "WalletModel", .product(name: "Logging", package: "swift-log")],
             path: "Benchmarks/WalletBenchmark"
         ),
         .executableTarget(

@@ -1,9 +1,12 @@
-// Lookups per second by serial number on an open wallet database.
+// Lookups per second by serial number on an open wallet database: called on the caller's
+// thread (what an activation worker does), and from a task through the driver's threads
+// (what the service's routes do), whose difference is a hand-off there and back.
 //
 //   WalletBenchmark <database> <records> [lookups]
 //
 // The database must hold serials SN0 … SN<records-1> (Benchmarks/wallet.sh makes it).
 import Foundation
+import Logging
 import TokenActivation
 import TokenctlApp
 import TokenctlConfiguration
@@ -32,5 +35,21 @@ let elapsed = try clock.measure {
 }
 try session.close()
 precondition(found == lookups, "every generated serial should exist")
-let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-print(String(format: "lookups by serial: %d in %.2f s = %.0f lookups/s (%.1f µs each)", lookups, seconds, Double(lookups) / seconds, seconds / Double(lookups) * 1e6))
+func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+}
+let direct = seconds(elapsed)
+print(String(format: "lookups by serial: %d in %.2f s = %.0f lookups/s (%.1f µs each)", lookups, direct, Double(lookups) / direct, direct / Double(lookups) * 1e6))
+
+// The same lookups awaited one after another from a task, each on the driver's threads.
+let store = try settings.store.open(logger: Logger(label: "bench"))
+let threads = store.threads
+found = 0
+let start = clock.now
+for serial in serials {
+    found += try await threads.run { try store.passes(matching: PassQuery(serialNumber: serial)).count }
+}
+let awaited = seconds(clock.now - start)
+try store.close()
+precondition(found == lookups, "every generated serial should exist")
+print(String(format: "the same from a task, each on the driver's threads: %.1f µs each (a hand-off there and back: %.1f µs)", awaited / Double(lookups) * 1e6, (awaited - direct) / Double(lookups) * 1e6))

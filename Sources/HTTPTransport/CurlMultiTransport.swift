@@ -1,5 +1,6 @@
 import CCurl
 import Dispatch
+import Foundation
 import Glibc
 import Synchronization
 
@@ -34,6 +35,8 @@ public final class CurlMultiTransport: HTTPTransport, @unchecked Sendable {
         self.multi = multi
         let unmanaged = Unmanaged.passRetained(self)
         pthread_create(&thread, nil, { context in
+            // The name `ps -L` and a profiler show (Linux takes at most 15 bytes).
+            Thread.current.name = "tokenctl.curl"
             let transport = Unmanaged<CurlMultiTransport>.fromOpaque(context!).takeRetainedValue()
             transport.runLoop()
             return nil

@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import HTTPTransport
 import Sandbox
@@ -18,6 +19,20 @@ import Testing
             defer { transport.shutdown() }
             try await body(transport)
         }
+    }
+
+    /// The multi transport's transfer thread shows its name to the system (`ps -L`).
+    @Test func theTransferThreadIsNamed() throws {
+        func names() -> [String] {
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+            return tasks.compactMap { try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8) }
+                .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        }
+        let transport = try CurlMultiTransport(options: CurlTransportOptions())
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !names().contains("tokenctl.curl"), ContinuousClock.now < deadline { usleep(10_000) }
+        #expect(names().contains("tokenctl.curl"))
+        transport.shutdown()
     }
 
     func activation(_ reference: String, base: String) -> HTTPRequest {

@@ -45,11 +45,18 @@ print(String(format: "lookups by serial: %d in %.2f s = %.0f lookups/s (%.1f µs
 let store = try settings.store.open(logger: Logger(label: "bench"))
 let threads = store.threads
 found = 0
-let start = clock.now
-for serial in serials {
-    found += try await threads.run { try store.passes(matching: PassQuery(serialNumber: serial)).count }
-}
-let awaited = seconds(clock.now - start)
+// On a task of the cooperative pool, as the service's routes run (top-level code runs on
+// the main actor, whose wake-ups cost more).
+let lookupsSerials = serials
+let (awaitedFound, awaited) = try await Task.detached { () throws -> (Int, Double) in
+    var found = 0
+    let start = ContinuousClock.now
+    for serial in lookupsSerials {
+        found += try await threads.run { try store.passes(matching: PassQuery(serialNumber: serial)).count }
+    }
+    return (found, seconds(ContinuousClock.now - start))
+}.value
+found = awaitedFound
 try store.close()
 precondition(found == lookups, "every generated serial should exist")
 print(String(format: "the same from a task, each on the driver's threads: %.1f µs each (a hand-off there and back: %.1f µs)", awaited / Double(lookups) * 1e6, (awaited - direct) / Double(lookups) * 1e6))

@@ -52,7 +52,9 @@ import Testing
         #expect(open.first?["outcome"] is NSNull)
         #expect(try harness.state("SN1") == ["activating"])
 
-        let next = try harness.activate("SN1", environment: ["TOKENCTL_TMP_TIMEOUT_MS": "200"])
+        // The sandbox holds the request; 2 s is long enough for it to arrive on a busy machine
+        // (200 ms could end before the connection was accepted, and nothing was sent).
+        let next = try harness.activate("SN1", environment: ["TOKENCTL_TMP_TIMEOUT_MS": "2000"])
         #expect(next.stderr.contains("activation.interrupted"))
         let entries = try harness.auditEntries()
         #expect(entries.first?["outcome"] as? String == "UNKNOWN")

@@ -105,7 +105,9 @@ import Testing
         #expect(try harness.state("K1") == ["activating"])
 
         // The owner is gone (on this host, its process is known dead at once).
-        let next = try harness.activate("K1", environment: ["TOKENCTL_TMP_TIMEOUT_MS": "200"])
+        // The sandbox holds the request; 2 s is long enough for it to arrive on a busy machine
+        // (200 ms could end before the connection was accepted, and nothing was sent).
+        let next = try harness.activate("K1", environment: ["TOKENCTL_TMP_TIMEOUT_MS": "2000"])
         #expect(next.stderr.contains("activation.interrupted"), "\(next.stderr)")
         #expect(harness.sandbox.activationRequestCount == 2)
         let first = try #require(try harness.auditEntries().first)

@@ -41,22 +41,18 @@ func seconds(_ duration: Duration) -> Double {
 let direct = seconds(elapsed)
 print(String(format: "lookups by serial: %d in %.2f s = %.0f lookups/s (%.1f µs each)", lookups, direct, Double(lookups) / direct, direct / Double(lookups) * 1e6))
 
-// The same lookups awaited one after another from a task, each on the driver's threads.
+// The same lookups awaited one after another, each on the driver's threads, from a task of
+// the cooperative pool as the service's routes run (top-level code runs on the main actor,
+// whose wake-ups cost more).
 let store = try settings.store.open(logger: Logger(label: "bench"))
-let threads = store.threads
-found = 0
-// On a task of the cooperative pool, as the service's routes run (top-level code runs on
-// the main actor, whose wake-ups cost more).
-let lookupsSerials = serials
-let (awaitedFound, awaited) = try await Task.detached { () throws -> (Int, Double) in
+let (awaitedFound, awaited) = try await Task.detached { [serials] () throws -> (Int, Double) in
     var found = 0
     let start = ContinuousClock.now
-    for serial in lookupsSerials {
-        found += try await threads.run { try store.passes(matching: PassQuery(serialNumber: serial)).count }
+    for serial in serials {
+        found += try await store.threads.run { try store.passes(matching: PassQuery(serialNumber: serial)).count }
     }
     return (found, seconds(ContinuousClock.now - start))
 }.value
-found = awaitedFound
 try store.close()
-precondition(found == lookups, "every generated serial should exist")
+precondition(awaitedFound == lookups, "every generated serial should exist")
 print(String(format: "the same from a task, each on the driver's threads: %.1f µs each (a hand-off there and back: %.1f µs)", awaited / Double(lookups) * 1e6, (awaited - direct) / Double(lookups) * 1e6))

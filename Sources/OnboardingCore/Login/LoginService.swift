@@ -302,14 +302,17 @@ final class CountingTransport: HTTPTransport, @unchecked Sendable {
     private(set) var count = 0
 
     func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
-        count += 1
-        guard let inner else { throw TransportError(.other, wasSent: false, detail: "no transport") }
-        return try await inner.send(request)
+        try await counted().send(request)
     }
 
     func sendBlocking(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
+        try counted().sendBlocking(request)
+    }
+
+    /// Counts one request and gives the transport it goes out on.
+    private func counted() throws(TransportError) -> any HTTPTransport {
         count += 1
         guard let inner else { throw TransportError(.other, wasSent: false, detail: "no transport") }
-        return try inner.sendBlocking(request)
+        return inner
     }
 }

@@ -8,11 +8,9 @@ extension Thread {
     /// creator's name (a task's `com.apple.root.default-qos`).
     public static func start(named name: String, _ body: @escaping @Sendable () -> Void) {
         precondition(name.utf8.count <= 15, "a thread name has at most 15 bytes")
-        let thread = Thread {
+        Thread {
             Thread.current.name = name
             body()
-        }
-        thread.name = name
-        thread.start()
+        }.start()
     }
 }

@@ -8,7 +8,8 @@
 #                first), the service's API against docs/openapi.yaml (scripts/api-check.sh), every
 #                shell block of the docs (scripts/docs-check.sh), 10 s of fuzzing per parser, and,
 #                as root, the Debian package built, checked by lintian, installed and purged
-#                (scripts/package-test.sh); one line per phase with its seconds. All on the one
+#                (scripts/package-test.sh), then make install into a temporary PREFIX and the
+#                installed tree tried (scripts/install-test.sh); one line per phase with its seconds. All on the one
 #                release build: `make test` after `make build` or `make demo` compiles only the tests
 #   make build-tests  every module compiled once (release), the test bundles and tokenctl
 #   make suite   the test suite alone, on that build, against a private PostgreSQL
@@ -170,6 +171,8 @@ test: deps
 	@# The package, installed and tried as an operator would (dpkg -i needs root; CI runs as root).
 	@if [ "$$(id -u)" = 0 ]; then scripts/phase.sh package $(MAKE) --no-print-directory deb package-test; \
 	  else echo "package-test: skipped: installing a package needs root (CI runs as root)"; fi
+	@# The README's install path: make install into a temporary PREFIX, then the installed tree used.
+	@scripts/phase.sh install scripts/install-test.sh
 	@echo "make test: passed"
 
 # The test bundles and the executable, from one compilation of every module.
@@ -340,7 +343,7 @@ install: build
 	install -m 644 .build/manual/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	@# The systemd units, with this PREFIX's paths (systemctl daemon-reload to load them).
 	install -d $(DESTDIR)$(PREFIX)/lib/systemd/system
-	for unit in Config/systemd/*.service Config/systemd/*.socket; do \
+	for unit in Config/systemd/*.service Config/systemd/*.socket Config/systemd/*.timer; do \
 	  sed 's#/usr/bin/#$(PREFIX)/bin/#g' $$unit > $(DESTDIR)$(PREFIX)/lib/systemd/system/$$(basename $$unit); done
 	.build/release/tokenctl --generate-completion-script bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/tokenctl
 	.build/release/tokenctl --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_tokenctl

@@ -11,12 +11,12 @@ command -v systemd-analyze >/dev/null || { echo "check-units: systemd-analyze is
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for unit in Config/systemd/*.service Config/systemd/*.socket; do
+for unit in Config/systemd/*.service Config/systemd/*.socket Config/systemd/*.timer; do
   sed -e "s#/usr/bin/tokenctl-handler#$PWD/Deeplinks/tokenctl-handler#g" -e "s#/usr/bin/#$build/#g" "$unit" > "$work/$(basename "$unit")"
 done
 
 status=0
-(cd "$work" && systemd-analyze verify --man=no ./*.service ./*.socket) > "$work/verify.log" 2>&1 || status=$?
+(cd "$work" && systemd-analyze verify --man=no ./*.service ./*.socket ./*.timer) > "$work/verify.log" 2>&1 || status=$?
 if [ "$status" != 0 ] || [ -s "$work/verify.log" ]; then
   cat "$work/verify.log" >&2
   echo "check-units: systemd-analyze verify failed" >&2

@@ -30,7 +30,8 @@ strip --strip-unneeded --remove-section=.comment --remove-section=.note "$root/u
 # The service's name: the one executable runs the service when started by it.
 ln -s tokenctl "$root/usr/bin/tokenctl-serve"
 install -m 755 Deeplinks/tokenctl-handler "$root/usr/bin/tokenctl-handler"
-install -m 644 Config/systemd/tokenctl.service Config/systemd/tokenctl.socket Config/systemd/tokenctl-handler@.service "$root/lib/systemd/system/"
+install -m 644 Config/systemd/tokenctl.service Config/systemd/tokenctl.socket Config/systemd/tokenctl-handler@.service \
+  Config/systemd/tokenctl-checkpoint.service Config/systemd/tokenctl-checkpoint.timer "$root/lib/systemd/system/"
 install -m 644 Config/debian/tokenctl.sysusers "$root/usr/lib/sysusers.d/tokenctl.conf"
 install -m 644 Config/debian/tokenctl.tmpfiles "$root/usr/lib/tmpfiles.d/tokenctl.conf"
 install -m 644 Config/production.example.json "$root/etc/tokenctl/config.json"
@@ -57,6 +58,13 @@ documents() {
   } | gzip -9n > "$1/usr/share/doc/$2/changelog.gz"
 }
 documents "$root" tokenctl
+# The user documentation beside it: the guide, operations, the exit codes, the API, the
+# README and the whole changelog (compressed as Debian's policy asks of larger texts).
+for document in README.md docs/guide.md docs/operations.md docs/exit-codes.md docs/openapi.yaml CHANGELOG.md; do
+  name=$(basename "$document")
+  [ "$name" = CHANGELOG.md ] && name=changelog.md
+  gzip -9nc "$document" > "$root/usr/share/doc/tokenctl/$name.gz"
+done
 for script in postinst prerm postrm; do install -m 755 "Config/debian/$script" "$root/DEBIAN/$script"; done
 echo /etc/tokenctl/config.json > "$root/DEBIAN/conffiles"
 
@@ -132,8 +140,8 @@ Description: loopback simulator and demo for tokenctl
  documented behaviour (declined, failed, slow), like a payment sandbox's
  test cards.
  .
- This package holds tokenctl-sandbox, which `tokenctl sandbox` and
- `tokenctl demo` run, and tokenctl-sandbox.service (installed disabled).
+ This package holds tokenctl-sandbox, which "tokenctl sandbox" and
+ "tokenctl demo" run, and tokenctl-sandbox.service (installed disabled).
  Install it on test and demo hosts, not on production hosts.
 CONTROL
 

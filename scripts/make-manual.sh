@@ -9,6 +9,8 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:?usage: scripts/make-manual.sh BUILD_DIR OUTPUT_DIR}
+# Absolute: the service's pages come from a link to it in another directory.
+build=$(cd "$build" && pwd)
 output=${2:?usage: scripts/make-manual.sh BUILD_DIR OUTPUT_DIR}
 epoch=${SOURCE_DATE_EPOCH:-$(git -C "$here" log -1 --format=%ct 2>/dev/null || date +%s)}
 date=$(date -u -d "@$epoch" +%Y-%m-%d)
@@ -42,6 +44,10 @@ for name in sorted(os.listdir(source)):
             line = f".Dt {page.upper()} 1"
         elif line.startswith(".Nm") and section == "NAME":
             line = f".Nm {page}"                      # the page's name, as whatis reads it
+        elif line.startswith('.Nd "') and line.endswith('"'):
+            line = ".Nd " + line[5:-1]                # apropos shows the description without quotes
+        elif page == "tokenctl-serve" and section == "SYNOPSIS" and "subcommand" in line:
+            continue                                  # serve's only subcommand is help, left out
         elif line == ".Nm":
             line = f'.Nm "{command}"'                 # the command as it is typed
         elif line.startswith(".Xr "):

@@ -67,7 +67,18 @@ set -e
 [ "$status" = 69 ] && grep -q "(sandbox.notInstalled)" "$work/nosandbox.err" && grep -q "tokenctl-sandbox package" "$work/nosandbox.err" \
   || fail "tokenctl sandbox without tokenctl-sandbox exited $status: $(cat "$work/nosandbox.err")"
 echo "package-test: tokenctl sandbox without the tokenctl-sandbox package: 69, sandbox.notInstalled"
+# The documentation a reader looks for in /usr/share/doc/tokenctl.
+for document in guide.md.gz operations.md.gz exit-codes.md.gz README.md.gz openapi.yaml.gz; do
+  [ -s "/usr/share/doc/tokenctl/$document" ] || fail "/usr/share/doc/tokenctl/$document is not installed"
+done
+# The sandbox package's description as written (a shell expansion at build time garbled it).
+description=$(dpkg-deb -f "$sandbox_package" Description)
+grep -q 'which "tokenctl sandbox" and' <<< "$description" || fail "tokenctl-sandbox's Description is not as written: $description"
+echo "package-test: tokenctl-sandbox's Description as written"
 dpkg -i "$sandbox_package" > "$work/install-sandbox.log" 2>&1 || { cat "$work/install-sandbox.log" >&2; fail "dpkg -i $(basename "$sandbox_package") failed"; }
+/usr/bin/tokenctl-sandbox --version > /dev/null || fail "tokenctl-sandbox --version failed"
+/usr/bin/tokenctl-sandbox --help | grep -q "USAGE: tokenctl-sandbox" || fail "tokenctl-sandbox --help does not name tokenctl-sandbox"
+/usr/bin/tokenctl --database "$work/unused.sqlite" sandbox --help | grep -q "witness" || fail "tokenctl --database F sandbox --help failed"
 dpkg -L tokenctl-sandbox | sort > "$work/sandbox-files"
 echo "package-test: installed $(basename "$sandbox_package"): $(grep -c . "$work/sandbox-files") paths, Installed-Size $(dpkg-query -W -f '${Installed-Size}' tokenctl-sandbox) KiB"
 
@@ -99,6 +110,13 @@ chmod 755 "$work"
 as_tokenctl() { setpriv --reuid=tokenctl --regid=tokenctl --init-groups env CREDENTIALS_DIRECTORY="$credentials" "$@"; }
 as_tokenctl /usr/bin/tokenctl --config "$work/config.json" config check > "$work/check2.out" 2>&1 || { cat "$work/check2.out" >&2; fail "config check with the sandbox's addresses failed"; }
 grep -q "bearer token" "$work/check2.out" || fail "the TMP token credential was not read: $(cat "$work/check2.out")"
+# root creating the service's database would make it root's alone: refused, naming the way.
+status=0
+CREDENTIALS_DIRECTORY="$credentials" /usr/bin/tokenctl --config "$work/config.json" wallet add --serial SNROOT --device-account-id DAPLROOT0000 \
+  > "$work/root.out" 2> "$work/root.err" || status=$?
+[ "$status" = 74 ] && grep -q "sudo -u tokenctl" "$work/root.err" && [ ! -e /var/lib/tokenctl/tokenctl.sqlite ] \
+  || fail "root creating the service's database exited $status: $(cat "$work/root.err")"
+echo "package-test: root creating /var/lib/tokenctl's database: 74, naming sudo -u tokenctl"
 as_tokenctl /usr/bin/tokenctl --config "$work/config.json" wallet import Deeplinks/example-passes.csv > /dev/null
 
 socket=/run/tokenctl/tokenctl.sock

@@ -59,6 +59,11 @@ public struct ConfigurationError: CodedError, Equatable, CustomStringConvertible
         Self(isSecret ? .configSecretMissing : .configFileUnreadable, "\(key) names \(path), which cannot be read: \(reason)")
     }
 
+    /// The same error with `advice` after its message (what to do next).
+    public func advising(_ advice: String) -> Self {
+        Self(code, message + ". " + advice)
+    }
+
     public static func fileInvalid(key: String, path: String, expected: String) -> Self {
         Self(.configFileInvalid, "\(key) names \(path), which is not \(expected)")
     }

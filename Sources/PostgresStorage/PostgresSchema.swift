@@ -279,6 +279,32 @@ enum PostgresSchema {
             "REVOKE UPDATE, DELETE, TRUNCATE ON audit_cosignature FROM PUBLIC",
             "REVOKE UPDATE, DELETE, TRUNCATE ON audit_cosignature FROM CURRENT_USER",
         ]),
+        // A checkpoint belongs to a log (its origin, the note's first line) and a key (the id
+        // in its first signature): a rotated origin or key signs anew at a size already signed
+        // (DESIGN §9); `id` orders two of one size. Cosignatures name the log they cosigned,
+        // carried over from their checkpoints with the append-only trigger off for this one
+        // statement, inside the migration's transaction.
+        Migration(name: "v9-checkpoints-by-log", statements: [
+            """
+            ALTER TABLE audit_checkpoint
+                ADD COLUMN origin text GENERATED ALWAYS AS (split_part(note, E'\\n', 1)) STORED,
+                ADD COLUMN key_id text GENERATED ALWAYS AS (encode(substring(decode(
+                    split_part(split_part(split_part(note, E'\\n\\n', 2), E'\\n', 1), ' ', 3), 'base64') FROM 1 FOR 4), 'hex')) STORED,
+                ADD COLUMN id bigint GENERATED ALWAYS AS IDENTITY
+            """,
+            "ALTER TABLE audit_checkpoint DROP CONSTRAINT audit_checkpoint_pkey, ADD PRIMARY KEY (origin, key_id, size)",
+            "CREATE INDEX audit_checkpoint_size ON audit_checkpoint (size, id)",
+            "ALTER TABLE audit_cosignature ADD COLUMN origin text NOT NULL DEFAULT ''",
+            "GRANT UPDATE ON audit_cosignature TO CURRENT_USER",
+            "ALTER TABLE audit_cosignature DISABLE TRIGGER audit_cosignature_append_only",
+            "UPDATE audit_cosignature c SET origin = k.origin FROM audit_checkpoint k WHERE k.size = c.size",
+            "ALTER TABLE audit_cosignature ENABLE TRIGGER audit_cosignature_append_only",
+            "REVOKE UPDATE ON audit_cosignature FROM CURRENT_USER",
+            "ALTER TABLE audit_cosignature ALTER COLUMN origin DROP DEFAULT",
+            "ALTER TABLE audit_cosignature DROP CONSTRAINT audit_cosignature_pkey, ADD PRIMARY KEY (origin, size, witness)",
+            "DROP INDEX audit_cosignature_witness",
+            "CREATE INDEX audit_cosignature_witness ON audit_cosignature (witness, origin, size)",
+        ]),
     ]
 
     /// tokenctl_resolve(serial, pass type, device): a pass's records with their leases and a

@@ -1,7 +1,7 @@
 import PostgresNIO
 import WalletModel
 
-/// The audit's transparency log on PostgreSQL (migration v7): one round trip for any set of
+/// The audit's transparency log on PostgreSQL (migrations v7 to v9): one round trip for any set of
 /// nodes, read or written.
 extension PostgresStore: TransparencyLogStore {
     public func auditTreeSize() throws -> Int64 {
@@ -62,11 +62,12 @@ extension PostgresStore: TransparencyLogStore {
     }
 
     public func storeCheckpoint(_ checkpoint: StoredCheckpoint) throws {
+        // origin and key_id are generated from the note.
         try query("INSERT INTO audit_checkpoint (size, note) VALUES (\(checkpoint.size), \(checkpoint.note)) ON CONFLICT DO NOTHING")
     }
 
     public func storedCheckpoints() throws -> [StoredCheckpoint] {
-        try query("SELECT size, note FROM audit_checkpoint ORDER BY size").map { row in
+        try query("SELECT size, note FROM audit_checkpoint ORDER BY size, id").map { row in
             let (size, note) = try row.decode((Int64, String).self)
             return StoredCheckpoint(size: size, note: note)
         }
@@ -74,20 +75,21 @@ extension PostgresStore: TransparencyLogStore {
 
     public func storeCosignature(_ cosignature: StoredCosignature) throws {
         try query("""
-            INSERT INTO audit_cosignature (witness, size, line, time)
-            VALUES (\(cosignature.witness), \(cosignature.size), \(cosignature.line), \(cosignature.time)) ON CONFLICT DO NOTHING
+            INSERT INTO audit_cosignature (origin, witness, size, line, time)
+            VALUES (\(cosignature.origin), \(cosignature.witness), \(cosignature.size), \(cosignature.line), \(cosignature.time)) ON CONFLICT DO NOTHING
             """)
     }
 
     public func storedCosignatures() throws -> [StoredCosignature] {
-        try query("SELECT size, witness, line, time FROM audit_cosignature ORDER BY size, witness").map(Self.cosignature)
+        try query("SELECT origin, size, witness, line, time FROM audit_cosignature ORDER BY size, origin, witness").map(Self.cosignature)
     }
 
-    public func storedCheckpoint(size: Int64?) throws -> StoredCheckpoint? {
-        let rows = if let size {
-            try query("SELECT size, note FROM audit_checkpoint WHERE size = \(size)")
-        } else {
-            try query("SELECT size, note FROM audit_checkpoint ORDER BY size DESC LIMIT 1")
+    public func storedCheckpoint(size: Int64?, origin: String?) throws -> StoredCheckpoint? {
+        let rows = switch (size, origin) {
+        case let (size?, origin?): try query("SELECT size, note FROM audit_checkpoint WHERE size = \(size) AND origin = \(origin) ORDER BY id DESC LIMIT 1")
+        case let (size?, nil): try query("SELECT size, note FROM audit_checkpoint WHERE size = \(size) ORDER BY id DESC LIMIT 1")
+        case let (nil, origin?): try query("SELECT size, note FROM audit_checkpoint WHERE origin = \(origin) ORDER BY size DESC, id DESC LIMIT 1")
+        case (nil, nil): try query("SELECT size, note FROM audit_checkpoint ORDER BY size DESC, id DESC LIMIT 1")
         }
         return try rows.first.map { row in
             let (size, note) = try row.decode((Int64, String).self)
@@ -95,16 +97,25 @@ extension PostgresStore: TransparencyLogStore {
         }
     }
 
-    public func storedCosignatures(size: Int64) throws -> [StoredCosignature] {
-        try query("SELECT size, witness, line, time FROM audit_cosignature WHERE size = \(size) ORDER BY witness").map(Self.cosignature)
+    public func storedCosignatures(size: Int64, origin: String) throws -> [StoredCosignature] {
+        try query("""
+            SELECT origin, size, witness, line, time FROM audit_cosignature WHERE origin = \(origin) AND size = \(size) ORDER BY witness
+            """).map(Self.cosignature)
     }
 
-    public func latestCosignature(witness: String) throws -> StoredCosignature? {
-        try query("SELECT size, witness, line, time FROM audit_cosignature WHERE witness = \(witness) ORDER BY size DESC LIMIT 1").first.map(Self.cosignature)
+    public func latestCosignature(witness: String, origin: String) throws -> StoredCosignature? {
+        try query("""
+            SELECT origin, size, witness, line, time FROM audit_cosignature WHERE witness = \(witness) AND origin = \(origin)
+            ORDER BY size DESC LIMIT 1
+            """).first.map(Self.cosignature)
+    }
+
+    public func largestCosignedSize(origin: String) throws -> Int64? {
+        try query("SELECT max(size) FROM audit_cosignature WHERE origin = \(origin)").first?.decode(Int64?.self)
     }
 
     private static func cosignature(_ row: PostgresRow) throws -> StoredCosignature {
-        let (size, witness, line, time) = try row.decode((Int64, String, String, Int64).self)
-        return StoredCosignature(size: size, witness: witness, line: line, time: time)
+        let (origin, size, witness, line, time) = try row.decode((String, Int64, String, String, Int64).self)
+        return StoredCosignature(origin: origin, size: size, witness: witness, line: line, time: time)
     }
 }

@@ -72,6 +72,9 @@ public struct ActivationRequest: Sendable, Equatable {
         } catch let unknown as UnknownMember {
             let name = unknown.name.unicodeScalars.count > 64 ? String(String.UnicodeScalarView(unknown.name.unicodeScalars.prefix(64))) + "…" : unknown.name
             throw .invalid("the body has a member the API does not know: \(JSONObject.Value.string(name).text); the members are \(members.map { "\"\($0)\"" }.joined(separator: ", "))")
+        } catch DecodingError.typeMismatch(let type, let context) where !context.codingPath.isEmpty {
+            let member = context.codingPath.map(\.stringValue).joined(separator: ".")
+            throw .invalid("\"\(member)\" must be \(type == Bool.self ? "true or false" : "a string")")
         } catch {
             throw .invalid("the body is not a JSON object of the form {\"deeplink\": \"…\"}")
         }

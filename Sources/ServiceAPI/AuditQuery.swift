@@ -3,7 +3,9 @@ import Foundation
 import TokenActivation
 import WalletModel
 
-/// The query of `GET /v1/audit`: `serial`, `outcome`, `since`, `until` and `limit`.
+/// The query of `GET /v1/audit`: `serial`, `outcome`, `since`, `until`, `unfinished` and
+/// `limit`, read as `audit list` reads its options (an outcome in any case, an empty window
+/// refused).
 public enum AuditQuery {
     /// The most audit entries one request answers.
     public static let maximumLimit = 10_000
@@ -63,10 +65,13 @@ public enum AuditQuery {
                 guard !value.isEmpty else { throw .invalid("serial must not be empty") }
                 filter.serialNumber = value
             case "outcome":
-                guard let outcome = Outcome(rawValue: value), outcome != .dryRun else {
-                    throw .invalid("outcome must be one of \(Outcome.allCases.filter { $0 != .dryRun }.map(\.rawValue).joined(separator: ", "))")
+                guard let outcome = Outcome(rawValue: value.uppercased()), outcome != .dryRun else {
+                    throw .invalid("outcome must be one of \(Outcome.allCases.filter { $0 != .dryRun }.map(\.rawValue).joined(separator: ", ")) (any case)")
                 }
-                filter.outcome = value
+                filter.outcome = outcome.rawValue
+            case "unfinished":
+                guard value == "true" || value == "false" else { throw .invalid("unfinished must be true or false") }
+                filter.unfinished = value == "true"
             case "since":
                 guard let time = Timestamp(iso8601: value) else { throw .invalid("since must be an ISO 8601 date or date-time, such as 2026-11-21 or 2026-11-21T06:10:00Z") }
                 filter.since = time
@@ -77,8 +82,15 @@ public enum AuditQuery {
                 guard let number = Int(value), (1...maximumLimit).contains(number) else { throw .invalid("limit must be a whole number from 1 to \(maximumLimit)") }
                 limit = number
             default:
-                throw .invalid("unknown query parameter \(SafeText.escaped(String(name.prefix(40)))); the audit takes serial, outcome, since, until, limit and before")
+                throw .invalid("unknown query parameter \(SafeText.escaped(String(name.prefix(40)))); the audit takes serial, outcome, since, until, unfinished, limit and before")
             }
+        }
+        if filter.unfinished && filter.outcome != nil {
+            throw .invalid("unfinished lists attempts without an outcome; it cannot be combined with outcome")
+        }
+        // An empty window is a mistake to name, not 0 entries to answer (as audit list says).
+        if let since = filter.since, let until = filter.until, since > until {
+            throw .invalid("since is later than until; nothing could match")
         }
         return (filter, limit)
     }

@@ -18,8 +18,11 @@ public struct Serve: AsyncParsableCommand {
             /run/tokenctl/tokenctl.sock; mode service.socket-mode) and on each --listen address, and \
             prints one line per listener: `listening unix:PATH`, `listening http://HOST:PORT`. The API: \
             POST /v1/activations {"deeplink": "…"} answers the `activate --json` object; \
-            POST /v1/activations/batch streams NDJSON; GET /v1/passes/SERIAL, GET /v1/audit, /livez, \
-            /readyz, /metrics (Prometheus). Try: curl --unix-socket PATH -H 'Content-Type: application/json' \
+            POST /v1/activations/batch streams NDJSON; GET /v1/passes/SERIAL, GET /v1/audit; the \
+            audit's transparency log: GET /v1/audit/checkpoint, /v1/audit/proof?index=I&size=N, \
+            /v1/audit/consistency?from=M&to=N; /livez, /readyz, /metrics (Prometheus). With \
+            service.tls.client-ca-file, every TCP client presents a certificate, health checks \
+            too: probe /livez and /readyz on the Unix socket. Try: curl --unix-socket PATH -H 'Content-Type: application/json' \
             -d '{"deeplink":"mybank://activate?serialNumber=SN1"}' http://localhost/v1/activations
 
             A TCP address that is not loopback needs service.tls.cert-file and service.tls.key-file, and \

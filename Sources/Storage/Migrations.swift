@@ -249,6 +249,54 @@ enum Migrations {
                     BEGIN SELECT RAISE(ABORT, 'the audit cosignatures are append-only'); END;
                 """)
         }
+        migrator.registerMigration("v12-checkpoints-by-log") { db in
+            // A checkpoint belongs to a log (its origin) and a key: a rotated origin or key signs
+            // anew at the size already signed (DESIGN §9). Cosignatures name the log they
+            // cosigned. The tables are made anew (SQLite changes no primary key in place), their
+            // rows carried over, and stay append-only.
+            let checkpoints = try Row.fetchAll(db, sql: "SELECT size, note FROM audit_checkpoint ORDER BY size").map {
+                StoredCheckpoint(size: $0[0], note: $0[1])
+            }
+            let cosignatures = try Row.fetchAll(db, sql: "SELECT witness, size, line, time FROM audit_cosignature")
+            try db.execute(sql: """
+                DROP TABLE audit_checkpoint;
+                DROP TABLE audit_cosignature;
+                CREATE TABLE audit_checkpoint (
+                    origin TEXT NOT NULL,
+                    key_id TEXT NOT NULL,
+                    size INTEGER NOT NULL,
+                    note TEXT NOT NULL,
+                    PRIMARY KEY (origin, key_id, size)
+                );
+                CREATE INDEX audit_checkpoint_size ON audit_checkpoint (size);
+                CREATE TRIGGER audit_checkpoint_append_only_update BEFORE UPDATE ON audit_checkpoint
+                    BEGIN SELECT RAISE(ABORT, 'the audit checkpoints are append-only'); END;
+                CREATE TRIGGER audit_checkpoint_append_only_delete BEFORE DELETE ON audit_checkpoint
+                    BEGIN SELECT RAISE(ABORT, 'the audit checkpoints are append-only'); END;
+                CREATE TABLE audit_cosignature (
+                    origin TEXT NOT NULL,
+                    witness TEXT NOT NULL,
+                    size INTEGER NOT NULL,
+                    line TEXT NOT NULL,
+                    time INTEGER NOT NULL,
+                    PRIMARY KEY (origin, size, witness)
+                ) WITHOUT ROWID;
+                CREATE INDEX audit_cosignature_witness ON audit_cosignature (witness, origin, size);
+                CREATE TRIGGER audit_cosignature_append_only_update BEFORE UPDATE ON audit_cosignature
+                    BEGIN SELECT RAISE(ABORT, 'the audit cosignatures are append-only'); END;
+                CREATE TRIGGER audit_cosignature_append_only_delete BEFORE DELETE ON audit_cosignature
+                    BEGIN SELECT RAISE(ABORT, 'the audit cosignatures are append-only'); END;
+                """)
+            var origins: [Int64: String] = [:]
+            for checkpoint in checkpoints {
+                try TransparencyLogTables.insert(checkpoint, db)
+                origins[checkpoint.size] = checkpoint.origin
+            }
+            for row in cosignatures {
+                let size: Int64 = row[1]
+                try TransparencyLogTables.insert(StoredCosignature(origin: origins[size] ?? "", size: size, witness: row[0], line: row[2], time: row[3]), db)
+            }
+        }
         return migrator
     }
 }

@@ -11,6 +11,16 @@ extension StorageError {
         StorageError(.storageDirectoryMissing, "the database directory \(directory) does not exist; create it or point database.path elsewhere")
     }
 
+    /// root about to create a database in a directory another user owns (a package host's
+    /// /var/lib/tokenctl): the file would be root's, 0600, and that user's service could not
+    /// read it.
+    static func othersDirectory(path: String, directory: String, owner: String) -> StorageError {
+        StorageError(
+            .storageReadOnly,
+            "\(directory) belongs to \(owner), and a database root creates there (\(path)) would be root's alone, which \(owner)'s service cannot open; run the command as that user (sudo -u \(owner) tokenctl …), or name another --database"
+        )
+    }
+
     static func readOnly(path: String) -> StorageError {
         StorageError(.storageReadOnly, "the database \(path) is read-only for this user; tokenctl needs to write the file and, for its -wal and -shm files, its directory")
     }

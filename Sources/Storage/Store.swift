@@ -284,7 +284,17 @@ public final class Store: Sendable {
             throw StorageError.directoryMissing(directory)
         }
         if access(directory, W_OK | X_OK) != 0 { throw StorageError.readOnly(path: path) }
+        try checkNotOthers(directory, path: path)
         return false
+    }
+
+    /// As root, a new database goes only where root owns the directory (see
+    /// ``StorageError/othersDirectory(path:directory:owner:)``).
+    static func checkNotOthers(_ directory: String, path: String) throws(StorageError) {
+        var info = stat()
+        guard geteuid() == 0, stat(directory, &info) == 0, info.st_uid != 0 else { return }
+        let owner = getpwuid(info.st_uid).map { String(cString: $0.pointee.pw_name) } ?? "uid \(info.st_uid)"
+        throw StorageError.othersDirectory(path: path, directory: directory, owner: owner)
     }
 
     /// Creates the directory (default location only) and the file with mode 0600 before
@@ -297,6 +307,7 @@ public final class Store: Sendable {
         } else if !isDirectory(directory) {
             throw StorageError.directoryMissing(directory)
         }
+        if access(path, F_OK) != 0 { try checkNotOthers(directory, path: path) }
         let descriptor = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
         if descriptor < 0 {
             let reason = errno

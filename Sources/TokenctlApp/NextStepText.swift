@@ -14,6 +14,8 @@ public enum NextStepText {
         case .activateDevice: "activate it first: onboard with `tokenctl onboarding start --credentials JSON`, or use an activation code with `tokenctl device activate`"
         case .removeDevice: "`tokenctl device remove` forgets it"
         case .removeDeviceLocallyAndOnboard: "`tokenctl device remove --local`, then onboard again with `tokenctl onboarding start --credentials JSON`"
+        case .cancelVerificationAndOnboard:
+            "cancel the ended process with `tokenctl verification cancel` (or forget it here with `tokenctl device remove --local`), then onboard again with `tokenctl onboarding start --credentials JSON`"
         case .createToken: "run `tokenctl device token` first"
         case .finishVerification: "finish identity verification (`tokenctl verification run`), then try again"
         case .verificationStatus: "run `tokenctl verification status`"

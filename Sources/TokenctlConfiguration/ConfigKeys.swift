@@ -61,6 +61,7 @@ public enum ConfigKeys {
     public static let auditSigningKeyFile = AuditSettings.Keys.signingKeyFile
     public static let auditCheckpointInterval = AuditSettings.Keys.checkpointInterval
     public static let auditWitnesses = AuditSettings.Keys.witnesses
+    public static let auditWitnessTimeout = AuditSettings.Keys.witnessTimeout
     public static let powerAuthBaseURL = OnboardingSettings.Keys.powerAuthBaseURL
     public static let powerAuthApplicationKey = OnboardingSettings.Keys.powerAuthApplicationKey
     public static let powerAuthApplicationSecretFile = OnboardingSettings.Keys.powerAuthApplicationSecretFile
@@ -80,7 +81,7 @@ public enum ConfigKeys {
         loginConnectTimeout, loginTimeout, loginCAFile, loginClientCertFile, loginClientKeyFile,
         serviceSocket, serviceSocketMode, serviceMaxInFlight, serviceQueueLimit, serviceIdempotencyRetention,
         serviceMaxConnections, serviceHeaderTimeout, serviceIdleTimeout, serviceTLSCertFile, serviceTLSKeyFile, serviceTLSClientCAFile, serviceBearerTokenFile,
-        auditOrigin, auditSigningKeyFile, auditCheckpointInterval, auditWitnesses,
+        auditOrigin, auditSigningKeyFile, auditCheckpointInterval, auditWitnesses, auditWitnessTimeout,
         logFormat,
     ]
 

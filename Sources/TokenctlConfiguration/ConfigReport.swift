@@ -154,6 +154,7 @@ enum ConfigValues {
             K.auditSigningKeyFile: .optional(settings.audit.signingKeyFile),
             K.auditCheckpointInterval: .int(settings.audit.checkpointIntervalSeconds),
             K.auditWitnesses: .array(settings.audit.witnesses.map { .object(JSONObject(["url": .string($0.url), "verifier-key": .string($0.verifierKey)])) }),
+            K.auditWitnessTimeout: .int(settings.audit.witnessTimeoutMilliseconds),
             K.logFormat: .string(settings.logFormat.rawValue),
         ]
     }

@@ -17,6 +17,36 @@ public enum GlobalFlagValues {
         return nil
     }
 
+    /// The options every command takes, each with a value.
+    public static let names: Set<String> = ["--config", "--database", "--host-id", "--log-level", "--log-format"]
+
+    /// `arguments` without the options every command takes (`--database F`, `--database=F`):
+    /// what a command that uses none of them (the sandbox, the demo) is given, so that a
+    /// script passing its global options to every command works there too. Nothing after
+    /// `--` is touched.
+    public static func withoutGlobalOptions(_ arguments: [String]) -> [String] {
+        var kept: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if argument == "--" {
+                kept += arguments[index...]
+                break
+            }
+            if names.contains(argument), index + 1 < arguments.count {
+                index += 2
+                continue
+            }
+            if let equals = argument.firstIndex(of: "="), names.contains(String(argument[..<equals])) {
+                index += 1
+                continue
+            }
+            kept.append(argument)
+            index += 1
+        }
+        return kept
+    }
+
     private static func isBlank(_ value: String) -> Bool {
         value.unicodeScalars.allSatisfy(\.properties.isWhitespace)
     }

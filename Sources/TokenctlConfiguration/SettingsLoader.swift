@@ -169,18 +169,25 @@ public struct SettingsLoader: Sendable {
     private func audit(_ layers: ConfigLayers, into audit: inout AuditSettings) throws {
         if let (origin, from) = try layers.string(ConfigKeys.auditOrigin) {
             guard AuditSettings.isValidOrigin(origin) else {
-                throw ConfigurationError.invalidValue(key: ConfigKeys.auditOrigin, origin: from, expected: "the log's name, without spaces or '+', such as \"bank.example/tokenctl-audit\"")
+                throw ConfigurationError.invalidValue(key: ConfigKeys.auditOrigin, origin: from, expected: "the log's name, at most 255 bytes, without spaces, '+', control or direction-changing characters, such as \"bank.example/tokenctl-audit\"")
             }
             audit.origin = origin
         }
         audit.signingKeyFile = try layers.path(ConfigKeys.auditSigningKeyFile)
         try layers.int(ConfigKeys.auditCheckpointInterval, min: 1).map { audit.checkpointIntervalSeconds = $0 }
+        try layers.int(ConfigKeys.auditWitnessTimeout, min: 100).map { audit.witnessTimeoutMilliseconds = $0 }
         if let (objects, origin) = try layers.objects(ConfigKeys.auditWitnesses) {
             let expected = #"a list of {"url": "https://…", "verifier-key": "NAME+HASH+KEY"} objects, each a witness's submission URL and its cosigner key"#
             audit.witnesses = try objects.map { object in
                 guard Set(object.keys) == ["url", "verifier-key"], let url = object["url"] as? String, let key = object["verifier-key"] as? String,
-                      ConfigLayers.isHTTPURL(url), AuditSettings.isValidWitnessKey(key) else {
+                      ConfigLayers.isHTTPURL(url) else {
                     throw ConfigurationError.invalidValue(key: ConfigKeys.auditWitnesses, origin: origin, expected: expected)
+                }
+                guard AuditSettings.isValidWitnessKey(key) else {
+                    let named = (try? NoteVerifier(verifierKey: key)) != nil
+                        ? "a witness's cosigner key (algorithm 0x04, which the witness gives you) as the verifier-key of \(url), not a log's key (0x01, as tokenctl audit key generate prints)"
+                        : expected
+                    throw ConfigurationError.invalidValue(key: ConfigKeys.auditWitnesses, origin: origin, expected: named)
                 }
                 return AuditSettings.WitnessSetting(url: url.hasSuffix("/") ? String(url.dropLast()) : url, verifierKey: key)
             }

@@ -33,6 +33,20 @@ struct ProblemMiddleware: RouterMiddleware {
     }
 }
 
+/// A path the router would match after trimming it (a trailing slash, an empty segment) is
+/// not the API's path: 404 `request.notFound`, as for any other path (DESIGN §8).
+struct ExactPathMiddleware: RouterMiddleware {
+    typealias Context = BasicRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let path = request.uri.path
+        if path != "/", path.hasSuffix("/") || path.contains("//") {
+            throw Problem.notFound
+        }
+        return try await next(request, context)
+    }
+}
+
 /// A request the router matched to no route whose path is one of the API's, with any other
 /// method (QUERY and unregistered methods included): 405 with `Allow`.
 struct MethodNotAllowedMiddleware: RouterMiddleware {

@@ -19,6 +19,7 @@ enum APIRouter {
         let router = Router()
         router.add(middleware: MetricsMiddleware(metrics: routes.service.metrics))
         router.add(middleware: ProblemMiddleware())
+        router.add(middleware: ExactPathMiddleware())
         // Health checks answer without the token (DESIGN §8: every other request presents it,
         // a wrong method or an unknown path included).
         router.get(path(.livez)) { _, _ in APIRoutes.json(200, JSONObject(["status": .string("pass")])) }
@@ -27,7 +28,7 @@ enum APIRouter {
         router.add(middleware: MethodNotAllowedMiddleware())
         router.post(path(.activations)) { request, _ in try await routes.activation(request) }
         router.post(path(.batch)) { request, _ in try routes.batch(request) }
-        router.get(path(.passes)) { _, context in try await routes.passes(context) }
+        router.get(path(.passes)) { request, context in try await routes.passes(request, context) }
         router.get(path(.audit)) { request, _ in try await routes.audit(request.uri.queryParameters) }
         router.get(path(.auditCheckpoint)) { _, _ in try await routes.auditCheckpoint() }
         router.get(path(.auditProof)) { request, _ in try await routes.auditProof(request.uri.queryParameters) }

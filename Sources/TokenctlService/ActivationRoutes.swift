@@ -14,7 +14,9 @@ extension APIRoutes {
     func activation(_ request: Request) async throws -> Response {
         let body = try await Self.collect(request)
         let decoded = try ActivationRequest.decode(body, contentType: request.headers[.contentType])
-        let key = try ActivationRequest.idempotencyKey(request.headers[Self.idempotencyKey])
+        let keyValues = request.headers[values: Self.idempotencyKey]
+        guard keyValues.count <= 1 else { throw Problem.invalid("Idempotency-Key is given \(keyValues.count) times: send it once") }
+        let key = try ActivationRequest.idempotencyKey(keyValues.first)
         if service.isDraining { throw Self.stopping }
         guard let key else {
             guard let result = await service.activate(decoded) else { throw Self.overloaded }
@@ -63,7 +65,11 @@ extension APIRoutes {
             }
         }
         let keys = service.idempotency
-        guard keys.isAbandoned(createdMilliseconds: created, owner: owner) else { return Self.problem(Self.keyInFlight) }
+        // A claim is taken over when its process is gone, or when its request ended in this
+        // process without the answer stored (never left to a live owner whose request ended).
+        guard service.endedUnanswered(key) || keys.isAbandoned(createdMilliseconds: created, owner: owner) else {
+            return Self.problem(Self.keyInFlight)
+        }
         let next = requestID ?? ActivationRuntime.makeRequestID()
         guard try await service.database({ _ in try keys.takeOver(key: key, createdMilliseconds: created, requestID: next, serialNumber: serial) }) else {
             return Self.problem(Self.keyInFlight)
@@ -78,7 +84,11 @@ extension APIRoutes {
         return await service.running(key: key) {
             guard let result = await service.activate(request, requestID: requestID) else {
                 let keys = service.idempotency
-                _ = try? await service.database { _ in try keys.release(key: key) }
+                do {
+                    try await service.database { _ in try keys.release(key: key) }
+                } catch {
+                    service.setEndedUnanswered(key, true)
+                }
                 return Self.problem(Self.overloaded)
             }
             let answer = Self.answer(result)
@@ -87,13 +97,16 @@ extension APIRoutes {
         }
     }
 
-    /// Keeps a key's answer; a failure is logged: a repeat then finds the attempt in the audit.
+    /// Keeps a key's answer; a failure is logged and the key marked as ended unanswered: a
+    /// repeat then finds the attempt in the audit, or, when none started, runs.
     private func store(_ answer: (status: Int, body: JSONObject), key: String) async {
         let keys = service.idempotency
         let text = answer.body.text
         do {
             try await service.database { _ in try keys.store(key: key, status: answer.status, body: text) }
+            service.setEndedUnanswered(key, false)
         } catch {
+            service.setEndedUnanswered(key, true)
             service.logger.warning("service.idempotencyNotStored", metadata: ["error": "\((error as? any CodedError)?.code.rawValue ?? "storage.io")"])
         }
     }
@@ -121,6 +134,9 @@ extension APIRoutes {
     /// it and every line before it are finished.
     func batch(_ request: Request) throws -> Response {
         let format = try BatchFormat(contentType: request.headers[.contentType])
+        guard request.headers[Self.idempotencyKey] == nil else {
+            throw Problem.invalid("a batch takes no Idempotency-Key (each line is an activation of its own, and a batch is not answered again): send keyed activations one at a time to /v1/activations")
+        }
         if service.isDraining { throw Self.stopping }
         // Each line is one activation in the same admission; a batch arriving past the
         // queue limit is refused whole, before any line is read.

@@ -19,6 +19,13 @@ final class ActivationService: Sendable {
     /// The Idempotency-Keys whose requests run in this process now: a repeat of one is in
     /// flight however old its claim.
     private let runningKeys = Mutex<Set<String>>([])
+    /// The Idempotency-Keys whose request ended in this process without its answer stored
+    /// (the database failed then): a repeat may take such a claim over at once, though its
+    /// owner (this process) lives.
+    private let unansweredKeys = Mutex<Set<String>>([])
+    /// Why the audit log is cut (DESIGN §10), while it is: no checkpoint is signed, and
+    /// `/readyz` names `audit`.
+    private let auditCutDetail = Mutex<String?>(nil)
 
     init(runtime: ActivationRuntime, driver: any StoreDriver, metrics: ServiceMetrics, idempotency: IdempotencyKeys, logger: Logger) {
         self.runtime = runtime
@@ -35,11 +42,42 @@ final class ActivationService: Sendable {
 
     var isDraining: Bool { draining.load(ordering: .acquiring) }
 
+    /// Why the audit log is cut, or nil.
+    var auditCut: String? { auditCutDetail.withLock { $0 } }
+
+    /// Marks the log cut; answers whether it was not before.
+    func markAuditCut(_ detail: String) -> Bool {
+        auditCutDetail.withLock { current in
+            defer { current = detail }
+            return current == nil
+        }
+    }
+
+    /// Clears the mark; answers whether the log was marked cut.
+    func clearAuditCut() -> Bool {
+        auditCutDetail.withLock { current in
+            defer { current = nil }
+            return current != nil
+        }
+    }
+
     /// Runs `body` with `key` marked as running in this process.
     func running<T>(key: String, _ body: () async -> T) async -> T {
         runningKeys.withLock { _ = $0.insert(key) }
         defer { runningKeys.withLock { _ = $0.remove(key) } }
         return await body()
+    }
+
+    /// Records whether `key`'s request ended here without its answer stored.
+    func setEndedUnanswered(_ key: String, _ unanswered: Bool) {
+        unansweredKeys.withLock { keys in
+            if unanswered { keys.insert(key) } else { keys.remove(key) }
+        }
+    }
+
+    /// Whether `key`'s request ended here without its answer stored.
+    func endedUnanswered(_ key: String) -> Bool {
+        unansweredKeys.withLock { $0.contains(key) }
     }
 
     /// Whether a request with `key` runs in this process now.

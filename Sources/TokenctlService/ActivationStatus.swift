@@ -22,9 +22,19 @@ enum ActivationStatus {
 
     /// The answer to one activation: 200 with the §3 object, or a problem carrying it.
     static func answer(_ result: ActivationResult) -> Result<JSONObject, Problem> {
-        let object = result.json(reveal: false, message: result.error.map(NextStepText.message))
+        let message = result.error.map { apiWords(NextStepText.message($0)) }
+        let object = result.json(reveal: false, message: message)
         let status = httpStatus(exitCode: result.exitStatus)
-        guard status != 200, let error = result.error else { return .success(object) }
-        return .failure(Problem(status: status, code: error.code, detail: NextStepText.message(error), result: object, exitCode: result.exitStatus))
+        guard status != 200, let error = result.error, let message else { return .success(object) }
+        return .failure(Problem(status: status, code: error.code, detail: message, result: object, exitCode: result.exitStatus))
+    }
+
+    /// A message as an API client reads it: what the command line asks with a flag, the API
+    /// asks with a member of the request or the deeplink.
+    static func apiWords(_ message: String) -> String {
+        message.replacingOccurrences(
+            of: "name one with --device or --pass-type-id",
+            with: "name one with the request's \"device\" member, or the deeplink's passTypeIdentifier"
+        )
     }
 }

@@ -4,10 +4,12 @@ import ServiceLifecycle
 import TokenActivation
 import WalletModel
 
-/// Signs a checkpoint of the audit log every `audit.checkpoint-interval-seconds` when the
-/// tree grew, and once more at a clean exit, after the listeners drained (DESIGN §9); with
-/// `audit.witnesses`, publishes each to them. Runs when `audit.origin` is set; a failure is
-/// logged and counted, and tried again next time.
+/// Signs a checkpoint of the audit log at start and then every
+/// `audit.checkpoint-interval-seconds` when the tree grew, and once more at a clean exit,
+/// after the listeners drained (DESIGN §9); with `audit.witnesses`, asks every witness to
+/// cosign the newest one each time (so a rollback shows within one interval). Runs when
+/// `audit.origin` is set; a failure is logged and counted, and tried again next time. A log
+/// that was cut (DESIGN §10) is signed no more while it stays cut: `/readyz` names `audit`.
 struct AuditCheckpointing: Service, CustomStringConvertible {
     var description: String { "AuditCheckpointing" }
 
@@ -18,56 +20,72 @@ struct AuditCheckpointing: Service, CustomStringConvertible {
     let publisher: WitnessPublisher?
     let logger: Logger
 
+    /// The final publication's share of the stop: a third of the unit's TimeoutStopSec=90,
+    /// so that silent witnesses cannot hold the stop past it.
+    static let exitPublishBudget = Duration.seconds(30)
+
     func run() async throws {
-        var signed: Int64 = -1, published: Int64 = -1
+        var signed: Int64 = -1
+        signed = await sign(unless: signed)
+        await publish(signed)
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
             if Task.isCancelled { return }
+            if Task.isShuttingDownGracefully { break }
             signed = await sign(unless: signed)
-            published = await publish(signed, unless: published)
+            await publish(signed)
         }
         if !Task.isCancelled {
+            let deadline = ContinuousClock.now + Self.exitPublishBudget
             signed = await sign(unless: signed)
-            _ = await publish(signed, unless: published)
+            await publish(signed, deadline: deadline)
         }
     }
 
-    /// Publishes the checkpoint of `size` rows unless every witness cosigned it already;
-    /// answers the size every witness cosigned (or still `done`).
-    private func publish(_ size: Int64, unless done: Int64) async -> Int64 {
-        guard let publisher, size >= 0, size != done else { return done }
+    /// Asks every witness to cosign the checkpoint of `size` rows (none while the log is cut).
+    private func publish(_ size: Int64, deadline: ContinuousClock.Instant? = nil) async {
+        guard let publisher, size >= 0, service.auditCut == nil else { return }
         do {
             let stored = try await service.database { try TransparencyLog.signedCheckpoint(size: size, in: $0) }
-            let outcomes = await publisher.publish(stored, through: ServiceStoreAccess(service: service))
-            var all = true
+            let outcomes = await publisher.publish(stored, through: ServiceStoreAccess(service: service), deadline: deadline)
             for outcome in outcomes {
                 switch outcome.result {
                 case .success:
                     logger.info("audit.checkpointCosigned", metadata: ["size": "\(size)", "witness": "\(outcome.witness.url)"])
                 case .failure(let error):
-                    all = false
-                    logger.warning("audit.witnessFailed", metadata: ["size": "\(size)", "witness": "\(outcome.witness.url)", "error": "\(error.code.rawValue)", "detail": "\(error.message)"])
+                    logger.warning("audit.witnessFailed", metadata: [
+                        "size": "\(size)", "witness": "\(outcome.witness.url)", "error": "\(error.code.rawValue)", "detail": "\(error.message)",
+                        "next": "asked again at the next interval",
+                    ])
                 }
             }
-            return all ? size : done
         } catch {
             logger.warning("audit.witnessFailed", metadata: ["size": "\(size)", "error": "\((error as? any CodedError)?.code.rawValue ?? "storage.io")"])
-            return done
         }
     }
 
-    /// Signs unless the tree still has `size` rows; answers the size signed (or still held).
+    /// Signs unless the tree still has `size` rows; answers the size signed (or still held;
+    /// -1 while the log is cut, so that the next interval checks again).
     private func sign(unless size: Int64) async -> Int64 {
         let (origin, signer) = (self.origin, self.signer)
         do {
-            let checkpoint = try await service.database { store -> Checkpoint? in
+            let signed = try await service.database { store -> TransparencyLog.Signed? in
                 guard try AuditTree(store: store).size() != size else { return nil }
-                return try TransparencyLog.checkpoint(in: store, origin: origin, signer: signer).checkpoint
+                return try TransparencyLog.checkpoint(in: store, origin: origin, signer: signer)
             }
-            guard let checkpoint else { return size }
-            service.metrics.auditCheckpoint(size: Int64(checkpoint.size))
-            logger.info("audit.checkpointSigned", metadata: ["size": "\(checkpoint.size)"])
-            return Int64(checkpoint.size)
+            if service.clearAuditCut() {
+                logger.notice("audit.logConsistent", metadata: ["detail": "the log extends its checkpoints again; signing resumes"])
+            }
+            guard let signed else { return size }
+            service.metrics.auditCheckpoint(size: Int64(signed.checkpoint.size), isNew: signed.isNew)
+            if signed.isNew { logger.info("audit.checkpointSigned", metadata: ["size": "\(signed.checkpoint.size)"]) }
+            return Int64(signed.checkpoint.size)
+        } catch let error as AuditError where error.code == .auditInconsistent {
+            service.metrics.auditCheckpoint(size: nil)
+            if service.markAuditCut(error.message) {
+                logger.critical("audit.logCut", metadata: ["error": "\(error.code.rawValue)", "detail": "\(error.message)"])
+            }
+            return -1
         } catch {
             service.metrics.auditCheckpoint(size: nil)
             logger.warning("audit.checkpointFailed", metadata: ["error": "\((error as? any CodedError)?.code.rawValue ?? "storage.io")"])

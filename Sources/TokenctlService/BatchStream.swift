@@ -18,13 +18,19 @@ struct BatchStream: Sendable {
         let (service, format) = (self.service, self.format)
         // Once draining starts no further line is read (a read waiting for the client is
         // abandoned) and none is started; the lines already started are answered.
-        _ = try await service.runtime.batch(
+        let summary = try await service.runtime.batch(
             DrainableBody(body: body, service: service), window: max(2, service.runtime.workers * 2),
             decode: { format.batchLine($0) }, isStopping: { service.isDraining }
         ) { line, result in
             var object = JSONObject(["line": .int(line)])
             object.append(contentsOf: result.json(reveal: false, message: result.error.map(NextStepText.message)))
             try await write(JSONObject.Value.object(object).utf8 + [0x0A])
+        }
+        // A batch cut short by the drain ends with a line that says so (the CLI's "stopped
+        // early"): the client sends the lines after `linesRead` again.
+        if summary.stoppedEarly {
+            let stopped = JSONObject(["stopped": .string("draining"), "linesRead": .int(summary.lines)])
+            try await write(JSONObject.Value.object(stopped).utf8 + [0x0A])
         }
     }
 }

@@ -5,8 +5,8 @@ import TokenctlConfiguration
 import WalletModel
 
 extension APIRoutes {
-    /// `GET /readyz`: the database open and its schema current, the settings usable, and
-    /// not draining.
+    /// `GET /readyz`: the database open and its schema current, the settings usable, the
+    /// audit log not cut (named only when it is), and not draining.
     func readiness() async -> Response {
         var checks: [(String, JSONObject.Value)] = []
         var ready = true
@@ -28,6 +28,9 @@ extension APIRoutes {
             check("database", Self.publicDetail(error as? any CodedError) ?? "the database cannot be used (storage.io)")
         }
         check("settings", Self.publicDetail(service.runtime.unusable))
+        if service.auditCut != nil {
+            check("audit", "the audit log was cut: it has fewer rows than a checkpoint it signed or a witness cosigned (audit.inconsistent); no checkpoint is signed; tokenctl audit verify says more")
+        }
         check("draining", service.isDraining ? "the service is stopping" : nil)
         var body = JSONObject(["status": .string(ready ? "pass" : "fail")])
         var members = JSONObject([:])

@@ -20,6 +20,11 @@ public struct ListenAddress: Sendable, Equatable {
         self.port = number
     }
 
+    /// As given on the command line: an IPv6 host in brackets (`[::]:8443`).
+    public var display: String {
+        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
+
     /// 127.0.0.0/8, ::1 and localhost: reachable from this host only.
     public var isLoopback: Bool {
         host == "localhost" || host == "::1" || host.hasPrefix("127.") && host.split(separator: ".").count == 4

@@ -8,7 +8,11 @@ import WalletModel
 
 extension APIRoutes {
     /// `GET /v1/passes/{serialNumber}`: as `wallet show --json`, masked; 404 when none.
-    func passes(_ context: BasicRequestContext) async throws -> Response {
+    func passes(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        // The path takes no query: a parameter it would ignore is named (as /v1/audit does).
+        if let (name, _) = request.uri.queryParameters.first {
+            throw Problem.invalid("unknown query parameter \(SafeText.escaped(String(String(name).prefix(40)))); /v1/passes/{serialNumber} takes none")
+        }
         // The serial is one path segment, percent-decoded; a decoded "/" names no route.
         guard let segment = context.parameters.get("serialNumber"), let serial = segment.removingPercentEncoding, !serial.contains("/") else {
             throw Problem.notFound

@@ -112,13 +112,14 @@ public final class ServiceMetrics: Sendable {
         status.map { (100...599).contains($0) ? "\($0 / 100)xx" : "none" } ?? "none"
     }
 
-    /// A checkpoint signed at `size` rows (nil: signing failed).
     func witnessRequest(_ result: WitnessPublisher.RequestResult) {
         witnessRequests[result]?.increment()
     }
 
-    func auditCheckpoint(size: Int64?) {
-        auditCheckpoints[size == nil ? "failed" : "signed"]?.increment()
+    /// A checkpoint at `size` rows (nil: signing failed), counted as signed when this
+    /// process signed it (`isNew`); in a fleet, one that another instance signed first is not.
+    func auditCheckpoint(size: Int64?, isNew: Bool = true) {
+        if size == nil || isNew { auditCheckpoints[size == nil ? "failed" : "signed"]?.increment() }
         if let size { auditTreeSize.set(Double(size)) }
     }
 

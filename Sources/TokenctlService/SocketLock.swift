@@ -39,6 +39,8 @@ final class SocketLock: Sendable {
         // A socket on which a process still accepts connections is never replaced, whoever
         // holds it (systemd's tokenctl.socket, or a server started without this lock).
         if Self.accepts(socketPath) {
+            // The lock is this process's (no other tokenctl serve holds it): its file goes too.
+            unlink(lockPath)
             close(descriptor)
             throw ServiceError(
                 .serviceAlreadyRunning,

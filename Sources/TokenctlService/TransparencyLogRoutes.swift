@@ -67,9 +67,10 @@ extension APIRoutes {
             let name = String(key)
             guard allowed.contains(name) else { throw Problem.invalid("\(SafeText.escaped(String(name.prefix(40)))) is not a parameter of this path (\(allowed.sorted().joined(separator: ", ")))") }
             guard values[name] == nil else { throw Problem.invalid("\(name) is given twice") }
-            guard value.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let number = Int64(value) else {
-                throw Problem.invalid("\(name) must be a decimal count")
+            guard value.utf8.allSatisfy({ (0x30...0x39).contains($0) }), value == "0" || !value.hasPrefix("0"), let number = Int64(value) else {
+                throw Problem.invalid("\(name) must be a decimal count without leading zeros")
             }
+            if name == "size" || name == "to", number < 1 { throw Problem.invalid("\(name) must be 1 or more: a checkpoint's tree size") }
             values[name] = number
         }
         return values

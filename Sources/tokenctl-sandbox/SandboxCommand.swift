@@ -11,7 +11,7 @@ import TokenctlConfiguration
 struct SandboxCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sandbox",
-        abstract: "Run the loopback TMP, PowerAuth and onboarding simulator on 127.0.0.1.",
+        abstract: "Run the loopback TMP, PowerAuth, onboarding and MIRACL simulator, and a transparency log witness, on 127.0.0.1.",
         discussion: """
             The first line on standard output is `listening http://127.0.0.1:PORT`; the next two give \
             the PowerAuth application key and master public key, and the path of a client configuration \

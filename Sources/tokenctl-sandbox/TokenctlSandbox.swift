@@ -1,5 +1,7 @@
 import ArgumentParser
 import CommandLine
+import TokenctlApp
+import TokenctlConfiguration
 
 /// The `tokenctl-sandbox` executable: the loopback simulator of every peer and the demo,
 /// apart from the command line that ships to production. `tokenctl sandbox …` and
@@ -16,8 +18,34 @@ struct TokenctlSandbox: AsyncParsableCommand {
     )
 
     static func main() async {
-        var arguments = Array(CommandLine.arguments.dropFirst())
+        var arguments = GlobalFlagValues.withoutGlobalOptions(Array(CommandLine.arguments.dropFirst()))
         if arguments.first == "help", arguments.count > 1 { arguments = Array(arguments.dropFirst()) + ["--help"] }
+        // Started by its own name: its own version and usage (the commands' help speaks of
+        // `tokenctl sandbox` and `tokenctl demo`, which run it).
+        if arguments == ["--version"] {
+            print(LibraryVersions.tokenctl)
+            return
+        }
+        if arguments == ["--help"] || arguments == ["-h"] || arguments == ["help"] {
+            print("""
+                OVERVIEW: \(configuration.abstract)
+
+                USAGE: tokenctl-sandbox [sandbox] [<options>]
+                       tokenctl-sandbox demo [<options>]
+                       (the same as tokenctl sandbox and tokenctl demo)
+
+                OPTIONS:
+                  --version               Show the version.
+                  -h, --help              Show help information.
+
+                SUBCOMMANDS:
+                  sandbox (default)       \(SandboxCommand.configuration.abstract)
+                  demo                    \(DemoCommand.configuration.abstract)
+
+                  See 'tokenctl-sandbox sandbox --help' or 'tokenctl-sandbox demo --help' for their options.
+                """)
+            return
+        }
         let leaf: any ParsableCommand.Type = arguments.first == "demo" ? DemoCommand.self : SandboxCommand.self
         do {
             var command = try parseAsRoot(arguments)

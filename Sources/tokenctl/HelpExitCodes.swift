@@ -23,6 +23,8 @@ struct HelpExitCodes: ParsableCommand {
 
     @Flag(help: "Print a JSON array of {code, exit, meaning}.")
     var json = false
+    /// Taken as every command takes them (a script passes them to every command); unused.
+    @OptionGroup var global: GlobalOptions
 
     func run() throws {
         if json {

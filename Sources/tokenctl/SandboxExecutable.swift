@@ -2,6 +2,7 @@ import ArgumentParser
 import CommandLine
 import ErrorCodes
 import Glibc
+import TokenctlConfiguration
 
 /// `tokenctl sandbox` and `tokenctl demo` run the `tokenctl-sandbox` executable installed
 /// beside this one, in this process (exec): the simulator stays out of the command line that
@@ -15,7 +16,10 @@ enum SandboxExecutable {
     /// The arguments of `tokenctl sandbox …` or `tokenctl demo …` (the command word first),
     /// and `help sandbox` / `help demo` as the command's `--help`; nil for any other command.
     static func arguments(for arguments: [String]) -> [String]? {
-        if let first = arguments.first, commands.contains(first) { return arguments }
+        // The options every command takes may come before the command word or after it: the
+        // sandbox and the demo use none of them, so they are dropped.
+        let command = GlobalFlagValues.withoutGlobalOptions(arguments)
+        if let first = command.first, commands.contains(first) { return command }
         if arguments.count == 2, arguments[0] == "help", commands.contains(arguments[1]) { return [arguments[1], "--help"] }
         return nil
     }
@@ -46,7 +50,7 @@ enum SandboxExecutable {
 struct SandboxCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sandbox",
-        abstract: "Run the loopback TMP, PowerAuth and onboarding simulator on 127.0.0.1.",
+        abstract: "Run the loopback TMP, PowerAuth, onboarding and MIRACL simulator, and a transparency log witness, on 127.0.0.1.",
         discussion: """
             Run by the tokenctl-sandbox executable beside tokenctl (not installed on a production host \
             that does not need it). `tokenctl sandbox --help` lists what it answers: the token references' \

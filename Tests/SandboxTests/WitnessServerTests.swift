@@ -35,6 +35,23 @@ import WalletModel
         return (try await TMPSandbox.start(port: 0, witness: witness), witness)
     }
 
+    /// The empty tree has one head, SHA-256 of nothing: a size-0 checkpoint with another
+    /// root is a conflict (409 naming 0), as is another root at the size it holds.
+    @Test func itHoldsTheEmptyTreesHeadAndRefusesAnotherAtTheSameSize() async throws {
+        let (sandbox, witness) = try await start()
+        defer { Task { try await sandbox.shutdown() } }
+        let forged = try SignedNote.sign(text: Checkpoint(origin: log.name, size: 0, rootHash: Array(repeating: 7, count: 32)).text, by: [log])
+        let refused = try submit(sandbox.port, old: 0, note: forged)
+        #expect(refused.status == 409 && refused.body == "0\n", "\(refused)")
+        let empty = try submit(sandbox.port, old: 0, note: try note(0))
+        #expect(empty.status == 200, "\(empty)")
+        #expect(try submit(sandbox.port, old: 0, note: try note(3)).status == 200)
+        let other = (0..<3).map { MerkleHash.leaf(Array("other \($0)".utf8)) }
+        let fork = try submit(sandbox.port, old: 3, note: try note(3, leaves: other))
+        #expect(fork.status == 409 && fork.body == "3\n", "\(fork)")
+        #expect(witness.cosignedSize(origin: log.name) == 3)
+    }
+
     @Test func itCosignsWhatExtendsWhatItCosigned() async throws {
         let (sandbox, witness) = try await start()
         defer { Task { try await sandbox.shutdown() } }

@@ -62,6 +62,10 @@ import WalletModel
     static let table: [Row] = [
         Row(method: .get, uri: "/livez", status: 200),
         Row(method: .get, uri: "/nowhere", status: 404, code: "request.notFound"),
+        // A path the router would match once trimmed is not the API's (DESIGN §8).
+        Row(method: .post, uri: "/v1/activations/", body: #"{"deeplink": "mybank://activate?serialNumber=SN1"}"#, status: 404, code: "request.notFound"),
+        Row(method: .get, uri: "/livez/", status: 404, code: "request.notFound"),
+        Row(method: .get, uri: "/v1//audit", status: 404, code: "request.notFound"),
         Row(method: .get, uri: "/v1/activations", status: 405, code: "request.methodNotAllowed", header: ("Allow", "POST")),
         Row(method: .delete, uri: "/v1/passes/SN1", status: 405, code: "request.methodNotAllowed", header: ("Allow", "GET")),
         Row(method: .post, uri: "/metrics", status: 405, code: "request.methodNotAllowed", header: ("Allow", "GET")),
@@ -90,6 +94,31 @@ import WalletModel
         Row(method: .post, uri: "/v1/activations", body: #"{"deeplink": "mybank://activate?serialNumber=SN1", "dryRun": true}"#, status: 200),
         Row(method: .post, uri: "/v1/activations", body: #"{"deeplink": "otherbank://x?serialNumber=SN1"}"#, status: 400, code: "deeplink.formatMismatch"),
     ]
+
+    /// A key on a batch is refused, not ignored (a second POST would run again); a key given
+    /// twice is named as such; a mismatched key's title speaks of another request.
+    @Test func idempotencyKeysAreTakenOnlyWhereTheyHold() async throws {
+        let fixture = try await Fixture.start()
+        defer { Task { try await fixture.stop() } }
+        try await fixture.application().test(.router) { client in
+            let batch = try await client.execute(
+                uri: "/v1/activations/batch", method: .post, headers: [.contentType: "text/plain", APIRoutes.idempotencyKey: "k1"],
+                body: ByteBuffer(string: "mybank://activate?serialNumber=SN1\n")
+            )
+            #expect(batch.status == .badRequest && String(buffer: batch.body).contains("takes no Idempotency-Key"), "\(String(buffer: batch.body))")
+            #expect(fixture.sandbox.requests.isEmpty)
+            var twice = HTTPFields()
+            twice[.contentType] = "application/json"
+            twice.append(HTTPField(name: APIRoutes.idempotencyKey, value: "k2"))
+            twice.append(HTTPField(name: APIRoutes.idempotencyKey, value: "k3"))
+            let doubled = try await client.execute(uri: "/v1/activations", method: .post, headers: twice, body: ByteBuffer(string: #"{"deeplink": "mybank://activate?serialNumber=SN1"}"#))
+            #expect(doubled.status == .badRequest && String(buffer: doubled.body).contains("given 2 times"), "\(String(buffer: doubled.body))")
+            let keyed: HTTPFields = [.contentType: "application/json", APIRoutes.idempotencyKey: "k4"]
+            #expect(try await client.execute(uri: "/v1/activations", method: .post, headers: keyed, body: ByteBuffer(string: #"{"deeplink": "mybank://activate?serialNumber=SN1", "dryRun": true}"#)).status == .ok)
+            let other = try await client.execute(uri: "/v1/activations", method: .post, headers: keyed, body: ByteBuffer(string: #"{"deeplink": "mybank://activate?serialNumber=SN2", "dryRun": true}"#))
+            #expect(other.status == .unprocessableContent && !String(buffer: other.body).contains("another deeplink"), "\(String(buffer: other.body))")
+        }
+    }
 
     @Test func everyRouteAnswersItsStatusProblemAndHeaders() async throws {
         let fixture = try await Fixture.start()

@@ -212,6 +212,16 @@ import Testing
         let refused = try service.cli.run(executable: "/usr/bin/curl", ["-s", "--max-time", "10", "--cacert", certificates.ca, local + "/livez"])
         #expect(refused.status != 0, "a client without a certificate got through: \(refused.stdout)")
         #expect(service.sandbox.activationRequestCount == 1)
+        // Health checks without a certificate go to the Unix socket (serve --help, operations.md).
+        #expect(try service.request("GET", "/readyz").status == 200)
+        #expect(try service.request("GET", "/livez").status == 200)
+    }
+
+    /// A refusal names the address as it was given (an IPv6 host in brackets).
+    @Test func aRefusedIPv6AddressKeepsItsBrackets() async throws {
+        let cli = CLI()
+        let refused = try cli.run(["serve", "--socket", cli.directory.file("s.sock"), "--listen", "[::]:18444"])
+        #expect(refused.status == 78 && refused.stderr.contains("--listen [::]:18444 is not loopback"), "\(refused.stderr)")
     }
 
     @Test func aNonLoopbackListenerWithoutTLSAndAuthenticationIsRefused() async throws {

@@ -129,7 +129,7 @@ import Testing
     }
 
     @Test(arguments: [
-        ("SBXENDSTATE", "endstate", "start a new verification with `tokenctl verification restart`"),
+        ("SBXENDSTATE", "endstate", "cancel the ended process with `tokenctl verification cancel`"),
         ("SBXFAIL", "scanDocument", "--reupload"),
     ])
     func markersDecideTheOutcome(marker: String, state: String, next: String) async throws {
@@ -142,19 +142,25 @@ import Testing
         #expect(result.stdout.contains(next), "\(result.stdout)")
         #expect(result.status == (state == "endstate" ? 3 : 0))
 
-        // The gate names the same way on as the verification: after a rejection a restart
-        // (the server allows a new verification), not "finish identity verification".
+        // The gate names the same way on as the verification: after a rejection (an end state,
+        // which nothing continues) a cancel and a new onboarding, not a restart.
         let gated = try harness.cli.run(["activate", "mybank://activate?serialNumber=SN1"], environment: Self.gate)
         #expect(gated.status == 77 && gated.stderr.contains("(user.activationRequired)"), "\(gated.stderr)")
         let reason = state == "endstate" ? "identity verification was rejected" : "identity verification has not ended (state scanDocument)"
         #expect(gated.stderr.contains(reason), "\(gated.stderr)")
-        #expect(gated.stderr.contains(state == "endstate" ? "`tokenctl verification restart`" : "`tokenctl verification run`"), "\(gated.stderr)")
-        #expect(!gated.stderr.contains("device remove"), "\(gated.stderr)")
+        #expect(gated.stderr.contains(state == "endstate" ? "`tokenctl verification cancel`" : "`tokenctl verification run`"), "\(gated.stderr)")
+        #expect(!gated.stderr.contains("verification restart"), "\(gated.stderr)")
 
-        // What the advice says works: the server starts a new verification.
+        // What the advice says works: restart is refused in an end state, the consent offers no
+        // --approve, the cancel ends the process, and onboarding starts again.
         if state == "endstate" {
             let restarted = try harness.verification("restart")
-            #expect(restarted.status == 0, "\(restarted.stderr)")
+            #expect(restarted.status != 0 && restarted.stderr.contains("(verification.endstate)") && restarted.stderr.contains("`tokenctl verification cancel`"), "\(restarted.stderr)")
+            let consent = try harness.verification("consent")
+            #expect(consent.status == 3 && !consent.stdout.contains("--approve") && consent.stdout.contains("`tokenctl onboarding start"), "\(consent.stdout)")
+            let cancelled = try harness.verification("cancel")
+            #expect(cancelled.status == 0, "\(cancelled.stderr)")
+            _ = try harness.onboard()
             #expect(try harness.verificationState() == "intro")
         }
     }

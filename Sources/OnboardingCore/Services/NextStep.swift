@@ -19,6 +19,9 @@ public enum NextStep: String, Sendable, Equatable, CaseIterable {
     case removeDevice
     /// Forget the local device activation the server no longer accepts, then onboard again.
     case removeDeviceLocallyAndOnboard
+    /// Cancel the onboarding process that ended (identity verification in an end state),
+    /// then onboard again: nothing in it can continue.
+    case cancelVerificationAndOnboard
     /// Create the device's token first.
     case createToken
     /// Finish identity verification, then try again.

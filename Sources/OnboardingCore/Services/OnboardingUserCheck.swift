@@ -57,16 +57,16 @@ public struct OnboardingUserCheck: UserActivationCheck {
         return .finished
     }
 
-    /// The refusal for a started verification, by its state: a failed or rejected
-    /// verification is left by a restart (the server allows a new one within the process's
-    /// limits), the other end states only by a new onboarding; any other state is finished
-    /// by going on.
+    /// The refusal for a started verification, by its state: a failed verification is left
+    /// by a restart (the server allows a new one within the process's limits), an end state
+    /// (rejected too) only by cancelling the process and onboarding again; any other state
+    /// is finished by going on.
     static func refusal(verification state: VerificationState) -> UserActivationStatus {
         switch state {
         case .endstate(.rejected):
-            .notFinished(reason: "identity verification was rejected", nextStep: .restartVerification)
+            .notFinished(reason: "identity verification was rejected, which ends the onboarding process", nextStep: .cancelVerificationAndOnboard)
         case .endstate(let reason):
-            .notFinished(reason: "identity verification ended without success (\(reason.rawValue))", nextStep: .removeDeviceLocallyAndOnboard)
+            .notFinished(reason: "identity verification ended without success (\(reason.rawValue))", nextStep: .cancelVerificationAndOnboard)
         case .failed:
             .notFinished(reason: "identity verification failed", nextStep: .restartVerification)
         default:

@@ -68,6 +68,12 @@ public struct VerificationError: GuidedError, Equatable, CustomStringConvertible
         Self(.verificationEndstate, "the server ended the onboarding process (\(reason.rawValue)\(detail.map { ", \($0)" } ?? ""))", next: .removeDeviceLocallyAndOnboard)
     }
 
+    /// A restart asked in an end state: nothing in the process can continue (restart is for
+    /// a failed verification only).
+    static func restartInEndstate(_ reason: VerificationState.EndstateReason) -> Self {
+        Self(.verificationEndstate, "the verification is in an end state (\(reason.rawValue)): the onboarding process cannot continue, and restart is for a failed verification only", next: .cancelVerificationAndOnboard)
+    }
+
     static let tooEarly = Self(.verificationTooEarly, "a new OTP cannot be sent yet; wait for the resend period", next: .verifyVerificationOTP)
 
     static func fileTooLarge(_ path: String, bytes: Int) -> Self {

@@ -185,7 +185,11 @@ public struct VerificationProcess: Sendable {
 
     /// Ends this verification on the server; it can start again from the intro.
     public func restart() async throws -> VerificationState {
-        if case .success = try await status() { throw VerificationError.succeeded(nothingTo: "restart") }
+        switch try await status() {
+        case .success: throw VerificationError.succeeded(nothingTo: "restart")
+        case .endstate(let reason): throw VerificationError.restartInEndstate(reason)
+        default: break
+        }
         let last = try requireLastStatus()
         _ = try await guarded(needs: nil) { try await api.call("/api/identity/cleanup", ["processId": last.processID], .signature) }
         try records.saveStatus(.init(processID: last.processID, phase: nil, status: .notInitialized))
@@ -199,9 +203,14 @@ public struct VerificationProcess: Sendable {
     public func cancelWholeProcess(force: Bool = false) async throws {
         // Forced or not, no device activation here is one answer: onboard (not "run status").
         _ = try powerAuth.requireActivation()
-        if !force, case .success = try await status() { throw VerificationError.cancelVerified }
-        let last = try requireLastStatus()
-        try await onboarding.cleanup(processID: last.processID)
+        do {
+            if !force, case .success = try await status() { throw VerificationError.cancelVerified }
+            let last = try requireLastStatus()
+            try await onboarding.cleanup(processID: last.processID)
+        } catch let error as VerificationError where error.code == .verificationActivationNotActive {
+            // The server removed the device activation already (the process ended there):
+            // nothing is left to cancel on it, so it is forgotten here too.
+        }
         _ = try powerAuth.forget()
         try records.delete()
     }

@@ -40,7 +40,6 @@ public enum VerificationWalkStep: Sendable, Equatable {
         case .presenceCheck: self = .presenceCheck
         case .otp: self = .enterOTP
         case .failed: self = .offerRestart(rejected: false)
-        case .endstate(.rejected): self = .offerRestart(rejected: true)
         case .endstate: self = .finished(verified: false)
         case .success: self = .finished(verified: true)
         }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import NIOConcurrencyHelpers
 
@@ -40,11 +41,12 @@ public final class WitnessServer: Sendable {
         guard submission.oldSize <= submission.size else { return Self.text(400, "the old size is larger than the checkpoint's\n") }
         // The check against the latest tree and its update are one step under the lock.
         return latest.withLockedValue { latest -> SandboxReply in
-            let held = latest[submission.origin] ?? (size: 0, root: [])
+            // Before its first cosignature, the witness holds the empty tree.
+            let held = latest[submission.origin] ?? (size: 0, root: Self.emptyTreeRoot)
             guard submission.oldSize == held.size else {
                 return .respond(status: 409, headers: [("Content-Type", "text/x.tlog.size")], body: "\(held.size)\n")
             }
-            if submission.oldSize == submission.size, submission.size > 0 {
+            if submission.oldSize == submission.size {
                 guard submission.root == held.root else {
                     return .respond(status: 409, headers: [("Content-Type", "text/x.tlog.size")], body: "\(held.size)\n")
                 }
@@ -61,6 +63,9 @@ public final class WitnessServer: Sendable {
             return .respond(status: 200, headers: [("Content-Type", "text/plain; charset=utf-8")], body: key.cosign(submission.text, time: time))
         }
     }
+
+    /// The head of the tree of no leaves: SHA-256 of nothing (RFC 9162 §2.1.1).
+    static let emptyTreeRoot = Array(SHA256.hash(data: [UInt8]()))
 
     private static func text(_ status: Int, _ body: String) -> SandboxReply {
         .respond(status: status, headers: [("Content-Type", "text/plain; charset=utf-8")], body: body)

@@ -45,15 +45,19 @@ extension Store: TransparencyLogStore {
         try read { try TransparencyLogTables.cosignatures($0) }
     }
 
-    public func storedCheckpoint(size: Int64?) throws -> StoredCheckpoint? {
-        try read { try TransparencyLogTables.checkpoint(size: size, $0) }
+    public func storedCheckpoint(size: Int64?, origin: String?) throws -> StoredCheckpoint? {
+        try read { try TransparencyLogTables.checkpoint(size: size, origin: origin, $0) }
     }
 
-    public func storedCosignatures(size: Int64) throws -> [StoredCosignature] {
-        try read { try TransparencyLogTables.cosignatures(size: size, $0) }
+    public func storedCosignatures(size: Int64, origin: String) throws -> [StoredCosignature] {
+        try read { try TransparencyLogTables.cosignatures(size: size, origin: origin, $0) }
     }
 
-    public func latestCosignature(witness: String) throws -> StoredCosignature? {
-        try read { try TransparencyLogTables.latestCosignature(witness: witness, $0) }
+    public func latestCosignature(witness: String, origin: String) throws -> StoredCosignature? {
+        try read { try TransparencyLogTables.latestCosignature(witness: witness, origin: origin, $0) }
+    }
+
+    public func largestCosignedSize(origin: String) throws -> Int64? {
+        try read { try TransparencyLogTables.largestCosignedSize(origin: origin, $0) }
     }
 }

@@ -3,7 +3,7 @@ import GRDB
 import WalletModel
 
 /// The statements of the audit's transparency log: the tree's stored nodes and the
-/// checkpoints (migration v10).
+/// checkpoints (migrations v10 to v12).
 enum TransparencyLogTables {
     static func treeSize(_ db: Database) throws -> Int64 {
         try Int64.fetchOne(db, sql: "SELECT coalesce(max(seq), 0) FROM audit_row") ?? 0
@@ -55,42 +55,55 @@ enum TransparencyLogTables {
     }
 
     static func insert(_ checkpoint: StoredCheckpoint, _ db: Database) throws {
-        try db.execute(sql: "INSERT OR IGNORE INTO audit_checkpoint (size, note) VALUES (?, ?)", arguments: [checkpoint.size, checkpoint.note])
+        try db.execute(
+            sql: "INSERT OR IGNORE INTO audit_checkpoint (origin, key_id, size, note) VALUES (?, ?, ?, ?)",
+            arguments: [checkpoint.origin, checkpoint.keyID, checkpoint.size, checkpoint.note]
+        )
     }
 
-    static func checkpoint(size: Int64?, _ db: Database) throws -> StoredCheckpoint? {
-        let row = if let size {
-            try Row.fetchOne(db, sql: "SELECT size, note FROM audit_checkpoint WHERE size = ?", arguments: [size])
-        } else {
-            try Row.fetchOne(db, sql: "SELECT size, note FROM audit_checkpoint ORDER BY size DESC LIMIT 1")
-        }
+    static func checkpoint(size: Int64?, origin: String?, _ db: Database) throws -> StoredCheckpoint? {
+        var conditions: [String] = [], arguments: StatementArguments = []
+        if let size { conditions.append("size = ?"); arguments += [size] }
+        if let origin { conditions.append("origin = ?"); arguments += [origin] }
+        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        let row = try Row.fetchOne(db, sql: "SELECT size, note FROM audit_checkpoint \(filter) ORDER BY size DESC, rowid DESC LIMIT 1", arguments: arguments)
         return row.map { StoredCheckpoint(size: $0[0], note: $0[1]) }
     }
 
-    static func cosignatures(size: Int64, _ db: Database) throws -> [StoredCosignature] {
-        try Row.fetchAll(db, sql: "SELECT size, witness, line, time FROM audit_cosignature WHERE size = ? ORDER BY witness", arguments: [size]).map(cosignature)
+    static func cosignatures(size: Int64, origin: String, _ db: Database) throws -> [StoredCosignature] {
+        try Row.fetchAll(
+            db, sql: "SELECT origin, size, witness, line, time FROM audit_cosignature WHERE origin = ? AND size = ? ORDER BY witness",
+            arguments: [origin, size]
+        ).map(cosignature)
     }
 
-    static func latestCosignature(witness: String, _ db: Database) throws -> StoredCosignature? {
-        try Row.fetchOne(db, sql: "SELECT size, witness, line, time FROM audit_cosignature WHERE witness = ? ORDER BY size DESC LIMIT 1", arguments: [witness]).map(cosignature)
+    static func latestCosignature(witness: String, origin: String, _ db: Database) throws -> StoredCosignature? {
+        try Row.fetchOne(
+            db, sql: "SELECT origin, size, witness, line, time FROM audit_cosignature WHERE witness = ? AND origin = ? ORDER BY size DESC LIMIT 1",
+            arguments: [witness, origin]
+        ).map(cosignature)
+    }
+
+    static func largestCosignedSize(origin: String, _ db: Database) throws -> Int64? {
+        try Int64.fetchOne(db, sql: "SELECT max(size) FROM audit_cosignature WHERE origin = ?", arguments: [origin])
     }
 
     private static func cosignature(_ row: Row) -> StoredCosignature {
-        StoredCosignature(size: row[0], witness: row[1], line: row[2], time: row[3])
+        StoredCosignature(origin: row[0], size: row[1], witness: row[2], line: row[3], time: row[4])
     }
 
     static func checkpoints(_ db: Database) throws -> [StoredCheckpoint] {
-        try Row.fetchAll(db, sql: "SELECT size, note FROM audit_checkpoint ORDER BY size").map { StoredCheckpoint(size: $0["size"], note: $0["note"]) }
+        try Row.fetchAll(db, sql: "SELECT size, note FROM audit_checkpoint ORDER BY size, rowid").map { StoredCheckpoint(size: $0["size"], note: $0["note"]) }
     }
 
     static func insert(_ cosignature: StoredCosignature, _ db: Database) throws {
         try db.execute(
-            sql: "INSERT OR IGNORE INTO audit_cosignature (witness, size, line, time) VALUES (?, ?, ?, ?)",
-            arguments: [cosignature.witness, cosignature.size, cosignature.line, cosignature.time]
+            sql: "INSERT OR IGNORE INTO audit_cosignature (origin, witness, size, line, time) VALUES (?, ?, ?, ?, ?)",
+            arguments: [cosignature.origin, cosignature.witness, cosignature.size, cosignature.line, cosignature.time]
         )
     }
 
     static func cosignatures(_ db: Database) throws -> [StoredCosignature] {
-        try Row.fetchAll(db, sql: "SELECT size, witness, line, time FROM audit_cosignature ORDER BY size, witness").map(cosignature)
+        try Row.fetchAll(db, sql: "SELECT origin, size, witness, line, time FROM audit_cosignature ORDER BY size, origin, witness").map(cosignature)
     }
 }

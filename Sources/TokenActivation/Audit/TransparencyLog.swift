@@ -23,7 +23,9 @@ public struct TransparencyLog: Sendable {
     }
 
     /// Catches the stored tree up with the rows, signs its head and stores the checkpoint.
-    /// One of that size already stored is answered as it is (checkpoints are append-only).
+    /// One of that size already stored by this origin and key is answered as it is
+    /// (checkpoints are append-only); a new origin or key signs anew. The log fails closed
+    /// (``extends(_:in:origin:)``).
     public func checkpoint(origin: String, signer: NoteSigner) throws -> Signed {
         try store.using(logger: logger) { store in try Self.checkpoint(in: store, origin: origin, signer: signer) }
     }
@@ -31,21 +33,59 @@ public struct TransparencyLog: Sendable {
     /// ``checkpoint(origin:signer:)`` on an open store (the service's).
     public static func checkpoint(in store: any TokenStore, origin: String, signer: NoteSigner) throws -> Signed {
         let tree = AuditTree(store: store)
-        try tree.catchUp()
-        let size = try tree.size()
-        if let stored = try store.storedCheckpoint(size: size), let checkpoint = checkpoint(in: stored.note) {
+        var (size, root): (Int64, [UInt8]) = (0, [])
+        for attempt in 1...3 {
+            try tree.catchUp()
+            size = try tree.size()
+            root = try tree.rootHash(size: size)
+            do {
+                try extends(Head(size: size, root: root), in: store, origin: origin, tree: tree)
+                break
+            } catch let error as AuditError where error.code == .auditInconsistent && attempt < 3 {
+                // Another process signed a larger tree since this one read the size: the rows
+                // are there, so read the tree again. Fewer rows than that is a cut.
+                guard try tree.size() > size else { throw error }
+            }
+        }
+        if let stored = try store.storedCheckpoint(size: size, origin: origin), stored.keyID == signer.keyID,
+           let checkpoint = checkpoint(in: stored.note) {
             return Signed(checkpoint: checkpoint, note: try cosigned(stored, in: store).note, isNew: false)
         }
-        let checkpoint = Checkpoint(origin: origin, size: UInt64(size), rootHash: try tree.rootHash(size: size))
+        let checkpoint = Checkpoint(origin: origin, size: UInt64(size), rootHash: root)
         let note = try SignedNote.sign(text: checkpoint.text, by: [signer])
         try store.storeCheckpoint(StoredCheckpoint(size: size, note: note))
         return Signed(checkpoint: checkpoint, note: note, isNew: true)
     }
 
-    /// `checkpoint` with the cosignatures stored for its size, one line each after the log's
+    /// A tree head: its size and root hash.
+    public struct Head: Sendable, Equatable {
+        public let size: Int64
+        public let root: [UInt8]
+    }
+
+    /// The log fails closed (DESIGN §9; tlog-checkpoint's MUST NOT): `audit.inconsistent`,
+    /// naming both sizes, unless the tree of `head` extends the newest checkpoint stored for
+    /// `origin` and the largest tree of `origin` any witness cosigned: a smaller tree is a cut
+    /// log (a failover that lost rows, a restored backup), another root at a signed size a fork.
+    public static func extends(_ head: Head, in store: any TokenStore, origin: String, tree: AuditTree) throws {
+        let newest = try store.storedCheckpoint(size: nil, origin: origin)
+        let cosigned = try store.largestCosignedSize(origin: origin) ?? 0
+        let signed = max(newest?.size ?? 0, cosigned)
+        guard head.size >= signed else {
+            let by = cosigned == signed ? "a witness cosigned" : "this log signed"
+            throw AuditError(code: .auditInconsistent, message: "the audit has \(head.size) rows, but \(by) a checkpoint of \(signed) rows of \(origin): the log was cut (a failover that lost rows, or a restored backup); no checkpoint is signed until an operator decides (operations.md, \"A log that was cut\")")
+        }
+        guard let newest, let stored = checkpoint(in: newest.note) else { return }
+        let root = newest.size == head.size ? head.root : try tree.rootHash(size: newest.size)
+        guard root == stored.rootHash else {
+            throw AuditError(code: .auditInconsistent, message: "the audit's tree of \(newest.size) rows has another head than the checkpoint of \(newest.size) rows this log signed (the tree now has \(head.size)): the log was rewritten (forked); no checkpoint is signed until an operator decides (operations.md, \"A log that was cut\")")
+        }
+    }
+
+    /// `checkpoint` with the cosignatures stored for it, one line each after the log's
     /// signature (a C2SP checkpoint as its witnesses cosigned it).
     public static func cosigned(_ checkpoint: StoredCheckpoint, in store: any TokenStore) throws -> StoredCheckpoint {
-        let lines = try store.storedCosignatures(size: checkpoint.size).map { $0.line + "\n" }
+        let lines = try store.storedCosignatures(size: checkpoint.size, origin: checkpoint.origin).map { $0.line + "\n" }
         return StoredCheckpoint(size: checkpoint.size, note: checkpoint.note + lines.joined())
     }
 
@@ -70,14 +110,23 @@ public struct TransparencyLog: Sendable {
     }
 
     /// The proofs of entry `entry`'s rows in the tree of the stored checkpoint of `size`
-    /// (the newest one when nil), which must hold every row of the entry.
-    public func prove(entry: Int64, size: Int64?) throws -> EntryProof {
+    /// (the newest one when nil): of row `row` alone (0: started, 1: finished) when given,
+    /// else of every row, and the checkpoint must hold each row proved.
+    public func prove(entry: Int64, size: Int64?, row: Int? = nil) throws -> EntryProof {
         try store.using(logger: logger) { store in
-            let seqs = try store.auditRowSeqs(attemptID: entry)
-            guard let last = seqs.last else { throw AuditError.notFound(id: entry) }
+            var seqs = try store.auditRowSeqs(attemptID: entry)
+            guard !seqs.isEmpty else { throw AuditError.notFound(id: entry) }
+            if let row {
+                guard row < seqs.count else {
+                    throw AuditError(code: .auditNotFound, message: "audit entry \(entry) has no finished row yet (the attempt has not ended); prove --row started")
+                }
+                seqs = [seqs[row]]
+            }
+            let last = seqs[seqs.count - 1]
             let checkpoint = try Self.checkpoint(size: size, in: store)
             guard checkpoint.size >= last else {
-                throw AuditError(code: .auditNoCheckpoint, message: "audit entry \(entry) ends at row \(last), after the newest checkpoint (\(checkpoint.size) rows); sign one with tokenctl audit checkpoint, then prove again")
+                let which = size == nil ? "the newest checkpoint" : "the checkpoint of --size \(checkpoint.size)"
+                throw AuditError(code: .auditNoCheckpoint, message: "audit entry \(entry)'s row \(last) lies after \(which) (\(checkpoint.size) rows); sign one with tokenctl audit checkpoint (or give a larger --size), then prove again")
             }
             let tree = AuditTree(store: store)
             let rows = try seqs.map { seq in
@@ -91,13 +140,27 @@ public struct TransparencyLog: Sendable {
     /// The proof that the tree of `from` leaves is a prefix of the tree of the stored
     /// checkpoint of `to` (the newest when nil). With `oldRoot`, the older tree's head as a
     /// checkpoint gave it: `audit.inconsistent` when this log's tree of that size has another.
-    public func consistency(from: Int64, to: Int64?, oldRoot: [UInt8]? = nil) throws -> (checkpoint: StoredCheckpoint, proof: [[UInt8]]) {
+    public func consistency(from: Int64, to: Int64?, oldRoot: [UInt8]? = nil, oldOrigin: String? = nil) throws -> (checkpoint: StoredCheckpoint, proof: [[UInt8]]) {
         try store.using(logger: logger) { store in
-            let checkpoint = try Self.checkpoint(size: to, in: store)
-            guard from >= 1, from <= checkpoint.size else {
-                throw AuditError(code: .auditNoCheckpoint, message: "a consistency proof goes from a tree of 1 to \(checkpoint.size) rows to the checkpoint of \(checkpoint.size); \(from) is not one")
-            }
             let tree = AuditTree(store: store)
+            let rows = try tree.size()
+            if from > rows {
+                throw AuditError(code: .auditInconsistent, message: "the older checkpoint signs \(from) rows, but the audit has \(rows): rows were cut from its end (row \(rows + 1) on is missing)")
+            }
+            let checkpoint = try Self.checkpoint(size: to, in: store)
+            if let oldOrigin, oldOrigin != checkpoint.origin {
+                throw AuditError(code: .auditInconsistent, message: "the older checkpoint is of log \(oldOrigin), the newer of \(checkpoint.origin): a proof between two logs proves nothing (operations.md, \"Rotating the log's key\", says how an auditor bridges them)")
+            }
+            if from == 0 {
+                // Every tree extends the empty one, whose head is SHA-256 of nothing.
+                guard oldRoot == nil || oldRoot == MerkleHash.emptyTree else {
+                    throw AuditError(code: .auditInconsistent, message: "the older checkpoint signs 0 rows with another head than the empty tree's: it is not a checkpoint of this log")
+                }
+                return (checkpoint, [])
+            }
+            guard from <= checkpoint.size else {
+                throw AuditError(code: .auditNoCheckpoint, message: "the checkpoint of \(checkpoint.size) rows does not reach the older one's \(from); sign a newer one with tokenctl audit checkpoint")
+            }
             if let oldRoot, try tree.rootHash(size: from) != oldRoot {
                 throw AuditError(code: .auditInconsistent, message: "this log's tree of \(from) rows has another head than the older checkpoint: the log was rewritten since, or the checkpoint is another log's (audit verify --checkpoint names the first differing leaf)")
             }
@@ -110,21 +173,35 @@ public struct TransparencyLog: Sendable {
     /// the checkpoint's size, or rewritten within it, is `audit.inconsistent`, naming the
     /// missing size or the first leaf that differs from the stored tree.
     public func verify(note: [UInt8], verifier: NoteVerifier) throws -> (checkpoint: Checkpoint, rows: Int64) {
-        let opened: SignedNote
-        do {
-            opened = try SignedNote.open(note, verifiers: [verifier])
-        } catch {
-            throw AuditError(code: .auditInconsistent, message: "the checkpoint is not signed by \(verifier.name)'s key: \(error)")
-        }
-        guard let checkpoint = Checkpoint(text: opened.text) else {
-            throw AuditError(code: .auditInconsistent, message: "the signed note is not a checkpoint (origin, size, root hash)")
-        }
+        let checkpoint = try Self.open(note, verifier: verifier, what: "the checkpoint")
         return try store.using(logger: logger) { store in
             let tree = AuditTree(store: store)
             let rows = try tree.size()
             try Self.check([(Int64(checkpoint.size), checkpoint.rootHash)], rows: rows, tree: tree)
             return (checkpoint, rows)
         }
+    }
+
+    /// A checkpoint file's note opened with the log's key. Bytes that are no signed
+    /// checkpoint, or carry no signature line, are input the caller gave (`usage.invalid`,
+    /// 64); a signature by the key that does not verify, or a checkpoint signed only by other
+    /// keys (another log's), is `audit.inconsistent` (65).
+    public static func open(_ note: [UInt8], verifier: NoteVerifier, what: String) throws -> Checkpoint {
+        let opened: SignedNote
+        do {
+            opened = try SignedNote.open(note, verifiers: [verifier])
+        } catch .malformed {
+            throw AuditError(code: .usageInvalid, message: "\(what) is not a signed note (a checkpoint, a blank line, then signature lines), as audit checkpoint prints it")
+        } catch .noVerifiableSignature(let read) {
+            let names = Set(read.unverified.map { "\($0.name)+\(NoteKey.hex($0.keyHash))" }).sorted()
+            throw AuditError(code: .auditInconsistent, message: "\(what) is another log's: it is signed by \(names.joined(separator: ", ")), not by \(verifier.name)+\(NoteKey.hex(verifier.keyHash)) (--verifier-key)")
+        } catch {
+            throw AuditError(code: .auditInconsistent, message: "\(what) does not verify with \(verifier.name)'s key: \(error)")
+        }
+        guard let checkpoint = Checkpoint(text: opened.text) else {
+            throw AuditError(code: .usageInvalid, message: "\(what)'s signed text is not a checkpoint (origin, size, root hash)")
+        }
+        return checkpoint
     }
 
     /// Checks every stored checkpoint's head against the tree recomputed from the rows (one
@@ -168,13 +245,13 @@ public struct TransparencyLog: Sendable {
     /// The same as the log signed it, without cosignatures (what a witness is sent).
     public static func signedCheckpoint(size: Int64?, in store: any TokenStore) throws -> StoredCheckpoint {
         if let size {
-            guard let found = try store.storedCheckpoint(size: size) else {
-                let newest = try store.storedCheckpoint(size: nil)
+            guard let found = try store.storedCheckpoint(size: size, origin: nil) else {
+                let newest = try store.storedCheckpoint(size: nil, origin: nil)
                 throw AuditError(code: .auditNoCheckpoint, message: "no checkpoint of \(size) rows is stored (\(newest.map { "the newest is of \($0.size) rows" } ?? "none is")); sign one with tokenctl audit checkpoint")
             }
             return found
         }
-        guard let newest = try store.storedCheckpoint(size: nil) else {
+        guard let newest = try store.storedCheckpoint(size: nil, origin: nil) else {
             throw AuditError(code: .auditNoCheckpoint, message: "no checkpoint of the audit is stored yet; sign one with tokenctl audit checkpoint")
         }
         return newest
@@ -187,14 +264,17 @@ public struct TransparencyLog: Sendable {
     }
 
     /// Sends the stored checkpoint of `size` rows (the newest when nil) to the publisher's
-    /// witnesses, on one open store; answers each witness's outcome and the checkpoint with
-    /// every cosignature stored for it.
-    public func publish(size: Int64?, with publisher: WitnessPublisher) async throws -> (checkpoint: StoredCheckpoint, outcomes: [WitnessPublisher.Outcome]) {
+    /// witnesses, on one open store; answers each witness's outcome, the checkpoint with
+    /// every cosignature stored for it, and the witnesses (verifier keys) among them.
+    public func publish(size: Int64?, with publisher: WitnessPublisher) async throws -> (
+        checkpoint: StoredCheckpoint, outcomes: [WitnessPublisher.Outcome], stored: Set<String>
+    ) {
         try await store.using(logger: logger) { store async throws in
             let access = OpenStoreAccess(store: store)
             let plain = try await access.run { store in try Self.signedCheckpoint(size: size, in: store) }
             let outcomes = await publisher.publish(plain, through: access)
-            return (try await access.run { store in try Self.cosigned(plain, in: store) }, outcomes)
+            let stored = try await access.run { store in try store.storedCosignatures(size: plain.size, origin: plain.origin) }
+            return (try await access.run { store in try Self.cosigned(plain, in: store) }, outcomes, Set(stored.map(\.witness)))
         }
     }
 }

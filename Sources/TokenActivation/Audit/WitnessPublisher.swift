@@ -36,52 +36,83 @@ public struct WitnessPublisher: Sendable {
     }
 
     let witnesses: [Witness]
-    let transport: any HTTPTransport
+    /// One per witness, in the same order: a transport sends one request at a time, and the
+    /// witnesses are asked side by side.
+    let transports: [any HTTPTransport]
     let onRequest: @Sendable (RequestResult) -> Void
 
     /// Asked again from the size a 409 names at most this many times.
     static let conflictRetries = 2
 
-    public init(witnesses: [Witness], transport: any HTTPTransport, onRequest: @escaping @Sendable (RequestResult) -> Void = { _ in }) {
+    /// - Parameter transport: makes each witness's transport.
+    public init(witnesses: [Witness], transport: () throws -> any HTTPTransport, onRequest: @escaping @Sendable (RequestResult) -> Void = { _ in }) rethrows {
         self.witnesses = witnesses
-        self.transport = transport
+        self.transports = try witnesses.map { _ in try transport() }
         self.onRequest = onRequest
     }
 
-    /// Publishes `checkpoint` (its signed note as stored) to every witness, one after the other.
-    public func publish(_ checkpoint: StoredCheckpoint, through access: some AuditStoreAccess) async -> [Outcome] {
-        var outcomes: [Outcome] = []
-        for witness in witnesses {
-            do {
-                outcomes.append(Outcome(witness: witness, result: .success(try await publish(checkpoint, to: witness, through: access))))
-            } catch let error as AuditError {
-                outcomes.append(Outcome(witness: witness, result: .failure(error)))
-            } catch {
-                let code = (error as? any CodedError)?.code ?? .storageIO
-                outcomes.append(Outcome(witness: witness, result: .failure(AuditError(code: code, message: "\(error)"))))
-            }
-        }
-        return outcomes
+    /// One transport for every witness (their requests then go one at a time).
+    public init(witnesses: [Witness], transport: any HTTPTransport, onRequest: @escaping @Sendable (RequestResult) -> Void = { _ in }) {
+        self.init(witnesses: witnesses, transport: { transport }, onRequest: onRequest)
     }
 
-    private func publish(_ signed: StoredCheckpoint, to witness: Witness, through access: some AuditStoreAccess) async throws -> StoredCosignature {
+    /// Publishes `checkpoint` (its signed note as stored) to every witness, side by side:
+    /// each is asked in this run, also one that cosigned this size before (an
+    /// `add-checkpoint` from the size it holds is cheap, and it is how a rollback shows).
+    /// With `deadline`, a witness that has not answered by then is a failure named so.
+    public func publish(_ checkpoint: StoredCheckpoint, through access: some AuditStoreAccess, deadline: ContinuousClock.Instant? = nil) async -> [Outcome] {
+        await withTaskGroup(of: (Int, Outcome?).self) { group in
+            for (index, witness) in witnesses.enumerated() {
+                let transport = transports[index]
+                group.addTask { (index, await outcome(of: checkpoint, to: witness, through: access, transport: transport)) }
+            }
+            if let deadline {
+                group.addTask {
+                    try? await Task.sleep(until: deadline)
+                    return (-1, nil)
+                }
+            }
+            var outcomes: [Outcome?] = Array(repeating: nil, count: witnesses.count)
+            for await (index, outcome) in group {
+                guard index >= 0 else { break }
+                outcomes[index] = outcome
+                if !outcomes.contains(where: { $0 == nil }) { break }
+            }
+            group.cancelAll()
+            return zip(witnesses, outcomes).map { witness, outcome in
+                outcome ?? Outcome(witness: witness, result: .failure(AuditError(code: .auditWitnessUnreachable, message: "witness \(witness.url) did not answer before the service's stop deadline")))
+            }
+        }
+    }
+
+    private func outcome(of checkpoint: StoredCheckpoint, to witness: Witness, through access: some AuditStoreAccess, transport: any HTTPTransport) async -> Outcome {
+        do {
+            return Outcome(witness: witness, result: .success(try await publish(checkpoint, to: witness, through: access, transport: transport)))
+        } catch let error as AuditError {
+            return Outcome(witness: witness, result: .failure(error))
+        } catch {
+            let code = (error as? any CodedError)?.code ?? .storageIO
+            return Outcome(witness: witness, result: .failure(AuditError(code: code, message: "witness \(witness.url): \((error as? any CodedError)?.message ?? "\(error)")")))
+        }
+    }
+
+    private func publish(_ signed: StoredCheckpoint, to witness: Witness, through access: some AuditStoreAccess, transport: any HTTPTransport) async throws -> StoredCosignature {
         let key = witness.verifier.verifierKey
+        let origin = signed.origin
         var checkpoint = signed
-        let latest = try await access.run { store in try store.latestCosignature(witness: key) }
+        let latest = try await access.run { store in try store.latestCosignature(witness: key, origin: origin) }
         var old = latest?.size ?? 0
         for _ in 0...Self.conflictRetries {
             if old > checkpoint.size {
                 // The witness holds a larger tree than this checkpoint: a newer checkpoint of
                 // this log (another process or host signed and published it first), or a log
                 // cut or replaced since. The newest stored checkpoint tells which.
-                let newest = try await access.run { store in try store.storedCheckpoint(size: nil) }
+                let newest = try await access.run { store in try store.storedCheckpoint(size: nil, origin: origin) }
                 guard let newest, newest.size >= old else {
                     throw refused(witness, "it cosigned a tree of \(old) rows, and this log has a checkpoint of only \(newest?.size ?? checkpoint.size): the log was cut or replaced by an older copy since")
                 }
                 checkpoint = newest
             }
-            let size = checkpoint.size
-            if let same = try await access.run({ store in try store.storedCosignatures(size: size).first { $0.witness == key } }) { return same }
             guard let body = TransparencyLog.checkpoint(in: checkpoint.note)?.text else {
                 throw AuditError(code: .auditInconsistent, message: "the stored checkpoint of \(checkpoint.size) rows is not a checkpoint")
             }
@@ -96,12 +127,13 @@ public struct WitnessPublisher: Sendable {
                 response = try await transport.send(request)
             } catch {
                 onRequest(.failed)
-                throw AuditError(code: .auditWitnessUnreachable, message: "witness \(witness.url): \(error.description); publish again with tokenctl audit checkpoint --publish")
+                throw AuditError(code: .auditWitnessUnreachable, message: "witness \(witness.url) could not be reached: \(error.words)")
             }
             switch WitnessExchange.answer(status: response.status, body: response.body, checkpoint: body, witness: witness.verifier) {
             case .cosigned(let signature, let time):
                 onRequest(.cosigned)
-                let stored = StoredCosignature(size: checkpoint.size, witness: key, line: "— \(signature.name) \(signature.base64)", time: Int64(time))
+                try Self.checkTime(time, of: witness)
+                let stored = StoredCosignature(origin: origin, size: checkpoint.size, witness: key, line: "— \(signature.name) \(signature.base64)", time: Int64(time))
                 try await access.run { store in try store.storeCosignature(stored) }
                 return stored
             case .conflict(let size):
@@ -113,13 +145,26 @@ public struct WitnessPublisher: Sendable {
             case .refused(let status, let reason):
                 guard status < 500 else {
                     onRequest(.failed)
-                    throw AuditError(code: .auditWitnessUnreachable, message: "witness \(witness.url) answered \(status); publish again with tokenctl audit checkpoint --publish")
+                    throw AuditError(code: .auditWitnessUnreachable, message: "witness \(witness.url) answered HTTP \(status)")
                 }
                 onRequest(.refused)
+                if status == 403 || status == 404 || reason.hasPrefix(WitnessExchange.otherKeyReason) {
+                    throw AuditError(code: .auditNotConfigured, message: "witness \(witness.url) is not set up for this log: \(reason); configure the log's origin and verifier key on the witness, or correct its verifier-key in audit.witnesses")
+                }
                 throw refused(witness, "\(reason) (HTTP \(status))")
             }
         }
         throw refused(witness, "it named another tree size at each of \(Self.conflictRetries + 1) requests")
+    }
+
+    /// A cosignature's time may be at most this far ahead of this host's clock: a later one
+    /// would be refused by strict verifiers, so it is not stored.
+    static let maximumClockSkewSeconds: UInt64 = 300
+
+    static func checkTime(_ time: UInt64, of witness: Witness, now: UInt64 = UInt64(Date().timeIntervalSince1970)) throws {
+        guard time <= now + maximumClockSkewSeconds else {
+            throw AuditError(code: .auditWitnessUnreachable, message: "witness \(witness.url) dated its cosignature \(time - now) s in the future (more than \(maximumClockSkewSeconds) s); it was not stored: check the witness's clock")
+        }
     }
 
     private func refused(_ witness: Witness, _ reason: String) -> AuditError {

@@ -29,14 +29,17 @@ public enum ConfigCheck {
 
     /// - Returns: a result per part; the onboarding, PowerAuth and login parts are marked
     ///   unused unless a gate needs them (an issuer who only activates tokens).
-    public static func run(_ settings: Settings, environment: [String: String]) -> [Result] {
+    public static func run(_ settings: Settings, environment: [String: String], serviceChecks: [() throws -> Void] = []) -> [Result] {
         let tmp = settings.tmp, onboarding = settings.onboarding.connection, login = settings.login
         let gates = settings.onboarding
         let unusedOnboarding = gates.requiresFinishedUserActivation
             ? nil : "no gate needs it (onboarding.require-finished-user-activation is false); the onboarding, device and verification commands do"
         let unusedLogin = gates.pinLoginWithinSeconds != nil
             ? nil : "no gate needs it (onboarding.require-pin-login-within-seconds is null); the login commands do"
-        var results = [
+        // Made apart from the list below, which the type checker reads whole.
+        let allServiceChecks: [() throws -> Void] = settings.service.checks + serviceChecks
+        let witnessChecks: [() throws -> Void] = Self.witnessChecks(settings.audit.witnesses)
+        var results: [Result] = [
             part("tmp", [{ try notPlaceholder(ConfigKeys.tmpBaseURL, tmp.baseURL) }] + tmp.connection.checks(keyPrefix: "tmp")) {
                 let headers = try TMPCredentials.secretHeaders(tmp, environment: environment)
                 let authentication = headers.isEmpty ? "no authentication" : headers.map { $0.name == "Authorization" ? "bearer token" : "API key header \($0.name)" }.joined(separator: ", ")
@@ -60,19 +63,21 @@ public enum ConfigCheck {
             ] + login.connection.checks(keyPrefix: LoginSettings.Keys.prefix, urlKey: ConfigKeys.loginBackendURL)) {
                 "\(login.connection.baseURL), client \(login.clientID)"
             },
-            part("service", settings.service.checks) {
+            part("service", allServiceChecks) {
                 let service = settings.service
                 var detail = "socket \(service.socket), mode 0\(String(service.socketMode, radix: 8))"
                 if service.tls.certificateFile != nil { detail += ", TLS" + (service.tls.clientCAFile != nil ? " with client certificates" : "") }
                 if service.bearerTokenFile != nil { detail += ", bearer token" }
                 return detail
             },
-            part("audit", []) {
+            part("audit", witnessChecks) {
                 guard settings.audit.origin != nil || settings.audit.signingKeyFile != nil else {
                     return "no checkpoints signed (audit.origin is not set)"
                 }
                 let (origin, signer) = try settings.audit.signer()
-                return "log \(origin), signing key \(String(signer.keyHash, radix: 16)), a checkpoint every \(settings.audit.checkpointIntervalSeconds) s in the service"
+                let count = settings.audit.witnesses.count
+                let witnesses: String = count == 0 ? "" : ", \(count) witness" + (count == 1 ? "" : "es")
+                return "log \(origin), signing key \(signer.keyID), a checkpoint every \(settings.audit.checkpointIntervalSeconds) s in the service" + witnesses
             },
             part("database", []) {
                 if let postgres = settings.postgres {
@@ -92,6 +97,21 @@ public enum ConfigCheck {
             }
         }
         return results
+    }
+
+    /// Each witness's URL as a server's: https off loopback, not a placeholder, not named twice.
+    static func witnessChecks(_ witnesses: [AuditSettings.WitnessSetting]) -> [() throws -> Void] {
+        let key = ConfigKeys.auditWitnesses
+        var checks: [() throws -> Void] = []
+        for witness in witnesses {
+            checks.append { try ConnectionSettings.checkTransportSecurity(witness.url, key: key) }
+            checks.append { try notPlaceholder(key, witness.url) }
+        }
+        let urls = witnesses.map { $0.url.lowercased() }
+        if let repeated = urls.first(where: { url in urls.filter { $0 == url }.count > 1 }) {
+            checks.append { throw ConfigurationError.invalidValue(key: key, origin: .environment, expected: "a list naming each witness once (\(repeated) is named twice)") }
+        }
+        return checks
     }
 
     /// A URL whose host is a name reserved for examples (RFC 2606: `example.com`, `.invalid`,

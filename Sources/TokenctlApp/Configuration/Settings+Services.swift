@@ -1,4 +1,5 @@
 import ErrorCodes
+import Foundation
 import HTTPTransport
 import Logging
 import OnboardingCore
@@ -88,7 +89,14 @@ extension AuditSettings {
         guard let file = signingKeyFile else {
             throw AuditError(code: .auditNotConfigured, message: "audit.signing-key-file is not set: make a key with tokenctl audit key generate --origin \(origin) --out FILE and name the file there")
         }
-        guard let text = try SecretFile.secret(file: file, key: Keys.signingKeyFile, variable: "", environment: [:]) else {
+        let read: String?
+        do {
+            read = try SecretFile.secret(file: file, key: Keys.signingKeyFile, variable: "", environment: [:])
+        } catch {
+            guard !FileManager.default.fileExists(atPath: file) else { throw error }
+            throw error.advising("A lost signing key cannot be made again: restore the file from its backup, or start a new log (a new origin, tokenctl audit key generate; operations.md, \"Rotating the log's key\")")
+        }
+        guard let text = read else {
             throw ConfigurationError.secretMissing("\(Keys.signingKeyFile) names \(file), which is empty")
         }
         let signer: NoteSigner
@@ -98,21 +106,26 @@ extension AuditSettings {
             throw ConfigurationError.fileInvalid(key: Keys.signingKeyFile, path: file, expected: "a signed-note private key (PRIVATE+KEY+NAME+HASH+KEY, as tokenctl audit key generate writes)")
         }
         guard signer.name == origin else {
-            throw AuditError(code: .auditNotConfigured, message: "the key in \(Keys.signingKeyFile) is \(signer.name)'s, not audit.origin's (\(origin)): a checkpoint's signature names its log")
+            throw ConfigurationError.fileInvalid(
+                key: Keys.signingKeyFile, path: file,
+                expected: "a key of audit.origin's log: the key in it is \(signer.name)'s, not audit.origin's (\(origin)), and a checkpoint's signature names its log"
+            )
         }
         return (origin, signer)
     }
 }
 
 extension AuditSettings {
-    /// Publishes checkpoints to `audit.witnesses` over libcurl (3 s to connect, 15 s a
-    /// request); nil when no witness is configured.
+    /// Publishes checkpoints to `audit.witnesses` over libcurl, each request within
+    /// `audit.witness-timeout-ms` (connecting within 3 s of it); nil when no witness is
+    /// configured.
     public func witnessPublisher(
         transports: TransportFactory = .curl, onRequest: @escaping @Sendable (WitnessPublisher.RequestResult) -> Void = { _ in }
     ) throws -> WitnessPublisher? {
         guard !witnesses.isEmpty else { return nil }
         let list = try witnesses.map { Witness(url: $0.url, verifier: try Cosignature.Verifier(verifierKey: $0.verifierKey)) }
-        return WitnessPublisher(witnesses: list, transport: try transports.transport(CurlTransportOptions()), onRequest: onRequest)
+        let options = CurlTransportOptions(connectTimeoutMilliseconds: min(3_000, witnessTimeoutMilliseconds), timeoutMilliseconds: witnessTimeoutMilliseconds)
+        return try WitnessPublisher(witnesses: list, transport: { try transports.transport(options) }, onRequest: onRequest)
     }
 }
 

@@ -43,6 +43,9 @@ public struct DatabaseCopy: Sendable {
         guard source.backend != target.backend else {
             throw StorageError(.storageUnsupported, "db copy moves between SQLite and PostgreSQL: one side must be a file (--database), the other a postgres:// URL")
         }
+        // The source's checkpoints are checked against its rows before anything is written:
+        // a log that was cut or rewritten is not copied (the target stays empty).
+        _ = try TransparencyLog(store: source, logger: logger).verifyStored()
         // The target's schema is made first (a new PostgreSQL database has none).
         _ = try target.migrate(logger: logger)
         let copied = try source.using(logger: logger) { source in

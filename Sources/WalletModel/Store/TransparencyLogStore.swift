@@ -25,15 +25,17 @@ public protocol TransparencyLogStore {
     /// kept (each is a function of the rows).
     func storeTree(nodes: [(node: MerkleNode, hash: [UInt8])], leafBlocks: [(block: Int64, hashes: [UInt8])]) throws
 
-    /// Stores a signed checkpoint; one of the same size already stored is kept.
+    /// Stores a signed checkpoint under its origin and key id (``StoredCheckpoint/origin``,
+    /// ``StoredCheckpoint/keyID``); one of the same log, key and size already stored is kept.
     func storeCheckpoint(_ checkpoint: StoredCheckpoint) throws
 
     /// Every stored checkpoint, smallest tree first (a full verify, a copy).
     func storedCheckpoints() throws -> [StoredCheckpoint]
 
-    /// The stored checkpoint of `size` rows, or the newest when `size` is nil: one indexed
-    /// lookup, however many are stored.
-    func storedCheckpoint(size: Int64?) throws -> StoredCheckpoint?
+    /// The stored checkpoint of `size` rows, or the newest when `size` is nil, of log `origin`
+    /// (of any log when nil); of two at one size (a key or an origin rotated), the one stored
+    /// last. One indexed lookup, however many are stored.
+    func storedCheckpoint(size: Int64?, origin: String?) throws -> StoredCheckpoint?
 
     /// Stores a witness's cosignature; one by the same witness on the same size is kept.
     func storeCosignature(_ cosignature: StoredCosignature) throws
@@ -41,11 +43,15 @@ public protocol TransparencyLogStore {
     /// Every stored cosignature, smallest tree first (a copy).
     func storedCosignatures() throws -> [StoredCosignature]
 
-    /// The cosignatures on the checkpoint of `size` rows.
-    func storedCosignatures(size: Int64) throws -> [StoredCosignature]
+    /// The cosignatures on log `origin`'s checkpoint of `size` rows.
+    func storedCosignatures(size: Int64, origin: String) throws -> [StoredCosignature]
 
-    /// The cosignature of the largest tree `witness` (its verifier key) cosigned here.
-    func latestCosignature(witness: String) throws -> StoredCosignature?
+    /// The cosignature of the largest tree of log `origin` that `witness` (its verifier key)
+    /// cosigned here.
+    func latestCosignature(witness: String, origin: String) throws -> StoredCosignature?
+
+    /// The largest tree of log `origin` that any witness cosigned here.
+    func largestCosignedSize(origin: String) throws -> Int64?
 }
 
 /// A checkpoint as stored: the tree size it signs and the signed note's text.
@@ -57,10 +63,26 @@ public struct StoredCheckpoint: Sendable, Equatable {
         self.size = size
         self.note = note
     }
+
+    /// The log it belongs to: the note's first line.
+    public var origin: String {
+        String(note.prefix { $0 != "\n" })
+    }
+
+    /// The id of the key whose signature comes first (the log's), 8 hex digits; empty when
+    /// the note has no signature line.
+    public var keyID: String {
+        guard let blank = note.range(of: "\n\n") else { return "" }
+        let line = note[blank.upperBound...].prefix { $0 != "\n" }
+        guard let (signature, _) = try? SignedNote.signatureLine(ArraySlice(Array(line.utf8))) else { return "" }
+        return NoteKey.hex(signature.keyHash)
+    }
 }
 
 /// A witness's cosignature (`cosignature/v1`) on the checkpoint of `size` rows, as stored.
 public struct StoredCosignature: Sendable, Equatable {
+    /// The log whose checkpoint was cosigned.
+    public var origin: String
     public var size: Int64
     /// The witness's verifier key (`NAME+HASH+KEY`): who cosigned.
     public var witness: String
@@ -69,7 +91,8 @@ public struct StoredCosignature: Sendable, Equatable {
     /// When the witness cosigned (POSIX seconds).
     public var time: Int64
 
-    public init(size: Int64, witness: String, line: String, time: Int64) {
+    public init(origin: String, size: Int64, witness: String, line: String, time: Int64) {
+        self.origin = origin
         self.size = size
         self.witness = witness
         self.line = line

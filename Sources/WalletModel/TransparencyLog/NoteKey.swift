@@ -27,7 +27,8 @@ public enum NoteKey {
         return digest.prefix(4).reduce(0) { $0 << 8 | UInt32($1) }
     }
 
-    static func hex(_ hash: UInt32) -> String {
+    /// A key hash as 8 hex digits, as key texts and messages give it.
+    public static func hex(_ hash: UInt32) -> String {
         let digits = String(hash, radix: 16)
         return String(repeating: "0", count: 8 - digits.count) + digits
     }

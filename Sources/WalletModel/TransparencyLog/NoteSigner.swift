@@ -9,6 +9,8 @@ public struct NoteSigner: Sendable {
 
     public var name: String { verifier.name }
     public var keyHash: UInt32 { verifier.keyHash }
+    /// The key hash as a stored checkpoint names it (``StoredCheckpoint/keyID``).
+    public var keyID: String { NoteKey.hex(keyHash) }
 
     /// A signer key's text (`PRIVATE+KEY+NAME+HASH+BASE64`); a secret.
     public init(signerKey text: String) throws(NoteKey.Invalid) {

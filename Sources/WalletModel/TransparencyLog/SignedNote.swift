@@ -95,8 +95,10 @@ public struct SignedNote: Equatable, Sendable {
                 continue
             }
             guard matching.count == 1 else { throw .ambiguousKey(name: name, keyHash: hash) }
-            guard seen.insert("\(name)+\(hash)").inserted else { continue }
+            // Every line by a known key is verified, a repeated one too (as the Go package
+            // does); only then are repeats dropped.
             guard verifier.verify(textBytes, signature: Array(raw.dropFirst(4))) else { throw .invalidSignature(name: name, keyHash: hash) }
+            guard seen.insert("\(name)+\(hash)").inserted else { continue }
             note.signatures.append(signature)
         }
         guard !note.signatures.isEmpty else { throw .noVerifiableSignature(note) }

@@ -14,6 +14,9 @@ public enum WitnessExchange {
         Array(("old \(oldSize)\n" + proof.map { Data($0).base64EncodedString() + "\n" }.joined() + "\n" + note).utf8)
     }
 
+    /// The reason of a 200 whose cosignatures are all by other keys than the configured one.
+    public static let otherKeyReason = "no cosignature in the answer verifies with the configured key"
+
     /// What a witness answered.
     public enum Answer: Equatable, Sendable {
         /// 200 with a cosignature by the witness's key on the checkpoint, made at `time`.
@@ -38,7 +41,7 @@ public enum WitnessExchange {
                 }
                 if found == nil, let time = witness.time(of: signature, on: checkpoint) { found = .cosigned(signature, time: time) }
             }
-            return found ?? .refused(status: 200, reason: "no cosignature in the answer verifies with the witness's key \(witness.name)+\(NoteKey.hex(witness.keyHash))")
+            return found ?? .refused(status: 200, reason: otherKeyReason + " \(witness.name)+\(NoteKey.hex(witness.keyHash))")
         case 409:
             guard body.last == 0x0A, let size = PlainDecimal.value(String(decoding: body.dropLast(), as: UTF8.self)) else { return .refused(status: 409, reason: "the conflict does not name a tree size") }
             return .conflict(size: size)

@@ -44,9 +44,10 @@ struct AuditCheckpoint: AsyncParsableCommand {
             let signed = try log.checkpoint(origin: origin, signer: signer)
             var note = signed.note
             var outcomes: [WitnessPublisher.Outcome] = []
+            var stored: Set<String> = []
             if let publisher {
                 let published = try await log.publish(size: Int64(signed.checkpoint.size), with: publisher)
-                (note, outcomes) = (published.checkpoint.note, published.outcomes)
+                (note, outcomes, stored) = (published.checkpoint.note, published.outcomes, published.stored)
             }
             if json {
                 var object = JSONObject([
@@ -54,7 +55,7 @@ struct AuditCheckpoint: AsyncParsableCommand {
                     "rootHash": .string(Data(signed.checkpoint.rootHash).base64EncodedString()),
                     "new": .bool(signed.isNew), "checkpoint": .string(note),
                 ])
-                if publisher != nil { object.append("witnesses", .array(outcomes.map(Self.json))) }
+                if publisher != nil { object.append("witnesses", .array(outcomes.map { Self.json($0, stored: stored) })) }
                 Output.line(object.text)
             } else {
                 Output.write(note)
@@ -69,12 +70,22 @@ struct AuditCheckpoint: AsyncParsableCommand {
         }
     }
 
-    static func json(_ outcome: WitnessPublisher.Outcome) -> JSONObject.Value {
-        switch outcome.result {
+    /// `cosigned` is true only for a witness that answered with a cosignature in this run;
+    /// `stored` says whether a cosignature of it on this checkpoint is stored (from this run
+    /// or an earlier one).
+    static func json(_ outcome: WitnessPublisher.Outcome, stored: Set<String>) -> JSONObject.Value {
+        let isStored = JSONObject.Value.bool(stored.contains(outcome.witness.verifier.verifierKey))
+        return switch outcome.result {
         case .success(let cosignature):
-            .object(JSONObject(["url": .string(outcome.witness.url), "cosigned": .bool(true), "size": .int(Int(cosignature.size)), "time": .int(Int(cosignature.time))]))
+            .object(JSONObject([
+                "url": .string(outcome.witness.url), "cosigned": .bool(true), "stored": isStored,
+                "size": .int(Int(cosignature.size)), "time": .int(Int(cosignature.time)),
+            ]))
         case .failure(let error):
-            .object(JSONObject(["url": .string(outcome.witness.url), "cosigned": .bool(false), "code": .string(error.code.rawValue), "message": .string(error.message)]))
+            .object(JSONObject([
+                "url": .string(outcome.witness.url), "cosigned": .bool(false), "stored": isStored,
+                "code": .string(error.code.rawValue), "message": .string(error.message),
+            ]))
         }
     }
 }

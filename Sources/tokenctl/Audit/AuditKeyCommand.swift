@@ -31,10 +31,15 @@ struct AuditKeyGenerate: AsyncParsableCommand {
 
     @Flag(help: "Print the result as JSON.")
     var json = false
+    /// Taken as every command takes them (a script passes them to every command); unused.
+    @OptionGroup var global: GlobalOptions
 
     func validate() throws {
         guard AuditSettings.isValidOrigin(origin) else {
-            throw ValidationError("--origin must be a log's name without spaces or '+', such as bank.example/tokenctl-audit")
+            throw ValidationError("--origin must be a log's name of at most 255 bytes, without spaces, '+', control or direction-changing characters, such as bank.example/tokenctl-audit")
+        }
+        guard out != "-" else {
+            throw ValidationError("--out must name a file: a private key is never written to standard output")
         }
     }
 

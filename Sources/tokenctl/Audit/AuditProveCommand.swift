@@ -50,7 +50,9 @@ struct AuditProve: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors(json: json) {
-            let proof = try TransparencyLog(settings: try await global.readingSettings()).prove(entry: entry, size: size)
+            // The leaf data's file is made first: one that cannot be is named before any proof is printed.
+            if let leafData { try OutputFile.checkWritable(leafData, option: "--leaf-data") }
+            let proof = try TransparencyLog(settings: try await global.readingSettings()).prove(entry: entry, size: size, row: row.map { $0 == .started ? 0 : 1 })
             if json {
                 let rows: [JSONObject] = proof.rows.map { row in
                     JSONObject([
@@ -63,10 +65,7 @@ struct AuditProve: AsyncParsableCommand {
                 Output.line(JSONObject(["entry": .int(Int(entry)), "rows": .array(rows.map { .object($0) }), "checkpoint": .string(proof.checkpoint.note)]).text)
                 return
             }
-            let chosen = row.map { $0 == .started ? 0 : 1 } ?? proof.rows.count - 1
-            guard chosen < proof.rows.count else {
-                throw AuditError(code: .auditNotFound, message: "audit entry \(entry) has no finished row yet (the attempt has not ended); prove --row started")
-            }
+            let chosen = proof.rows.count - 1
             let text = proof.tlogProofs[chosen].text
             if let out {
                 try OutputFile.write(Array(text.utf8), to: out, option: "--out")
@@ -86,14 +85,19 @@ struct AuditConsistency: AsyncParsableCommand {
         abstract: "Prove that the audit log extends an older checkpoint: the proof's hashes, base64, one a line.",
         discussion: """
             From the checkpoint in --from (a signed note as audit checkpoint printed it) to the newest \
-            stored checkpoint, or the one of --to rows (RFC 9162 §2.1.4). When this log's tree of the \
-            old size has another head, the old checkpoint is not of this log as it is now: exit 65, \
-            audit.inconsistent.
+            stored checkpoint, or the one of --to rows (RFC 9162 §2.1.4). The older checkpoint's \
+            signature is checked first, with --verifier-key or else the key of audit.signing-key-file; \
+            a file that is no signed checkpoint is exit 64. When this log's tree of the old size has \
+            another head, when the audit has fewer rows than the old checkpoint (a cut log), or when \
+            the old checkpoint is of another origin or key: exit 65, audit.inconsistent.
             """
     )
 
     @Option(help: ArgumentHelp("The older checkpoint's file ('-' for standard input).", valueName: "file"), completion: .file())
     var from: String
+
+    @Option(name: .customLong("verifier-key"), help: ArgumentHelp("The log's verifier key that signed the older checkpoint (default: the key of audit.signing-key-file).", valueName: "key"))
+    var verifierKey: String?
 
     @Option(help: ArgumentHelp("The newer stored checkpoint's size (default: the newest).", valueName: "rows"))
     var to: Int64?
@@ -104,12 +108,22 @@ struct AuditConsistency: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors(json: json) {
-            let text = String(decoding: try InputFile.read(from, option: "--from"), as: UTF8.self)
-            guard let old = Checkpoint(text: (text.components(separatedBy: "\n\n").first ?? "") + "\n") else {
-                throw UsageError(message: "--from \(SafeText.escaped(from)) holds no checkpoint (origin, size, root hash)")
+            let settings = try await global.readingSettings()
+            let verifier: NoteVerifier
+            if let verifierKey {
+                guard let given = try? NoteVerifier(verifierKey: verifierKey) else {
+                    throw UsageError(message: "--verifier-key is not a signed-note verifier key (NAME+HASH+KEY, as audit key generate prints it)")
+                }
+                verifier = given
+            } else if settings.audit.signingKeyFile != nil, settings.audit.origin != nil {
+                verifier = try settings.audit.signer().signer.verifier
+            } else {
+                throw UsageError(message: "the older checkpoint's signature is checked with the log's key: give --verifier-key (as audit key generate printed it)")
             }
-            let log = TransparencyLog(settings: try await global.readingSettings())
-            let (checkpoint, proof) = try log.consistency(from: Int64(old.size), to: to, oldRoot: old.rootHash)
+            let note = try InputFile.read(from, option: "--from")
+            let old = try TransparencyLog.open(Array(note), verifier: verifier, what: "--from \(SafeText.escaped(from))")
+            let log = TransparencyLog(settings: settings)
+            let (checkpoint, proof) = try log.consistency(from: Int64(old.size), to: to, oldRoot: old.rootHash, oldOrigin: old.origin)
             if json {
                 Output.line(JSONObject([
                     "from": .int(Int(old.size)), "to": .int(Int(checkpoint.size)),

@@ -14,6 +14,25 @@ enum OutputFile {
             throw UsageError(message: "\(option) \(SafeText.escaped(path)) \(reason)")
         }
         defer { close(descriptor) }
+        try write(bytes, to: descriptor, path: path, option: option)
+    }
+
+    /// Checks, before anything is printed, that `path` can be written: an existing file
+    /// writable, or a new one's directory (a path that cannot be is named before the output it
+    /// would go with, and no empty file is left).
+    static func checkWritable(_ path: String, option: String) throws {
+        let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+        var status = stat()
+        let exists = stat(path, &status) == 0
+        if exists, (status.st_mode & S_IFMT) == S_IFDIR {
+            throw UsageError(message: "\(option) \(SafeText.escaped(path)) is a directory: name a file")
+        }
+        guard access(exists ? path : (directory.isEmpty ? "/" : directory), W_OK) == 0 else {
+            throw UsageError(message: "\(option) \(SafeText.escaped(path)) cannot be written: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    private static func write(_ bytes: [UInt8], to descriptor: Int32, path: String, option: String) throws {
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, bytes.count - offset) }

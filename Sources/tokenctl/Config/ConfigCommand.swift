@@ -3,6 +3,7 @@ import CommandLine
 import Foundation
 import TokenActivation
 import TokenctlApp
+import TokenctlService
 
 struct ConfigCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -62,7 +63,10 @@ struct ConfigCheckCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(json: json) {
             let settings = try await global.settings()
-            let results = ConfigCheck.run(settings, environment: ProcessInfo.processInfo.environment)
+            // The TLS pair loaded as serve loads it: a key that does not fit its certificate is refused here too.
+            let results = ConfigCheck.run(settings, environment: ProcessInfo.processInfo.environment, serviceChecks: [
+                { _ = try ListenerAccess.tlsConfiguration(settings.service) },
+            ])
             Output.print(json: json ? ConfigText.json(results, configFile: settings.configFile) : nil, lines: ConfigText.lines(results, configFile: settings.configFile))
             let failures = results.flatMap(\.failures)
             Output.flush()

@@ -93,9 +93,14 @@ struct VerificationConsent: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(json: output.json) {
             let state = try await global.withVerification { process in
-                approve ? try await process.approveConsent() : .consent(text: try await process.consentText())
+                if approve { return try await process.approveConsent() }
+                let text = try await process.consentText()
+                // In an end state nothing can continue: the state names the way out, not --approve.
+                let current = try await process.status()
+                if case .endstate = current { return current }
+                return .consent(text: text)
             }
-            VerificationText.print(state, json: output.json)
+            try printState(state, json: output.json)
         }
     }
 }

@@ -25,8 +25,7 @@ enum VerificationText {
         case .presenceCheck: NextStepText.command(.startPresenceCheck) + "; " + NextStepText.command(.finishPresenceCheck)
         case .otp: NextStepText.command(.verifyVerificationOTP) + " (a new one: `tokenctl verification otp resend`)"
         case .failed: NextStepText.command(.restartVerification)
-        case .endstate(.rejected): "start a new verification with `tokenctl verification restart` (the server allows a few per onboarding process; once they are spent, `tokenctl device remove --local`, then onboard again)"
-        case .endstate: NextStepText.command(.removeDeviceLocallyAndOnboard)
+        case .endstate: NextStepText.command(.cancelVerificationAndOnboard)
         case .success: "none: the user is verified and may approve token activations (`tokenctl activate`)"
         }
     }

@@ -14,7 +14,7 @@ import Testing
         (.presenceCheck, .presenceCheck),
         (.otp(remainingAttempts: 3), .enterOTP),
         (.failed, .offerRestart(rejected: false)),
-        (.endstate(.rejected), .offerRestart(rejected: true)),
+        (.endstate(.rejected), .finished(verified: false)),
         (.endstate(.limitReached), .finished(verified: false)),
         (.endstate(.other), .finished(verified: false)),
         (.success, .finished(verified: true)),

@@ -45,27 +45,52 @@ import WalletModel
         }
     }
 
-    /// Checkpoints and cosignatures are found by size and by witness, append-only: a second
-    /// of the same size or by the same witness on the same size keeps the first.
+    /// A stored note of log `origin` at `size`, signed by key `key` (its id, the first four
+    /// bytes of the signature line).
+    static func note(_ origin: String, _ size: Int64, key: UInt8, root: String = "r") -> StoredCheckpoint {
+        let signature = Data([0, 0, 0, key] + [UInt8](repeating: 7, count: 64)).base64EncodedString()
+        return StoredCheckpoint(size: size, note: "\(origin)\n\(size)\n\(root)\n\n— \(origin) \(signature)\n")
+    }
+
+    /// Checkpoints are found by size and by log (origin), append-only per origin, key and
+    /// size (a rotated key or origin stores its own at a size already signed, and is the one
+    /// found); cosignatures by size, witness and log.
     @Test(arguments: Driver.allCases)
-    func checkpointsAndCosignaturesAreFoundBySizeAndWitness(_ driver: Driver) async throws {
+    func checkpointsAndCosignaturesAreFoundBySizeLogAndWitness(_ driver: Driver) async throws {
         try await Threads.run { [directory] in
             let store = try driver.make(in: directory)
             try store.with { store in
-                #expect(try store.storedCheckpoint(size: nil) == nil)
-                for size in [4, 10, 7] as [Int64] { try store.storeCheckpoint(StoredCheckpoint(size: size, note: "n\(size)\n")) }
-                try store.storeCheckpoint(StoredCheckpoint(size: 10, note: "other\n"))
-                #expect(try store.storedCheckpoint(size: nil) == StoredCheckpoint(size: 10, note: "n10\n"))
-                #expect(try store.storedCheckpoint(size: 7) == StoredCheckpoint(size: 7, note: "n7\n"))
-                #expect(try store.storedCheckpoint(size: 5) == nil)
-                let lines = [("w1", 4), ("w2", 4), ("w1", 10), ("w2", 7)].map { StoredCosignature(size: Int64($1), witness: $0, line: "— \($0) x\($1)", time: Int64($1)) }
+                let a = "log.example/a", b = "log.example/b"
+                #expect(try store.storedCheckpoint(size: nil, origin: nil) == nil)
+                for size in [4, 10, 7] as [Int64] { try store.storeCheckpoint(Self.note(a, size, key: 1)) }
+                try store.storeCheckpoint(Self.note(a, 10, key: 1, root: "other"))
+                #expect(try store.storedCheckpoint(size: nil, origin: a) == Self.note(a, 10, key: 1))
+                #expect(try store.storedCheckpoint(size: 7, origin: a) == Self.note(a, 7, key: 1))
+                #expect(try store.storedCheckpoint(size: 5, origin: nil) == nil)
+                #expect(Self.note(a, 10, key: 1).keyID == "00000001" && Self.note(a, 10, key: 1).origin == a)
+                // A new key of the same log at the same size: stored beside, and found.
+                try store.storeCheckpoint(Self.note(a, 10, key: 2))
+                #expect(try store.storedCheckpoint(size: nil, origin: a) == Self.note(a, 10, key: 2))
+                #expect(try store.storedCheckpoint(size: 10, origin: nil) == Self.note(a, 10, key: 2))
+                // A new origin: found as the newest of all, the old log's still by its origin.
+                try store.storeCheckpoint(Self.note(b, 10, key: 3))
+                #expect(try store.storedCheckpoint(size: nil, origin: nil) == Self.note(b, 10, key: 3))
+                #expect(try store.storedCheckpoint(size: nil, origin: a) == Self.note(a, 10, key: 2))
+                #expect(try store.storedCheckpoints().count == 5)
+
+                let lines = [("w1", 4), ("w2", 4), ("w1", 10), ("w2", 7)].map { StoredCosignature(origin: a, size: Int64($1), witness: $0, line: "— \($0) x\($1)", time: Int64($1)) }
                 for line in lines { try store.storeCosignature(line) }
-                try store.storeCosignature(StoredCosignature(size: 4, witness: "w1", line: "— w1 again", time: 99))
-                #expect(try store.storedCosignatures(size: 4) == [lines[0], lines[1]])
-                #expect(try store.latestCosignature(witness: "w1") == lines[2])
-                #expect(try store.latestCosignature(witness: "w2") == lines[3])
-                #expect(try store.latestCosignature(witness: "w3") == nil)
-                #expect(try store.storedCosignatures().count == 4)
+                try store.storeCosignature(StoredCosignature(origin: a, size: 4, witness: "w1", line: "— w1 again", time: 99))
+                let other = StoredCosignature(origin: b, size: 12, witness: "w1", line: "— w1 b", time: 12)
+                try store.storeCosignature(other)
+                #expect(try store.storedCosignatures(size: 4, origin: a) == [lines[0], lines[1]])
+                #expect(try store.latestCosignature(witness: "w1", origin: a) == lines[2])
+                #expect(try store.latestCosignature(witness: "w1", origin: b) == other)
+                #expect(try store.latestCosignature(witness: "w2", origin: a) == lines[3])
+                #expect(try store.latestCosignature(witness: "w3", origin: a) == nil)
+                #expect(try store.largestCosignedSize(origin: a) == 10)
+                #expect(try store.largestCosignedSize(origin: "log.example/none") == nil)
+                #expect(try store.storedCosignatures().count == 5)
             }
         }
     }
@@ -199,7 +224,8 @@ final class CountingStore: TransparencyLogStore, @unchecked Sendable {
     func storedCheckpoints() throws -> [StoredCheckpoint] { try store.storedCheckpoints() }
     func storeCosignature(_ cosignature: StoredCosignature) throws { try store.storeCosignature(cosignature) }
     func storedCosignatures() throws -> [StoredCosignature] { try store.storedCosignatures() }
-    func storedCheckpoint(size: Int64?) throws -> StoredCheckpoint? { try store.storedCheckpoint(size: size) }
-    func storedCosignatures(size: Int64) throws -> [StoredCosignature] { try store.storedCosignatures(size: size) }
-    func latestCosignature(witness: String) throws -> StoredCosignature? { try store.latestCosignature(witness: witness) }
+    func storedCheckpoint(size: Int64?, origin: String?) throws -> StoredCheckpoint? { try store.storedCheckpoint(size: size, origin: origin) }
+    func storedCosignatures(size: Int64, origin: String) throws -> [StoredCosignature] { try store.storedCosignatures(size: size, origin: origin) }
+    func latestCosignature(witness: String, origin: String) throws -> StoredCosignature? { try store.latestCosignature(witness: witness, origin: origin) }
+    func largestCosignedSize(origin: String) throws -> Int64? { try store.largestCosignedSize(origin: origin) }
 }

@@ -213,7 +213,7 @@ import WalletModel
             let witness = try Cosignature.Signer.generate(name: "witness.example/w1")
             let cosignature = try witness.cosign(signed.checkpoint.text, time: 1)
             try sqlite.with { store in
-                try store.storeCosignature(StoredCosignature(size: 2, witness: witness.verifier.verifierKey, line: "— \(cosignature.name) \(cosignature.base64)", time: 1))
+                try store.storeCosignature(StoredCosignature(origin: signer.name, size: 2, witness: witness.verifier.verifierKey, line: "— \(cosignature.name) \(cosignature.base64)", time: 1))
             }
             let postgres = try Driver.postgres.make(in: directory)
             let there = try DatabaseCopy(from: sqlite, to: postgres, logger: Driver.logger).run()

@@ -3,7 +3,7 @@ import HTTPTransport
 import Sandbox
 import TestSupport
 import Testing
-import TokenActivation
+@testable import TokenActivation
 import WalletModel
 
 /// The publisher against the sandbox's witness when another process of the same log
@@ -48,7 +48,17 @@ import WalletModel
         #expect(requests.all == [.conflict, .cosigned])
         #expect(witness.cosignedSize(origin: log.name) == 30)
         let key = witness.verifierKey
-        #expect(try await Threads.run { try store.with { try $0.latestCosignature(witness: key) } } == cosigned)
+        #expect(try await Threads.run { try store.with { try $0.latestCosignature(witness: key, origin: log.name) } } == cosigned)
+    }
+
+    /// A cosignature dated more than five minutes ahead of this host's clock is refused, not
+    /// stored: strict verifiers would drop the witness for it.
+    @Test func aCosignatureFromTheFutureIsNotStored() throws {
+        let witness = Witness(url: "https://witness.example", verifier: try Cosignature.Verifier(verifierKey: WitnessServer(logs: []).verifierKey))
+        let now: UInt64 = 1_800_000_000
+        #expect(throws: Never.self) { try WitnessPublisher.checkTime(now + 300, of: witness, now: now) }
+        #expect(throws: Never.self) { try WitnessPublisher.checkTime(now - 86_400, of: witness, now: now) }
+        #expect(throws: AuditError.self) { try WitnessPublisher.checkTime(now + 301, of: witness, now: now) }
     }
 }
 

@@ -82,6 +82,14 @@ import WalletModel
         let repeated = try SignedNote.open(Array((Self.text + "\n" + Self.peterSig + Self.peterSig + Self.enochSig + Self.enochSig + enochBroken).utf8), verifiers: [peter])
         #expect(repeated.signatures == [Self.peter])
         #expect(repeated.unverified.map(\.base64) == [Self.enoch.base64, "rwz+eBzmZa0SO3NbfRGzPCpDckykFXSdeX+MNtCOXm2/5n" + "ABCD" + "2tiOHp+vAF1aGrQ5ovTG01oOTGwnWLox33WWd1RvMc+QQ="])
+        // A second line by a known key is verified too, as the Go package does: an invalid one
+        // refuses the note, whether it comes after a valid line or before it.
+        #expect(throws: SignedNote.Failure.invalidSignature(name: "PeterNeumann", keyHash: 0xc74f20a3)) {
+            try SignedNote.open(Array((Self.text + "\n" + Self.peterSig + broken).utf8), verifiers: [peter])
+        }
+        #expect(throws: SignedNote.Failure.invalidSignature(name: "PeterNeumann", keyHash: 0xc74f20a3)) {
+            try SignedNote.open(Array((Self.text + "\n" + broken + Self.peterSig).utf8), verifiers: [peter])
+        }
     }
 
     @Test(arguments: [

@@ -19,7 +19,7 @@ import WalletModel
         }
         #expect(journal == "wal")
         #expect(foreignKeys == 1)
-        #expect(tables == ["v1-pass-records", "v2-activation-audit", "v3-powerauth-activation", "v4-onboarding-process", "v5-pin-login", "v6-identity-verification", "v7-pass-state-check", "v8-idempotency-keys", "v9-idempotency-attempts", "v10-transparency-log", "v11-witness-cosignatures"])
+        #expect(tables == ["v1-pass-records", "v2-activation-audit", "v3-powerauth-activation", "v4-onboarding-process", "v5-pin-login", "v6-identity-verification", "v7-pass-state-check", "v8-idempotency-keys", "v9-idempotency-attempts", "v10-transparency-log", "v11-witness-cosignatures", "v12-checkpoints-by-log"])
         #expect(fileMode(path) == 0o600)
         #expect(fileMode(path + "-wal") == 0o600)
         #expect(fileMode(path + "-shm") == 0o600)

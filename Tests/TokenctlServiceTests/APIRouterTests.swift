@@ -81,6 +81,15 @@ import WalletModel
         Row(method: .get, uri: "/v1/passes/SN%2F1", status: 404, code: "request.notFound"),
         Row(method: .get, uri: "/v1/passes/SN1", status: 200),
         Row(method: .get, uri: "/v1/audit?limit=many", status: 400, code: "request.invalid"),
+        // As audit list reads its options: an outcome in any case, an empty window refused.
+        Row(method: .get, uri: "/v1/audit?outcome=approved", status: 200),
+        Row(method: .get, uri: "/v1/audit?unfinished=true", status: 200),
+        Row(method: .get, uri: "/v1/audit?unfinished=true&outcome=APPROVED", status: 400, code: "request.invalid"),
+        Row(method: .get, uri: "/v1/audit?since=2026-11-22&until=2026-11-21", status: 400, code: "request.invalid"),
+        Row(method: .get, uri: "/v1/passes/SN1?device=Watch", status: 400, code: "request.invalid"),
+        Row(method: .get, uri: "/v1/audit/proof?index=01", status: 400, code: "request.invalid"),
+        Row(method: .get, uri: "/v1/audit/proof?index=0&size=0", status: 400, code: "request.invalid"),
+        Row(method: .post, uri: "/v1/activations", body: #"{"deeplink": "mybank://activate?serialNumber=SN1", "dryRun": "yes"}"#, status: 400, code: "request.invalid"),
         Row(method: .get, uri: "/v1/audit", status: 200),
         Row(method: .get, uri: "/v1/audit/checkpoint", status: 404, code: "audit.noCheckpoint"),
         Row(method: .post, uri: "/v1/audit/checkpoint", status: 405, code: "request.methodNotAllowed", header: ("Allow", "GET")),
@@ -117,6 +126,10 @@ import WalletModel
             #expect(try await client.execute(uri: "/v1/activations", method: .post, headers: keyed, body: ByteBuffer(string: #"{"deeplink": "mybank://activate?serialNumber=SN1", "dryRun": true}"#)).status == .ok)
             let other = try await client.execute(uri: "/v1/activations", method: .post, headers: keyed, body: ByteBuffer(string: #"{"deeplink": "mybank://activate?serialNumber=SN2", "dryRun": true}"#))
             #expect(other.status == .unprocessableContent && !String(buffer: other.body).contains("another deeplink"), "\(String(buffer: other.body))")
+            // A member of the wrong type is named, not called "not a JSON object".
+            let typed = try await client.execute(uri: "/v1/activations", method: .post, headers: [.contentType: "application/json"],
+                                                 body: ByteBuffer(string: #"{"deeplink": "mybank://activate?serialNumber=SN1", "dryRun": "yes"}"#))
+            #expect(String(buffer: typed.body).contains(#"\"dryRun\" must be true or false"#), "\(String(buffer: typed.body))")
         }
     }
 

@@ -96,7 +96,8 @@ struct RequestDecodingTests {
 
     @Test(arguments: [
         ("serial=SN1&outcome=APPROVED&limit=5", true), ("since=2026-11-21&until=2026-11-21T06:10:00Z", true),
-        ("outcome=DRY_RUN", false), ("outcome=approved", false), ("limit=0", false), ("limit=10001", false), ("limit=x", false),
+        ("outcome=DRY_RUN", false), ("outcome=approved", true), ("unfinished=true", true), ("unfinished=yes", false),
+        ("since=2026-11-22&until=2026-11-21", false), ("unfinished=true&outcome=FAILED", false), ("limit=0", false), ("limit=10001", false), ("limit=x", false),
         ("since=yesterday", false), ("serial=", false), ("serial=a&serial=b", false), ("reveal=1", false),
     ])
     func readsTheAuditQuery(query: String, accepted: Bool) {

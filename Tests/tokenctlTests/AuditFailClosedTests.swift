@@ -150,6 +150,63 @@ import Testing
         #expect(rows.status != 0 || rows.output.trimmingCharacters(in: .whitespacesAndNewlines).hasSuffix("0"), "\(rows.output)")
     }
 
+    /// Checkpoints and cosignatures stored before they were kept by log (the schema before
+    /// SQLite's v12, PostgreSQL's v9) survive the migration: each found under its origin and
+    /// key, the cosigned note whole, and the log goes on signing.
+    @Test(arguments: Backend.allCases)
+    func storedCheckpointsSurviveTheMigrationToLogsByOrigin(_ backend: Backend) async throws {
+        let (harness, witness, verifierKey) = try await WitnessPublishTests.start(backend)
+        defer { Task { try await harness.stop(); try await witness.shutdown() } }
+        try activations(harness, 1...3)
+        let published = try harness.cli.run("audit", "checkpoint", "--publish")
+        try #require(published.status == 0, "\(published.stderr)")
+        if let postgres = harness.postgres {
+            // The v8 schema: checkpoints by size alone, cosignatures without their origin.
+            let down = try postgres.psql("""
+                ALTER TABLE audit_checkpoint DROP CONSTRAINT audit_checkpoint_pkey;
+                DROP INDEX audit_checkpoint_size;
+                ALTER TABLE audit_checkpoint DROP COLUMN origin, DROP COLUMN key_id, DROP COLUMN id, ADD PRIMARY KEY (size);
+                ALTER TABLE audit_cosignature DROP CONSTRAINT audit_cosignature_pkey;
+                DROP INDEX audit_cosignature_witness;
+                ALTER TABLE audit_cosignature DROP COLUMN origin, ADD PRIMARY KEY (size, witness);
+                CREATE INDEX audit_cosignature_witness ON audit_cosignature (witness, size);
+                DELETE FROM tokenctl_schema WHERE version = 9;
+                """)
+            try #require(down.status == 0, "\(down.output)")
+            #expect(try harness.cli.run("audit", "verify").status == 74)
+            let migrated = try harness.cli.run("db", "migrate")
+            #expect(migrated.status == 0 && migrated.stdout.contains("v9-checkpoints-by-log"), "\(migrated.stdout)\(migrated.stderr)")
+        } else {
+            try AuditLogTests.rewrite(harness.cli.databasePath, """
+                checkpoints = db.execute("SELECT size, note FROM audit_checkpoint").fetchall()
+                cosignatures = db.execute("SELECT witness, size, line, time FROM audit_cosignature").fetchall()
+                db.execute("DROP TABLE audit_checkpoint")
+                db.execute("DROP TABLE audit_cosignature")
+                db.execute("CREATE TABLE audit_checkpoint (size INTEGER PRIMARY KEY, note TEXT NOT NULL)")
+                db.execute("CREATE TABLE audit_cosignature (witness TEXT NOT NULL, size INTEGER NOT NULL, line TEXT NOT NULL, time INTEGER NOT NULL, PRIMARY KEY (size, witness)) WITHOUT ROWID")
+                db.executemany("INSERT INTO audit_checkpoint VALUES (?, ?)", checkpoints)
+                db.executemany("INSERT INTO audit_cosignature VALUES (?, ?, ?, ?)", cosignatures)
+                db.execute("DELETE FROM grdb_migrations WHERE identifier = 'v12-checkpoints-by-log'")
+                db.execute("PRAGMA user_version = 11")
+                """)
+            let migrated = try harness.cli.run("db", "migrate")
+            #expect(migrated.status == 0 && migrated.stdout.contains("v12-checkpoints-by-log"), "\(migrated.stdout)\(migrated.stderr)")
+        }
+        // The stored note with its cosignature, as before.
+        let served = try harness.cli.run("audit", "prove", "1", "--json")
+        #expect(served.status == 0, "\(served.stderr)")
+        #expect((try served.jsonObject()["checkpoint"] as? String) == published.stdout, "\(served.stdout)")
+        #expect(try harness.cli.run("audit", "verify").status == 0)
+        // Signing at the same size answers the stored one; the log and its witness go on.
+        let again = try harness.cli.run("audit", "checkpoint", "--json")
+        #expect(try again.jsonObject()["new"] as? Bool == false, "\(again.stdout)\(again.stderr)")
+        try activations(harness, 4...4)
+        let next = try harness.cli.run("audit", "checkpoint", "--publish", "--json")
+        let reported = try next.jsonObject()["witnesses"] as? [[String: Any]]
+        #expect(next.status == 0 && reported?.first?["cosigned"] as? Bool == true, "\(next.stdout)\(next.stderr)")
+        _ = verifierKey
+    }
+
     /// The files an auditor passes: garbage is input (64); another log's checkpoint is named
     /// as such (65); a checkpoint larger than the log is a cut log (65); a checkpoint whose
     /// signature does not verify is refused before any proof.
@@ -192,11 +249,10 @@ import Testing
         defer { Task { try await harness.stop() } }
         try activations(harness, 1...2)
         try harness.add("SNK", "SBXSLOW000000000001")
+        let sent = harness.sandbox.activationRequestCount
         let slow = try harness.cli.start(["activate", "mybank://activate?serialNumber=SNK"], environment: ["TOKENCTL_TMP_TIMEOUT_MS": "30000"])
         // Its started row (row 5) committed and its request at TMP, which holds it: then killed.
-        for _ in 0..<200 where (try harness.cli.run("audit", "list", "--unfinished", "--json").json() as? [Any])?.isEmpty != false {
-            try await Task.sleep(for: .milliseconds(25))
-        }
+        harness.waitForRequests(sent + 1)
         kill(slow.process.processIdentifier, SIGKILL)
         slow.process.waitUntilExit()
         let signed = try harness.cli.run("audit", "checkpoint")
@@ -223,6 +279,60 @@ import Testing
         #expect(long.status == 64, "\(long.stderr)")
         let fine = try cli.run("audit", "key", "generate", "--origin", String(repeating: "a", count: 255), "--out", cli.directory.file("k3"))
         #expect(fine.status == 0, "\(fine.stderr)")
+    }
+}
+
+/// The service on a log that fails closed: a cut log is signed no more, `/readyz` names
+/// `audit` and `audit.logCut` is logged; silent witnesses do not hold its stop.
+@Suite struct ServiceFailClosedTests {
+    @Test(arguments: Backend.allCases)
+    func aCutLogStopsTheServiceSigningAndNamesAudit(_ backend: Backend) async throws {
+        let (harness, _) = try await AuditLogTests.start(backend)
+        let sandbox = harness.sandbox
+        defer { Task { try await sandbox.shutdown() } }
+        try AuditLogTests().activations(harness, 1...10)
+        #expect(try harness.cli.run("audit", "checkpoint").status == 0)
+        try AuditFailClosedTests.cut(harness, after: 16)
+        try harness.add("SNCUT", "DAPLCUT0000001")
+        let service = try ServiceHarness.launch(harness, environment: ["TOKENCTL_AUDIT_CHECKPOINT_INTERVAL_SECONDS": "1"])
+        var ready = try service.request("GET", "/readyz")
+        for _ in 0..<50 where ready.status == 200 {
+            try await Task.sleep(for: .milliseconds(100))
+            ready = try service.request("GET", "/readyz")
+        }
+        #expect(ready.status == 503 && ready.body.contains("\"audit\"") && ready.body.contains("audit.inconsistent"), "\(ready.body)")
+        // Activations still run and are audited; the log is still not signed.
+        #expect(try service.activate("SNCUT").status == 200)
+        try await Task.sleep(for: .milliseconds(1500))
+        #expect(try service.request("GET", "/v1/audit/checkpoint").body.hasPrefix("\(AuditLogTests.origin)\n20\n"))
+        let metrics = try service.request("GET", "/metrics").body
+        #expect(metrics.contains(#"tokenctl_audit_checkpoints_total{result="failed"}"#), "\(metrics)")
+        let stopped = try service.stop()
+        #expect(stopped.status == 0)
+        #expect(stopped.stderr.contains("audit.logCut") && stopped.stderr.contains("has 16 rows"), "\(stopped.stderr.suffix(3000))")
+    }
+
+    /// Two witnesses that accept and never answer: asked side by side within the timeout, so
+    /// the stop takes about one timeout, not one each.
+    @Test func silentWitnessesDoNotHoldTheStop() async throws {
+        let (harness, _) = try await AuditLogTests.start(.sqlite)
+        let sandbox = harness.sandbox
+        defer { Task { try await sandbox.shutdown() } }
+        let silent = try SilentServer.start(count: 2)
+        defer { silent.stop() }
+        let witnessKey = WitnessServer(logs: []).verifierKey
+        let list = silent.ports.map { #"{"url": "http://127.0.0.1:\#($0)", "verifier-key": "\#(witnessKey)"}"# }.joined(separator: ", ")
+        try harness.add("SNW1", "DAPLW00000001")
+        let service = try ServiceHarness.launch(harness, environment: [
+            "TOKENCTL_AUDIT_WITNESSES": "[\(list)]", "TOKENCTL_AUDIT_WITNESS_TIMEOUT_MS": "2000", "TOKENCTL_AUDIT_CHECKPOINT_INTERVAL_SECONDS": "60",
+        ])
+        #expect(try service.activate("SNW1").status == 200)
+        let started = ContinuousClock.now
+        let stopped = try service.stop()
+        let took = ContinuousClock.now - started
+        #expect(stopped.status == 0, "\(stopped.stderr.suffix(2000))")
+        #expect(took < .seconds(8), "the stop took \(took)")
+        #expect(stopped.stderr.contains("audit.witnessFailed"), "\(stopped.stderr.suffix(2000))")
     }
 }
 

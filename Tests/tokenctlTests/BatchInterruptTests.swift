@@ -190,6 +190,8 @@ import Testing
         let answer = client.receiveAll(timeout: .seconds(5))
         let lines = answer.split(separator: "\n").filter { $0.contains("\"outcome\"") }
         #expect(lines.count == 1 && lines.first?.contains("APPROVED") == true, "\(answer)")
+        // The answer says it was cut short, and after which line (the CLI's "stopped early").
+        #expect(answer.contains(#"{"stopped": "draining", "linesRead": 1}"#), "\(answer)")
         #expect(service.sandbox.activationRequestCount == 1)
         #expect(try service.activation.state("SN782002") == ["requiresActivation"])
     }

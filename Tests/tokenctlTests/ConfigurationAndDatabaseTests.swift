@@ -5,6 +5,24 @@ import Testing
 @Suite struct ConfigurationAndDatabaseTests {
     let cli = CLI()
 
+    /// The options every command takes are taken by every command (a script passes them to
+    /// all), ignored where unused: the key generator, the sandbox, the exit-codes page.
+    @Test func globalOptionsAreGlobal() throws {
+        let cli = CLI()
+        let database = cli.directory.file("g.sqlite")
+        let key = try cli.run("--database", database, "audit", "key", "generate", "--origin", "bank.example/log", "--out", cli.directory.file("g.key"))
+        #expect(key.status == 0, "\(key.stderr)")
+        let sandbox = try cli.run("--database", database, "--log-level", "info", "sandbox", "--help")
+        #expect(sandbox.status == 0 && sandbox.stdout.contains("witness"), "\(sandbox.stderr)")
+        let after = try cli.run("sandbox", "--database", database, "--help")
+        #expect(after.status == 0, "\(after.stderr)")
+        #expect(try cli.run("--config", cli.directory.file("none.json"), "help", "exit-codes").status == 0)
+        let version = try cli.run(executable: CLI.binary + "-sandbox", ["--version"])
+        #expect(version.status == 0 && !version.stdout.isEmpty, "\(version.stderr)")
+        let help = try cli.run(executable: CLI.binary + "-sandbox", ["--help"])
+        #expect(help.status == 0 && help.stdout.contains("USAGE: tokenctl-sandbox"), "\(help.stdout)")
+    }
+
     @Test func aMissingConfigFileExits78NamingIt() throws {
         let result = try cli.run("wallet", "list", "--config", cli.directory.file("absent.json"), "--json")
         #expect(result.status == 78)
@@ -147,7 +165,7 @@ extension ConfigurationAndDatabaseTests {
             db.execute("DROP TABLE audit_tree_leaves")
             db.execute("DROP TABLE audit_checkpoint")
             db.execute("DROP TABLE audit_cosignature")
-            db.execute("DELETE FROM grdb_migrations WHERE identifier IN ('v8-idempotency-keys', 'v9-idempotency-attempts', 'v10-transparency-log', 'v11-witness-cosignatures')")
+            db.execute("DELETE FROM grdb_migrations WHERE identifier IN ('v8-idempotency-keys', 'v9-idempotency-attempts', 'v10-transparency-log', 'v11-witness-cosignatures', 'v12-checkpoints-by-log')")
             db.execute("PRAGMA user_version = 7")
             db.commit()
             """
@@ -157,14 +175,14 @@ extension ConfigurationAndDatabaseTests {
         let status = try cli.run("db", "status", "--json")
         #expect(status.status == 74, "\(status.stderr)")
         let object = try status.jsonObject()
-        #expect(object["pending"] as? [String] == ["v8-idempotency-keys", "v9-idempotency-attempts", "v10-transparency-log", "v11-witness-cosignatures"])
+        #expect(object["pending"] as? [String] == ["v8-idempotency-keys", "v9-idempotency-attempts", "v10-transparency-log", "v11-witness-cosignatures", "v12-checkpoints-by-log"])
         #expect(object["current"] as? Bool == false)
         #expect(try applied() == "7")
 
         let migrated = try cli.run("db", "migrate")
         #expect(migrated.status == 0, "\(migrated.stderr)")
-        #expect(migrated.stdout.contains("v8-idempotency-keys") && migrated.stdout.contains("v11-witness-cosignatures"))
-        #expect(try applied() == "11")
+        #expect(migrated.stdout.contains("v8-idempotency-keys") && migrated.stdout.contains("v12-checkpoints-by-log"))
+        #expect(try applied() == "12")
         #expect(try cli.run("db", "status").status == 0)
     }
 }

@@ -16,6 +16,21 @@ import Testing
         #expect(try service.activate("SN100001").status == 200)
     }
 
+    /// A socket a process without the lock accepts on (systemd's socket, another server):
+    /// refused (75), and no lock file is left beside it.
+    @Test func aLiveSocketWithoutTheLockIsRefusedAndLeavesNoLockFile() async throws {
+        let cli = CLI()
+        let socket = cli.directory.file("live.sock")
+        let listener = try cli.start([
+            "-c", "import socket, sys, time; s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(4); print('up', flush=True); time.sleep(60)", socket,
+        ], executable: "/usr/bin/python3")
+        defer { kill(listener.process.processIdentifier, SIGTERM) }
+        for _ in 0..<100 where !FileManager.default.fileExists(atPath: socket) { try await Task.sleep(for: .milliseconds(50)) }
+        let refused = try cli.run(["serve", "--socket", socket])
+        #expect(refused.status == 75 && refused.stderr.contains("still accepts connections"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: socket + ".lock"))
+    }
+
     @Test func aStaleSocketIsReplaced() async throws {
         let activation = try await ActivationHarness.start()
         try activation.add("SN100001", "DAPL00000000000001")

@@ -16,8 +16,11 @@ for program in tokenctl tokenctl-serve tokenctl-sandbox tokenctl-handler; do [ -
 "$bin/tokenctl-sandbox" --version > /dev/null || fail "the installed tokenctl-sandbox --version failed"
 "$bin/tokenctl" --database "$work/new.sqlite" wallet add --serial SNINSTALL --device-account-id DAPLINSTALL000 > /dev/null \
   || fail "the installed tokenctl cannot add a pass to a new database"
-"$bin/tokenctl" --database "$work/new.sqlite" wallet list | grep -q SNINSTALL || fail "the installed tokenctl does not list the pass it added"
-"$bin/tokenctl-serve" --help | grep -q "tokenctl serve" || fail "tokenctl-serve --help does not describe the service"
+# Outputs are read whole before grep looks (grep -q closing a pipe early fails the writer).
+listed=$("$bin/tokenctl" --database "$work/new.sqlite" wallet list)
+grep -q "^1 pass record" <<< "$listed" || fail "the installed tokenctl does not list the pass it added: $listed"
+help=$("$bin/tokenctl-serve" --help)
+grep -q "tokenctl serve" <<< "$help" || fail "tokenctl-serve --help does not describe the service"
 for page in tokenctl.1 tokenctl-activate.1 tokenctl-serve.1 tokenctl-handler.1; do
   [ -s "$prefix/share/man/man1/$page" ] || fail "man page $page is not installed"
 done

@@ -77,8 +77,10 @@ grep -q 'which "tokenctl sandbox" and' <<< "$description" || fail "tokenctl-sand
 echo "package-test: tokenctl-sandbox's Description as written"
 dpkg -i "$sandbox_package" > "$work/install-sandbox.log" 2>&1 || { cat "$work/install-sandbox.log" >&2; fail "dpkg -i $(basename "$sandbox_package") failed"; }
 /usr/bin/tokenctl-sandbox --version > /dev/null || fail "tokenctl-sandbox --version failed"
-/usr/bin/tokenctl-sandbox --help | grep -q "USAGE: tokenctl-sandbox" || fail "tokenctl-sandbox --help does not name tokenctl-sandbox"
-/usr/bin/tokenctl --database "$work/unused.sqlite" sandbox --help | grep -q "witness" || fail "tokenctl --database F sandbox --help failed"
+help=$(/usr/bin/tokenctl-sandbox --help)
+grep -q "USAGE: tokenctl-sandbox" <<< "$help" || fail "tokenctl-sandbox --help does not name tokenctl-sandbox"
+help=$(/usr/bin/tokenctl --database "$work/unused.sqlite" sandbox --help)
+grep -q "witness" <<< "$help" || fail "tokenctl --database F sandbox --help failed"
 dpkg -L tokenctl-sandbox | sort > "$work/sandbox-files"
 echo "package-test: installed $(basename "$sandbox_package"): $(grep -c . "$work/sandbox-files") paths, Installed-Size $(dpkg-query -W -f '${Installed-Size}' tokenctl-sandbox) KiB"
 

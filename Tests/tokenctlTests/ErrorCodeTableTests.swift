@@ -75,6 +75,6 @@ struct ErrorCodeTableTests {
     /// File names, log messages and configuration keys the tests use that share the shape of a code.
     static let events: Set<String> = [
         "config.json", "tmp.token", "service.token", "onboarding.sqlite", "wallet.sqlite", "activation.finished", "activation.failed",
-        "activation.finishNotWritten", "service.ready", "service.draining", "audit.witnesses",
+        "activation.finishNotWritten", "service.ready", "service.draining", "audit.witnesses", "audit.logCut", "audit.witnessFailed",
     ]
 }

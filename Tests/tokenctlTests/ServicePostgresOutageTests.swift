@@ -77,4 +77,59 @@ import Testing
         #expect(sandbox.requests.filter { String(decoding: $0.body, as: UTF8.self).contains("SBXSLOWOUT1") }.count == 1)
         #expect(try harness.cli.run("audit", "verify").status == 0)
     }
+
+    /// A keyed request whose claim was committed and which then ended without an answer
+    /// stored (it waited for a worker while the server went down): once the server is back,
+    /// its retry runs and gets the answer, once; it is never left `activation.inProgress` to
+    /// a live process whose request has ended.
+    @Test func aClaimWhoseRequestEndedWhileTheServerWasDownIsAnsweredByTheRetry() async throws {
+        let server = PrivateServer(directory: "/tmp/tokenctl-claim-test-\(UUID().uuidString.prefix(8))")
+        let exports = try server.run("start")
+        defer { _ = try? server.run("stop", "--purge") }
+        var harness = try await ActivationHarness.start(slowDelay: .seconds(3))
+        let sandbox = harness.sandbox
+        defer { Task { try await sandbox.shutdown() } }
+        let url = try #require(exports.firstMatch(of: /TOKENCTL_TEST_DATABASE_URL='([^']+)'/)?.1)
+        harness.cli.environment["TOKENCTL_DATABASE_URL"] = String(url)
+        harness.cli.environment["TOKENCTL_DATABASE_PASSWORD"] = TestPostgres.password
+        #expect(try harness.cli.run("db", "migrate").status == 0)
+        try harness.add("SNCLAIM1", "SBXSLOWCLAIM1")
+        try harness.add("SNCLAIM2", "DAPL000000CLAIM2")
+        // One worker: the second keyed request claims its key, then waits for it.
+        let service = try ServiceHarness.launch(harness, environment: ["TOKENCTL_SERVICE_MAX_IN_FLIGHT": "1"])
+        defer { _ = try? service.stop() }
+        let socket = service.socket, cli = service.cli
+        func post(_ serial: String, key: String) -> Background<HTTPAnswer> {
+            Background {
+                try ServiceHarness.curl(
+                    cli: cli, socket: socket, "POST", "http://localhost/v1/activations",
+                    body: #"{"deeplink": "mybank://activate?serialNumber=\#(serial)"}"#, headers: ["Idempotency-Key: \(key)"]
+                )
+            }
+        }
+        let first = post("SNCLAIM1", key: "claim-1")
+        harness.waitForRequests(1)
+        let second = post("SNCLAIM2", key: "claim-2")
+        try await Task.sleep(for: .milliseconds(800))
+        _ = try server.run("stop")
+        let (answered, waited) = (try first.join(), try second.join())
+        #expect(answered.status == 200, "\(answered.body)")
+        let waitedCode = try waited.object()["code"] as? String
+        #expect(waited.status != 200 && waitedCode?.hasPrefix("storage.") == true, "\(waited.body)")
+        #expect(sandbox.requests.filter { String(decoding: $0.body, as: UTF8.self).contains("CLAIM2") }.isEmpty)
+
+        let again = try server.run("start")
+        #expect(again.firstMatch(of: /TOKENCTL_TEST_DATABASE_URL='([^']+)'/)?.1 == url, "\(again)")
+        var retry = try service.activate("SNCLAIM2", headers: ["Idempotency-Key: claim-2"])
+        let deadline = ContinuousClock.now + .seconds(30)
+        while retry.status != 200, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(500))
+            retry = try service.activate("SNCLAIM2", headers: ["Idempotency-Key: claim-2"])
+        }
+        let outcome = try retry.object()["outcome"] as? String
+        #expect(retry.status == 200 && outcome == "APPROVED", "\(retry.body)")
+        let replayed = try service.activate("SNCLAIM2", headers: ["Idempotency-Key: claim-2"])
+        #expect(replayed.status == 200 && replayed.headers["idempotent-replayed"] == "true", "\(replayed.body)")
+        #expect(sandbox.requests.filter { String(decoding: $0.body, as: UTF8.self).contains("CLAIM2") }.count == 1)
+    }
 }

@@ -40,6 +40,9 @@ import Testing
         #expect(mismatched.status == 78)
         #expect(mismatched.stderr.contains("config.tlsFiles"))
         #expect(mismatched.stderr.contains(certificates.clientKey) && mismatched.stderr.contains(server.certificate))
+        // config check (the unit's ExecStartPre) refuses the same pair, as serve loads it.
+        let checked = try cli.run(["config", "check"], environment: ["TOKENCTL_SERVICE_TLS_CERT_FILE": server.certificate, "TOKENCTL_SERVICE_TLS_KEY_FILE": certificates.clientKey])
+        #expect(checked.status == 78 && checked.stderr.contains("config.tlsFiles") && checked.stderr.contains("does not match the certificate"), "\(checked.stderr)")
         // A missing certificate, named with its path.
         let missing = cli.directory.file("nowhere.pem")
         let absent = try serve(["TOKENCTL_SERVICE_TLS_CERT_FILE": missing, "TOKENCTL_SERVICE_TLS_KEY_FILE": server.key])

@@ -142,6 +142,17 @@ import Testing
         #expect(unreachable.status == 69 && unreachable.stderr.contains("(audit.witnessUnreachable)") && unreachable.stderr.contains("127.0.0.1:\(closed)"), "\(unreachable.stderr)")
         let invalid = try harness.cli.run(["config", "check"], environment: ["TOKENCTL_AUDIT_WITNESSES": #"[{"url": "http://w.example"}]"#])
         #expect(invalid.status == 78 && invalid.stderr.contains("TOKENCTL_AUDIT_WITNESSES") && invalid.stderr.contains("(config.invalidValue)"), "\(invalid.stderr)")
+        // config check judges each witness's URL as a server's, and names a log key given as a witness's.
+        let key = witness.witness.verifierKey, logKey = try verifierKeyOf(harness)
+        for (list, expected) in [
+            (#"[{"url": "http://witness.bank.test", "verifier-key": "\#(key)"}]"#, "config.insecureURL"),
+            (#"[{"url": "https://witness.example.com", "verifier-key": "\#(key)"}]"#, "example.com"),
+            (#"[{"url": "\#(witness.baseURL)", "verifier-key": "\#(key)"}, {"url": "\#(witness.baseURL)", "verifier-key": "\#(key)"}]"#, "named twice"),
+            (#"[{"url": "\#(witness.baseURL)", "verifier-key": "\#(logKey)"}]"#, "not a log's key"),
+        ] {
+            let checked = try harness.cli.run(["config", "check"], environment: ["TOKENCTL_AUDIT_WITNESSES": list])
+            #expect(checked.status == 78 && checked.stderr.contains(expected), "\(list): \(checked.stderr)")
+        }
     }
 
     /// The service publishes each checkpoint it signs, and the newest one it serves carries
@@ -169,6 +180,12 @@ import Testing
         #expect(try service.stop().status == 0)
         #expect(witness.witness.cosignedSize(origin: AuditLogTests.origin) == 4)
         #expect(try harness.cli.run("audit", "checkpoint").stdout.contains(WitnessServer.name))
+    }
+
+    /// The log's own verifier key (0x01), as a misconfiguration would put it in a witness's place.
+    func verifierKeyOf(_ harness: ActivationHarness) throws -> String {
+        let generated = try harness.cli.run("audit", "key", "generate", "--origin", "bank.example/other", "--out", harness.cli.directory.file("k\(UUID().uuidString.prefix(6))"))
+        return generated.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     static func copyDatabase(_ path: String) throws -> String {

@@ -3,7 +3,7 @@ import CommandLine
 import Foundation
 import TokenActivation
 import TokenctlApp
-import TokenctlService
+import ServiceCommand
 
 struct ConfigCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -65,7 +65,7 @@ struct ConfigCheckCommand: AsyncParsableCommand {
             let settings = try await global.settings()
             // The TLS pair loaded as serve loads it: a key that does not fit its certificate is refused here too.
             let results = ConfigCheck.run(settings, environment: ProcessInfo.processInfo.environment, serviceChecks: [
-                { _ = try ListenerAccess.tlsConfiguration(settings.service) },
+                { try ServiceTLSCheck.check(settings.service) },
             ])
             Output.print(json: json ? ConfigText.json(results, configFile: settings.configFile) : nil, lines: ConfigText.lines(results, configFile: settings.configFile))
             let failures = results.flatMap(\.failures)

@@ -86,7 +86,8 @@ import Testing
         let server = PrivateServer(directory: "/tmp/tokenctl-claim-test-\(UUID().uuidString.prefix(8))")
         let exports = try server.run("start")
         defer { _ = try? server.run("stop", "--purge") }
-        var harness = try await ActivationHarness.start(slowDelay: .seconds(3))
+        // TMP holds the first request long enough for the server's stop on a loaded machine.
+        var harness = try await ActivationHarness.start(slowDelay: .seconds(10))
         let sandbox = harness.sandbox
         defer { Task { try await sandbox.shutdown() } }
         let url = try #require(exports.firstMatch(of: /TOKENCTL_TEST_DATABASE_URL='([^']+)'/)?.1)
@@ -110,7 +111,16 @@ import Testing
         let first = post("SNCLAIM1", key: "claim-1")
         harness.waitForRequests(1)
         let second = post("SNCLAIM2", key: "claim-2")
-        try await Task.sleep(for: .milliseconds(800))
+        // Its claim committed (read with psql, an independent client), then the server stops
+        // while the request still waits for the one worker.
+        let claimed = "SELECT count(*) FROM idempotency_key WHERE key = 'claim-2'"
+        let libpqURL = String(url).replacingOccurrences(of: "?sslmode=disable", with: "") + "?sslmode=disable"
+        for _ in 0..<100 {
+            let count = try runProgram("/usr/bin/psql", [libpqURL, "-tAc", claimed], environment: ["PGPASSWORD": TestPostgres.password, "PATH": "/usr/bin:/bin"])
+            if count.output.trimmingCharacters(in: .whitespacesAndNewlines) == "1" { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(sandbox.requests.filter { String(decoding: $0.body, as: UTF8.self).contains("CLAIM2") }.isEmpty)
         _ = try server.run("stop")
         let (answered, waited) = (try first.join(), try second.join())
         #expect(answered.status == 200, "\(answered.body)")

@@ -25,8 +25,17 @@ import Testing
             "-c", "import socket, sys, time; s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(4); print('up', flush=True); time.sleep(60)", socket,
         ], executable: "/usr/bin/python3")
         defer { kill(listener.process.processIdentifier, SIGTERM) }
-        for _ in 0..<100 where !FileManager.default.fileExists(atPath: socket) { try await Task.sleep(for: .milliseconds(50)) }
-        let refused = try cli.run(["serve", "--socket", socket])
+        // "up" is printed once it listens (the file exists from bind on, before listen).
+        for _ in 0..<200 where !((try? String(contentsOfFile: listener.outPath, encoding: .utf8)) ?? "").contains("up") {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let serve = try cli.start(["serve", "--socket", socket])
+        for _ in 0..<200 where serve.process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+        if serve.process.isRunning {
+            kill(serve.process.processIdentifier, SIGKILL)
+            Issue.record("serve did not refuse the live socket")
+        }
+        let refused = try serve.finish()
         #expect(refused.status == 75 && refused.stderr.contains("still accepts connections"), "\(refused.stderr)")
         #expect(!FileManager.default.fileExists(atPath: socket + ".lock"))
     }

@@ -336,49 +336,48 @@ import Testing
     }
 }
 
-/// Loopback listeners that accept connections and never answer (a witness gone silent).
+/// Loopback listeners that accept connections and never answer (a witness gone silent),
+/// run as the tests run every program (the suite's own spawner and reaper, not Foundation's
+/// Process, whose wait spins when another reaper took the child).
 final class SilentServer: @unchecked Sendable {
     let ports: [Int]
-    private let process: Process
+    private let running: RunningCLI
+    /// Holds the directory of its output while it runs.
+    private let cli: CLI
 
-    private init(ports: [Int], process: Process) {
+    private init(ports: [Int], running: RunningCLI, cli: CLI) {
         self.ports = ports
-        self.process = process
+        self.running = running
+        self.cli = cli
     }
 
     static func start(count: Int) throws -> SilentServer {
         let script = """
-            import socket, sys, time
+            import select, socket, sys, time
             servers = []
             for _ in range(int(sys.argv[1])):
                 s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(16); servers.append(s)
             print(" ".join(str(s.getsockname()[1]) for s in servers), flush=True)
             held = []
-            import select
             deadline = time.time() + 60
             while time.time() < deadline:
                 ready, _, _ = select.select(servers, [], [], 0.5)
                 for s in ready:
                     held.append(s.accept()[0])
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", script, String(count)]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        var line = Data()
-        while !line.contains(0x0A) {
-            let chunk = output.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { break }
-            line.append(chunk)
+        let cli = CLI()
+        let running = try cli.start(["-c", script, String(count)], executable: "/usr/bin/python3")
+        var ports: [Int] = []
+        for _ in 0..<200 where ports.count < count {
+            let text = (try? String(contentsOfFile: running.outPath, encoding: .utf8)) ?? ""
+            if text.hasSuffix("\n") { ports = text.split(whereSeparator: \.isWhitespace).compactMap { Int($0) } }
+            if ports.count < count { usleep(25_000) }
         }
-        let ports = String(decoding: line, as: UTF8.self).split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
-        return SilentServer(ports: ports, process: process)
+        return SilentServer(ports: ports, running: running, cli: cli)
     }
 
     func stop() {
-        process.terminate()
-        process.waitUntilExit()
+        kill(running.process.processIdentifier, SIGKILL)
+        running.process.waitUntilExit()
     }
 }

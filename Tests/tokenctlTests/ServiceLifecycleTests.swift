@@ -22,15 +22,16 @@ import Testing
         let cli = CLI()
         let socket = cli.directory.file("live.sock")
         let listener = try cli.start([
-            "-c", "import socket, sys, time; s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(4); print('up', flush=True); time.sleep(60)", socket,
+            "-c", "import socket, sys, time; s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(4); print('up', flush=True); time.sleep(600)", socket,
         ], executable: "/usr/bin/python3")
         defer { kill(listener.process.processIdentifier, SIGTERM) }
         // "up" is printed once it listens (the file exists from bind on, before listen).
-        for _ in 0..<200 where !((try? String(contentsOfFile: listener.outPath, encoding: .utf8)) ?? "").contains("up") {
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        // On a loaded machine Python can take many seconds to start: wait for it, not a guess.
+        let listening = { ((try? String(contentsOfFile: listener.outPath, encoding: .utf8)) ?? "").contains("up") }
+        for _ in 0..<2400 where !listening() { try await Task.sleep(for: .milliseconds(50)) }
+        try #require(listening(), "the listener did not start")
         let serve = try cli.start(["serve", "--socket", socket])
-        for _ in 0..<200 where serve.process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+        for _ in 0..<1200 where serve.process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
         if serve.process.isRunning {
             kill(serve.process.processIdentifier, SIGKILL)
             Issue.record("serve did not refuse the live socket")

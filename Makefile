@@ -3,7 +3,9 @@
 #                command line and the service (`tokenctl serve`, also started by the name
 #                tokenctl-serve, a link beside it); tokenctl-sandbox, the simulator and the demo
 #                (`tokenctl sandbox` and `tokenctl demo` run it)
-#   make test    the import check of the module layout, the systemd units offline
+#   make format  swift-format over every Swift file (.swift-format); make test fails on unformatted code
+#   make test    the format check, the module layout's rules (scripts/check-layout.sh; the build
+#                checks each import against the declared dependencies), the systemd units offline
 #                (scripts/check-units.sh), the whole test suite (installs missing system packages
 #                first), the service's API against docs/openapi.yaml (scripts/api-check.sh), every
 #                shell block of the docs (scripts/docs-check.sh), 10 s of fuzzing per parser, and,
@@ -53,8 +55,9 @@ BENCH_JSON ?= .build/bench/targets.json
 # Each function and datum in a section of its own, so that the link keeps only what is reached
 # (the package 4.6 MB smaller); no debug information (stripped from the package anyway; the
 # symbols stay for perf): a faster build.
+# Every import is checked against the target's declared dependencies by the build itself.
 RELEASE := -c release -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections -Xcc -fdata-sections \
-  -Xswiftc -gnone -Xcc -g0
+  -Xswiftc -gnone -Xcc -g0 --explicit-target-dependency-import-check error
 BUILD_DIR := .build/release
 # Both executables: tokenctl runs tokenctl-sandbox for `sandbox` and `demo`.
 BUILD_EXECUTABLES = $(SWIFT) build $(RELEASE) --product tokenctl && $(SWIFT) build $(RELEASE) --product tokenctl-sandbox
@@ -80,7 +83,18 @@ FUZZ_RUNS := \
   transparency-log:TransparencyLogFuzzer:
 
 
-.PHONY: deps build-deps build build-manual build-tests suite package-test deb test stress demo bench bench-targets bench-service bench-postgres bench-tlog bench-wallet bench-login bench-verification bench-activation fuzz fuzz-build fuzz-run fuzz-long fuzz-merge install clean
+.PHONY: format format-check deps build-deps build build-manual build-tests suite package-test deb test stress demo bench bench-targets bench-service bench-postgres bench-tlog bench-wallet bench-login bench-verification bench-activation fuzz fuzz-build fuzz-run fuzz-long fuzz-merge install clean
+
+# The one code style (.swift-format: swift-format, 120 columns). make format rewrites the
+# files in place; make format-check (run by make test) fails on any file it would change.
+FORMAT_PATHS := Sources Tests Benchmarks Fuzz Package.swift
+format:
+	$(SWIFT) format format --in-place --recursive --parallel $(FORMAT_PATHS)
+
+format-check:
+	@$(SWIFT) format lint --strict --recursive --parallel $(FORMAT_PATHS) \
+	  || { echo "format-check: run make format, then commit what it changed" >&2; exit 1; }
+	@echo "format-check: every file is formatted"
 
 # What building needs: the C libraries' development packages (make build, make install).
 build-deps:
@@ -156,7 +170,8 @@ test: deps
 	idle=$$(chrt --idle 0 true 2>/dev/null && echo chrt --idle 0); \
 	set -m; scripts/phase.sh fuzz-build $$idle nice -n 19 $(MAKE) --no-print-directory fuzz-build > .build-fuzz/beside.log 2>&1 & \
 	fuzz_build=$$!; set +m; trap 'kill -- -$$fuzz_build 2>/dev/null; kill -CONT -- -$$fuzz_build 2>/dev/null || true' EXIT; trap 'exit 130' INT TERM; \
-	scripts/phase.sh imports scripts/check-imports.sh; \
+	scripts/phase.sh format $(MAKE) --no-print-directory format-check; \
+	scripts/phase.sh layout scripts/check-layout.sh; \
 	scripts/phase.sh build $(MAKE) --no-print-directory build-tests; \
 	scripts/phase.sh units scripts/check-units.sh $(BUILD_DIR); \
 	kill -STOP -- -$$fuzz_build 2>/dev/null || true; \

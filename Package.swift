@@ -7,11 +7,13 @@ import PackageDescription
 //   CMalloc          glibc's allocator tuning (mallopt)
 //   CSQLite          SQLite's process-wide settings (sqlite3_config)
 //   HTTPTransport    the HTTPTransport protocol, CurlTransport (libcurl), the checks on what a connection uses
+//   TransparencyLog  the log's pure formats on swift-crypto: RFC 9162 hashing and proofs, signed
+//                    notes and their keys, checkpoints, cosignatures, tlog-proof files and the witness
+//                    exchange; no storage, no I/O
 //   WalletModel      the stored values (pass record, audit row and its hashed text, audit entry,
 //                    timestamp, chain check) and the one store protocol (TokenStore, AttemptLedger,
 //                    StateDatabase, TransparencyLogStore) with the StoreDriver that opens it and where
-//                    each driver's database is (StoreOptions, PostgresOptions); the transparency
-//                    log's formats and its Merkle tree over the audit (AuditTree)
+//                    each driver's database is (StoreOptions, PostgresOptions)
 //   Storage          the SQLite driver: GRDB setup, migrations, WAL and busy settings, the wallet and
 //                    audit tables, the group committer and the C-API fast paths
 //   PostgresStorage  the PostgreSQL driver for a fleet of hosts (postgres-nio): connection,
@@ -23,7 +25,8 @@ import PackageDescription
 //                    PowerAuth device activation, signed and token requests; their services
 //   TokenActivation  the activation domain: deeplink parser, machine, session, TMP client, and the
 //                    one activation runtime every activation runs in (a CLI's, a batch's, the
-//                    service's); wallet and audit administration and import, on the store protocol
+//                    service's); wallet and audit administration and import, on the store protocol;
+//                    the audit's store-backed Merkle tree (AuditTree) and its checkpoints
 //   TokenctlConfiguration  the configuration, read and checked once: flags, environment, file and
 //                    defaults to Settings, `config show` and `config check`'s report; no driver
 //   TokenctlApp      the composition root: the one factory from settings to a store driver, the
@@ -33,7 +36,7 @@ import PackageDescription
 //   TokenctlService  the resident service (`tokenctl serve`, DESIGN §8): the HTTP API on Hummingbird,
 //                    the activation runtime as a service, idempotency keys, metrics, the socket's lock,
 //                    systemd's notify and socket-activation protocols
-//   CommandLine      what the command lines share: the global options and the settings they load,
+//   TokenctlCommandLine what the command lines share: the global options and the settings they load,
 //                    usage errors in one format, output and errors (--json), colour, the sandbox's
 //                    options (declared by tokenctl, read by tokenctl-sandbox)
 //   ServiceCommand   the service's command line (`tokenctl serve`, also started as `tokenctl-serve`)
@@ -61,11 +64,12 @@ let executableLinking: [LinkerSetting] = [
         "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
         "-Xlinker", "--no-export-dynamic",
     ]),
-    .unsafeFlags([
-        "-static-stdlib", "-lFoundationInternationalization", "-l_FoundationICU",
-        "-l_FoundationCollections", "-l_FoundationCShims", "-lCoreFoundation",
-        "-lswiftSynchronization",
-    ], .when(configuration: .release)),
+    .unsafeFlags(
+        [
+            "-static-stdlib", "-lFoundationInternationalization", "-l_FoundationICU",
+            "-l_FoundationCollections", "-l_FoundationCShims", "-lCoreFoundation",
+            "-lswiftSynchronization",
+        ], .when(configuration: .release)),
 ]
 
 let package = Package(
@@ -99,11 +103,15 @@ let package = Package(
         // sqlite3_config, variadic, for SQLite's process-wide settings.
         .systemLibrary(name: "CSQLite"),
         .target(name: "ErrorCodes"),
-        .target(name: "HTTPTransport", dependencies: ["CCurl", "ErrorCodes", .product(name: "Logging", package: "swift-log")]),
+        .target(
+            name: "HTTPTransport",
+            dependencies: ["CCurl", "ErrorCodes", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "TransparencyLog", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .target(
             name: "WalletModel",
             dependencies: [
                 "ErrorCodes",
+                "TransparencyLog",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -113,6 +121,7 @@ let package = Package(
             dependencies: [
                 "CSQLite",
                 "ErrorCodes",
+                "TransparencyLog",
                 "WalletModel",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -123,6 +132,7 @@ let package = Package(
             name: "PostgresStorage",
             dependencies: [
                 "ErrorCodes",
+                "TransparencyLog",
                 "WalletModel",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -160,6 +170,7 @@ let package = Package(
                 "CMalloc",
                 "ErrorCodes",
                 "OnboardingCore",
+                "TransparencyLog",
                 "WalletModel",
                 "HTTPTransport",
                 .product(name: "Logging", package: "swift-log"),
@@ -169,6 +180,7 @@ let package = Package(
             name: "TokenctlConfiguration",
             dependencies: [
                 "ErrorCodes",
+                "TransparencyLog",
                 "TokenActivation",
                 "OnboardingCore",
                 "WalletModel",
@@ -181,6 +193,7 @@ let package = Package(
             name: "TokenctlApp",
             dependencies: [
                 "ErrorCodes",
+                "TransparencyLog",
                 "TokenctlConfiguration",
                 "TokenActivation",
                 "OnboardingCore",
@@ -200,6 +213,7 @@ let package = Package(
                 "TokenctlConfiguration",
                 "TokenctlApp",
                 "TokenActivation",
+                "TransparencyLog",
                 "WalletModel",
                 "HTTPTransport",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -232,9 +246,10 @@ let package = Package(
             ]
         ),
         .target(
-            name: "CommandLine",
+            name: "TokenctlCommandLine",
             dependencies: [
-                "ErrorCodes", "TokenctlConfiguration", "TokenctlApp", "TokenActivation", "OnboardingCore", "WalletModel",
+                "ErrorCodes", "TokenctlConfiguration", "TokenctlApp", "TokenActivation", "OnboardingCore",
+                "TransparencyLog", "WalletModel",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -242,7 +257,7 @@ let package = Package(
         .target(
             name: "ServiceCommand",
             dependencies: [
-                "CommandLine",
+                "TokenctlCommandLine",
                 "ErrorCodes",
                 "TokenctlConfiguration",
                 "TokenctlApp",
@@ -254,12 +269,13 @@ let package = Package(
         .executableTarget(
             name: "tokenctl",
             dependencies: [
-                "CommandLine",
+                "TokenctlCommandLine",
                 "ErrorCodes",
                 "TokenctlConfiguration",
                 "TokenctlApp",
                 "TokenActivation",
                 "OnboardingCore",
+                "TransparencyLog",
                 "WalletModel",
                 "ServiceCommand",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -270,7 +286,7 @@ let package = Package(
         .executableTarget(
             name: "tokenctl-sandbox",
             dependencies: [
-                "CommandLine",
+                "TokenctlCommandLine",
                 "ErrorCodes",
                 "TokenctlConfiguration",
                 "TokenctlApp",
@@ -284,12 +300,17 @@ let package = Package(
         ),
         .executableTarget(
             name: "WalletBenchmark",
-            dependencies: ["TokenctlConfiguration", "TokenctlApp", "TokenActivation", "WalletModel", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "TokenctlConfiguration", "TokenctlApp", "TokenActivation", "WalletModel",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Benchmarks/WalletBenchmark"
         ),
         .executableTarget(
             name: "TransparencyLogBenchmark",
-            dependencies: ["TokenctlConfiguration", "TokenctlApp", "TokenActivation", "WalletModel"],
+            dependencies: [
+                "TokenctlConfiguration", "TokenctlApp", "TokenActivation", "TransparencyLog", "WalletModel",
+            ],
             path: "Benchmarks/TransparencyLogBenchmark"
         ),
         .executableTarget(
@@ -302,28 +323,62 @@ let package = Package(
             dependencies: ["HTTPTransport"],
             path: "Benchmarks/TransportBenchmark"
         ),
-        .target(name: "TestSupport", dependencies: ["HTTPTransport"], path: "Tests/TestSupport", resources: [.copy("Vectors")]),
+        .target(
+            name: "TestSupport", dependencies: ["HTTPTransport"], path: "Tests/TestSupport",
+            resources: [.copy("Vectors")]),
         .testTarget(name: "ErrorCodesTests", dependencies: ["ErrorCodes"]),
-        .testTarget(name: "WalletModelTests", dependencies: ["WalletModel", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(
+            name: "WalletModelTests",
+            dependencies: ["WalletModel", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(
+            name: "TransparencyLogTests",
+            dependencies: ["TransparencyLog", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "PostgresStorageTests", dependencies: ["PostgresStorage", "WalletModel", "TestSupport"]),
-        .testTarget(name: "StorageTests", dependencies: ["Storage", "WalletModel", "ErrorCodes", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "TokenActivationTests", dependencies: ["TokenActivation", "TokenctlConfiguration", "TokenctlApp", "WalletModel", "OnboardingCore", "HTTPTransport", "ErrorCodes", "Storage", "TestSupport", .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(
+            name: "StorageTests",
+            dependencies: [
+                "Storage", "WalletModel", "ErrorCodes", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
+        .testTarget(
+            name: "TokenActivationTests",
+            dependencies: [
+                "TokenActivation", "TokenctlConfiguration", "TokenctlApp", "WalletModel", "OnboardingCore",
+                "HTTPTransport", "ErrorCodes", "Storage", "TestSupport",
+                .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         .testTarget(
             name: "TokenctlAppTests",
-            dependencies: ["TokenctlConfiguration", "TokenctlApp", "TokenActivation", "WalletModel", "Storage", "PostgresStorage", "ErrorCodes", "TestSupport", "HTTPTransport", "Sandbox", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "TokenctlConfiguration", "TokenctlApp", "TokenActivation", "TransparencyLog", "WalletModel", "Storage",
+                "PostgresStorage", "ErrorCodes", "TestSupport", "HTTPTransport", "Sandbox",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "TokenctlServiceTests",
             dependencies: [
-                "TokenctlService", "ServiceAPI", "TokenActivation", "TokenctlConfiguration", "WalletModel", "ErrorCodes", "Sandbox", "TestSupport",
-                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "NIOCore", package: "swift-nio"),
+                "TokenctlService", "ServiceAPI", "TokenActivation", "TokenctlConfiguration", "TransparencyLog",
+                "WalletModel", "ErrorCodes", "Sandbox", "TestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(name: "HTTPTransportTests", dependencies: ["HTTPTransport", "Sandbox", "TestSupport"]),
-        .testTarget(name: "SandboxTests", dependencies: ["Sandbox", "TestSupport", "WalletModel", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
-        .testTarget(name: "OnboardingCoreTests", dependencies: ["OnboardingCore", "ErrorCodes", "Sandbox", "Storage", "WalletModel", "HTTPTransport", "PowerAuth", "TestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
+        .testTarget(
+            name: "SandboxTests",
+            dependencies: [
+                "Sandbox", "TestSupport", "TransparencyLog", "WalletModel",
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ]),
+        .testTarget(
+            name: "OnboardingCoreTests",
+            dependencies: [
+                "OnboardingCore", "ErrorCodes", "Sandbox", "Storage", "WalletModel", "HTTPTransport", "PowerAuth",
+                "TestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ]),
         .testTarget(name: "MPinTests", dependencies: ["MPin", "TestSupport"]),
         .testTarget(
             name: "PowerAuthTests",
@@ -333,7 +388,10 @@ let package = Package(
         ),
         .testTarget(
             name: "tokenctlTests",
-            dependencies: ["ErrorCodes", "WalletModel", "Sandbox", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "ErrorCodes", "TransparencyLog", "WalletModel", "Sandbox", "TestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             exclude: ["Fixtures"]
         ),
     ]
@@ -343,11 +401,12 @@ let package = Package(
 // `@testable import` are compiled for testing in every configuration, so that `make build`
 // and the test build share one compilation.
 let testableModules: Set<String> = [
-    "WalletModel", "Storage", "PostgresStorage", "MPin", "OnboardingCore", "TokenActivation",
+    "TransparencyLog", "WalletModel", "Storage", "PostgresStorage", "MPin", "OnboardingCore", "TokenActivation",
     "TokenctlConfiguration", "TokenctlApp", "ServiceAPI", "TokenctlService", "Sandbox",
 ]
 for target in package.targets where testableModules.contains(target.name) {
-    target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-enable-testing"], .when(configuration: .release))]
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [.unsafeFlags(["-enable-testing"], .when(configuration: .release))]
 }
 // The tests' own code is not optimized: it compiles in a third of the time, and what it tests
 // is the optimized code that ships.
@@ -367,7 +426,7 @@ if Context.environment["TOKENCTL_FUZZ"] != nil {
         ("VerificationAnswerFuzzer", ["OnboardingCore"]),
         ("MPinPointFuzzer", ["MPin"]),
         ("ServiceRequestFuzzer", ["ServiceAPI", "TokenActivation"]),
-        ("TransparencyLogFuzzer", ["WalletModel"]),
+        ("TransparencyLogFuzzer", ["TransparencyLog"]),
     ]
     let fuzzTargets: [Target] = fuzzers.map { fuzzer in
         .executableTarget(
@@ -382,7 +441,9 @@ if Context.environment["TOKENCTL_FUZZ"] != nil {
     var reached = Set<String>()
     var pending = fuzzers.flatMap { $0.dependencies.compactMap(\.localName) }
     while let name = pending.popLast() {
-        guard reached.insert(name).inserted, let target = package.targets.first(where: { $0.name == name }) else { continue }
+        guard reached.insert(name).inserted, let target = package.targets.first(where: { $0.name == name }) else {
+            continue
+        }
         pending += target.dependencies.compactMap(\.localName)
     }
     package.targets = package.targets.filter { reached.contains($0.name) } + fuzzTargets

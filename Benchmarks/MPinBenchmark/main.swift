@@ -19,18 +19,23 @@ func median(_ body: () throws -> Void) rethrows -> Double {
     return samples[samples.count / 2]
 }
 
-let mpinID = Hex.encode(Array(#"{"issuedAt":1489502921,"userID":"alice@example.com","cID":"sandbox","mobile":1,"salt":"c796b6098aa45355","v":1}"#.utf8))
+let mpinID = Hex.encode(
+    Array(
+        #"{"issuedAt":1489502921,"userID":"alice@example.com","cID":"sandbox","mobile":1,"salt":"c796b6098aa45355","v":1}"#
+            .utf8))
 let identity = try MPinIdentity(mpinIdHex: mpinID)
 let master1 = Scalar.random(), master2 = Scalar.random()
 let share1 = master1 * identity.hashed, share2 = master2 * identity.hashed
 let pin = try PIN(digits: Array("2468".utf8))
-let token = try MPinClientCrypto.token(clientSecret: try MPinClientCrypto.clientSecret(share1: share1, share2: share2), pin: pin, identity: identity)
+let token = try MPinClientCrypto.token(
+    clientSecret: try MPinClientCrypto.clientSecret(share1: share1, share2: share2), pin: pin, identity: identity)
 let y = Scalar.random()
 
 let hash = try median { _ = try MPinIdentity(mpinIdHex: mpinID) }
 let registration = try median {
     let identity = try MPinIdentity(mpinIdHex: mpinID)
-    let secret = try MPinClientCrypto.clientSecret(share1: try G1Point(hex: share1.hex!), share2: try G1Point(hex: share2.hex!))
+    let secret = try MPinClientCrypto.clientSecret(
+        share1: try G1Point(hex: share1.hex!), share2: try G1Point(hex: share2.hex!))
     _ = try MPinClientCrypto.token(clientSecret: secret, pin: pin, identity: identity).hex
 }
 let pass1 = median { _ = MPinClientCrypto.pass1(identity: identity).u.hex }

@@ -11,12 +11,17 @@ import WalletModel
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 2 else {
-    FileHandle.standardError.write(Data("usage: TransparencyLogBenchmark <sqlite file | postgresql URL> [proofs]\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: TransparencyLogBenchmark <sqlite file | postgresql URL> [proofs]\n".utf8))
     exit(64)
 }
 let proofs = arguments.count > 2 ? Int(arguments[2]) ?? 1000 : 1000
 var environment = ProcessInfo.processInfo.environment
-if arguments[1].hasPrefix("postgres") { environment["TOKENCTL_DATABASE_URL"] = arguments[1] } else { environment["TOKENCTL_DATABASE_PATH"] = arguments[1] }
+if arguments[1].hasPrefix("postgres") {
+    environment["TOKENCTL_DATABASE_URL"] = arguments[1]
+} else {
+    environment["TOKENCTL_DATABASE_PATH"] = arguments[1]
+}
 let settings = try await SettingsLoader(environment: environment).load()
 
 func milliseconds(_ duration: Duration) -> Double {
@@ -40,6 +45,9 @@ try settings.store.using(logger: .init(label: "bench")) { store in
         consistency.append(milliseconds(try clock.measure { _ = try tree.consistencyProof(from: older, to: size) }))
         head.append(milliseconds(try clock.measure { _ = try tree.rootHash(size: older) }))
     }
-    print(String(format: "tree of %lld rows, %d of each: inclusion proof %.3f ms, consistency proof %.3f ms, tree head %.3f ms (medians, in process)",
-                 size, proofs, median(inclusion), median(consistency), median(head)))
+    print(
+        String(
+            format:
+                "tree of %lld rows, %d of each: inclusion proof %.3f ms, consistency proof %.3f ms, tree head %.3f ms (medians, in process)",
+            size, proofs, median(inclusion), median(consistency), median(head)))
 }

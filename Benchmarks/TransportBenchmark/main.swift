@@ -4,10 +4,11 @@
 //
 //   TransportBenchmark <endpoint URL> [requests per run] [concurrency …]
 import Foundation
+import HTTPTransport
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import HTTPTransport
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 2 else {
@@ -41,8 +42,12 @@ func rate(concurrency: Int, count: Int, _ send: @escaping @Sendable (Int) async 
 }
 
 func curlRate(concurrency: Int) async throws -> (Double, Int) {
-    let transports = try (0..<concurrency).map { _ in try CurlTransport(options: CurlTransportOptions(connectTimeoutMilliseconds: 3000, timeoutMilliseconds: 15000)) }
-    let request = HTTPRequest(method: "POST", url: endpoint, headers: [("Content-Type", "application/json"), ("Accept", "application/json")], body: body)
+    let transports = try (0..<concurrency).map { _ in
+        try CurlTransport(options: CurlTransportOptions(connectTimeoutMilliseconds: 3000, timeoutMilliseconds: 15000))
+    }
+    let request = HTTPRequest(
+        method: "POST", url: endpoint, headers: [("Content-Type", "application/json"), ("Accept", "application/json")],
+        body: body)
     return await rate(concurrency: concurrency, count: requests) { worker in
         (try? await transports[worker].send(request))?.status == 200
     }
@@ -69,11 +74,16 @@ func urlSessionRate(concurrency: Int) async -> (Double, Int) {
     }
 }
 
-print(String(format: "%-12@ %14@ %14@ %8@", "concurrency" as NSString, "libcurl /s" as NSString, "URLSession /s" as NSString, "ratio" as NSString))
+print(
+    String(
+        format: "%-12@ %14@ %14@ %8@", "concurrency" as NSString, "libcurl /s" as NSString, "URLSession /s" as NSString,
+        "ratio" as NSString))
 for concurrency in levels {
     let (curl, curlFailures) = try await curlRate(concurrency: concurrency)
     let (session, sessionFailures) = await urlSessionRate(concurrency: concurrency)
     var line = String(format: "%-12d %14.0f %14.0f %7.2fx", concurrency, curl, session, curl / session)
-    if curlFailures + sessionFailures > 0 { line += "  (failed: libcurl \(curlFailures), URLSession \(sessionFailures))" }
+    if curlFailures + sessionFailures > 0 {
+        line += "  (failed: libcurl \(curlFailures), URLSession \(sessionFailures))"
+    }
     print(line)
 }

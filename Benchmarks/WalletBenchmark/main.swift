@@ -39,7 +39,10 @@ func seconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
 }
 let direct = seconds(elapsed)
-print(String(format: "lookups by serial: %d in %.2f s = %.0f lookups/s (%.1f µs each)", lookups, direct, Double(lookups) / direct, direct / Double(lookups) * 1e6))
+print(
+    String(
+        format: "lookups by serial: %d in %.2f s = %.0f lookups/s (%.1f µs each)", lookups, direct,
+        Double(lookups) / direct, direct / Double(lookups) * 1e6))
 
 // The same lookups awaited one after another, each on the driver's threads, from a task of
 // the cooperative pool as the service's routes run (top-level code runs on the main actor,
@@ -55,4 +58,7 @@ let (awaitedFound, awaited) = try await Task.detached { [serials] () throws -> (
 }.value
 try store.close()
 precondition(awaitedFound == lookups, "every generated serial should exist")
-print(String(format: "the same from a task, each on the driver's threads: %.1f µs each (a hand-off there and back: %.1f µs)", awaited / Double(lookups) * 1e6, (awaited - direct) / Double(lookups) * 1e6))
+print(
+    String(
+        format: "the same from a task, each on the driver's threads: %.1f µs each (a hand-off there and back: %.1f µs)",
+        awaited / Double(lookups) * 1e6, (awaited - direct) / Double(lookups) * 1e6))

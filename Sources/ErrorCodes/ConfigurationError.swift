@@ -16,7 +16,9 @@ public struct ConfigurationError: CodedError, Equatable, CustomStringConvertible
     }
 
     public static func missingSetting(_ key: String, purpose: String) -> Self {
-        Self(.configSecretMissing, "\(key) is not set (configuration file or \(environmentName(for: key))); it is needed \(purpose)")
+        Self(
+            .configSecretMissing,
+            "\(key) is not set (configuration file or \(environmentName(for: key))); it is needed \(purpose)")
     }
 
     /// The TLS library refused the CA bundle, client certificate or key of `server`.
@@ -51,12 +53,17 @@ public struct ConfigurationError: CodedError, Equatable, CustomStringConvertible
     }
 
     public static func secretPermissions(_ path: String, key: String? = nil) -> Self {
-        Self(.configSecretPermissions, "the secret file \(path)\(key.map { " (\($0))" } ?? "") is readable by group or others; make it private with: chmod 600 \(path)")
+        Self(
+            .configSecretPermissions,
+            "the secret file \(path)\(key.map { " (\($0))" } ?? "") is readable by group or others; make it private with: chmod 600 \(path)"
+        )
     }
 
     /// A secret that cannot be read is a missing secret (`config.secretMissing`).
     public static func fileUnreadable(key: String, path: String, reason: String, isSecret: Bool) -> Self {
-        Self(isSecret ? .configSecretMissing : .configFileUnreadable, "\(key) names \(path), which cannot be read: \(reason)")
+        Self(
+            isSecret ? .configSecretMissing : .configFileUnreadable,
+            "\(key) names \(path), which cannot be read: \(reason)")
     }
 
     /// The same error with `advice` after its message (what to do next).
@@ -75,7 +82,10 @@ public struct ConfigurationError: CodedError, Equatable, CustomStringConvertible
     /// A value left as the shipped example's placeholder (a reserved name such as
     /// `tmp.example.com`).
     public static func placeholder(key: String, value: String) -> Self {
-        Self(.configInvalidValue, "\(key) is still the placeholder \(value); set it to the real address (configuration file or \(environmentName(for: key)))")
+        Self(
+            .configInvalidValue,
+            "\(key) is still the placeholder \(value); set it to the real address (configuration file or \(environmentName(for: key)))"
+        )
     }
 
     /// A value that loaded but cannot be used as it is (`service.socket-mode` 0777).

@@ -4,7 +4,8 @@ extension ErrorCode {
     /// is placed here.
     public var exitStatus: ExitStatus {
         switch self {
-        case .requestInvalid, .requestTooLarge, .requestUnsupportedMediaType, .requestNotFound, .requestMethodNotAllowed, .idempotencyMismatch:
+        case .requestInvalid, .requestTooLarge, .requestUnsupportedMediaType, .requestNotFound,
+            .requestMethodNotAllowed, .idempotencyMismatch:
             .usage
         case .serviceUnauthorized:
             .userActivationRequired
@@ -15,43 +16,49 @@ extension ErrorCode {
         case .usageInvalid, .walletInvalidValue, .powerAuthInvalidPIN, .powerAuthUnsupportedFactor, .loginInvalidPIN:
             .usage
         case .deeplinkTooLong, .deeplinkInvalidCharacter, .deeplinkFragment, .deeplinkMalformed,
-             .deeplinkFormatMismatch, .deeplinkInvalidPercentEncoding, .deeplinkDuplicateParameter,
-             .deeplinkMissingSerialNumber, .deeplinkEmptySerialNumber, .deeplinkInvalidUTF8,
-             .deeplinkControlCharacter, .deeplinkSerialTooLong, .deeplinkInvalidPassType, .deeplinkInvalidAction,
-             .walletDuplicate, .walletConflict,
-             .importUnreadable, .importInvalidHeader, .importInvalidRow, .importConflict,
-             .auditChainBroken, .auditInconsistent, .auditWitnessRefused, .onboardingCannotActivate, .powerAuthAlreadyActivated,
-             .loginUserExists, .loginWrongState, .loginRegistrationRefused, .activationBatchUnreadable,
-             .verificationWrongStep, .verificationFileTooLarge, .verificationInvalidDocument:
+            .deeplinkFormatMismatch, .deeplinkInvalidPercentEncoding, .deeplinkDuplicateParameter,
+            .deeplinkMissingSerialNumber, .deeplinkEmptySerialNumber, .deeplinkInvalidUTF8,
+            .deeplinkControlCharacter, .deeplinkSerialTooLong, .deeplinkInvalidPassType, .deeplinkInvalidAction,
+            .walletDuplicate, .walletConflict,
+            .importUnreadable, .importInvalidHeader, .importInvalidRow, .importConflict,
+            .auditChainBroken, .auditInconsistent, .auditWitnessRefused, .onboardingCannotActivate,
+            .powerAuthAlreadyActivated,
+            .loginUserExists, .loginWrongState, .loginRegistrationRefused, .activationBatchUnreadable,
+            .verificationWrongStep, .verificationFileTooLarge, .verificationInvalidDocument:
             .rejectedInput
-        case .walletNotFound, .walletAmbiguous, .walletNotActivatable, .auditNotFound, .auditNoCheckpoint, .onboardingNotRunning, .loginNoUser, .powerAuthNoToken,
-             .verificationFileUnreadable:
+        case .walletNotFound, .walletAmbiguous, .walletNotActivatable, .auditNotFound, .auditNoCheckpoint,
+            .onboardingNotRunning, .loginNoUser, .powerAuthNoToken,
+            .verificationFileUnreadable:
             .notFound
         case .tmpConnectionRefused, .tmpDNSFailure, .tmpConnectTimeout, .tmpTLS, .tmpTimeout,
-             .tmpConnectionLost, .tmpResponseTooLarge, .tmpTransport, .tmpServerError, .activationInterrupted,
-             .onboardingUnreachable, .onboardingTLS, .onboardingServerError,
-             .powerAuthServerError, .powerAuthUnreachable, .loginUnreachable, .loginTLS, .loginServerError,
-             .sandboxCannotListen, .sandboxNotInstalled, .auditWitnessUnreachable:
+            .tmpConnectionLost, .tmpResponseTooLarge, .tmpTransport, .tmpServerError, .activationInterrupted,
+            .onboardingUnreachable, .onboardingTLS, .onboardingServerError,
+            .powerAuthServerError, .powerAuthUnreachable, .loginUnreachable, .loginTLS, .loginServerError,
+            .sandboxCannotListen, .sandboxNotInstalled, .auditWitnessUnreachable:
             .unavailable
-        case .storageDirectoryMissing, .storageIO, .storageCorrupt, .storageReadOnly, .storageAuthentication, .storageTLS,
-             .storageMigrationRequired, .storageSchemaTooNew, .storageTargetNotEmpty, .storageUnsupported:
+        case .storageDirectoryMissing, .storageIO, .storageCorrupt, .storageReadOnly, .storageAuthentication,
+            .storageTLS,
+            .storageMigrationRequired, .storageSchemaTooNew, .storageTargetNotEmpty, .storageUnsupported:
             .databaseError
-        case .activationInProgress, .storageBusy, .storageUnreachable, .storageConnectionLost, .onboardingInProgress, .onboardingResendTooEarly, .onboardingLimitReached,
-             .loginNotConfirmed, .loginRetry, .sandboxPortInUse, .verificationMissingStatus, .verificationTooEarly:
+        case .activationInProgress, .storageBusy, .storageUnreachable, .storageConnectionLost, .onboardingInProgress,
+            .onboardingResendTooEarly, .onboardingLimitReached,
+            .loginNotConfirmed, .loginRetry, .sandboxPortInUse, .verificationMissingStatus, .verificationTooEarly:
             .temporary
-        case .tmpRedirect, .tmpUnexpectedStatus, .tmpInvalidBody, .tmpUnknownStatus, .onboardingProtocol, .powerAuthProtocol, .loginProtocol,
-             .verificationUnexpectedState:
+        case .tmpRedirect, .tmpUnexpectedStatus, .tmpInvalidBody, .tmpUnknownStatus, .onboardingProtocol,
+            .powerAuthProtocol, .loginProtocol,
+            .verificationUnexpectedState:
             .protocolError
         case .userActivationRequired, .powerAuthNotActivated, .powerAuthRejected, .powerAuthAuthFailed, .loginRequired,
-             .powerAuthWrongPIN, .powerAuthBlocked, .verificationActivationNotActive:
+            .powerAuthWrongPIN, .powerAuthBlocked, .verificationActivationNotActive:
             .userActivationRequired
         case .configFileMissing, .configUnreadable, .configInvalidJSON, .configUnknownKey, .configInvalidValue,
-             .configSecretMissing, .configSecretPermissions, .configFileUnreadable, .configFileInvalid,
-             .configInsecureURL, .configTLSFiles, .sandboxStateUnusable, .auditNotConfigured:
+            .configSecretMissing, .configSecretPermissions, .configFileUnreadable, .configFileInvalid,
+            .configInsecureURL, .configTLSFiles, .sandboxStateUnusable, .auditNotConfigured:
             .configuration
         case .onboardingOTPInvalid, .loginWrongPIN, .verificationWrongOTP, .verificationConsentNotApproved:
             .declined
-        case .onboardingProcessFailed, .loginBlocked, .loginRefused, .verificationOTPFailed, .verificationFailed, .verificationEndstate:
+        case .onboardingProcessFailed, .loginBlocked, .loginRefused, .verificationOTPFailed, .verificationFailed,
+            .verificationEndstate:
             .failed
         }
     }

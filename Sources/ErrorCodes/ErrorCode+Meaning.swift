@@ -29,11 +29,16 @@ extension ErrorCode {
         case .importConflict: "an import row collides with another device account id"
         case .auditNotFound: "no audit entry has that id"
         case .auditChainBroken: "the audit's hash chain is broken"
-        case .auditInconsistent: "the audit log does not extend a checkpoint it signed: rewritten or cut below it (the first differing leaf, or the missing size, is named)"
-        case .auditNoCheckpoint: "no signed checkpoint of the audit log covers what was asked; sign one with tokenctl audit checkpoint"
-        case .auditNotConfigured: "audit.origin and audit.signing-key-file must be set to sign checkpoints (tokenctl audit key generate makes the key)"
-        case .auditWitnessRefused: "a witness refused to cosign the checkpoint (a proof it does not accept, a size it does not hold, or no valid cosignature); the witness's URL is named"
-        case .auditWitnessUnreachable: "a witness of audit.witnesses cannot be reached or answered a server error; try publishing again"
+        case .auditInconsistent:
+            "the audit log does not extend a checkpoint it signed: rewritten or cut below it (the first differing leaf, or the missing size, is named)"
+        case .auditNoCheckpoint:
+            "no signed checkpoint of the audit log covers what was asked; sign one with tokenctl audit checkpoint"
+        case .auditNotConfigured:
+            "audit.origin and audit.signing-key-file must be set to sign checkpoints (tokenctl audit key generate makes the key)"
+        case .auditWitnessRefused:
+            "a witness refused to cosign the checkpoint (a proof it does not accept, a size it does not hold, or no valid cosignature); the witness's URL is named"
+        case .auditWitnessUnreachable:
+            "a witness of audit.witnesses cannot be reached or answered a server error; try publishing again"
         case .activationInProgress: "an activation of this pass is in flight in another process"
         case .activationInterrupted: "an attempt whose process died mid-request, closed as UNKNOWN"
         case .userActivationRequired: "the user activation is not finished; nothing was sent"
@@ -62,13 +67,16 @@ extension ErrorCode {
         case .onboardingServerError: "the onboarding server answered HTTP 5xx"
         case .onboardingProtocol: "the onboarding server answered outside its contract"
         case .powerAuthWrongPIN: "the PowerAuth server refused the PIN; attempts are left before the activation blocks"
-        case .powerAuthBlocked: "the device activation is BLOCKED (too many wrong PINs); remove it locally and onboard again"
+        case .powerAuthBlocked:
+            "the device activation is BLOCKED (too many wrong PINs); remove it locally and onboard again"
         case .powerAuthNoToken: "no token is stored for this device activation; create one first"
         case .activationBatchUnreadable: "the batch input cannot be read; nothing was activated"
         case .sandboxPortInUse: "the sandbox's port is taken by another process; pick another or --port 0"
         case .sandboxCannotListen: "the sandbox cannot listen on that address (permission, or no such interface)"
-        case .sandboxNotInstalled: "tokenctl sandbox and tokenctl demo run the tokenctl-sandbox executable, which is not installed beside tokenctl"
-        case .sandboxStateUnusable: "--powerauth-dir names no usable directory, or its server-identity.json is not a sandbox identity"
+        case .sandboxNotInstalled:
+            "tokenctl sandbox and tokenctl demo run the tokenctl-sandbox executable, which is not installed beside tokenctl"
+        case .sandboxStateUnusable:
+            "--powerauth-dir names no usable directory, or its server-identity.json is not a sandbox identity"
         case .loginNoUser: "this installation has no PIN login user"
         case .loginUserExists: "this installation already has a PIN login user (one per installation)"
         case .loginWrongState: "the PIN login user is not in the state this step needs; nothing changed"
@@ -92,11 +100,13 @@ extension ErrorCode {
         case .verificationConsentNotApproved: "the consent was not approved; the verification waits for it"
         case .verificationOTPFailed: "the verification OTP is used up or expired; the verification starts again"
         case .verificationFailed: "identity verification failed; it can be restarted"
-        case .verificationEndstate: "the onboarding process ended (verification in endstate: rejected, failed, or its limits reached); nothing in it continues: cancel it (verification cancel) and onboard again"
+        case .verificationEndstate:
+            "the onboarding process ended (verification in endstate: rejected, failed, or its limits reached); nothing in it continues: cancel it (verification cancel) and onboard again"
         case .verificationTooEarly: "a new verification OTP cannot be sent yet"
         case .verificationFileTooLarge: "a document image is larger than 1 MiB"
         case .verificationFileUnreadable: "a document image file cannot be read"
-        case .verificationInvalidDocument: "a document type and side that do not exist, or a re-upload mixed with new documents"
+        case .verificationInvalidDocument:
+            "a document type and side that do not exist, or a re-upload mixed with new documents"
         case .powerAuthNotActivated: "this instance has no device activation"
         case .powerAuthAlreadyActivated: "this instance already has a device activation"
         case .powerAuthRejected: "the PowerAuth server refused the activation"
@@ -106,14 +116,16 @@ extension ErrorCode {
         case .powerAuthUnreachable: "the PowerAuth server cannot be reached"
         case .powerAuthInvalidPIN: "the PIN is missing, unreadable or exposed"
         case .powerAuthUnsupportedFactor: "the signature factor needs a key a tokenctl device does not have"
-        case .requestInvalid: "the service could not read the request (its body, a header or a query parameter); the detail names what"
+        case .requestInvalid:
+            "the service could not read the request (its body, a header or a query parameter); the detail names what"
         case .requestTooLarge: "the request body is over 64 KiB (65,536 bytes)"
         case .requestUnsupportedMediaType: "the request's Content-Type is not one the path accepts"
         case .requestNotFound: "no such path in the service's API"
         case .requestMethodNotAllowed: "the path does not take this method (the Allow header lists those it takes)"
         case .idempotencyMismatch: "the Idempotency-Key was first used with another request"
         case .serviceUnauthorized: "the request lacks the service's credential (bearer token or client certificate)"
-        case .serviceOverloaded: "the service's queue is full (service.queue-limit): retry after the Retry-After seconds"
+        case .serviceOverloaded:
+            "the service's queue is full (service.queue-limit): retry after the Retry-After seconds"
         case .serviceAlreadyRunning: "another tokenctl serve holds the socket (its pid is in the lock file beside it)"
         case .serviceCannotListen: "the service cannot listen on the socket or address"
         case .storageBusy: "the database stayed locked past database.busy-timeout-ms"
@@ -132,7 +144,8 @@ extension ErrorCode {
         case .configFileMissing: "the configuration file named by --config or TOKENCTL_CONFIG does not exist"
         case .configUnreadable: "the configuration file cannot be read"
         case .configInvalidJSON: "the configuration file is not valid JSON"
-        case .configUnknownKey: "the configuration file has an unknown key, or the environment an unknown TOKENCTL_* variable"
+        case .configUnknownKey:
+            "the configuration file has an unknown key, or the environment an unknown TOKENCTL_* variable"
         case .configInvalidValue: "a configuration value has the wrong type or range"
         case .configSecretMissing: "a secret or setting a command needs is not given"
         case .configSecretPermissions: "a secret file is readable by group or others"

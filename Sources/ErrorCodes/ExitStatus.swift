@@ -63,7 +63,8 @@ extension ExitStatus {
         switch self {
         case .success: "success: APPROVED, already activated, or done"
         case .declined: "DECLINED; a wrong OTP or PIN with attempts left; a consent not approved"
-        case .failed: "FAILED; an onboarding process or identity verification failed or ended; a login blocked or refused"
+        case .failed:
+            "FAILED; an onboarding process or identity verification failed or ended; a login blocked or refused"
         case .usage: "usage error: bad flags, arguments or option values"
         case .rejectedInput: "rejected input: a deeplink, import file, colliding record, broken audit chain"
         case .notFound: "no activatable or matching record"

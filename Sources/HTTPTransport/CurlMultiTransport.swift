@@ -34,13 +34,15 @@ public final class CurlMultiTransport: HTTPTransport, @unchecked Sendable {
         }
         self.multi = multi
         let unmanaged = Unmanaged.passRetained(self)
-        pthread_create(&thread, nil, { context in
-            // The name `ps -L` and a profiler show (Linux takes at most 15 bytes).
-            Thread.current.name = "tokenctl.curl"
-            let transport = Unmanaged<CurlMultiTransport>.fromOpaque(context!).takeRetainedValue()
-            transport.runLoop()
-            return nil
-        }, unmanaged.toOpaque())
+        pthread_create(
+            &thread, nil,
+            { context in
+                // The name `ps -L` and a profiler show (Linux takes at most 15 bytes).
+                Thread.current.name = "tokenctl.curl"
+                let transport = Unmanaged<CurlMultiTransport>.fromOpaque(context!).takeRetainedValue()
+                transport.runLoop()
+                return nil
+            }, unmanaged.toOpaque())
     }
 
     /// Stops the transfer thread; requests still in flight fail.
@@ -93,9 +95,13 @@ public final class CurlMultiTransport: HTTPTransport, @unchecked Sendable {
         var active: [UnsafeMutableRawPointer: (EasyHandle, Submission)] = [:]
         var idle: [EasyHandle] = []
         while !stopping.load(ordering: .acquiring) {
-            for submission in submissions.withLock({ pending in defer { pending = [] }; return pending }) {
+            for submission in submissions.withLock({ pending in
+                defer { pending = [] }
+                return pending
+            }) {
                 guard let easy = idle.popLast() ?? EasyHandle() else {
-                    submission.deliver(.failure(TransportError(.other, wasSent: false, detail: "libcurl could not be initialised")))
+                    submission.deliver(
+                        .failure(TransportError(.other, wasSent: false, detail: "libcurl could not be initialised")))
                     continue
                 }
                 easy.prepare(submission.request, options: options)
@@ -107,7 +113,8 @@ public final class CurlMultiTransport: HTTPTransport, @unchecked Sendable {
             var queued: Int32 = 0
             while let message = tokenctl_curl_multi_info_read(multi, &queued) {
                 guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
-                      let (easy, submission) = active.removeValue(forKey: handle) else { continue }
+                    let (easy, submission) = active.removeValue(forKey: handle)
+                else { continue }
                 let code = message.pointee.data.result
                 tokenctl_curl_multi_remove_handle(multi, handle)
                 opened.add(easy.connectionsOpenedByLastTransfer, ordering: .relaxed)
@@ -120,7 +127,10 @@ public final class CurlMultiTransport: HTTPTransport, @unchecked Sendable {
             tokenctl_curl_multi_remove_handle(multi, easy.pointer)
             submission.deliver(.failure(TransportError(.other, wasSent: true, detail: "the transport was shut down")))
         }
-        for submission in submissions.withLock({ pending in defer { pending = [] }; return pending }) {
+        for submission in submissions.withLock({ pending in
+            defer { pending = [] }
+            return pending
+        }) {
             submission.deliver(.failure(TransportError(.other, wasSent: false, detail: "the transport was shut down")))
         }
         tokenctl_curl_multi_cleanup(multi)

@@ -162,29 +162,34 @@ final class EasyHandle: @unchecked Sendable {
         let detail = message.isEmpty ? String(cString: tokenctl_curl_easy_strerror(code)) : message
         // The library's own text, for whoever debugs; messages say it in words (TransportError.words).
         Self.logger.debug("libcurl failed", metadata: ["code": "\(code.rawValue)", "detail": "\(detail)"])
-        if code == CURLE_RECV_ERROR || code == CURLE_SEND_ERROR, let refusal = handshakeRefusal(message: message, detail: detail, sent: sent) {
+        if code == CURLE_RECV_ERROR || code == CURLE_SEND_ERROR,
+            let refusal = handshakeRefusal(message: message, detail: detail, sent: sent)
+        {
             return refusal
         }
-        let kind: TransportError.Kind = switch code {
-        case CURLE_COULDNT_CONNECT: sent ? .connectionLost : .connectionRefused
-        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY: .dnsFailure
-        case CURLE_OPERATION_TIMEDOUT: sent ? .timeout : .connectTimeout
-        case CURLE_SSL_CERTPROBLEM, CURLE_SSL_CACERT_BADFILE: .tlsFiles
-        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CIPHER, CURLE_SSL_ENGINE_NOTFOUND,
-             CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_CRL_BADFILE, CURLE_SSL_ISSUER_ERROR,
-             CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS, CURLE_USE_SSL_FAILED:
-            .tls
-        case CURLE_WRITE_ERROR where overflowed: .responseTooLarge
-        case CURLE_ABORTED_BY_CALLBACK where refusedResend: .connectionLost
-        case CURLE_GOT_NOTHING, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_PARTIAL_FILE, CURLE_SEND_FAIL_REWIND: .connectionLost
-        default: .other
-        }
-        let wasSent: Bool = switch kind {
-        // These fail before the request is written (TLS: during the handshake).
-        case .connectionRefused, .dnsFailure, .connectTimeout, .tls, .tlsFiles: false
-        case .responseTooLarge: true
-        case .timeout, .connectionLost, .other: sent
-        }
+        let kind: TransportError.Kind =
+            switch code {
+            case CURLE_COULDNT_CONNECT: sent ? .connectionLost : .connectionRefused
+            case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY: .dnsFailure
+            case CURLE_OPERATION_TIMEDOUT: sent ? .timeout : .connectTimeout
+            case CURLE_SSL_CERTPROBLEM, CURLE_SSL_CACERT_BADFILE: .tlsFiles
+            case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CIPHER, CURLE_SSL_ENGINE_NOTFOUND,
+                CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_CRL_BADFILE, CURLE_SSL_ISSUER_ERROR,
+                CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS, CURLE_USE_SSL_FAILED:
+                .tls
+            case CURLE_WRITE_ERROR where overflowed: .responseTooLarge
+            case CURLE_ABORTED_BY_CALLBACK where refusedResend: .connectionLost
+            case CURLE_GOT_NOTHING, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_PARTIAL_FILE, CURLE_SEND_FAIL_REWIND:
+                .connectionLost
+            default: .other
+            }
+        let wasSent: Bool =
+            switch kind {
+            // These fail before the request is written (TLS: during the handshake).
+            case .connectionRefused, .dnsFailure, .connectTimeout, .tls, .tlsFiles: false
+            case .responseTooLarge: true
+            case .timeout, .connectionLost, .other: sent
+            }
         return TransportError(kind, wasSent: wasSent, detail: detail)
     }
 
@@ -193,13 +198,19 @@ final class EasyHandle: @unchecked Sendable {
     /// sends only while refusing a handshake, or a TLS connection closed before the request
     /// was written. Either way the server's application never saw the request.
     private func handshakeRefusal(message: String, detail: String, sent: Bool) -> TransportError? {
-        let alerts = ["certificate required", "bad certificate", "unknown ca", "certificate unknown",
-                      "certificate expired", "certificate revoked", "unsupported certificate", "handshake failure"]
+        let alerts = [
+            "certificate required", "bad certificate", "unknown ca", "certificate unknown",
+            "certificate expired", "certificate revoked", "unsupported certificate", "handshake failure",
+        ]
         if alerts.contains(where: { message.contains("alert " + $0) }) {
             return TransportError(.tls, wasSent: false, detail: detail)
         }
         guard isHTTPS && !sent else { return nil }
-        return TransportError(.tls, wasSent: false, detail: "the server closed the TLS connection before the request was sent; it may have refused the client certificate (\(detail))")
+        return TransportError(
+            .tls, wasSent: false,
+            detail:
+                "the server closed the TLS connection before the request was sent; it may have refused the client certificate (\(detail))"
+        )
     }
 
     fileprivate func copyBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
@@ -239,7 +250,9 @@ final class EasyHandle: @unchecked Sendable {
     }
 }
 
-private func supplyBody(_ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?) -> Int {
+private func supplyBody(
+    _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?
+) -> Int {
     guard let buffer, let context else { return 0 }
     let handle = Unmanaged<EasyHandle>.fromOpaque(context).takeUnretainedValue()
     return handle.copyBody(into: UnsafeMutableRawBufferPointer(start: buffer, count: size * count))
@@ -251,7 +264,9 @@ private func rewindBody(_ context: UnsafeMutableRawPointer?, _ offset: curl_off_
     return origin == SEEK_SET && handle.rewind(to: Int(offset)) ? Int32(CURL_SEEKFUNC_OK) : Int32(CURL_SEEKFUNC_FAIL)
 }
 
-private func receiveBody(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?) -> Int {
+private func receiveBody(
+    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?
+) -> Int {
     guard let data, let context else { return 0 }
     let handle = Unmanaged<EasyHandle>.fromOpaque(context).takeUnretainedValue()
     let bytes = UnsafeRawBufferPointer(start: data, count: size * count)

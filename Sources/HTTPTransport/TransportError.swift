@@ -63,15 +63,20 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
     /// The certificate problem the library names, in words.
     private var tlsReason: String {
         let text = detail.lowercased()
-        if text.contains("self-signed") || text.contains("self signed") { return "the server's certificate is self-signed and not trusted" }
+        if text.contains("self-signed") || text.contains("self signed") {
+            return "the server's certificate is self-signed and not trusted"
+        }
         if text.contains("expired") { return "the server's certificate has expired" }
         if text.contains("local issuer") || text.contains("unknown ca") || text.contains("unable to get issuer") {
             return "the server's certificate is not signed by a trusted certificate authority"
         }
-        if text.contains("subject name") || text.contains("hostname") || text.contains("host name") || text.contains("no alternative certificate subject name") {
+        if text.contains("subject name") || text.contains("hostname") || text.contains("host name")
+            || text.contains("no alternative certificate subject name")
+        {
             // libcurl quotes the name it looked for: 'host name' or "host name".
             let quoted = detail.split(whereSeparator: { $0 == "'" || $0 == "\"" }).dropFirst().first.map(String.init)
-            return "the server's certificate does not name " + (quoted.map { $0.isEmpty ? "this host" : $0 } ?? "this host")
+            return "the server's certificate does not name "
+                + (quoted.map { $0.isEmpty ? "this host" : $0 } ?? "this host")
         }
         if text.contains("certificate") { return "the server's certificate was not accepted" }
         return "no secure connection could be agreed"

@@ -4,9 +4,9 @@ extension G1Point {
     ///   (it has no such encoding).
     public init(encoded bytes: [UInt8]) throws(MPinCryptoError) {
         guard bytes.count == 65, bytes[0] == 0x04,
-              let x = UInt256(bigEndian: bytes[1..<33]), x < Curve.p,
-              let y = UInt256(bigEndian: bytes[33..<65]), y < Curve.p,
-              let point = G1Point(affineX: FieldElement(x), affineY: FieldElement(y))
+            let x = UInt256(bigEndian: bytes[1..<33]), x < Curve.p,
+            let y = UInt256(bigEndian: bytes[33..<65]), y < Curve.p,
+            let point = G1Point(affineX: FieldElement(x), affineY: FieldElement(y))
         else { throw .invalidPoint }
         self = point
     }

@@ -10,7 +10,8 @@ public enum MPinClientCrypto {
     }
 
     /// token = CS − pin·H(ID): useless without the PIN, so it may be stored.
-    public static func token(clientSecret: G1Point, pin: PIN, identity: MPinIdentity) throws(MPinCryptoError) -> G1Point {
+    public static func token(clientSecret: G1Point, pin: PIN, identity: MPinIdentity) throws(MPinCryptoError) -> G1Point
+    {
         let token = clientSecret - pin.scalar * identity.hashed
         guard !token.isInfinity else { throw .degenerate }
         return token

@@ -8,7 +8,7 @@ public struct PIN: Sendable {
     /// - Throws: `MPinCryptoError.invalidPIN` for anything but 4 to 12 ASCII digits.
     public init(digits: [UInt8]) throws(MPinCryptoError) {
         guard PIN.lengths.contains(digits.count),
-              digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+            digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
         else { throw .invalidPIN }
         self.digits = digits
     }

@@ -21,7 +21,8 @@ public struct PostgresDriver: StoreDriver {
         let store = try PostgresStore(options: options, logger: logger, checkingSchema: false)
         defer { store.close() }
         let status = try store.schemaStatus()
-        return DatabaseStatus(backend: backend, location: location, applied: status.applied, known: status.known, pending: status.pending)
+        return DatabaseStatus(
+            backend: backend, location: location, applied: status.applied, known: status.known, pending: status.pending)
     }
 
     public func migrate(logger: Logger) throws -> [String] {

@@ -58,7 +58,9 @@ final class PostgresGroupWriter: @unchecked Sendable {
 
     /// Reads the records of `query`, their leases and a new attempt id.
     func read(_ query: PassQuery) throws -> AttemptResolution {
-        guard case .resolution(let resolution) = try enqueue(Job(.read(query)))() else { preconditionFailure("a read answered a status") }
+        guard case .resolution(let resolution) = try enqueue(Job(.read(query)))() else {
+            preconditionFailure("a read answered a status")
+        }
         return resolution
     }
 
@@ -103,7 +105,9 @@ final class PostgresGroupWriter: @unchecked Sendable {
         var result: Result<StepAnswer, any Error>
         while true {
             result = Result { try store.step(changes, reads: reads, genesis: AuditRow.genesisHash) }
-            if case .failure(let error as StorageError) = result, error.isConnectionFailure, ContinuousClock.now < deadline {
+            if case .failure(let error as StorageError) = result, error.isConnectionFailure,
+                ContinuousClock.now < deadline
+            {
                 Thread.sleep(forTimeInterval: 0.2)
                 continue
             }

@@ -34,7 +34,10 @@ struct PostgresLedger: AttemptLedger {
             if try writer.apply(change(step, leased: resolved.leased)) != .conflict { return value }
             tries += 1
             if tries == 20 {
-                throw StorageError(.storageBusy, "the pass changed under this attempt 20 times in a row (other hosts activating it); nothing was sent, try again")
+                throw StorageError(
+                    .storageBusy,
+                    "the pass changed under this attempt 20 times in a row (other hosts activating it); nothing was sent, try again"
+                )
             }
         }
     }
@@ -87,13 +90,21 @@ struct PostgresLedger: AttemptLedger {
                 leased[lease.attemptID] = activating.pass
                 open = OpenAttempt(
                     attemptID: lease.attemptID, requestID: lease.requestID, deeplinkHash: lease.deeplinkHash,
-                    ownerIsAlive: lease.isLive && !(lease.hostID == store.options.hostID && !ProcessIdentity(pid: lease.pid, start: lease.processStart).isAlive)
+                    ownerIsAlive: lease.isLive
+                        && !(lease.hostID == store.options.hostID
+                            && !ProcessIdentity(pid: lease.pid, start: lease.processStart).isAlive)
                 )
-            } else if let row = try store.openAttemptWithoutLease(serialNumber: activating.pass.serialNumber, tokenUniqueReference: activating.pass.deviceAccountIdentifier) {
-                open = OpenAttempt(attemptID: row.attemptID, requestID: row.requestID, deeplinkHash: row.deeplinkHash, ownerIsAlive: false)
+            } else if let row = try store.openAttemptWithoutLease(
+                serialNumber: activating.pass.serialNumber,
+                tokenUniqueReference: activating.pass.deviceAccountIdentifier)
+            {
+                open = OpenAttempt(
+                    attemptID: row.attemptID, requestID: row.requestID, deeplinkHash: row.deeplinkHash,
+                    ownerIsAlive: false)
             }
         }
-        let passes = ResolvedPasses(records: resolution.passes.map(\.pass), openAttempt: open, attemptID: resolution.attemptID)
+        let passes = ResolvedPasses(
+            records: resolution.passes.map(\.pass), openAttempt: open, attemptID: resolution.attemptID)
         return Resolved(passes: passes, leased: leased)
     }
 
@@ -109,20 +120,27 @@ struct PostgresLedger: AttemptLedger {
             guard let move = step.move, let started = step.rows.last else { break }
             let owner = ProcessIdentity.current
             let lease = AttemptChange.Lease(
-                attempt: step.attemptID, request: started.requestID, deeplink: started.deeplinkHash, host: store.options.hostID,
+                attempt: step.attemptID, request: started.requestID, deeplink: started.deeplinkHash,
+                host: store.options.hostID,
                 pid: owner.pid, processStart: owner.start, milliseconds: store.options.leaseMilliseconds
             )
             change.pass = self.move(move.record, from: move.record.state, to: move.to, holder: closing?.0, lease: lease)
         case .stopped:
             // An attempt left by a dead host is closed: its lease goes, the pass stays activating.
-            if let (id, record) = closing { change.pass = self.move(record, from: .activating, to: .activating, holder: id, lease: nil) }
+            if let (id, record) = closing {
+                change.pass = self.move(record, from: .activating, to: .activating, holder: id, lease: nil)
+            }
         case .finished:
-            if let move = step.move { change.pass = self.move(move.record, from: .activating, to: move.to, holder: step.attemptID, lease: nil) }
+            if let move = step.move {
+                change.pass = self.move(move.record, from: .activating, to: move.to, holder: step.attemptID, lease: nil)
+            }
         }
         return change
     }
 
-    private func move(_ record: PassRecord, from: PassState, to state: PassState, holder: Int64?, lease: AttemptChange.Lease?) -> AttemptChange.PassMove {
+    private func move(
+        _ record: PassRecord, from: PassState, to state: PassState, holder: Int64?, lease: AttemptChange.Lease?
+    ) -> AttemptChange.PassMove {
         AttemptChange.PassMove(
             serial: record.serialNumber, passType: record.passTypeIdentifier, token: record.deviceAccountIdentifier,
             from: from.rawValue, to: state.rawValue, holder: holder, lease: lease

@@ -15,296 +15,313 @@ enum PostgresSchema {
     static let chainLock: Int64 = 0x746F_6B65_6E63_0002
 
     static let migrations: [Migration] = [
-        Migration(name: "v1-wallet-and-audit", statements: [
-            """
-            CREATE TABLE tokenctl_metadata (
-                key text PRIMARY KEY,
-                value bytea NOT NULL
-            )
-            """,
-            // One row per wallet pass, as on SQLite: identity is (pass type, serial, device
-            // account id); a device label names at most one of them (NULL as the empty label).
-            """
-            CREATE TABLE pass_record (
-                pass_type_identifier text NOT NULL,
-                serial_number text NOT NULL,
-                device_account_identifier text NOT NULL,
-                state text NOT NULL DEFAULT 'requiresActivation'
-                    CHECK (state IN ('requiresActivation', 'activating', 'activated', 'suspended', 'deactivated')),
-                device_label text,
-                card_suffix text,
-                PRIMARY KEY (serial_number, pass_type_identifier, device_account_identifier)
-            )
-            """,
-            """
-            CREATE UNIQUE INDEX pass_record_device ON pass_record (serial_number, pass_type_identifier, coalesce(device_label, ''))
-            """,
-            // The audit: the same rows and hash chain as on SQLite. seq is the chain's order,
-            // given under the chain lock by tokenctl_apply.
-            """
-            CREATE TABLE audit_row (
-                seq bigint PRIMARY KEY,
-                attempt_id bigint NOT NULL,
-                event text NOT NULL CHECK (event IN ('started', 'finished')),
-                at text NOT NULL,
-                request_id text NOT NULL,
-                serial_number text NOT NULL,
-                pass_type_identifier text,
-                token_unique_reference text,
-                device_label text,
-                deeplink_hash text NOT NULL,
-                owner_pid integer,
-                owner_start text,
-                outcome text,
-                error_code text,
-                http_status integer,
-                card_last4 text,
-                comment text,
-                latency_ms integer,
-                previous_hash text NOT NULL,
-                hash text NOT NULL,
-                UNIQUE (attempt_id, event)
-            )
-            """,
-            """
-            CREATE INDEX audit_row_serial ON audit_row (serial_number)
-            """,
-            """
-            CREATE SEQUENCE audit_attempt_id
-            """,
-            """
-            CREATE FUNCTION tokenctl_audit_is_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
-            BEGIN
-                RAISE EXCEPTION 'the activation audit is append-only' USING ERRCODE = 'insufficient_privilege';
-            END $$
-            """,
-            """
-            CREATE TRIGGER audit_row_append_only BEFORE UPDATE OR DELETE ON audit_row
-                FOR EACH ROW EXECUTE FUNCTION tokenctl_audit_is_append_only()
-            """,
-            """
-            CREATE TRIGGER audit_row_no_truncate BEFORE TRUNCATE ON audit_row
-                FOR EACH STATEMENT EXECUTE FUNCTION tokenctl_audit_is_append_only()
-            """,
-            """
-            REVOKE UPDATE, DELETE, TRUNCATE ON audit_row FROM PUBLIC
-            """,
-            """
-            REVOKE UPDATE, DELETE, TRUNCATE ON audit_row FROM CURRENT_USER
-            """,
-            // Who owns an attempt in flight: a host, a process on it, until when. A host that
-            // died is detected when its lease expires; the attempt is then closed as UNKNOWN.
-            """
-            CREATE TABLE attempt_lease (
-                serial_number text NOT NULL,
-                token_unique_reference text NOT NULL,
-                attempt_id bigint NOT NULL UNIQUE,
-                request_id text NOT NULL,
-                deeplink_hash text NOT NULL,
-                host_id text NOT NULL,
-                owner_pid integer NOT NULL,
-                owner_start text NOT NULL,
-                expires_at timestamptz NOT NULL,
-                PRIMARY KEY (serial_number, token_unique_reference)
-            )
-            """,
-            // A row per attempt in flight, inserted and deleted: vacuumed after every 500
-            // dead rows rather than a fifth of a table that holds a few live ones.
-            """
-            ALTER TABLE attempt_lease SET (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 500,
-                autovacuum_vacuum_cost_delay = 0)
-            """,
-            applyFunction,
-            resolveFunction,
-        ]),
+        Migration(
+            name: "v1-wallet-and-audit",
+            statements: [
+                """
+                CREATE TABLE tokenctl_metadata (
+                    key text PRIMARY KEY,
+                    value bytea NOT NULL
+                )
+                """,
+                // One row per wallet pass, as on SQLite: identity is (pass type, serial, device
+                // account id); a device label names at most one of them (NULL as the empty label).
+                """
+                CREATE TABLE pass_record (
+                    pass_type_identifier text NOT NULL,
+                    serial_number text NOT NULL,
+                    device_account_identifier text NOT NULL,
+                    state text NOT NULL DEFAULT 'requiresActivation'
+                        CHECK (state IN ('requiresActivation', 'activating', 'activated', 'suspended', 'deactivated')),
+                    device_label text,
+                    card_suffix text,
+                    PRIMARY KEY (serial_number, pass_type_identifier, device_account_identifier)
+                )
+                """,
+                """
+                CREATE UNIQUE INDEX pass_record_device ON pass_record (serial_number, pass_type_identifier, coalesce(device_label, ''))
+                """,
+                // The audit: the same rows and hash chain as on SQLite. seq is the chain's order,
+                // given under the chain lock by tokenctl_apply.
+                """
+                CREATE TABLE audit_row (
+                    seq bigint PRIMARY KEY,
+                    attempt_id bigint NOT NULL,
+                    event text NOT NULL CHECK (event IN ('started', 'finished')),
+                    at text NOT NULL,
+                    request_id text NOT NULL,
+                    serial_number text NOT NULL,
+                    pass_type_identifier text,
+                    token_unique_reference text,
+                    device_label text,
+                    deeplink_hash text NOT NULL,
+                    owner_pid integer,
+                    owner_start text,
+                    outcome text,
+                    error_code text,
+                    http_status integer,
+                    card_last4 text,
+                    comment text,
+                    latency_ms integer,
+                    previous_hash text NOT NULL,
+                    hash text NOT NULL,
+                    UNIQUE (attempt_id, event)
+                )
+                """,
+                """
+                CREATE INDEX audit_row_serial ON audit_row (serial_number)
+                """,
+                """
+                CREATE SEQUENCE audit_attempt_id
+                """,
+                """
+                CREATE FUNCTION tokenctl_audit_is_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    RAISE EXCEPTION 'the activation audit is append-only' USING ERRCODE = 'insufficient_privilege';
+                END $$
+                """,
+                """
+                CREATE TRIGGER audit_row_append_only BEFORE UPDATE OR DELETE ON audit_row
+                    FOR EACH ROW EXECUTE FUNCTION tokenctl_audit_is_append_only()
+                """,
+                """
+                CREATE TRIGGER audit_row_no_truncate BEFORE TRUNCATE ON audit_row
+                    FOR EACH STATEMENT EXECUTE FUNCTION tokenctl_audit_is_append_only()
+                """,
+                """
+                REVOKE UPDATE, DELETE, TRUNCATE ON audit_row FROM PUBLIC
+                """,
+                """
+                REVOKE UPDATE, DELETE, TRUNCATE ON audit_row FROM CURRENT_USER
+                """,
+                // Who owns an attempt in flight: a host, a process on it, until when. A host that
+                // died is detected when its lease expires; the attempt is then closed as UNKNOWN.
+                """
+                CREATE TABLE attempt_lease (
+                    serial_number text NOT NULL,
+                    token_unique_reference text NOT NULL,
+                    attempt_id bigint NOT NULL UNIQUE,
+                    request_id text NOT NULL,
+                    deeplink_hash text NOT NULL,
+                    host_id text NOT NULL,
+                    owner_pid integer NOT NULL,
+                    owner_start text NOT NULL,
+                    expires_at timestamptz NOT NULL,
+                    PRIMARY KEY (serial_number, token_unique_reference)
+                )
+                """,
+                // A row per attempt in flight, inserted and deleted: vacuumed after every 500
+                // dead rows rather than a fifth of a table that holds a few live ones.
+                """
+                ALTER TABLE attempt_lease SET (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 500,
+                    autovacuum_vacuum_cost_delay = 0)
+                """,
+                applyFunction,
+                resolveFunction,
+            ]),
         // The onboarding core's state, per instance id, as on SQLite (its migrations v3–v6):
         // hosts of a fleet that share an instance id share its user activation and login.
-        Migration(name: "v2-onboarding-state", statements: [
-            """
-            CREATE TABLE powerauth_activation (
-                instance_id text PRIMARY KEY,
-                activation_id text NOT NULL,
-                activation_name text NOT NULL,
-                created_at text NOT NULL,
-                server_public_key bytea NOT NULL,
-                device_public_key bytea NOT NULL,
-                device_private_key_vault bytea NOT NULL,
-                possession_key bytea NOT NULL,
-                transport_key bytea NOT NULL,
-                knowledge_key_encrypted bytea NOT NULL,
-                knowledge_key_salt bytea NOT NULL,
-                knowledge_key_iterations integer NOT NULL,
-                counter_data bytea NOT NULL,
-                counter bigint NOT NULL DEFAULT 0,
-                token_id text,
-                token_secret bytea,
-                token_factor text
-            )
-            """,
-            """
-            CREATE TABLE onboarding_process (
-                instance_id text PRIMARY KEY,
-                process_id text NOT NULL,
-                started_at text NOT NULL
-            )
-            """,
-            """
-            CREATE TABLE login_user (
-                instance_id text PRIMARY KEY,
-                identity text NOT NULL,
-                device_name text NOT NULL,
-                mpin_id text NOT NULL,
-                reg_ott text NOT NULL,
-                state text NOT NULL
-                    CHECK (state IN ('INVALID', 'STARTED_REGISTRATION', 'ACTIVATED', 'REGISTERED', 'BLOCKED')),
-                secret text,
-                discovery text NOT NULL,
-                failed_attempts integer NOT NULL DEFAULT 0,
-                last_login_at text,
-                last_login_answer text,
-                created_at text NOT NULL
-            )
-            """,
-            """
-            CREATE TABLE identity_verification (
-                instance_id text PRIMARY KEY,
-                process_id text,
-                phase text,
-                status text,
-                document_types text,
-                updated_at text NOT NULL
-            )
-            """,
-        ]),
+        Migration(
+            name: "v2-onboarding-state",
+            statements: [
+                """
+                CREATE TABLE powerauth_activation (
+                    instance_id text PRIMARY KEY,
+                    activation_id text NOT NULL,
+                    activation_name text NOT NULL,
+                    created_at text NOT NULL,
+                    server_public_key bytea NOT NULL,
+                    device_public_key bytea NOT NULL,
+                    device_private_key_vault bytea NOT NULL,
+                    possession_key bytea NOT NULL,
+                    transport_key bytea NOT NULL,
+                    knowledge_key_encrypted bytea NOT NULL,
+                    knowledge_key_salt bytea NOT NULL,
+                    knowledge_key_iterations integer NOT NULL,
+                    counter_data bytea NOT NULL,
+                    counter bigint NOT NULL DEFAULT 0,
+                    token_id text,
+                    token_secret bytea,
+                    token_factor text
+                )
+                """,
+                """
+                CREATE TABLE onboarding_process (
+                    instance_id text PRIMARY KEY,
+                    process_id text NOT NULL,
+                    started_at text NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE login_user (
+                    instance_id text PRIMARY KEY,
+                    identity text NOT NULL,
+                    device_name text NOT NULL,
+                    mpin_id text NOT NULL,
+                    reg_ott text NOT NULL,
+                    state text NOT NULL
+                        CHECK (state IN ('INVALID', 'STARTED_REGISTRATION', 'ACTIVATED', 'REGISTERED', 'BLOCKED')),
+                    secret text,
+                    discovery text NOT NULL,
+                    failed_attempts integer NOT NULL DEFAULT 0,
+                    last_login_at text,
+                    last_login_answer text,
+                    created_at text NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE identity_verification (
+                    instance_id text PRIMARY KEY,
+                    process_id text,
+                    phase text,
+                    status text,
+                    document_types text,
+                    updated_at text NOT NULL
+                )
+                """,
+            ]),
         // The resident service's Idempotency-Key answers, as on SQLite (its migration v8).
-        Migration(name: "v3-idempotency-keys", statements: [
-            """
-            CREATE TABLE idempotency_key (
-                key text PRIMARY KEY,
-                deeplink_hash text NOT NULL,
-                created_ms bigint NOT NULL,
-                status integer,
-                answer text
-            )
-            """,
-            "CREATE INDEX idempotency_key_created ON idempotency_key (created_ms)",
-        ]),
+        Migration(
+            name: "v3-idempotency-keys",
+            statements: [
+                """
+                CREATE TABLE idempotency_key (
+                    key text PRIMARY KEY,
+                    deeplink_hash text NOT NULL,
+                    created_ms bigint NOT NULL,
+                    status integer,
+                    answer text
+                )
+                """,
+                "CREATE INDEX idempotency_key_created ON idempotency_key (created_ms)",
+            ]),
         // One call per group for reads and writes alike, committed before it answers; the
         // lease on an attempt in flight moves onto its pass (one row updated per step instead
         // of a lease row inserted, locked and deleted).
-        Migration(name: "v4-one-call-per-group", statements: [
-            """
-            ALTER TABLE pass_record ADD COLUMN lease_attempt_id bigint, ADD COLUMN lease_request_id text,
-                ADD COLUMN lease_deeplink_hash text, ADD COLUMN lease_host_id text, ADD COLUMN lease_owner_pid integer,
-                ADD COLUMN lease_owner_start text, ADD COLUMN lease_expires_at timestamptz
-            """,
-            """
-            UPDATE pass_record p SET lease_attempt_id = l.attempt_id, lease_request_id = l.request_id,
-                lease_deeplink_hash = l.deeplink_hash, lease_host_id = l.host_id, lease_owner_pid = l.owner_pid,
-                lease_owner_start = l.owner_start, lease_expires_at = l.expires_at
-            FROM attempt_lease l
-            WHERE l.serial_number = p.serial_number AND l.token_unique_reference = p.device_account_identifier
-            """,
-            "DROP TABLE attempt_lease",
-            "DROP FUNCTION tokenctl_apply(jsonb, text)",
-            "DROP FUNCTION tokenctl_resolve(text, text, text)",
-            stepProcedure,
-        ]),
+        Migration(
+            name: "v4-one-call-per-group",
+            statements: [
+                """
+                ALTER TABLE pass_record ADD COLUMN lease_attempt_id bigint, ADD COLUMN lease_request_id text,
+                    ADD COLUMN lease_deeplink_hash text, ADD COLUMN lease_host_id text, ADD COLUMN lease_owner_pid integer,
+                    ADD COLUMN lease_owner_start text, ADD COLUMN lease_expires_at timestamptz
+                """,
+                """
+                UPDATE pass_record p SET lease_attempt_id = l.attempt_id, lease_request_id = l.request_id,
+                    lease_deeplink_hash = l.deeplink_hash, lease_host_id = l.host_id, lease_owner_pid = l.owner_pid,
+                    lease_owner_start = l.owner_start, lease_expires_at = l.expires_at
+                FROM attempt_lease l
+                WHERE l.serial_number = p.serial_number AND l.token_unique_reference = p.device_account_identifier
+                """,
+                "DROP TABLE attempt_lease",
+                "DROP FUNCTION tokenctl_apply(jsonb, text)",
+                "DROP FUNCTION tokenctl_resolve(text, text, text)",
+                stepProcedure,
+            ]),
         // A key bound to the attempt its request starts, and the passes left activating
         // found through an index of their own, as on SQLite (its migration v9).
-        Migration(name: "v5-idempotency-attempts", statements: [
-            "ALTER TABLE idempotency_key ADD COLUMN request_id text",
-            "ALTER TABLE idempotency_key ADD COLUMN serial_number text",
-            "ALTER TABLE idempotency_key ADD COLUMN owner text",
-            "CREATE INDEX pass_record_activating ON pass_record (serial_number) WHERE state = 'activating'",
-        ]),
+        Migration(
+            name: "v5-idempotency-attempts",
+            statements: [
+                "ALTER TABLE idempotency_key ADD COLUMN request_id text",
+                "ALTER TABLE idempotency_key ADD COLUMN serial_number text",
+                "ALTER TABLE idempotency_key ADD COLUMN owner text",
+                "CREATE INDEX pass_record_activating ON pass_record (serial_number) WHERE state = 'activating'",
+            ]),
         // tokenctl_step answers every value under its name (decoded by name, not position).
-        Migration(name: "v6-step-answer-by-name", statements: [stepProcedure(create: "CREATE OR REPLACE", reads: namedReads)]),
+        Migration(
+            name: "v6-step-answer-by-name", statements: [stepProcedure(create: "CREATE OR REPLACE", reads: namedReads)]),
         // The audit as a transparency log (DESIGN §9): for each whole block of 16 audit rows its
         // leaf hashes, the Merkle tree's nodes of 16 leaves and up (one tree for the fleet's one
         // chain), and the signed checkpoints.
-        Migration(name: "v7-transparency-log", statements: [
-            """
-            CREATE TABLE audit_tree_node (
-                level integer NOT NULL,
-                idx bigint NOT NULL,
-                hash bytea NOT NULL CHECK (length(hash) = 32),
-                PRIMARY KEY (level, idx)
-            )
-            """,
-            """
-            CREATE TABLE audit_tree_leaves (
-                block bigint PRIMARY KEY,
-                hashes bytea NOT NULL CHECK (length(hashes) = 512)
-            )
-            """,
-            """
-            CREATE TABLE audit_checkpoint (
-                size bigint PRIMARY KEY,
-                note text NOT NULL
-            )
-            """,
-            // Append-only, as the audit is.
-            """
-            CREATE TRIGGER audit_tree_node_append_only BEFORE UPDATE OR DELETE ON audit_tree_node
-                FOR EACH ROW EXECUTE FUNCTION tokenctl_audit_is_append_only()
-            """,
-            """
-            CREATE TRIGGER audit_tree_leaves_append_only BEFORE UPDATE OR DELETE ON audit_tree_leaves
-                FOR EACH ROW EXECUTE FUNCTION tokenctl_audit_is_append_only()
-            """,
-            """
-            CREATE TRIGGER audit_checkpoint_append_only BEFORE UPDATE OR DELETE ON audit_checkpoint
-                FOR EACH ROW EXECUTE FUNCTION tokenctl_audit_is_append_only()
-            """,
-            "REVOKE UPDATE, DELETE, TRUNCATE ON audit_tree_node, audit_tree_leaves, audit_checkpoint FROM PUBLIC",
-            "REVOKE UPDATE, DELETE, TRUNCATE ON audit_tree_node, audit_tree_leaves, audit_checkpoint FROM CURRENT_USER",
-        ]),
+        Migration(
+            name: "v7-transparency-log",
+            statements: [
+                """
+                CREATE TABLE audit_tree_node (
+                    level integer NOT NULL,
+                    idx bigint NOT NULL,
+                    hash bytea NOT NULL CHECK (length(hash) = 32),
+                    PRIMARY KEY (level, idx)
+                )
+                """,
+                """
+                CREATE TABLE audit_tree_leaves (
+                    block bigint PRIMARY KEY,
+                    hashes bytea NOT NULL CHECK (length(hashes) = 512)
+                )
+                """,
+                """
+                CREATE TABLE audit_checkpoint (
+                    size bigint PRIMARY KEY,
+                    note text NOT NULL
+                )
+                """,
+                // Append-only, as the audit is.
+                """
+                CREATE TRIGGER audit_tree_node_append_only BEFORE UPDATE OR DELETE ON audit_tree_node
+                    FOR EACH ROW EXECUTE FUNCTION tokenctl_audit_is_append_only()
+                """,
+                """
+                CREATE TRIGGER audit_tree_leaves_append_only BEFORE UPDATE OR DELETE ON audit_tree_leaves
+                    FOR EACH ROW EXECUTE FUNCTION tokenctl_audit_is_append_only()
+                """,
+                """
+                CREATE TRIGGER audit_checkpoint_append_only BEFORE UPDATE OR DELETE ON audit_checkpoint
+                    FOR EACH ROW EXECUTE FUNCTION tokenctl_audit_is_append_only()
+                """,
+                "REVOKE UPDATE, DELETE, TRUNCATE ON audit_tree_node, audit_tree_leaves, audit_checkpoint FROM PUBLIC",
+                "REVOKE UPDATE, DELETE, TRUNCATE ON audit_tree_node, audit_tree_leaves, audit_checkpoint FROM CURRENT_USER",
+            ]),
         // Witnesses' cosignatures on the checkpoints, append-only.
-        Migration(name: "v8-witness-cosignatures", statements: [
-            """
-            CREATE TABLE audit_cosignature (
-                witness text NOT NULL,
-                size bigint NOT NULL,
-                line text NOT NULL,
-                time bigint NOT NULL,
-                PRIMARY KEY (size, witness)
-            )
-            """,
-            "CREATE INDEX audit_cosignature_witness ON audit_cosignature (witness, size)",
-            """
-            CREATE TRIGGER audit_cosignature_append_only BEFORE UPDATE OR DELETE ON audit_cosignature
-                FOR EACH ROW EXECUTE FUNCTION tokenctl_audit_is_append_only()
-            """,
-            "REVOKE UPDATE, DELETE, TRUNCATE ON audit_cosignature FROM PUBLIC",
-            "REVOKE UPDATE, DELETE, TRUNCATE ON audit_cosignature FROM CURRENT_USER",
-        ]),
+        Migration(
+            name: "v8-witness-cosignatures",
+            statements: [
+                """
+                CREATE TABLE audit_cosignature (
+                    witness text NOT NULL,
+                    size bigint NOT NULL,
+                    line text NOT NULL,
+                    time bigint NOT NULL,
+                    PRIMARY KEY (size, witness)
+                )
+                """,
+                "CREATE INDEX audit_cosignature_witness ON audit_cosignature (witness, size)",
+                """
+                CREATE TRIGGER audit_cosignature_append_only BEFORE UPDATE OR DELETE ON audit_cosignature
+                    FOR EACH ROW EXECUTE FUNCTION tokenctl_audit_is_append_only()
+                """,
+                "REVOKE UPDATE, DELETE, TRUNCATE ON audit_cosignature FROM PUBLIC",
+                "REVOKE UPDATE, DELETE, TRUNCATE ON audit_cosignature FROM CURRENT_USER",
+            ]),
         // A checkpoint belongs to a log (its origin, the note's first line) and a key (the id
         // in its first signature): a rotated origin or key signs anew at a size already signed
         // (DESIGN §9); `id` orders two of one size. Cosignatures name the log they cosigned,
         // carried over from their checkpoints with the append-only trigger off for this one
         // statement, inside the migration's transaction.
-        Migration(name: "v9-checkpoints-by-log", statements: [
-            """
-            ALTER TABLE audit_checkpoint
-                ADD COLUMN origin text GENERATED ALWAYS AS (split_part(note, E'\\n', 1)) STORED,
-                ADD COLUMN key_id text GENERATED ALWAYS AS (encode(substring(decode(
-                    split_part(split_part(split_part(note, E'\\n\\n', 2), E'\\n', 1), ' ', 3), 'base64') FROM 1 FOR 4), 'hex')) STORED,
-                ADD COLUMN id bigint GENERATED ALWAYS AS IDENTITY
-            """,
-            "ALTER TABLE audit_checkpoint DROP CONSTRAINT audit_checkpoint_pkey, ADD PRIMARY KEY (origin, key_id, size)",
-            "CREATE INDEX audit_checkpoint_size ON audit_checkpoint (size, id)",
-            "ALTER TABLE audit_cosignature ADD COLUMN origin text NOT NULL DEFAULT ''",
-            "GRANT UPDATE ON audit_cosignature TO CURRENT_USER",
-            "ALTER TABLE audit_cosignature DISABLE TRIGGER audit_cosignature_append_only",
-            "UPDATE audit_cosignature c SET origin = k.origin FROM audit_checkpoint k WHERE k.size = c.size",
-            "ALTER TABLE audit_cosignature ENABLE TRIGGER audit_cosignature_append_only",
-            "REVOKE UPDATE ON audit_cosignature FROM CURRENT_USER",
-            "ALTER TABLE audit_cosignature ALTER COLUMN origin DROP DEFAULT",
-            "ALTER TABLE audit_cosignature DROP CONSTRAINT audit_cosignature_pkey, ADD PRIMARY KEY (origin, size, witness)",
-            "DROP INDEX audit_cosignature_witness",
-            "CREATE INDEX audit_cosignature_witness ON audit_cosignature (witness, origin, size)",
-        ]),
+        Migration(
+            name: "v9-checkpoints-by-log",
+            statements: [
+                """
+                ALTER TABLE audit_checkpoint
+                    ADD COLUMN origin text GENERATED ALWAYS AS (split_part(note, E'\\n', 1)) STORED,
+                    ADD COLUMN key_id text GENERATED ALWAYS AS (encode(substring(decode(
+                        split_part(split_part(split_part(note, E'\\n\\n', 2), E'\\n', 1), ' ', 3), 'base64') FROM 1 FOR 4), 'hex')) STORED,
+                    ADD COLUMN id bigint GENERATED ALWAYS AS IDENTITY
+                """,
+                "ALTER TABLE audit_checkpoint DROP CONSTRAINT audit_checkpoint_pkey, ADD PRIMARY KEY (origin, key_id, size)",
+                "CREATE INDEX audit_checkpoint_size ON audit_checkpoint (size, id)",
+                "ALTER TABLE audit_cosignature ADD COLUMN origin text NOT NULL DEFAULT ''",
+                "GRANT UPDATE ON audit_cosignature TO CURRENT_USER",
+                "ALTER TABLE audit_cosignature DISABLE TRIGGER audit_cosignature_append_only",
+                "UPDATE audit_cosignature c SET origin = k.origin FROM audit_checkpoint k WHERE k.size = c.size",
+                "ALTER TABLE audit_cosignature ENABLE TRIGGER audit_cosignature_append_only",
+                "REVOKE UPDATE ON audit_cosignature FROM CURRENT_USER",
+                "ALTER TABLE audit_cosignature ALTER COLUMN origin DROP DEFAULT",
+                "ALTER TABLE audit_cosignature DROP CONSTRAINT audit_cosignature_pkey, ADD PRIMARY KEY (origin, size, witness)",
+                "DROP INDEX audit_cosignature_witness",
+                "CREATE INDEX audit_cosignature_witness ON audit_cosignature (witness, origin, size)",
+            ]),
     ]
 
     /// tokenctl_resolve(serial, pass type, device): a pass's records with their leases and a

@@ -93,8 +93,11 @@ enum AttemptChangeStatus: String, Sendable, Decodable {
 extension PostgresStore {
     /// The attempt left open on a pass with no lease (a database copied from SQLite, where
     /// the owner was a process): its "started" row without a "finished" one.
-    func openAttemptWithoutLease(serialNumber: String, tokenUniqueReference: String) throws -> (attemptID: Int64, requestID: String, deeplinkHash: String)? {
-        let rows = try query("""
+    func openAttemptWithoutLease(
+        serialNumber: String, tokenUniqueReference: String
+    ) throws -> (attemptID: Int64, requestID: String, deeplinkHash: String)? {
+        let rows = try query(
+            """
             SELECT s.attempt_id, s.request_id, s.deeplink_hash FROM audit_row s
             WHERE s.event = 'started' AND s.serial_number = \(serialNumber) AND s.token_unique_reference = \(tokenUniqueReference)
               AND NOT EXISTS (SELECT 1 FROM audit_row f WHERE f.attempt_id = s.attempt_id AND f.event = 'finished')
@@ -108,7 +111,9 @@ extension PostgresStore {
     public func deeplinkHashKey() throws -> [UInt8] {
         let rows = try query("SELECT value FROM tokenctl_metadata WHERE key = 'deeplink-hash-key'")
         guard let buffer = try rows.first?.decode(ByteBuffer.self) else {
-            throw StorageError(.storageCorrupt, "the database \(options.displayURL) has no deeplink hash key; it was not made by tokenctl db migrate")
+            throw StorageError(
+                .storageCorrupt,
+                "the database \(options.displayURL) has no deeplink hash key; it was not made by tokenctl db migrate")
         }
         return Array(buffer.readableBytesView)
     }

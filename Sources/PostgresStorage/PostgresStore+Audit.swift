@@ -9,12 +9,16 @@ extension PostgresStore {
 
     /// Streams every audit row in chain order from one snapshot.
     public func forEachAuditRow(_ body: (StoredAuditRow) throws -> Void) throws {
-        try streaming("SELECT \(unescaped: Self.auditColumns) FROM audit_row ORDER BY seq") { row in try body(try Self.storedRow(row)) }
+        try streaming("SELECT \(unescaped: Self.auditColumns) FROM audit_row ORDER BY seq") { row in
+            try body(try Self.storedRow(row))
+        }
     }
 
     /// Up to `limit` audit rows after the row `seq`, in chain order.
     public func auditPage(after seq: Int64, limit: Int) throws -> [StoredAuditRow] {
-        try query("SELECT \(unescaped: Self.auditColumns) FROM audit_row WHERE seq > \(seq) ORDER BY seq LIMIT \(limit)").map(Self.storedRow)
+        try query(
+            "SELECT \(unescaped: Self.auditColumns) FROM audit_row WHERE seq > \(seq) ORDER BY seq LIMIT \(limit)"
+        ).map(Self.storedRow)
     }
 
     /// The records and audit rows held.
@@ -31,7 +35,8 @@ extension PostgresStore {
             try Timestamp(iso8601: cells[3].decode(String.self)).map { at in
                 AuditRow(
                     attemptID: attemptID, event: event, at: at, requestID: try cells[4].decode(String.self),
-                    serialNumber: try cells[5].decode(String.self), passTypeIdentifier: try cells[6].decode(String?.self),
+                    serialNumber: try cells[5].decode(String.self),
+                    passTypeIdentifier: try cells[6].decode(String?.self),
                     tokenUniqueReference: try cells[7].decode(String?.self), device: try cells[8].decode(String?.self),
                     deeplinkHash: try cells[9].decode(String.self), ownerPID: try cells[10].decode(Int32?.self),
                     ownerStart: try cells[11].decode(String?.self), outcome: try cells[12].decode(String?.self),
@@ -66,16 +71,20 @@ extension PostgresStore {
             """
         try streaming(select) { row in
             let cells = row.makeRandomAccess()
-            try body(AuditEntry(
-                id: try cells[0].decode(Int64.self), requestID: try cells[1].decode(String.self),
-                startedAt: Timestamp(iso8601: try cells[2].decode(String.self)) ?? Timestamp(milliseconds: 0),
-                finishedAt: try cells[3].decode(String?.self).flatMap { Timestamp(iso8601: $0) }, serialNumber: try cells[4].decode(String.self),
-                passTypeIdentifier: try cells[5].decode(String?.self), tokenUniqueReference: try cells[6].decode(String?.self),
-                device: try cells[7].decode(String?.self), outcome: try cells[8].decode(String?.self), errorCode: try cells[9].decode(String?.self),
-                httpStatus: try cells[10].decode(Int?.self), cardLast4Digits: try cells[11].decode(String?.self),
-                comment: try cells[12].decode(String?.self), latencyMilliseconds: try cells[13].decode(Int?.self),
-                deeplinkHash: try cells[14].decode(String.self)
-            ))
+            try body(
+                AuditEntry(
+                    id: try cells[0].decode(Int64.self), requestID: try cells[1].decode(String.self),
+                    startedAt: Timestamp(iso8601: try cells[2].decode(String.self)) ?? Timestamp(milliseconds: 0),
+                    finishedAt: try cells[3].decode(String?.self).flatMap { Timestamp(iso8601: $0) },
+                    serialNumber: try cells[4].decode(String.self),
+                    passTypeIdentifier: try cells[5].decode(String?.self),
+                    tokenUniqueReference: try cells[6].decode(String?.self),
+                    device: try cells[7].decode(String?.self), outcome: try cells[8].decode(String?.self),
+                    errorCode: try cells[9].decode(String?.self),
+                    httpStatus: try cells[10].decode(Int?.self), cardLast4Digits: try cells[11].decode(String?.self),
+                    comment: try cells[12].decode(String?.self), latencyMilliseconds: try cells[13].decode(Int?.self),
+                    deeplinkHash: try cells[14].decode(String.self)
+                ))
         }
     }
 

@@ -34,7 +34,8 @@ extension PostgresStore {
         try withConnection { connection in
             _ = try connection.answer("SELECT pg_advisory_lock(\(PostgresSchema.migrationLock))", logger)
             defer { _ = try? connection.answer("SELECT pg_advisory_unlock(\(PostgresSchema.migrationLock))", logger) }
-            try connection.run("""
+            try connection.run(
+                """
                 CREATE TABLE IF NOT EXISTS tokenctl_schema (
                     version integer PRIMARY KEY,
                     name text NOT NULL,
@@ -45,16 +46,25 @@ extension PostgresStore {
             let applied = try rows.first?.decode(Int.self) ?? 0
             let known = PostgresSchema.migrations
             if applied > known.count {
-                throw StorageError(.storageSchemaTooNew, "the database \(options.displayURL) has schema version \(applied), newer than this tokenctl knows (\(known.count)); use a newer tokenctl")
+                throw StorageError(
+                    .storageSchemaTooNew,
+                    "the database \(options.displayURL) has schema version \(applied), newer than this tokenctl knows (\(known.count)); use a newer tokenctl"
+                )
             }
             var names: [String] = []
             for (index, migration) in known.enumerated().dropFirst(applied) {
                 let version = index + 1
                 // The key of the deeplink hash: random, made with the database, in its first transaction.
-                let key = version == 1 ? ["INSERT INTO tokenctl_metadata (key, value) VALUES ('deeplink-hash-key', '\\x\(Self.randomHex(bytes: 32))')"] : []
+                let key =
+                    version == 1
+                    ? [
+                        "INSERT INTO tokenctl_metadata (key, value) VALUES ('deeplink-hash-key', '\\x\(Self.randomHex(bytes: 32))')"
+                    ] : []
                 do {
                     try connection.run("BEGIN", logger)
-                    for statement in migration.statements + key + ["INSERT INTO tokenctl_schema (version, name) VALUES (\(version), '\(migration.name)')"] {
+                    for statement in migration.statements + key + [
+                        "INSERT INTO tokenctl_schema (version, name) VALUES (\(version), '\(migration.name)')"
+                    ] {
                         try connection.run(statement, logger)
                     }
                     try connection.run("COMMIT", logger)
@@ -71,9 +81,10 @@ extension PostgresStore {
     static func randomHex(bytes count: Int) -> String {
         var generator = SystemRandomNumberGenerator()
         let digits = Array("0123456789abcdef")
-        return String((0..<count).flatMap { _ -> [Character] in
-            let byte = UInt8.random(in: 0...255, using: &generator)
-            return [digits[Int(byte >> 4)], digits[Int(byte & 15)]]
-        })
+        return String(
+            (0..<count).flatMap { _ -> [Character] in
+                let byte = UInt8.random(in: 0...255, using: &generator)
+                return [digits[Int(byte >> 4)], digits[Int(byte & 15)]]
+            })
     }
 }

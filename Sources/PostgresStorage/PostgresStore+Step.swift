@@ -48,15 +48,22 @@ extension PostgresStore {
                 do {
                     answer = try JSONDecoder().decode(StepAnswerText.self, from: Data(text.utf8))
                 } catch {
-                    throw StorageError(.storageCorrupt, "tokenctl_step answered what this tokenctl cannot read (\(error)); run `tokenctl db migrate`")
+                    throw StorageError(
+                        .storageCorrupt,
+                        "tokenctl_step answered what this tokenctl cannot read (\(error)); run `tokenctl db migrate`")
                 }
                 guard answer.statuses.count == changes.count, answer.reads.count == reads.count else {
-                    throw StorageError(.storageCorrupt, "tokenctl_step answered \(answer.statuses.count) statuses for \(changes.count) changes and \(answer.reads.count) reads for \(reads.count)")
+                    throw StorageError(
+                        .storageCorrupt,
+                        "tokenctl_step answered \(answer.statuses.count) statuses for \(changes.count) changes and \(answer.reads.count) reads for \(reads.count)"
+                    )
                 }
                 return StepAnswer(statuses: answer.statuses, resolutions: answer.reads.map(\.resolution))
-            } catch where [State.deadlock, State.serializationFailure].contains(Self.sqlState(error) ?? "") && tries < 5 {
+            } catch
+                where [State.deadlock, State.serializationFailure].contains(Self.sqlState(error) ?? "") && tries < 5
+            {
                 tries += 1
-            } catch where Self.sqlState(error) == State.uniqueViolation && !changes.isEmpty {
+            } catch  where Self.sqlState(error) == State.uniqueViolation && !changes.isEmpty {
                 let read = try step([], reads: reads, genesis: genesis)
                 return StepAnswer(statuses: changes.map { _ in .conflict }, resolutions: read.resolutions)
             }
@@ -113,7 +120,8 @@ private struct StepAnswerText: Decodable {
             token = try values.decode(String.self, forKey: .token)
             let stateName = try values.decode(String.self, forKey: .state)
             guard let state = PassState(rawValue: stateName) else {
-                throw DecodingError.dataCorruptedError(forKey: .state, in: values, debugDescription: "unknown pass state \(stateName)")
+                throw DecodingError.dataCorruptedError(
+                    forKey: .state, in: values, debugDescription: "unknown pass state \(stateName)")
             }
             self.state = state
             device = try values.decodeIfPresent(String.self, forKey: .device)
@@ -122,7 +130,9 @@ private struct StepAnswerText: Decodable {
         }
 
         var record: PassRecord {
-            PassRecord(passTypeIdentifier: passType, serialNumber: serial, deviceAccountIdentifier: token, state: state, device: device, cardSuffix: cardSuffix)
+            PassRecord(
+                passTypeIdentifier: passType, serialNumber: serial, deviceAccountIdentifier: token, state: state,
+                device: device, cardSuffix: cardSuffix)
         }
     }
 
@@ -136,7 +146,9 @@ private struct StepAnswerText: Decodable {
         var live: Bool
 
         var value: AttemptLease {
-            AttemptLease(attemptID: attempt, requestID: request, deeplinkHash: deeplink, hostID: host, pid: pid, processStart: processStart, isLive: live)
+            AttemptLease(
+                attemptID: attempt, requestID: request, deeplinkHash: deeplink, hostID: host, pid: pid,
+                processStart: processStart, isLive: live)
         }
     }
 }

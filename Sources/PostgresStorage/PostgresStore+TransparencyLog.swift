@@ -1,4 +1,5 @@
 import PostgresNIO
+import TransparencyLog
 import WalletModel
 
 /// The audit's transparency log on PostgreSQL (migrations v7 to v9): one round trip for any set of
@@ -9,18 +10,22 @@ extension PostgresStore: TransparencyLogStore {
     }
 
     public func auditRowSeqs(attemptID: Int64) throws -> [Int64] {
-        try query("SELECT seq FROM audit_row WHERE attempt_id = \(attemptID) ORDER BY seq").map { try $0.decode(Int64.self) }
+        try query("SELECT seq FROM audit_row WHERE attempt_id = \(attemptID) ORDER BY seq").map {
+            try $0.decode(Int64.self)
+        }
     }
 
     public func storedTreeBlocks() throws -> Int64 {
-        let level = AuditTree.storedLevel
-        return try query("SELECT coalesce(max(idx) + 1, 0)::bigint FROM audit_tree_node WHERE level = \(level)").first?.decode(Int64.self) ?? 0
+        let level = StoredTreeLayout.storedLevel
+        return try query("SELECT coalesce(max(idx) + 1, 0)::bigint FROM audit_tree_node WHERE level = \(level)").first?
+            .decode(Int64.self) ?? 0
     }
 
     public func treeNodes(_ nodes: [MerkleNode]) throws -> [MerkleNode: [UInt8]] {
         guard !nodes.isEmpty else { return [:] }
         let levels = nodes.map(\.level), indexes = nodes.map(\.index)
-        let rows = try query("""
+        let rows = try query(
+            """
             SELECT n.level, n.idx, encode(n.hash, 'hex') FROM audit_tree_node n
             JOIN unnest(\(levels)::integer[], \(indexes)::bigint[]) AS w(level, idx) ON n.level = w.level AND n.idx = w.idx
             """)
@@ -35,7 +40,8 @@ extension PostgresStore: TransparencyLogStore {
 
     public func treeLeafBlocks(_ blocks: [Int64]) throws -> [Int64: [UInt8]] {
         guard !blocks.isEmpty else { return [:] }
-        let rows = try query("SELECT block, encode(hashes, 'hex') FROM audit_tree_leaves WHERE block = ANY(\(blocks)::bigint[])")
+        let rows = try query(
+            "SELECT block, encode(hashes, 'hex') FROM audit_tree_leaves WHERE block = ANY(\(blocks)::bigint[])")
         var found: [Int64: [UInt8]] = [:]
         for row in rows {
             let (block, hashes) = try row.decode((Int64, String).self)
@@ -44,12 +50,16 @@ extension PostgresStore: TransparencyLogStore {
         return found
     }
 
-    public func storeTree(nodes: [(node: MerkleNode, hash: [UInt8])], leafBlocks: [(block: Int64, hashes: [UInt8])]) throws {
+    public func storeTree(
+        nodes: [(node: MerkleNode, hash: [UInt8])], leafBlocks: [(block: Int64, hashes: [UInt8])]
+    ) throws {
         guard !nodes.isEmpty || !leafBlocks.isEmpty else { return }
-        let levels = nodes.map(\.node.level), indexes = nodes.map(\.node.index), hashes = nodes.map { Hex.encode($0.hash) }
+        let levels = nodes.map(\.node.level), indexes = nodes.map(\.node.index),
+            hashes = nodes.map { Hex.encode($0.hash) }
         let blocks = leafBlocks.map(\.block), leaves = leafBlocks.map { Hex.encode($0.hashes) }
         // One statement, so one transaction: the leaves and the nodes stored together.
-        try query("""
+        try query(
+            """
             WITH leaves AS (
                 INSERT INTO audit_tree_leaves (block, hashes)
                 SELECT block, decode(hashes, 'hex') FROM unnest(\(blocks)::bigint[], \(leaves)::text[]) AS b(block, hashes)
@@ -63,7 +73,9 @@ extension PostgresStore: TransparencyLogStore {
 
     public func storeCheckpoint(_ checkpoint: StoredCheckpoint) throws {
         // origin and key_id are generated from the note.
-        try query("INSERT INTO audit_checkpoint (size, note) VALUES (\(checkpoint.size), \(checkpoint.note)) ON CONFLICT DO NOTHING")
+        try query(
+            "INSERT INTO audit_checkpoint (size, note) VALUES (\(checkpoint.size), \(checkpoint.note)) ON CONFLICT DO NOTHING"
+        )
     }
 
     public func storedCheckpoints() throws -> [StoredCheckpoint] {
@@ -74,23 +86,33 @@ extension PostgresStore: TransparencyLogStore {
     }
 
     public func storeCosignature(_ cosignature: StoredCosignature) throws {
-        try query("""
+        try query(
+            """
             INSERT INTO audit_cosignature (origin, witness, size, line, time)
             VALUES (\(cosignature.origin), \(cosignature.witness), \(cosignature.size), \(cosignature.line), \(cosignature.time)) ON CONFLICT DO NOTHING
             """)
     }
 
     public func storedCosignatures() throws -> [StoredCosignature] {
-        try query("SELECT origin, size, witness, line, time FROM audit_cosignature ORDER BY size, origin, witness").map(Self.cosignature)
+        try query("SELECT origin, size, witness, line, time FROM audit_cosignature ORDER BY size, origin, witness").map(
+            Self.cosignature)
     }
 
     public func storedCheckpoint(size: Int64?, origin: String?) throws -> StoredCheckpoint? {
-        let rows = switch (size, origin) {
-        case let (size?, origin?): try query("SELECT size, note FROM audit_checkpoint WHERE size = \(size) AND origin = \(origin) ORDER BY id DESC LIMIT 1")
-        case let (size?, nil): try query("SELECT size, note FROM audit_checkpoint WHERE size = \(size) ORDER BY id DESC LIMIT 1")
-        case let (nil, origin?): try query("SELECT size, note FROM audit_checkpoint WHERE origin = \(origin) ORDER BY size DESC, id DESC LIMIT 1")
-        case (nil, nil): try query("SELECT size, note FROM audit_checkpoint ORDER BY size DESC, id DESC LIMIT 1")
-        }
+        let rows =
+            switch (size, origin) {
+            case let (size?, origin?):
+                try query(
+                    "SELECT size, note FROM audit_checkpoint WHERE size = \(size) AND origin = \(origin) ORDER BY id DESC LIMIT 1"
+                )
+            case let (size?, nil):
+                try query("SELECT size, note FROM audit_checkpoint WHERE size = \(size) ORDER BY id DESC LIMIT 1")
+            case let (nil, origin?):
+                try query(
+                    "SELECT size, note FROM audit_checkpoint WHERE origin = \(origin) ORDER BY size DESC, id DESC LIMIT 1"
+                )
+            case (nil, nil): try query("SELECT size, note FROM audit_checkpoint ORDER BY size DESC, id DESC LIMIT 1")
+            }
         return try rows.first.map { row in
             let (size, note) = try row.decode((Int64, String).self)
             return StoredCheckpoint(size: size, note: note)
@@ -98,16 +120,20 @@ extension PostgresStore: TransparencyLogStore {
     }
 
     public func storedCosignatures(size: Int64, origin: String) throws -> [StoredCosignature] {
-        try query("""
+        try query(
+            """
             SELECT origin, size, witness, line, time FROM audit_cosignature WHERE origin = \(origin) AND size = \(size) ORDER BY witness
-            """).map(Self.cosignature)
+            """
+        ).map(Self.cosignature)
     }
 
     public func latestCosignature(witness: String, origin: String) throws -> StoredCosignature? {
-        try query("""
+        try query(
+            """
             SELECT origin, size, witness, line, time FROM audit_cosignature WHERE witness = \(witness) AND origin = \(origin)
             ORDER BY size DESC LIMIT 1
-            """).first.map(Self.cosignature)
+            """
+        ).first.map(Self.cosignature)
     }
 
     public func largestCosignedSize(origin: String) throws -> Int64? {

@@ -1,21 +1,24 @@
 import Logging
-import WalletModel
 import NIOCore
 import PostgresNIO
+import WalletModel
 
 extension PostgresStore {
-    static let passColumns = "pass_type_identifier, serial_number, device_account_identifier, state, device_label, card_suffix"
+    static let passColumns =
+        "pass_type_identifier, serial_number, device_account_identifier, state, device_label, card_suffix"
     static let passOrder = "ORDER BY serial_number, pass_type_identifier, device_account_identifier"
 
     public func insertPass(_ row: PassRecord) throws -> PassInsertion {
         do {
-            try query("""
+            try query(
+                """
                 INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier, state, device_label, card_suffix)
                 VALUES (\(row.passTypeIdentifier), \(row.serialNumber), \(row.deviceAccountIdentifier), \(row.state.rawValue), \(row.device), \(row.cardSuffix))
                 """)
             return .inserted
-        } catch where Self.sqlState(error) == State.uniqueViolation {
-            let same = try query("""
+        } catch  where Self.sqlState(error) == State.uniqueViolation {
+            let same = try query(
+                """
                 SELECT 1 FROM pass_record WHERE serial_number = \(row.serialNumber)
                 AND pass_type_identifier = \(row.passTypeIdentifier) AND device_account_identifier = \(row.deviceAccountIdentifier)
                 """)
@@ -26,27 +29,33 @@ extension PostgresStore {
     /// The records of a serial, narrowed by pass type and device label when given.
     public func passes(matching query: PassQuery) throws -> [PassRecord] {
         let (serialNumber, passTypeIdentifier, device) = (query.serialNumber, query.passTypeIdentifier, query.device)
-        return try self.query("""
+        return try self.query(
+            """
             SELECT \(unescaped: Self.passColumns) FROM pass_record
             WHERE serial_number = \(serialNumber) AND (\(passTypeIdentifier)::text IS NULL OR pass_type_identifier = \(passTypeIdentifier))
               AND (\(device)::text IS NULL OR device_label = \(device))
             \(unescaped: Self.passOrder)
-            """).map(Self.passRow)
+            """
+        ).map(Self.passRow)
     }
 
     /// Removes the record `choose` picks among those of a query, in one transaction with
     /// them locked.
-    public func removePass(matching query: PassQuery, choose: ([PassRecord]) throws -> PassRecord) throws -> PassRecord {
+    public func removePass(matching query: PassQuery, choose: ([PassRecord]) throws -> PassRecord) throws -> PassRecord
+    {
         let (serialNumber, passTypeIdentifier, device) = (query.serialNumber, query.passTypeIdentifier, query.device)
         return try transaction { connection in
-            let rows = try connection.answer("""
+            let rows = try connection.answer(
+                """
                 SELECT \(unescaped: Self.passColumns) FROM pass_record
                 WHERE serial_number = \(serialNumber) AND (\(passTypeIdentifier)::text IS NULL OR pass_type_identifier = \(passTypeIdentifier))
                   AND (\(device)::text IS NULL OR device_label = \(device))
                 \(unescaped: Self.passOrder) FOR UPDATE
-                """, logger).map(Self.passRow)
+                """, logger
+            ).map(Self.passRow)
             let row = try choose(rows)
-            _ = try connection.answer("""
+            _ = try connection.answer(
+                """
                 DELETE FROM pass_record WHERE serial_number = \(row.serialNumber)
                 AND pass_type_identifier = \(row.passTypeIdentifier) AND device_account_identifier = \(row.deviceAccountIdentifier)
                 """, logger)
@@ -58,32 +67,43 @@ extension PostgresStore {
     /// cursor, from one snapshot.
     public func forEachPass(state: PassState?, _ body: (PassRecord) throws -> Void) throws {
         let state = state?.rawValue
-        try streaming("""
+        try streaming(
+            """
             SELECT \(unescaped: Self.passColumns) FROM pass_record
             WHERE \(state)::text IS NULL OR state = \(state) \(unescaped: Self.passOrder)
-            """) { row in try body(try Self.passRow(row)) }
+            """
+        ) { row in try body(try Self.passRow(row)) }
     }
 
     public func activatingPasses() throws -> [PassRecord] {
-        try query("SELECT \(unescaped: Self.passColumns) FROM pass_record WHERE state = 'activating' \(unescaped: Self.passOrder)").map(Self.passRow)
+        try query(
+            "SELECT \(unescaped: Self.passColumns) FROM pass_record WHERE state = 'activating' \(unescaped: Self.passOrder)"
+        ).map(Self.passRow)
     }
 
     /// Up to `limit` records after `after` (from the first when nil), in serial order.
     public func passPage(after: PassRecord?, limit: Int) throws -> [PassRecord] {
-        let (serial, type, account) = (after?.serialNumber ?? "", after?.passTypeIdentifier ?? "", after?.deviceAccountIdentifier ?? "")
-        return try query("""
+        let (serial, type, account) = (
+            after?.serialNumber ?? "", after?.passTypeIdentifier ?? "", after?.deviceAccountIdentifier ?? ""
+        )
+        return try query(
+            """
             SELECT \(unescaped: Self.passColumns) FROM pass_record
             WHERE (serial_number, pass_type_identifier, device_account_identifier) > (\(serial), \(type), \(account))
             \(unescaped: Self.passOrder) LIMIT \(limit)
-            """).map(Self.passRow)
+            """
+        ).map(Self.passRow)
     }
 
     static func passRow(_ row: PostgresRow) throws -> PassRecord {
-        let (type, serial, account, stateName, device, suffix) = try row.decode((String, String, String, String, String?, String?).self)
+        let (type, serial, account, stateName, device, suffix) = try row.decode(
+            (String, String, String, String, String?, String?).self)
         guard let state = PassState(rawValue: stateName) else {
             throw StorageError(.storageCorrupt, "a wallet record has the unknown state \(stateName)")
         }
-        return PassRecord(passTypeIdentifier: type, serialNumber: serial, deviceAccountIdentifier: account, state: state, device: device, cardSuffix: suffix)
+        return PassRecord(
+            passTypeIdentifier: type, serialNumber: serial, deviceAccountIdentifier: account, state: state,
+            device: device, cardSuffix: suffix)
     }
 }
 
@@ -96,18 +116,25 @@ extension PostgresStore {
     public func importPasses(_ rows: PassImport) throws -> PassImportResult {
         let (overwriteState, next) = (rows.overwriteState, rows.next)
         return try transaction { connection in
-            try connection.run("""
+            try connection.run(
+                """
                 CREATE TEMP TABLE import_row (line bigint, pass_type_identifier text, serial_number text,
                     device_account_identifier text, state text, device_label text, card_suffix text) ON COMMIT DROP
                 """, logger)
             try Self.copy(into: "import_row", on: connection, logger: logger) {
                 try next().map { line, row in
-                    [String(line), row.passTypeIdentifier, row.serialNumber, row.deviceAccountIdentifier, row.state?.rawValue, row.device, row.cardSuffix]
+                    [
+                        String(line), row.passTypeIdentifier, row.serialNumber, row.deviceAccountIdentifier,
+                        row.state?.rawValue, row.device, row.cardSuffix,
+                    ]
                 }
             }
-            let kept = "(NOT \(overwriteState) AND p.state IN ('activated', 'activating') AND i.state IN ('requiresActivation', 'activating') AND p.state <> i.state)"
-            let matches = "p.serial_number = i.serial_number AND p.pass_type_identifier = i.pass_type_identifier AND p.device_account_identifier = i.device_account_identifier"
-            try connection.run("""
+            let kept =
+                "(NOT \(overwriteState) AND p.state IN ('activated', 'activating') AND i.state IN ('requiresActivation', 'activating') AND p.state <> i.state)"
+            let matches =
+                "p.serial_number = i.serial_number AND p.pass_type_identifier = i.pass_type_identifier AND p.device_account_identifier = i.device_account_identifier"
+            try connection.run(
+                """
                 CREATE TEMP TABLE import_latest ON COMMIT DROP AS
                     SELECT DISTINCT ON (serial_number, pass_type_identifier, device_account_identifier) * FROM import_row
                     ORDER BY serial_number, pass_type_identifier, device_account_identifier, line DESC
@@ -115,8 +142,12 @@ extension PostgresStore {
             try connection.run("LOCK TABLE pass_record IN SHARE ROW EXCLUSIVE MODE", logger)
             try connection.run("SAVEPOINT merge", logger)
             do {
-                let keptStates = try Self.count(connection, "SELECT count(*) FROM import_latest i JOIN pass_record p ON \(matches) WHERE \(kept)", logger)
-                let updated = try Self.count(connection, """
+                let keptStates = try Self.count(
+                    connection, "SELECT count(*) FROM import_latest i JOIN pass_record p ON \(matches) WHERE \(kept)",
+                    logger)
+                let updated = try Self.count(
+                    connection,
+                    """
                     WITH changed AS (
                         UPDATE pass_record p SET
                             state = CASE WHEN \(kept) THEN p.state ELSE coalesce(i.state, p.state) END,
@@ -130,7 +161,9 @@ extension PostgresStore {
                         RETURNING 1)
                     SELECT count(*) FROM changed
                     """, logger)
-                let inserted = try Self.count(connection, """
+                let inserted = try Self.count(
+                    connection,
+                    """
                     WITH added AS (
                         INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier, state, device_label, card_suffix)
                         SELECT i.pass_type_identifier, i.serial_number, i.device_account_identifier, coalesce(i.state, 'requiresActivation'),
@@ -140,7 +173,7 @@ extension PostgresStore {
                     SELECT count(*) FROM added
                     """, logger)
                 return .imported(inserted: inserted, updated: updated, keptStates: keptStates)
-            } catch where Self.sqlState(error) == State.uniqueViolation {
+            } catch  where Self.sqlState(error) == State.uniqueViolation {
                 try connection.run("ROLLBACK TO SAVEPOINT merge", logger)
                 return try Self.firstConflict(connection, logger)
             }
@@ -150,7 +183,8 @@ extension PostgresStore {
     /// The first input line whose device label, as it would be stored, is held by another
     /// record of its serial and pass type (stored, or earlier in the input).
     private static func firstConflict(_ connection: PostgresConnection, _ logger: Logger) throws -> PassImportResult {
-        let rows = try connection.answer("""
+        let rows = try connection.answer(
+            """
             WITH final AS (
                 SELECT i.line, i.serial_number, i.pass_type_identifier, i.device_account_identifier,
                        coalesce(i.device_label, p.device_label) AS label
@@ -170,13 +204,17 @@ extension PostgresStore {
             WHERE r.holders > 1 AND r.place > 1 ORDER BY r.line LIMIT 1
             """, logger)
         guard let row = rows.first else {
-            throw StorageError(.storageIO, "PostgreSQL refused the import's rows for a uniqueness rule tokenctl could not place")
+            throw StorageError(
+                .storageIO, "PostgreSQL refused the import's rows for a uniqueness rule tokenctl could not place")
         }
-        let (line, type, serial, account, state, device, suffix) = try row.decode((Int, String, String, String, String?, String?, String?).self)
-        return .conflict(line: line, ValidatedPassFields(
-            serialNumber: serial, deviceAccountIdentifier: account, passTypeIdentifier: type,
-            state: state.flatMap(PassState.init(rawValue:)), device: device, cardSuffix: suffix
-        ))
+        let (line, type, serial, account, state, device, suffix) = try row.decode(
+            (Int, String, String, String, String?, String?, String?).self)
+        return .conflict(
+            line: line,
+            ValidatedPassFields(
+                serialNumber: serial, deviceAccountIdentifier: account, passTypeIdentifier: type,
+                state: state.flatMap(PassState.init(rawValue:)), device: device, cardSuffix: suffix
+            ))
     }
 
     private static func count(_ connection: PostgresConnection, _ sql: String, _ logger: Logger) throws -> Int {
@@ -184,7 +222,10 @@ extension PostgresStore {
     }
 
     /// Streams rows into `table` with COPY (text format), 256 KiB at a time.
-    static func copy(into table: String, columns: [String] = [], on connection: PostgresConnection, logger: Logger, rows: @escaping () throws -> [String?]?) throws {
+    static func copy(
+        into table: String, columns: [String] = [], on connection: PostgresConnection, logger: Logger,
+        rows: @escaping () throws -> [String?]?
+    ) throws {
         let source = UncheckedRows(next: rows)
         try blocking {
             try await connection.copyFrom(table: table, columns: columns, logger: logger) { writer in

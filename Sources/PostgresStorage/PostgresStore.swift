@@ -1,13 +1,12 @@
 import ErrorCodes
+import Foundation
 import Logging
 import NIOCore
 import NIOPosix
 import NIOSSL
 import PostgresNIO
-import WalletModel
 import Synchronization
-
-import Foundation
+import WalletModel
 
 /// The tokenctl database on a PostgreSQL server, shared by many hosts: a small pool of
 /// connections (one per concurrent caller), each call blocking its thread until the server
@@ -28,17 +27,25 @@ public final class PostgresStore: Sendable {
     /// Connects and checks the schema.
     /// - Parameter migrating: true for `tokenctl db migrate` and `db status`, which open a
     ///   database whatever its schema.
-    public init(options: PostgresOptions, logger: Logger = Logger(label: "tokenctl.storage"), checkingSchema: Bool = true) throws {
+    public init(
+        options: PostgresOptions, logger: Logger = Logger(label: "tokenctl.storage"), checkingSchema: Bool = true
+    ) throws {
         self.options = options
         self.logger = logger
         configuration = try Self.configuration(options, logger: logger)
         if checkingSchema {
             let status = try schemaStatus()
             if status.applied > status.known {
-                throw StorageError(.storageSchemaTooNew, "the database \(options.displayURL) has schema version \(status.applied), newer than this tokenctl knows (\(status.known)); use a newer tokenctl")
+                throw StorageError(
+                    .storageSchemaTooNew,
+                    "the database \(options.displayURL) has schema version \(status.applied), newer than this tokenctl knows (\(status.known)); use a newer tokenctl"
+                )
             }
             if status.applied < status.known {
-                throw StorageError(.storageMigrationRequired, "the database \(options.displayURL) has schema version \(status.applied) of \(status.known); run tokenctl db migrate")
+                throw StorageError(
+                    .storageMigrationRequired,
+                    "the database \(options.displayURL) has schema version \(status.applied) of \(status.known); run tokenctl db migrate"
+                )
             }
         }
     }
@@ -132,7 +139,9 @@ public final class PostgresStore: Sendable {
         }
     }
 
-    private static func configuration(_ options: PostgresOptions, logger: Logger) throws -> PostgresConnection.Configuration {
+    private static func configuration(
+        _ options: PostgresOptions, logger: Logger
+    ) throws -> PostgresConnection.Configuration {
         if let problem = options.passwordProblem { throw problem }
         let tls: PostgresConnection.Configuration.TLS
         switch options.tls {
@@ -156,9 +165,13 @@ public final class PostgresStore: Sendable {
                 // A CA file that is not PEM is the configuration's mistake (78), as
                 // `config check` and the other servers' TLS files say.
                 guard let caFile = options.caFile else {
-                    throw StorageError(.storageTLS, "the system's certificate authorities cannot be loaded for PostgreSQL's TLS; set database.tls.ca-file")
+                    throw StorageError(
+                        .storageTLS,
+                        "the system's certificate authorities cannot be loaded for PostgreSQL's TLS; set database.tls.ca-file"
+                    )
                 }
-                let invalid = ConfigurationError.fileInvalid(key: "database.tls.ca-file", path: caFile, expected: "PEM holding certificates")
+                let invalid = ConfigurationError.fileInvalid(
+                    key: "database.tls.ca-file", path: caFile, expected: "PEM holding certificates")
                 throw StorageError(invalid.code, invalid.message)
             }
         }
@@ -194,9 +207,14 @@ public final class PostgresStore: Sendable {
         logger.debug("PostgreSQL error", metadata: ["error": "\(String(reflecting: error))"])
         let place = "\(options.host):\(options.port)"
         guard let error = error as? PSQLError else {
-            if connecting { return StorageError(.storageUnreachable, "cannot reach PostgreSQL at \(place): \(Self.words(error, options))") }
+            if connecting {
+                return StorageError(
+                    .storageUnreachable, "cannot reach PostgreSQL at \(place): \(Self.words(error, options))")
+            }
             if error is ChannelError || error is IOError || error is ConnectionClosed {
-                return StorageError(.storageConnectionLost, "the connection to PostgreSQL at \(place) broke: \(Self.words(error, options))")
+                return StorageError(
+                    .storageConnectionLost,
+                    "the connection to PostgreSQL at \(place) broke: \(Self.words(error, options))")
             }
             if let error = error as? PostgresError {
                 return StorageError(.storageIO, "PostgreSQL at \(place): \(error.description)")
@@ -208,37 +226,59 @@ public final class PostgresStore: Sendable {
             let message = info[.message] ?? "error \(state)"
             switch state {
             case "28P01", "28000":
-                return StorageError(.storageAuthentication, "PostgreSQL at \(place) refused user \(options.user): \(message); check database.password-file or TOKENCTL_DATABASE_PASSWORD")
+                return StorageError(
+                    .storageAuthentication,
+                    "PostgreSQL at \(place) refused user \(options.user): \(message); check database.password-file or TOKENCTL_DATABASE_PASSWORD"
+                )
             case "3D000":
                 return StorageError(.storageIO, "PostgreSQL at \(place): \(message); create it or fix database.url")
             case "57P01", "57P02", "57P03":
-                return StorageError(.storageConnectionLost, "PostgreSQL at \(place) is shutting down or starting: \(message); try again")
+                return StorageError(
+                    .storageConnectionLost, "PostgreSQL at \(place) is shutting down or starting: \(message); try again"
+                )
             case State.uniqueViolation, State.serializationFailure, State.deadlock:
                 return error
             default:
-                if state.hasPrefix("08") { return StorageError(.storageConnectionLost, "the connection to PostgreSQL at \(place) broke: \(message)") }
+                if state.hasPrefix("08") {
+                    return StorageError(
+                        .storageConnectionLost, "the connection to PostgreSQL at \(place) broke: \(message)")
+                }
                 return StorageError(.storageIO, "PostgreSQL at \(place): \(message)")
             }
         }
         switch error.code {
         case .connectionError where error.underlying is NIOSSLError:
-            return StorageError(.storageTLS, "PostgreSQL at \(place) offered a TLS certificate that was not accepted (\(error.underlying.map { Self.words($0, options) } ?? "the TLS handshake failed")); set database.tls.ca-file to the CA that signs it, or check sslmode in database.url")
+            return StorageError(
+                .storageTLS,
+                "PostgreSQL at \(place) offered a TLS certificate that was not accepted (\(error.underlying.map { Self.words($0, options) } ?? "the TLS handshake failed")); set database.tls.ca-file to the CA that signs it, or check sslmode in database.url"
+            )
         case .sslUnsupported:
-            return StorageError(.storageTLS, "PostgreSQL at \(place) does not offer TLS, which sslmode=\(options.tls.rawValue) in database.url requires")
+            return StorageError(
+                .storageTLS,
+                "PostgreSQL at \(place) does not offer TLS, which sslmode=\(options.tls.rawValue) in database.url requires"
+            )
         case .connectionError, .failedToAddSSLHandler:
             let detail = error.underlying.map { Self.words($0, options) } ?? "the connection failed"
             return StorageError(.storageUnreachable, "cannot reach PostgreSQL at \(place): \(detail)")
         case .authMechanismRequiresPassword:
-            return StorageError(.storageAuthentication, "PostgreSQL at \(place) asks user \(options.user) for a password: set database.password-file or TOKENCTL_DATABASE_PASSWORD")
+            return StorageError(
+                .storageAuthentication,
+                "PostgreSQL at \(place) asks user \(options.user) for a password: set database.password-file or TOKENCTL_DATABASE_PASSWORD"
+            )
         case .unsupportedAuthMechanism, .saslError:
-            return StorageError(.storageAuthentication, "PostgreSQL at \(place) refused the authentication of user \(options.user) (\(error.code))")
+            return StorageError(
+                .storageAuthentication,
+                "PostgreSQL at \(place) refused the authentication of user \(options.user) (\(error.code))")
         case .serverClosedConnection, .uncleanShutdown, .clientClosedConnection:
             if connecting {
-                let detail = error.underlying.map { Self.words($0, options) }
+                let detail =
+                    error.underlying.map { Self.words($0, options) }
                     ?? "the connection closed before PostgreSQL answered (nothing listening there, or no answer within \(options.connectTimeoutMilliseconds) ms)"
                 return StorageError(.storageUnreachable, "cannot reach PostgreSQL at \(place): \(detail)")
             }
-            return StorageError(.storageConnectionLost, "the connection to PostgreSQL at \(place) broke mid-command; what was committed before stays")
+            return StorageError(
+                .storageConnectionLost,
+                "the connection to PostgreSQL at \(place) broke mid-command; what was committed before stays")
         default:
             return StorageError(.storageIO, "PostgreSQL at \(place): \(error.code)")
         }
@@ -253,14 +293,17 @@ extension PostgresStore {
         switch error {
         case let error as NIOConnectionError:
             if let failure = error.connectionErrors.first { return words(failure.error, options) }
-            if error.dnsAError != nil || error.dnsAAAAError != nil { return "the host name \(options.host) does not resolve" }
+            if error.dnsAError != nil || error.dnsAAAAError != nil {
+                return "the host name \(options.host) does not resolve"
+            }
             return "no address of \(options.host) could be connected to"
         case is SocketAddressError:
             return "the host name \(options.host) does not resolve"
         case let error as IOError:
             return String(cString: strerror(error.errnoCode)).lowercased()
         case ChannelError.connectTimeout:
-            return "no answer within \(options.connectTimeoutMilliseconds) ms (the connect timeout, tmp.connect-timeout-ms)"
+            return
+                "no answer within \(options.connectTimeoutMilliseconds) ms (the connect timeout, tmp.connect-timeout-ms)"
         case let error as NIOSSLError:
             if case .handshakeFailed(let reason) = error, "\(reason)".contains("CERTIFICATE_VERIFY_FAILED") {
                 return "its certificate could not be verified"

@@ -16,7 +16,7 @@ public enum ActivationDataSignature {
 
     public static func sign(_ data: [UInt8], masterPrivateKey: [UInt8]) throws -> [UInt8] {
         guard let scalar = Bytes.unsignedFixedWidth(masterPrivateKey, count: 32),
-              let key = try? P256.Signing.PrivateKey(rawRepresentation: scalar)
+            let key = try? P256.Signing.PrivateKey(rawRepresentation: scalar)
         else { throw PowerAuthError.invalidKey("master private key") }
         return Array(try key.signature(for: data).derRepresentation)
     }

@@ -21,10 +21,13 @@ public struct ProtectedKnowledgeKey: Equatable, Sendable {
         self.iterations = iterations
     }
 
-    public static func protect(_ knowledgeKey: [UInt8], pin: [UInt8], iterations: Int = defaultIterations) throws -> ProtectedKnowledgeKey {
+    public static func protect(
+        _ knowledgeKey: [UInt8], pin: [UInt8], iterations: Int = defaultIterations
+    ) throws -> ProtectedKnowledgeKey {
         let salt = Bytes.random(16)
         let key = try stretch(pin: pin, salt: salt, iterations: iterations)
-        let encrypted = try Symmetric.aesEncrypt(knowledgeKey, key: key, iv: [UInt8](repeating: 0, count: 16), padding: false)
+        let encrypted = try Symmetric.aesEncrypt(
+            knowledgeKey, key: key, iv: [UInt8](repeating: 0, count: 16), padding: false)
         return ProtectedKnowledgeKey(encryptedKey: encrypted, salt: salt, iterations: iterations)
     }
 
@@ -34,8 +37,11 @@ public struct ProtectedKnowledgeKey: Equatable, Sendable {
     }
 
     private static func stretch(pin: [UInt8], salt: [UInt8], iterations: Int) throws -> [UInt8] {
-        guard iterations >= minimumIterations else { throw PowerAuthError.invalidKey("PIN key stretching with \(iterations) rounds") }
-        let key = try KDF.Insecure.PBKDF2.deriveKey(from: pin, salt: salt, using: .insecureSHA1, outputByteCount: 16, unsafeUncheckedRounds: iterations)
+        guard iterations >= minimumIterations else {
+            throw PowerAuthError.invalidKey("PIN key stretching with \(iterations) rounds")
+        }
+        let key = try KDF.Insecure.PBKDF2.deriveKey(
+            from: pin, salt: salt, using: .insecureSHA1, outputByteCount: 16, unsafeUncheckedRounds: iterations)
         return key.withUnsafeBytes { Array($0) }
     }
 }

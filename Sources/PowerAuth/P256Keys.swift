@@ -27,13 +27,17 @@ public enum P256Keys {
     }
 
     /// The raw 32-byte ECDH result (x coordinate of the shared point), untrimmed.
-    public static func sharedSecret(_ privateKey: P256.KeyAgreement.PrivateKey, _ publicKey: P256.KeyAgreement.PublicKey) throws -> [UInt8] {
+    public static func sharedSecret(
+        _ privateKey: P256.KeyAgreement.PrivateKey, _ publicKey: P256.KeyAgreement.PublicKey
+    ) throws -> [UInt8] {
         let secret = try privateKey.sharedSecretFromKeyAgreement(with: publicKey)
         return secret.withUnsafeBytes { Array($0) }
     }
 
     /// `KEY_MASTER_SECRET`: the ECDH result folded to 16 bytes.
-    public static func masterSecret(_ privateKey: P256.KeyAgreement.PrivateKey, _ publicKey: P256.KeyAgreement.PublicKey) throws -> [UInt8] {
+    public static func masterSecret(
+        _ privateKey: P256.KeyAgreement.PrivateKey, _ publicKey: P256.KeyAgreement.PublicKey
+    ) throws -> [UInt8] {
         Bytes.fold(try sharedSecret(privateKey, publicKey))
     }
 

@@ -36,7 +36,9 @@ public enum Signature {
     }
 
     /// `METHOD&b64(uriId)&b64(nonce)&b64(body)&APP_SECRET` as bytes.
-    public static func normalizedData(method: String, uriIdentifier: String, nonce: [UInt8], body: [UInt8], applicationSecret: String) -> [UInt8] {
+    public static func normalizedData(
+        method: String, uriIdentifier: String, nonce: [UInt8], body: [UInt8], applicationSecret: String
+    ) -> [UInt8] {
         let parts = [
             method.uppercased(),
             Bytes.base64String(Bytes.utf8(uriIdentifier)),

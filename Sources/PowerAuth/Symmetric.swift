@@ -1,6 +1,6 @@
 import Crypto
-import _CryptoExtras
 import Foundation
+import _CryptoExtras
 
 /// The symmetric primitives PowerAuth names, on swift-crypto.
 public enum Symmetric {

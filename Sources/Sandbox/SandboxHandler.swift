@@ -24,7 +24,8 @@ final class SandboxHandler: ChannelInboundHandler, @unchecked Sendable {
 
     init(
         recorder: Recorder, powerAuth: PowerAuthServer, onboarding: OnboardingServer, miracl: MIRACLPlatform,
-        relyingParty: RelyingParty, witness: WitnessServer, slowDelay: Duration, connection: Int, log: (@Sendable (String) -> Void)?
+        relyingParty: RelyingParty, witness: WitnessServer, slowDelay: Duration, connection: Int,
+        log: (@Sendable (String) -> Void)?
     ) {
         self.witness = witness
         self.connection = connection
@@ -60,7 +61,10 @@ final class SandboxHandler: ChannelInboundHandler, @unchecked Sendable {
                 query: target.count > 1 ? String(target[1]) : "", connection: connection
             )
             let count = recorder.record(request)
-            let reply = tooLarge ? PowerAuthServer.error(413, "ERROR_GENERIC", "the body is over \(Self.maximumBody >> 20) MiB") : route(request, activationCount: count)
+            let reply =
+                tooLarge
+                ? PowerAuthServer.error(413, "ERROR_GENERIC", "the body is over \(Self.maximumBody >> 20) MiB")
+                : route(request, activationCount: count)
             log?("\(request.method) \(path) \(describe(reply))")
             answer(reply, keepAlive: head.isKeepAlive, context: context)
         }
@@ -70,16 +74,22 @@ final class SandboxHandler: ChannelInboundHandler, @unchecked Sendable {
         if request.isActivation {
             return TMPBehaviour.reply(toActivation: request.body, slowDelay: slowDelay)
         }
-        if let reply = powerAuth.handle(request) ?? onboarding.handle(request) ?? onboarding.handleIdentity(request) ?? miracl.handle(request) ?? relyingParty.handle(request) ?? witness.handle(request) {
+        if let reply = powerAuth.handle(request) ?? onboarding.handle(request) ?? onboarding.handleIdentity(request)
+            ?? miracl.handle(request) ?? relyingParty.handle(request) ?? witness.handle(request)
+        {
             return reply
         }
         if request.method == "GET" && request.path == "/_sandbox/witness" {
-            return .respond(status: 200, headers: [("Content-Type", "text/plain; charset=utf-8")], body: witness.verifierKey + "\n")
+            return .respond(
+                status: 200, headers: [("Content-Type", "text/plain; charset=utf-8")], body: witness.verifierKey + "\n")
         }
         if request.method == "GET" && request.path == "/_sandbox/stats" {
-            return .respond(status: 200, headers: [("Content-Type", "application/json")], body: #"{"activationRequests": \#(activationCount)}"#)
+            return .respond(
+                status: 200, headers: [("Content-Type", "application/json")],
+                body: #"{"activationRequests": \#(activationCount)}"#)
         }
-        return .respond(status: 404, headers: [("Content-Type", "application/json")], body: #"{"errorCode": "NOT_FOUND"}"#)
+        return .respond(
+            status: 404, headers: [("Content-Type", "application/json")], body: #"{"errorCode": "NOT_FOUND"}"#)
     }
 
     private func answer(_ reply: SandboxReply, keepAlive: Bool, context: ChannelHandlerContext) {
@@ -90,19 +100,27 @@ final class SandboxHandler: ChannelInboundHandler, @unchecked Sendable {
             write(status: status, headers: headers, body: body, keepAlive: keepAlive, context: context)
         case .respondLater(let delay, let status, let body):
             let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-            context.eventLoop.scheduleTask(in: .nanoseconds(Int64(delay.components.seconds) * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000)) {
+            context.eventLoop.scheduleTask(
+                in: .nanoseconds(
+                    Int64(delay.components.seconds) * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000)
+            ) {
                 let (handler, context) = loopBound.value
                 guard context.channel.isActive else { return }
-                handler.write(status: status, headers: [("Content-Type", "application/json")], body: body, keepAlive: keepAlive, context: context)
+                handler.write(
+                    status: status, headers: [("Content-Type", "application/json")], body: body, keepAlive: keepAlive,
+                    context: context)
             }
         }
     }
 
-    private func write(status: Int, headers: [(String, String)], body: String, keepAlive: Bool, context: ChannelHandlerContext) {
+    private func write(
+        status: Int, headers: [(String, String)], body: String, keepAlive: Bool, context: ChannelHandlerContext
+    ) {
         var responseHeaders = HTTPHeaders(headers)
         responseHeaders.add(name: "Content-Length", value: String(body.utf8.count))
         responseHeaders.add(name: "Connection", value: keepAlive ? "keep-alive" : "close")
-        let head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: status), headers: responseHeaders)
+        let head = HTTPResponseHead(
+            version: .http1_1, status: HTTPResponseStatus(statusCode: status), headers: responseHeaders)
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         var buffer = context.channel.allocator.buffer(capacity: body.utf8.count)
         buffer.writeString(body)

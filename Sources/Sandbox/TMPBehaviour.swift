@@ -22,7 +22,8 @@ public enum TMPMarker: String, CaseIterable, Sendable {
         case .declined: "200, issuerMobileAppAuthResponse DECLINED"
         case .failed: "200, issuerMobileAppAuthResponse FAILED"
         case .serverError: "HTTP 500"
-        case .slow: "answers APPROVED only after the slow delay (default 20 s), past the default client timeout (tmp.timeout-ms 15 s)"
+        case .slow:
+            "answers APPROVED only after the slow delay (default 20 s), past the default client timeout (tmp.timeout-ms 15 s)"
         case .malformed: "200 with a body that is not JSON"
         case .unknownStatus: "200 with issuerMobileAppAuthResponse PENDING"
         case .lowercaseStatus: "200 with issuerMobileAppAuthResponse approved (lower case)"
@@ -50,7 +51,7 @@ enum TMPBehaviour {
 
     static func reply(toActivation body: [UInt8], slowDelay: Duration) -> SandboxReply {
         guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
-              let reference = object["tokenUniqueReference"] as? String, !reference.isEmpty
+            let reference = object["tokenUniqueReference"] as? String, !reference.isEmpty
         else {
             return json(400, #"{"errorCode": "INVALID_REQUEST", "message": "tokenUniqueReference is required"}"#)
         }
@@ -81,8 +82,10 @@ enum TMPBehaviour {
     /// The last four characters of the reference as `cardLast4Digits` when they are digits.
     private static func answer(_ value: String, _ reference: String) -> String {
         let suffix = String(reference.suffix(4))
-        let last4 = suffix.count == 4 && suffix.allSatisfy(\.isASCIIDigitCharacter) ? #", "cardLast4Digits": "\#(suffix)""# : ""
-        return #"{"issuerMobileAppAuthResponse": "\#(value)", "tokenUniqueReference": "\#(reference)"\#(last4), "comment": "sandbox"}"#
+        let last4 =
+            suffix.count == 4 && suffix.allSatisfy(\.isASCIIDigitCharacter) ? #", "cardLast4Digits": "\#(suffix)""# : ""
+        return
+            #"{"issuerMobileAppAuthResponse": "\#(value)", "tokenUniqueReference": "\#(reference)"\#(last4), "comment": "sandbox"}"#
     }
 }
 

@@ -71,7 +71,8 @@ public final class TMPSandbox: Sendable {
     ///   - witness: the transparency log witness; by default one that knows no log.
     public static func start(
         port: Int = 8787, slowDelay: Duration = .seconds(5), powerAuth: PowerAuthServer = PowerAuthServer(),
-        onboarding options: OnboardingOptions = OnboardingOptions(), miracl miraclOptions: MIRACLOptions = MIRACLOptions(),
+        onboarding options: OnboardingOptions = OnboardingOptions(),
+        miracl miraclOptions: MIRACLOptions = MIRACLOptions(),
         witness: WitnessServer = WitnessServer(logs: []), log: (@Sendable (String) -> Void)? = nil
     ) async throws -> TMPSandbox {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -88,16 +89,20 @@ public final class TMPSandbox: Sendable {
                     return count
                 }
                 return channel.pipeline.configureHTTPServerPipeline(withErrorHandling: true).flatMap {
-                    channel.pipeline.addHandler(SandboxHandler(
-                        recorder: recorder, powerAuth: powerAuth, onboarding: onboarding, miracl: miracl,
-                        relyingParty: relyingParty, witness: witness, slowDelay: slowDelay, connection: connection, log: log
-                    ))
+                    channel.pipeline.addHandler(
+                        SandboxHandler(
+                            recorder: recorder, powerAuth: powerAuth, onboarding: onboarding, miracl: miracl,
+                            relyingParty: relyingParty, witness: witness, slowDelay: slowDelay, connection: connection,
+                            log: log
+                        ))
                 }
             }
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
         do {
             let channel = try await bootstrap.bind(host: "127.0.0.1", port: port).get()
-            return TMPSandbox(port: channel.localAddress?.port ?? port, channel: channel, group: group, recorder: recorder, powerAuth: powerAuth, onboarding: onboarding, miracl: miracl, witness: witness)
+            return TMPSandbox(
+                port: channel.localAddress?.port ?? port, channel: channel, group: group, recorder: recorder,
+                powerAuth: powerAuth, onboarding: onboarding, miracl: miracl, witness: witness)
         } catch {
             try? await group.shutdownGracefully()
             throw error

@@ -56,7 +56,9 @@ public struct ActivationRequest: Sendable, Equatable {
     /// - Parameter contentType: the request's `Content-Type`; `application/json` (any charset).
     public static func decode(_ body: [UInt8], contentType: String?) throws(Problem) -> ActivationRequest {
         guard let contentType, MediaType(contentType)?.isJSON == true else {
-            throw Problem(status: 415, code: .requestUnsupportedMediaType, detail: "send the body as Content-Type: application/json")
+            throw Problem(
+                status: 415, code: .requestUnsupportedMediaType,
+                detail: "send the body as Content-Type: application/json")
         }
         guard body.count <= maximumBodyBytes else {
             throw Problem(status: 413, code: .requestTooLarge, detail: "the body is over \(maximumBodyBytes) bytes")
@@ -70,8 +72,12 @@ public struct ActivationRequest: Sendable, Equatable {
         do {
             body = try JSONDecoder().decode(Body.self, from: Data(bytes))
         } catch let unknown as UnknownMember {
-            let name = unknown.name.unicodeScalars.count > 64 ? String(String.UnicodeScalarView(unknown.name.unicodeScalars.prefix(64))) + "…" : unknown.name
-            throw .invalid("the body has a member the API does not know: \(JSONObject.Value.string(name).text); the members are \(members.map { "\"\($0)\"" }.joined(separator: ", "))")
+            let name =
+                unknown.name.unicodeScalars.count > 64
+                ? String(String.UnicodeScalarView(unknown.name.unicodeScalars.prefix(64))) + "…" : unknown.name
+            throw .invalid(
+                "the body has a member the API does not know: \(JSONObject.Value.string(name).text); the members are \(members.map { "\"\($0)\"" }.joined(separator: ", "))"
+            )
         } catch DecodingError.typeMismatch(let type, let context) where !context.codingPath.isEmpty {
             let member = context.codingPath.map(\.stringValue).joined(separator: ".")
             throw .invalid("\"\(member)\" must be \(type == Bool.self ? "true or false" : "a string")")
@@ -99,15 +105,23 @@ public struct ActivationRequest: Sendable, Equatable {
     static func schemeLowercased(_ deeplink: String) -> String {
         let bytes = Array(deeplink.utf8)
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0,
-              bytes[..<colon].allSatisfy({ $0 < 0x80 && (Character(Unicode.Scalar($0)).isLetter || Character(Unicode.Scalar($0)).isNumber || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E) })
+            bytes[..<colon].allSatisfy({
+                $0 < 0x80
+                    && (Character(Unicode.Scalar($0)).isLetter || Character(Unicode.Scalar($0)).isNumber || $0 == 0x2B
+                        || $0 == 0x2D || $0 == 0x2E)
+            })
         else { return deeplink }
-        return String(decoding: bytes[..<colon].map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 } + bytes[colon...], as: UTF8.self)
+        return String(
+            decoding: bytes[..<colon].map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 } + bytes[colon...],
+            as: UTF8.self)
     }
 
     /// Checks an `Idempotency-Key` header: 1 to 255 visible ASCII characters.
     public static func idempotencyKey(_ value: String?) throws(Problem) -> String? {
         guard let value else { return nil }
-        guard !value.isEmpty, value.utf8.count <= maximumKeyLength, value.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+        guard !value.isEmpty, value.utf8.count <= maximumKeyLength,
+            value.utf8.allSatisfy({ (0x21...0x7E).contains($0) })
+        else {
             throw .invalid("Idempotency-Key must be 1 to \(maximumKeyLength) visible ASCII characters")
         }
         return value
@@ -123,7 +137,10 @@ public enum BatchFormat: Sendable {
         switch contentType.flatMap(MediaType.init)?.essence {
         case "text/plain": self = .text
         case "application/x-ndjson": self = .ndjson
-        default: throw Problem(status: 415, code: .requestUnsupportedMediaType, detail: "send the batch as text/plain (a deeplink a line) or application/x-ndjson (an object a line)")
+        default:
+            throw Problem(
+                status: 415, code: .requestUnsupportedMediaType,
+                detail: "send the batch as text/plain (a deeplink a line) or application/x-ndjson (an object a line)")
         }
     }
 
@@ -150,9 +167,10 @@ public struct MediaType: Equatable {
     public let essence: String
 
     public init?(_ value: String) {
-        let essence = value.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first.map {
-            $0.trimmingCharacters(in: .whitespaces).lowercased()
-        } ?? ""
+        let essence =
+            value.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first.map {
+                $0.trimmingCharacters(in: .whitespaces).lowercased()
+            } ?? ""
         guard essence.split(separator: "/").count == 2 else { return nil }
         self.essence = essence
     }

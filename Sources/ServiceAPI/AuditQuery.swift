@@ -45,7 +45,9 @@ public enum AuditQuery {
                 continue
             }
             guard before == nil else { throw .invalid("the query parameter before is given twice") }
-            guard let id = Int64(value), id >= 1 else { throw .invalid("before must be an audit id (a whole number from 1), as the Link header names it") }
+            guard let id = Int64(value), id >= 1 else {
+                throw .invalid("before must be an audit id (a whole number from 1), as the Link header names it")
+            }
             before = id
         }
         let (filter, limit) = try parse(rest)
@@ -59,30 +61,44 @@ public enum AuditQuery {
         var limit = defaultLimit
         var seen: Set<String> = []
         for (name, value) in parameters {
-            guard seen.insert(name).inserted else { throw .invalid("the query parameter \(SafeText.escaped(String(name.prefix(40)))) is given twice") }
+            guard seen.insert(name).inserted else {
+                throw .invalid("the query parameter \(SafeText.escaped(String(name.prefix(40)))) is given twice")
+            }
             switch name {
             case "serial":
                 guard !value.isEmpty else { throw .invalid("serial must not be empty") }
                 filter.serialNumber = value
             case "outcome":
                 guard let outcome = Outcome(rawValue: value.uppercased()), outcome != .dryRun else {
-                    throw .invalid("outcome must be one of \(Outcome.allCases.filter { $0 != .dryRun }.map(\.rawValue).joined(separator: ", ")) (any case)")
+                    throw .invalid(
+                        "outcome must be one of \(Outcome.allCases.filter { $0 != .dryRun }.map(\.rawValue).joined(separator: ", ")) (any case)"
+                    )
                 }
                 filter.outcome = outcome.rawValue
             case "unfinished":
                 guard value == "true" || value == "false" else { throw .invalid("unfinished must be true or false") }
                 filter.unfinished = value == "true"
             case "since":
-                guard let time = Timestamp(iso8601: value) else { throw .invalid("since must be an ISO 8601 date or date-time, such as 2026-11-21 or 2026-11-21T06:10:00Z") }
+                guard let time = Timestamp(iso8601: value) else {
+                    throw .invalid(
+                        "since must be an ISO 8601 date or date-time, such as 2026-11-21 or 2026-11-21T06:10:00Z")
+                }
                 filter.since = time
             case "until":
-                guard let time = Timestamp(iso8601Until: value) else { throw .invalid("until must be an ISO 8601 date or date-time, such as 2026-11-21 or 2026-11-21T06:10:00Z") }
+                guard let time = Timestamp(iso8601Until: value) else {
+                    throw .invalid(
+                        "until must be an ISO 8601 date or date-time, such as 2026-11-21 or 2026-11-21T06:10:00Z")
+                }
                 filter.until = time
             case "limit":
-                guard let number = Int(value), (1...maximumLimit).contains(number) else { throw .invalid("limit must be a whole number from 1 to \(maximumLimit)") }
+                guard let number = Int(value), (1...maximumLimit).contains(number) else {
+                    throw .invalid("limit must be a whole number from 1 to \(maximumLimit)")
+                }
                 limit = number
             default:
-                throw .invalid("unknown query parameter \(SafeText.escaped(String(name.prefix(40)))); the audit takes serial, outcome, since, until, unfinished, limit and before")
+                throw .invalid(
+                    "unknown query parameter \(SafeText.escaped(String(name.prefix(40)))); the audit takes serial, outcome, since, until, unfinished, limit and before"
+                )
             }
         }
         if filter.unfinished && filter.outcome != nil {

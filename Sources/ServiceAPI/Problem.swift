@@ -42,11 +42,14 @@ public struct Problem: Error, Sendable {
     /// The path is not repeated: it may hold an identifier.
     public static let notFound = Problem(
         status: 404, code: .requestNotFound,
-        detail: "no such path; the API's paths are /v1/activations, /v1/activations/batch, /v1/passes/{serialNumber}, /v1/audit, /v1/audit/checkpoint, /v1/audit/proof, /v1/audit/consistency, /livez, /readyz and /metrics"
+        detail:
+            "no such path; the API's paths are /v1/activations, /v1/activations/batch, /v1/passes/{serialNumber}, /v1/audit, /v1/audit/checkpoint, /v1/audit/proof, /v1/audit/consistency, /livez, /readyz and /metrics"
     )
 
     public static func methodNotAllowed(allowed: [String]) -> Problem {
-        var problem = Problem(status: 405, code: .requestMethodNotAllowed, detail: "this path takes \(allowed.joined(separator: " or ")) only")
+        var problem = Problem(
+            status: 405, code: .requestMethodNotAllowed,
+            detail: "this path takes \(allowed.joined(separator: " or ")) only")
         problem.headers = [("Allow", allowed.joined(separator: ", "))]
         return problem
     }

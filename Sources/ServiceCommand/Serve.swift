@@ -1,9 +1,9 @@
 import ArgumentParser
-import CommandLine
 import ErrorCodes
 import Foundation
 import Logging
 import TokenctlApp
+import TokenctlCommandLine
 import TokenctlConfiguration
 import TokenctlService
 
@@ -38,10 +38,15 @@ public struct Serve: AsyncParsableCommand {
         version: LibraryVersions.tokenctl
     )
 
-    @Option(help: ArgumentHelp("The Unix socket to listen on (overrides service.socket).", valueName: "path"), completion: .file())
+    @Option(
+        help: ArgumentHelp("The Unix socket to listen on (overrides service.socket).", valueName: "path"),
+        completion: .file())
     var socket: String?
 
-    @Option(help: ArgumentHelp("Also listen on this TCP address (HOST:PORT, [::1]:PORT; port 0 picks one); repeatable.", valueName: "host:port"))
+    @Option(
+        help: ArgumentHelp(
+            "Also listen on this TCP address (HOST:PORT, [::1]:PORT; port 0 picks one); repeatable.",
+            valueName: "host:port"))
     var listen: [String] = []
 
     @OptionGroup public var global: GlobalOptions
@@ -70,7 +75,9 @@ public struct Serve: AsyncParsableCommand {
             }
         } catch {
             if !(error is ExitCode), exitCode(for: error) == .validationFailure {
-                exitWithUsageError(message(for: error), usage: usageString().replacingOccurrences(of: "\n", with: " "), command: "tokenctl serve", json: false)
+                exitWithUsageError(
+                    message(for: error), usage: usageString().replacingOccurrences(of: "\n", with: " "),
+                    command: "tokenctl serve", json: false)
             }
             exit(withError: error)
         }
@@ -83,10 +90,12 @@ public struct Serve: AsyncParsableCommand {
         umask(0o077)
         do {
             let settings = try await global.settings(defaultLogLevel: .notice)
-            let options = ServiceRunner.Options(socket: socket, listen: listen.compactMap(ListenAddress.init), version: LibraryVersions.tokenctl)
+            let options = ServiceRunner.Options(
+                socket: socket, listen: listen.compactMap(ListenAddress.init), version: LibraryVersions.tokenctl)
             try await ServiceRunner(settings: settings, options: options, environment: environment).run()
         } catch let error as any CodedError {
-            FileHandle.standardError.write(Data(LogOutput.errorRecord("tokenctl: \(error.message) (\(error.code.rawValue))").utf8))
+            FileHandle.standardError.write(
+                Data(LogOutput.errorRecord("tokenctl: \(error.message) (\(error.code.rawValue))").utf8))
             throw ExitCode(error.code.exitStatus.rawValue)
         } catch let exit as ExitCode {
             throw exit
@@ -94,7 +103,8 @@ public struct Serve: AsyncParsableCommand {
             // Every failure leaves with a documented status: what no layer coded stopped
             // the service from listening.
             let code = ErrorCode.serviceCannotListen
-            FileHandle.standardError.write(Data(LogOutput.errorRecord("tokenctl: the service could not start: \(error) (\(code.rawValue))").utf8))
+            FileHandle.standardError.write(
+                Data(LogOutput.errorRecord("tokenctl: the service could not start: \(error) (\(code.rawValue))").utf8))
             throw ExitCode(code.exitStatus.rawValue)
         }
     }

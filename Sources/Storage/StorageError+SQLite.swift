@@ -4,11 +4,16 @@ import WalletModel
 /// The SQLite file's failures.
 extension StorageError {
     static func busy(path: String, timeoutMilliseconds: Int) -> StorageError {
-        StorageError(.storageBusy, "the database \(path) stayed locked by another process for more than \(timeoutMilliseconds) ms (database.busy-timeout-ms); try again later")
+        StorageError(
+            .storageBusy,
+            "the database \(path) stayed locked by another process for more than \(timeoutMilliseconds) ms (database.busy-timeout-ms); try again later"
+        )
     }
 
     static func directoryMissing(_ directory: String) -> StorageError {
-        StorageError(.storageDirectoryMissing, "the database directory \(directory) does not exist; create it or point database.path elsewhere")
+        StorageError(
+            .storageDirectoryMissing,
+            "the database directory \(directory) does not exist; create it or point database.path elsewhere")
     }
 
     /// root about to create a database in a directory another user owns (a package host's
@@ -22,11 +27,16 @@ extension StorageError {
     }
 
     static func readOnly(path: String) -> StorageError {
-        StorageError(.storageReadOnly, "the database \(path) is read-only for this user; tokenctl needs to write the file and, for its -wal and -shm files, its directory")
+        StorageError(
+            .storageReadOnly,
+            "the database \(path) is read-only for this user; tokenctl needs to write the file and, for its -wal and -shm files, its directory"
+        )
     }
 
     static func unreadable(path: String) -> StorageError {
-        StorageError(.storageIO, "cannot read the database \(path): permission denied; reading commands need read access to the file")
+        StorageError(
+            .storageIO,
+            "cannot read the database \(path): permission denied; reading commands need read access to the file")
     }
 
     static func io(path: String, _ detail: String) -> StorageError {
@@ -40,7 +50,10 @@ extension StorageError {
         case .SQLITE_BUSY, .SQLITE_LOCKED:
             return .busy(path: path, timeoutMilliseconds: busyTimeoutMilliseconds)
         case .SQLITE_CORRUPT, .SQLITE_NOTADB:
-            return StorageError(.storageCorrupt, "the database \(path) is damaged or is not a tokenctl database (\(error.resultCode)); restore it from a backup")
+            return StorageError(
+                .storageCorrupt,
+                "the database \(path) is damaged or is not a tokenctl database (\(error.resultCode)); restore it from a backup"
+            )
         case .SQLITE_READONLY:
             return .readOnly(path: path)
         case .SQLITE_CONSTRAINT:

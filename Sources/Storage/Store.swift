@@ -1,11 +1,10 @@
 import CSQLite
+import Foundation
 import GRDB
 import GRDBSQLite
+import Glibc
 import Logging
 import WalletModel
-
-import Foundation
-import Glibc
 
 /// The tokenctl database: one SQLite file in WAL mode with a busy timeout, foreign keys on,
 /// and the named migrations applied on open.
@@ -49,7 +48,8 @@ public final class Store: Sendable {
             }
             // In WAL mode, NORMAL keeps every committed transaction across a process
             // crash; FULL also across a power loss, at one fsync per commit.
-            try db.execute(sql: options.durability == .full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
+            try db.execute(
+                sql: options.durability == .full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
         }
         configuration.busyMode = .timeout(Double(options.busyTimeoutMilliseconds) / 1000)
         configuration.label = "tokenctl"
@@ -62,7 +62,9 @@ public final class Store: Sendable {
                 if options.concurrentReaders > 0 {
                     let pool = try DatabasePool(path: path, configuration: configuration)
                     // The pool's own WAL set-up chose NORMAL: the configured durability wins.
-                    if options.durability == .full { try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") } }
+                    if options.durability == .full {
+                        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+                    }
                     database = pool
                 } else {
                     database = try DatabaseQueue(path: path, configuration: configuration)
@@ -105,7 +107,9 @@ public final class Store: Sendable {
         var attempt = 0
         while true {
             do {
-                let version = try database.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0 }
+                let version = try database.writeWithoutTransaction { db in
+                    try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+                }
                 if version == current { return }
                 let complete = try database.read { db in
                     db.clearSchemaCache()
@@ -113,11 +117,14 @@ public final class Store: Sendable {
                 }
                 if !complete { try migrator.migrate(database) }
                 if version < current {
-                    try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA user_version = \(current)") }
+                    try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA user_version = \(current)")
+                    }
                 }
                 return
             } catch let error as DatabaseError
-                where (error.resultCode == .SQLITE_ERROR || error.resultCode.primaryResultCode == .SQLITE_CONSTRAINT) && attempt < 5 {
+                where (error.resultCode == .SQLITE_ERROR || error.resultCode.primaryResultCode == .SQLITE_CONSTRAINT)
+                && attempt < 5
+            {
                 attempt += 1
                 usleep(20_000)
             }
@@ -212,7 +219,10 @@ public final class Store: Sendable {
             try queue.read { db in try Migrations.migrator.hasCompletedMigrations(db) }
         }
         guard complete else {
-            throw StorageError(.storageReadOnly, "the database \(path) has an older schema and this user cannot upgrade it; run any tokenctl command once as its owner")
+            throw StorageError(
+                .storageReadOnly,
+                "the database \(path) has an older schema and this user cannot upgrade it; run any tokenctl command once as its owner"
+            )
         }
         return queue
     }
@@ -231,14 +241,20 @@ public final class Store: Sendable {
                 // Opening is lazy: the first read is where the shared memory is needed.
                 try queue.read { db in _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
                 return queue
-            } catch let error as DatabaseError where [.SQLITE_CANTOPEN, .SQLITE_READONLY].contains(error.resultCode.primaryResultCode) {
-                let uri = "file:" + (path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path) + "?immutable=1"
+            } catch let error as DatabaseError
+                where [.SQLITE_CANTOPEN, .SQLITE_READONLY].contains(error.resultCode.primaryResultCode)
+            {
+                let uri =
+                    "file:" + (path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path)
+                    + "?immutable=1"
                 return try DatabaseQueue(path: uri, configuration: configuration)
             }
         }
     }
 
-    private static func translatingOpenErrors<T>(path: String, busyTimeoutMilliseconds: Int, _ body: () throws -> T) throws -> T {
+    private static func translatingOpenErrors<T>(
+        path: String, busyTimeoutMilliseconds: Int, _ body: () throws -> T
+    ) throws -> T {
         do {
             return try body()
         } catch let error as DatabaseError {
@@ -257,7 +273,9 @@ public final class Store: Sendable {
         do {
             return try body()
         } catch let error as DatabaseError {
-            if let storageError = StorageError.classify(error, path: options.path, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds) {
+            if let storageError = StorageError.classify(
+                error, path: options.path, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
+            {
                 throw storageError
             }
             throw error
@@ -311,7 +329,9 @@ public final class Store: Sendable {
         let descriptor = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
         if descriptor < 0 {
             let reason = errno
-            if reason == EACCES && access(path, F_OK) == 0 && access(path, R_OK) != 0 { throw StorageError.unreadable(path: path) }
+            if reason == EACCES && access(path, F_OK) == 0 && access(path, R_OK) != 0 {
+                throw StorageError.unreadable(path: path)
+            }
             if reason == EACCES || reason == EROFS || reason == EPERM { throw StorageError.readOnly(path: path) }
             throw StorageError.io(path: path, String(cString: strerror(reason)))
         }
@@ -323,7 +343,10 @@ public final class Store: Sendable {
         let parent = parentDirectory(of: directory)
         if parent != directory { try createDirectories(parent) }
         if mkdir(directory, 0o700) != 0 && errno != EEXIST {
-            throw StorageError.io(path: directory, "cannot create the directory: \(String(cString: strerror(errno))); set database.path (or TOKENCTL_DATABASE_PATH) to a writable location")
+            throw StorageError.io(
+                path: directory,
+                "cannot create the directory: \(String(cString: strerror(errno))); set database.path (or TOKENCTL_DATABASE_PATH) to a writable location"
+            )
         }
     }
 

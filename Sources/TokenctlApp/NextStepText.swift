@@ -6,21 +6,27 @@ import OnboardingCore
 public enum NextStepText {
     public static func command(_ step: NextStep) -> String {
         switch step {
-        case .finishOrCancelOnboarding: "finish it with `tokenctl onboarding activate --otp CODE`, or `tokenctl onboarding cancel`"
+        case .finishOrCancelOnboarding:
+            "finish it with `tokenctl onboarding activate --otp CODE`, or `tokenctl onboarding cancel`"
         case .finishOnboarding: "finish it with `tokenctl onboarding activate --otp CODE`"
         case .startOnboarding: "start one with `tokenctl onboarding start --credentials JSON`"
-        case .onboard: "run `tokenctl onboarding start --credentials JSON`, then `tokenctl onboarding activate --otp CODE`"
+        case .onboard:
+            "run `tokenctl onboarding start --credentials JSON`, then `tokenctl onboarding activate --otp CODE`"
         case .showDevice: "`tokenctl device status` shows it"
-        case .activateDevice: "activate it first: onboard with `tokenctl onboarding start --credentials JSON`, or use an activation code with `tokenctl device activate`"
+        case .activateDevice:
+            "activate it first: onboard with `tokenctl onboarding start --credentials JSON`, or use an activation code with `tokenctl device activate`"
         case .removeDevice: "`tokenctl device remove` forgets it"
-        case .removeDeviceLocallyAndOnboard: "`tokenctl device remove --local`, then onboard again with `tokenctl onboarding start --credentials JSON`"
+        case .removeDeviceLocallyAndOnboard:
+            "`tokenctl device remove --local`, then onboard again with `tokenctl onboarding start --credentials JSON`"
         case .cancelVerificationAndOnboard:
             "cancel the ended process with `tokenctl verification cancel` (or forget it here with `tokenctl device remove --local`), then onboard again with `tokenctl onboarding start --credentials JSON`"
         case .createToken: "run `tokenctl device token` first"
         case .finishVerification: "finish identity verification (`tokenctl verification run`), then try again"
         case .verificationStatus: "run `tokenctl verification status`"
-        case .approveConsent: "read the consent with `tokenctl verification consent`, then `tokenctl verification consent --approve`"
-        case .selectDocuments: "choose the documents with `tokenctl verification documents select TYPE…` (ID_CARD, PASSPORT, DRIVING_LICENSE)"
+        case .approveConsent:
+            "read the consent with `tokenctl verification consent`, then `tokenctl verification consent --approve`"
+        case .selectDocuments:
+            "choose the documents with `tokenctl verification documents select TYPE…` (ID_CARD, PASSPORT, DRIVING_LICENSE)"
         case .submitDocuments: "submit the images with `tokenctl verification documents submit --id-card-front F …`"
         case .startPresenceCheck: "start the presence check with `tokenctl verification presence-check start`"
         case .finishPresenceCheck: "when the user has done it, run `tokenctl verification presence-check done`"

@@ -1,3 +1,4 @@
+import TransparencyLog
 import WalletModel
 
 /// The audit as a transparency log (`audit.*`, DESIGN §9): the log's name and the key that
@@ -37,7 +38,8 @@ public struct AuditSettings: Sendable, Equatable {
     public var witnessTimeoutMilliseconds = 10_000
 
     public init(
-        origin: String? = nil, signingKeyFile: String? = nil, checkpointIntervalSeconds: Int = 60, witnesses: [WitnessSetting] = [],
+        origin: String? = nil, signingKeyFile: String? = nil, checkpointIntervalSeconds: Int = 60,
+        witnesses: [WitnessSetting] = [],
         witnessTimeoutMilliseconds: Int = 10_000
     ) {
         self.origin = origin
@@ -57,7 +59,9 @@ public struct AuditSettings: Sendable, Equatable {
     /// `audit key generate` and `audit.origin` require.
     public static func isValidOrigin(_ name: String) -> Bool {
         NoteKey.isValidName(name) && name.utf8.count <= maximumOriginBytes
-            && !name.unicodeScalars.contains { [.control, .format, .lineSeparator, .paragraphSeparator].contains($0.properties.generalCategory) }
+            && !name.unicodeScalars.contains {
+                [.control, .format, .lineSeparator, .paragraphSeparator].contains($0.properties.generalCategory)
+            }
     }
 
     /// Whether `text` is a witness's cosigner verifier key (`NAME+HASH+KEY`, Ed25519, 0x04).

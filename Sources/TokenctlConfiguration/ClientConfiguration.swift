@@ -5,7 +5,9 @@ public enum ClientConfiguration {
     /// A client configuration pointing every server key at the sandbox at `baseURL`, with the
     /// sandbox's PowerAuth application: the keys are the configuration's own, nested as the
     /// file format nests them.
-    public static func sandbox(baseURL: String, applicationKey: String, applicationSecretFile: String, masterServerPublicKey: String) throws -> Data {
+    public static func sandbox(
+        baseURL: String, applicationKey: String, applicationSecretFile: String, masterServerPublicKey: String
+    ) throws -> Data {
         try file([
             ConfigKeys.tmpBaseURL: baseURL,
             ConfigKeys.loginBackendURL: baseURL,
@@ -24,7 +26,8 @@ public enum ClientConfiguration {
             precondition(ConfigKeys.all.contains(key), "\(key) is not a configuration key")
             set(value, at: key.split(separator: ".").map(String.init)[...], in: &root)
         }
-        return try JSONSerialization.data(withJSONObject: root, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        return try JSONSerialization.data(
+            withJSONObject: root, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
     }
 
     private static func set(_ value: String, at path: ArraySlice<String>, in object: inout [String: Any]) {

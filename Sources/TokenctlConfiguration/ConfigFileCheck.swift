@@ -21,9 +21,11 @@ enum ConfigFileCheck {
         for key in try leafKeys(root, prefix: "", file: path).sorted() where !ConfigKeys.all.contains(key) {
             // A section given a value (`{"tmp": "x"}`): the section is known, its type is wrong.
             if ConfigKeys.all.contains(where: { $0.hasPrefix(key + ".") }) {
-                throw ConfigurationError.invalidValue(key: key, origin: .file(path), expected: "an object of \(key).* keys")
+                throw ConfigurationError.invalidValue(
+                    key: key, origin: .file(path), expected: "an object of \(key).* keys")
             }
-            throw ConfigurationError.unknownKey(key, file: path, suggestion: suggestion(for: key, among: ConfigKeys.all))
+            throw ConfigurationError.unknownKey(
+                key, file: path, suggestion: suggestion(for: key, among: ConfigKeys.all))
         }
         return root
     }
@@ -34,7 +36,8 @@ enum ConfigFileCheck {
             let path = prefix + name
             guard let nested = value as? [String: Any] else { return [path] }
             if ConfigKeys.all.contains(path) {
-                throw ConfigurationError.invalidValue(key: path, origin: .file(file), expected: "a value, not an object")
+                throw ConfigurationError.invalidValue(
+                    key: path, origin: .file(file), expected: "a value, not an object")
             }
             return nested.isEmpty ? [path] : try leafKeys(nested, prefix: path + ".", file: file)
         }
@@ -43,13 +46,16 @@ enum ConfigFileCheck {
     /// Refuses a `TOKENCTL_*` variable that is neither a key's nor one of
     /// ``ConfigKeys/otherVariables``, as the file refuses an unknown key.
     static func validate(environment: [String: String]) throws(ConfigurationError) {
-        for name in environment.keys.sorted() where name.hasPrefix("TOKENCTL_") && !ConfigKeys.variables.contains(name) {
+        for name in environment.keys.sorted() where name.hasPrefix("TOKENCTL_") && !ConfigKeys.variables.contains(name)
+        {
             throw .unknownVariable(name, suggestion: suggestion(for: name, among: ConfigKeys.variables))
         }
         // The level is read before the settings are; a level the flag would refuse is refused
         // here too, not silently replaced by the default.
         if let level = environment[ConfigKeys.logLevelVariable], Logger.Level(rawValue: level) == nil {
-            throw .invalidValue(key: "log.level", origin: .environment, expected: "one of trace, debug, info, notice, warning, error, critical")
+            throw .invalidValue(
+                key: "log.level", origin: .environment,
+                expected: "one of trace, debug, info, notice, warning, error, critical")
         }
     }
 

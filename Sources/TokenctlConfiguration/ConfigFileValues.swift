@@ -43,7 +43,8 @@ struct ConfigFileValues {
 
     private static func int(_ value: Any) throws -> Int {
         guard !(value is String), !isBoolean(value), let number = value as? NSNumber,
-              let integer = Int(exactly: number.doubleValue) else { throw Mismatch() }
+            let integer = Int(exactly: number.doubleValue)
+        else { throw Mismatch() }
         return integer
     }
 

@@ -71,16 +71,19 @@ public enum ConfigKeys {
     public static let ordered: [String] = [
         databasePath, databaseBusyTimeout, databaseSynchronous,
         databaseURL, databasePasswordFile, databaseCAFile, databaseHostID, databaseLease, deeplinkFormats,
-        tmpBaseURL, tmpTransport, tmpMaxConnections, tmpIdleTimeout, tmpConnectTimeout, tmpTimeout, tmpRetryAttempts, tmpRetryBackoff,
+        tmpBaseURL, tmpTransport, tmpMaxConnections, tmpIdleTimeout, tmpConnectTimeout, tmpTimeout, tmpRetryAttempts,
+        tmpRetryBackoff,
         tmpBearerTokenFile, tmpAPIKeyHeader, tmpAPIKeyFile,
         tmpCAFile, tmpClientCertFile, tmpClientKeyFile,
         onboardingBaseURL, onboardingInstanceID, onboardingRequireFinished, onboardingPINLoginWithin,
-        onboardingConnectTimeout, onboardingTimeout, onboardingCAFile, onboardingClientCertFile, onboardingClientKeyFile,
+        onboardingConnectTimeout, onboardingTimeout, onboardingCAFile, onboardingClientCertFile,
+        onboardingClientKeyFile,
         powerAuthBaseURL, powerAuthApplicationKey, powerAuthApplicationSecretFile, powerAuthMasterServerPublicKey,
         loginBackendURL, loginClientID, loginRelyingPartyURL,
         loginConnectTimeout, loginTimeout, loginCAFile, loginClientCertFile, loginClientKeyFile,
         serviceSocket, serviceSocketMode, serviceMaxInFlight, serviceQueueLimit, serviceIdempotencyRetention,
-        serviceMaxConnections, serviceHeaderTimeout, serviceIdleTimeout, serviceTLSCertFile, serviceTLSKeyFile, serviceTLSClientCAFile, serviceBearerTokenFile,
+        serviceMaxConnections, serviceHeaderTimeout, serviceIdleTimeout, serviceTLSCertFile, serviceTLSKeyFile,
+        serviceTLSClientCAFile, serviceBearerTokenFile,
         auditOrigin, auditSigningKeyFile, auditCheckpointInterval, auditWitnesses, auditWitnessTimeout,
         logFormat,
     ]
@@ -103,7 +106,8 @@ public enum ConfigKeys {
     public static let logLevelVariable = "TOKENCTL_LOG_LEVEL"
 
     /// Every `TOKENCTL_*` variable tokenctl reads.
-    public static let variables: Set<String> = Set(ordered.map(ConfigurationError.environmentName(for:))).union(otherVariables)
+    public static let variables: Set<String> = Set(ordered.map(ConfigurationError.environmentName(for:))).union(
+        otherVariables)
 
     /// The secrets, each read from the file a key names or else from its variable.
     public struct Secret: Sendable {
@@ -111,13 +115,16 @@ public enum ConfigKeys {
         public let fileKey: String
         public let variable: String
 
-        public static let tmpBearerToken = Secret(name: "TMP bearer token", fileKey: tmpBearerTokenFile, variable: TMPSettings.Keys.bearerTokenVariable)
-        public static let tmpAPIKey = Secret(name: "TMP API key", fileKey: tmpAPIKeyFile, variable: TMPSettings.Keys.apiKeyVariable)
+        public static let tmpBearerToken = Secret(
+            name: "TMP bearer token", fileKey: tmpBearerTokenFile, variable: TMPSettings.Keys.bearerTokenVariable)
+        public static let tmpAPIKey = Secret(
+            name: "TMP API key", fileKey: tmpAPIKeyFile, variable: TMPSettings.Keys.apiKeyVariable)
         public static let powerAuthApplicationSecret = Secret(
             name: "PowerAuth application secret", fileKey: powerAuthApplicationSecretFile,
             variable: "TOKENCTL_ONBOARDING_POWERAUTH_APPLICATION_SECRET"
         )
-        public static let databasePassword = Secret(name: "PostgreSQL password", fileKey: databasePasswordFile, variable: "TOKENCTL_DATABASE_PASSWORD")
+        public static let databasePassword = Secret(
+            name: "PostgreSQL password", fileKey: databasePasswordFile, variable: "TOKENCTL_DATABASE_PASSWORD")
         public static let all = [tmpBearerToken, tmpAPIKey, powerAuthApplicationSecret, databasePassword]
     }
 }

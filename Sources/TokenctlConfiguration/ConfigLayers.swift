@@ -1,6 +1,6 @@
 import Configuration
-import Foundation
 import ErrorCodes
+import Foundation
 
 /// The configuration sources below the flags, queried in precedence order: the
 /// `TOKENCTL_*` environment first, then the file. Each lookup returns the value and where
@@ -26,7 +26,9 @@ struct ConfigLayers {
     }
 
     func stringArray(_ key: String) throws -> ([String], ConfigOrigin)? {
-        try lookup(key, .stringArray, expected: "a list of strings") { if case .stringArray(let v) = $0 { v } else { nil } }
+        try lookup(key, .stringArray, expected: "a list of strings") {
+            if case .stringArray(let v) = $0 { v } else { nil }
+        }
     }
 
     func intArray(_ key: String) throws -> ([Int], ConfigOrigin)? {
@@ -38,7 +40,10 @@ struct ConfigLayers {
     }
 
     func int(_ key: String, min: Int) throws -> Int? {
-        guard let (value, origin) = try lookup(key, .int, expected: "an integer", { if case .int(let v) = $0 { v } else { nil } }) else {
+        guard
+            let (value, origin) = try lookup(
+                key, .int, expected: "an integer", { if case .int(let v) = $0 { v } else { nil } })
+        else {
             return nil
         }
         guard value >= min else {
@@ -54,7 +59,9 @@ struct ConfigLayers {
     /// `/etc/tokenctl/tmp.token` at an operator's shell.
     func path(_ key: String) throws -> String? {
         guard let (value, origin) = try string(key) else { return nil }
-        guard !value.isEmpty else { throw ConfigurationError.invalidValue(key: key, origin: origin, expected: "a file path") }
+        guard !value.isEmpty else {
+            throw ConfigurationError.invalidValue(key: key, origin: origin, expected: "a file path")
+        }
         if !value.hasPrefix("/"), let credentialsDirectory {
             let credential = credentialsDirectory + "/" + value
             if FileManager.default.fileExists(atPath: credential) { return credential }
@@ -66,14 +73,16 @@ struct ConfigLayers {
     func url(_ key: String) throws -> String? {
         guard let (value, origin) = try string(key) else { return nil }
         guard Self.isHTTPURL(value) else {
-            throw ConfigurationError.invalidValue(key: key, origin: origin, expected: "an http:// or https:// URL with a host")
+            throw ConfigurationError.invalidValue(
+                key: key, origin: origin, expected: "an http:// or https:// URL with a host")
         }
         return value
     }
 
     static func isHTTPURL(_ value: String) -> Bool {
         let lower = value.lowercased()
-        let rest = lower.hasPrefix("https://") ? lower.dropFirst(8) : lower.hasPrefix("http://") ? lower.dropFirst(7) : nil
+        let rest =
+            lower.hasPrefix("https://") ? lower.dropFirst(8) : lower.hasPrefix("http://") ? lower.dropFirst(7) : nil
         guard let rest, let first = rest.first, first != "/", first != ":" else { return false }
         return !value.contains(where: { $0.isWhitespace })
     }
@@ -82,9 +91,12 @@ struct ConfigLayers {
     func objects(_ key: String) throws -> ([[String: Any]], ConfigOrigin)? {
         let absoluteKey = AbsoluteConfigKey(key.split(separator: ".").map(String.init))
         let expected = "a list of JSON objects"
-        if let text = try? environment.value(forKey: absoluteKey, type: .string).value?.content, case .string(let json) = text {
+        if let text = try? environment.value(forKey: absoluteKey, type: .string).value?.content,
+            case .string(let json) = text
+        {
             guard let objects = (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [[String: Any]] else {
-                throw ConfigurationError.invalidValue(key: key, origin: .environment, expected: expected + " (JSON text)")
+                throw ConfigurationError.invalidValue(
+                    key: key, origin: .environment, expected: expected + " (JSON text)")
             }
             origins.found[key] = .environment
             return (objects, .environment)
@@ -102,7 +114,7 @@ struct ConfigLayers {
     ) throws -> (T, ConfigOrigin)? {
         let absoluteKey = AbsoluteConfigKey(key.split(separator: ".").map(String.init))
         var sources: [(ConfigOrigin, () throws -> ConfigContent?)] = [
-            (.environment, { try environment.value(forKey: absoluteKey, type: type).value?.content }),
+            (.environment, { try environment.value(forKey: absoluteKey, type: type).value?.content })
         ]
         if let file { sources.append((.file(file.path), { try file.values.content(key, type) })) }
         for (origin, read) in sources {

@@ -47,25 +47,30 @@ public struct ConfigReport: Sendable {
     public let entries: [Entry]
     public let secrets: [Secret]
 
-    init(settings: Settings, origins: [String: ConfigOrigin], flags: SettingsLoader.Flags, environment: [String: String]) {
+    init(
+        settings: Settings, origins: [String: ConfigOrigin], flags: SettingsLoader.Flags, environment: [String: String]
+    ) {
         configFile = settings.configFile
         let values = ConfigValues.of(settings)
         entries = ConfigKeys.ordered.map { key in
-            let source: Source = if key == ConfigKeys.databasePath, flags.databasePath != nil {
-                .flag("--database")
-            } else if key == ConfigKeys.databaseHostID, flags.hostID != nil {
-                .flag("--host-id")
-            } else {
-                switch origins[key] {
-                case .file(let path): .file(path)
-                case .environment: .environment(ConfigurationError.environmentName(for: key))
-                case nil: .builtIn
+            let source: Source =
+                if key == ConfigKeys.databasePath, flags.databasePath != nil {
+                    .flag("--database")
+                } else if key == ConfigKeys.databaseHostID, flags.hostID != nil {
+                    .flag("--host-id")
+                } else {
+                    switch origins[key] {
+                    case .file(let path): .file(path)
+                    case .environment: .environment(ConfigurationError.environmentName(for: key))
+                    case nil: .builtIn
+                    }
                 }
-            }
             return Entry(key: key, value: values[key] ?? .null, source: source)
         }
         secrets = ConfigKeys.Secret.all.map { secret in
-            if values[secret.fileKey, default: .null] != .null { return Secret(name: secret.name, from: secret.fileKey) }
+            if values[secret.fileKey, default: .null] != .null {
+                return Secret(name: secret.name, from: secret.fileKey)
+            }
             let set = !(environment[secret.variable] ?? "").allSatisfy(\.isWhitespace)
             return Secret(name: secret.name, from: set ? secret.variable : nil)
         }
@@ -84,7 +89,9 @@ public struct ConfigReport: Sendable {
             if let from = secret.from { object.append("from", .string(from)) }
             secretsObject.append(secret.name, .object(object))
         }
-        return JSONObject(["configFile": .optional(configFile), "settings": .object(settings), "secrets": .object(secretsObject)])
+        return JSONObject([
+            "configFile": .optional(configFile), "settings": .object(settings), "secrets": .object(secretsObject),
+        ])
     }
 }
 
@@ -92,7 +99,8 @@ public struct ConfigReport: Sendable {
 enum ConfigValues {
     static func of(_ settings: Settings) -> [String: JSONObject.Value] {
         typealias K = ConfigKeys
-        let tmp = settings.tmp, service = settings.service, onboarding = settings.onboarding, login = settings.login, powerAuth = onboarding.powerAuth
+        let tmp = settings.tmp, service = settings.service, onboarding = settings.onboarding, login = settings.login,
+            powerAuth = onboarding.powerAuth
         return [
             K.databasePath: .string(settings.database.path),
             K.databaseBusyTimeout: .int(settings.database.busyTimeoutMilliseconds),
@@ -153,7 +161,10 @@ enum ConfigValues {
             K.auditOrigin: .optional(settings.audit.origin),
             K.auditSigningKeyFile: .optional(settings.audit.signingKeyFile),
             K.auditCheckpointInterval: .int(settings.audit.checkpointIntervalSeconds),
-            K.auditWitnesses: .array(settings.audit.witnesses.map { .object(JSONObject(["url": .string($0.url), "verifier-key": .string($0.verifierKey)])) }),
+            K.auditWitnesses: .array(
+                settings.audit.witnesses.map {
+                    .object(JSONObject(["url": .string($0.url), "verifier-key": .string($0.verifierKey)]))
+                }),
             K.auditWitnessTimeout: .int(settings.audit.witnessTimeoutMilliseconds),
             K.logFormat: .string(settings.logFormat.rawValue),
         ]

@@ -4,7 +4,9 @@ import Logging
 /// be right is a usage error naming the flag, not a configuration error later.
 public enum GlobalFlagValues {
     /// The first problem among the values given, nil when there is none.
-    public static func problem(config: String?, database: String?, hostID: String?, logLevel: String?, logFormat: String?) -> String? {
+    public static func problem(
+        config: String?, database: String?, hostID: String?, logLevel: String?, logFormat: String?
+    ) -> String? {
         if let logLevel, Logger.Level(rawValue: logLevel) == nil {
             return "--log-level must be one of trace, debug, info, notice, warning, error, critical"
         }

@@ -22,25 +22,45 @@ extension ServiceSettings {
             {
                 switch (tls.certificateFile, tls.keyFile) {
                 case (nil, .some), (.some, nil):
-                    throw ConfigurationError.secretMissing("\(ConfigKeys.serviceTLSCertFile) and \(ConfigKeys.serviceTLSKeyFile) go together; set both or neither")
+                    throw ConfigurationError.secretMissing(
+                        "\(ConfigKeys.serviceTLSCertFile) and \(ConfigKeys.serviceTLSKeyFile) go together; set both or neither"
+                    )
                 default:
                     if tls.clientCAFile != nil && tls.certificateFile == nil {
-                        throw ConfigurationError.secretMissing("\(ConfigKeys.serviceTLSClientCAFile) (mutual TLS) needs \(ConfigKeys.serviceTLSCertFile) and \(ConfigKeys.serviceTLSKeyFile)")
+                        throw ConfigurationError.secretMissing(
+                            "\(ConfigKeys.serviceTLSClientCAFile) (mutual TLS) needs \(ConfigKeys.serviceTLSCertFile) and \(ConfigKeys.serviceTLSKeyFile)"
+                        )
                     }
                 }
             },
-            { if let path = tls.certificateFile { try Self.expectPEM(path, key: ConfigKeys.serviceTLSCertFile, label: "CERTIFICATE", kind: "a certificate") } },
+            {
+                if let path = tls.certificateFile {
+                    try Self.expectPEM(
+                        path, key: ConfigKeys.serviceTLSCertFile, label: "CERTIFICATE", kind: "a certificate")
+                }
+            },
             {
                 if let path = tls.keyFile {
-                    try Self.expectPEM(path, key: ConfigKeys.serviceTLSKeyFile, label: "PRIVATE KEY", kind: "a private key")
+                    try Self.expectPEM(
+                        path, key: ConfigKeys.serviceTLSKeyFile, label: "PRIVATE KEY", kind: "a private key")
                     try SecretFile.checkPrivate(path, key: ConfigKeys.serviceTLSKeyFile)
                 }
             },
-            { if let path = tls.clientCAFile { try Self.expectPEM(path, key: ConfigKeys.serviceTLSClientCAFile, label: "CERTIFICATE", kind: "certificates") } },
+            {
+                if let path = tls.clientCAFile {
+                    try Self.expectPEM(
+                        path, key: ConfigKeys.serviceTLSClientCAFile, label: "CERTIFICATE", kind: "certificates")
+                }
+            },
             {
                 if let path = bearerTokenFile {
-                    guard try SecretFile.secret(file: path, key: ConfigKeys.serviceBearerTokenFile, variable: "", environment: [:]) != nil else {
-                        throw ConfigurationError.fileInvalid(key: ConfigKeys.serviceBearerTokenFile, path: path, expected: "the bearer token, not an empty file")
+                    guard
+                        try SecretFile.secret(
+                            file: path, key: ConfigKeys.serviceBearerTokenFile, variable: "", environment: [:]) != nil
+                    else {
+                        throw ConfigurationError.fileInvalid(
+                            key: ConfigKeys.serviceBearerTokenFile, path: path,
+                            expected: "the bearer token, not an empty file")
                     }
                 }
             },
@@ -61,7 +81,8 @@ extension ServiceSettings {
         guard let parentSlash = directory.lastIndex(of: "/"), parentSlash != directory.startIndex else { return }
         let parent = String(directory[..<parentSlash])
         guard stat(parent, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
-            throw ConfigurationError.unusableValue(key: ConfigKeys.serviceSocket, "\(socket) cannot be made: \(parent) does not exist")
+            throw ConfigurationError.unusableValue(
+                key: ConfigKeys.serviceSocket, "\(socket) cannot be made: \(parent) does not exist")
         }
     }
 

@@ -60,12 +60,14 @@ public struct Settings: Sendable, Equatable {
                 tls: TLSFiles()
             ),
             onboarding: OnboardingSettings(
-                connection: ConnectionSettings(baseURL: sandboxBaseURL, connectTimeoutMilliseconds: 3_000, timeoutMilliseconds: 20_000),
+                connection: ConnectionSettings(
+                    baseURL: sandboxBaseURL, connectTimeoutMilliseconds: 3_000, timeoutMilliseconds: 20_000),
                 instanceID: "default",
                 requiresFinishedUserActivation: false
             ),
             login: LoginSettings(
-                connection: ConnectionSettings(baseURL: sandboxBaseURL, connectTimeoutMilliseconds: 3_000, timeoutMilliseconds: 20_000),
+                connection: ConnectionSettings(
+                    baseURL: sandboxBaseURL, connectTimeoutMilliseconds: 3_000, timeoutMilliseconds: 20_000),
                 clientID: "sandbox-client",
                 relyingPartyURL: sandboxBaseURL + "/rp"
             ),
@@ -78,7 +80,9 @@ public struct Settings: Sendable, Equatable {
     /// started without either (systemd gives system services no HOME) uses the account's home
     /// from the user database, and a system account without a usable home (`/`,
     /// `/nonexistent`) uses `/var/lib/tokenctl/`.
-    static func defaultDatabasePath(environment: [String: String], accountHome: String? = Settings.accountHome()) -> String {
+    static func defaultDatabasePath(
+        environment: [String: String], accountHome: String? = Settings.accountHome()
+    ) -> String {
         if let dataHome = environment["XDG_DATA_HOME"], dataHome.hasPrefix("/") {
             return dataHome + "/tokenctl/tokenctl.sqlite"
         }

@@ -3,6 +3,7 @@ import ErrorCodes
 import Foundation
 import HTTPTransport
 import TokenActivation
+import TransparencyLog
 import WalletModel
 
 /// Loads ``Settings`` from flags, `TOKENCTL_*` environment variables, a JSON
@@ -16,7 +17,9 @@ public struct SettingsLoader: Sendable {
         public var hostID: String?
         /// A PostgreSQL URL in place of `database.url` (`db copy --to`).
         public var databaseURL: String?
-        public init(configFile: String? = nil, databasePath: String? = nil, hostID: String? = nil, databaseURL: String? = nil) {
+        public init(
+            configFile: String? = nil, databasePath: String? = nil, hostID: String? = nil, databaseURL: String? = nil
+        ) {
             self.configFile = configFile
             self.databasePath = databasePath
             self.hostID = hostID
@@ -77,18 +80,22 @@ public struct SettingsLoader: Sendable {
         try layers.int(ConfigKeys.databaseBusyTimeout, min: 0).map { settings.database.busyTimeoutMilliseconds = $0 }
         if let (mode, origin) = try layers.string(ConfigKeys.databaseSynchronous) {
             guard let durability = StoreOptions.Durability(rawValue: mode) else {
-                throw ConfigurationError.invalidValue(key: ConfigKeys.databaseSynchronous, origin: origin, expected: "normal or full")
+                throw ConfigurationError.invalidValue(
+                    key: ConfigKeys.databaseSynchronous, origin: origin, expected: "normal or full")
             }
             settings.database.durability = durability
         }
         if let (formats, origin) = try layers.stringArray(ConfigKeys.deeplinkFormats) {
             let expected = "launch URLs of the form scheme://host[/path], such as \"mybank://activate\""
             guard !formats.isEmpty else {
-                throw ConfigurationError.invalidValue(key: ConfigKeys.deeplinkFormats, origin: origin, expected: "a non-empty list of \(expected)")
+                throw ConfigurationError.invalidValue(
+                    key: ConfigKeys.deeplinkFormats, origin: origin, expected: "a non-empty list of \(expected)")
             }
             settings.deeplinkFormats = try formats.map { text in
                 guard let format = DeeplinkFormat(text) else {
-                    throw ConfigurationError.invalidValue(key: ConfigKeys.deeplinkFormats, origin: origin, expected: "\(expected); \"\(text.prefix(80))\" is not one")
+                    throw ConfigurationError.invalidValue(
+                        key: ConfigKeys.deeplinkFormats, origin: origin,
+                        expected: "\(expected); \"\(text.prefix(80))\" is not one")
                 }
                 return format
             }
@@ -97,7 +104,8 @@ public struct SettingsLoader: Sendable {
         try layers.url(ConfigKeys.tmpBaseURL).map { settings.tmp.baseURL = $0 }
         if let (name, origin) = try layers.string(ConfigKeys.tmpTransport) {
             guard let transport = TMPSettings.Transport(rawValue: name) else {
-                throw ConfigurationError.invalidValue(key: ConfigKeys.tmpTransport, origin: origin, expected: "easy or multi")
+                throw ConfigurationError.invalidValue(
+                    key: ConfigKeys.tmpTransport, origin: origin, expected: "easy or multi")
             }
             settings.tmp.transport = transport
         }
@@ -108,49 +116,69 @@ public struct SettingsLoader: Sendable {
         try layers.int(ConfigKeys.tmpRetryAttempts, min: 1).map { settings.tmp.retry.attempts = $0 }
         if let (backoff, origin) = try layers.intArray(ConfigKeys.tmpRetryBackoff) {
             guard backoff.allSatisfy({ $0 >= 0 }) else {
-                throw ConfigurationError.invalidValue(key: ConfigKeys.tmpRetryBackoff, origin: origin, expected: "a list of non-negative milliseconds")
+                throw ConfigurationError.invalidValue(
+                    key: ConfigKeys.tmpRetryBackoff, origin: origin, expected: "a list of non-negative milliseconds")
             }
             settings.tmp.retry.backoffMilliseconds = backoff
         }
         settings.tmp.authentication.bearerTokenFile = try layers.path(ConfigKeys.tmpBearerTokenFile)
-        settings.tmp.authentication.apiKeyHeader = try layers.string(ConfigKeys.tmpAPIKeyHeader).map { try nonEmpty($0.0, ConfigKeys.tmpAPIKeyHeader, $0.1) }
+        settings.tmp.authentication.apiKeyHeader = try layers.string(ConfigKeys.tmpAPIKeyHeader).map {
+            try nonEmpty($0.0, ConfigKeys.tmpAPIKeyHeader, $0.1)
+        }
         settings.tmp.authentication.apiKeyFile = try layers.path(ConfigKeys.tmpAPIKeyFile)
         settings.tmp.tls.caFile = try layers.path(ConfigKeys.tmpCAFile)
         settings.tmp.tls.clientCertificateFile = try layers.path(ConfigKeys.tmpClientCertFile)
         settings.tmp.tls.clientKeyFile = try layers.path(ConfigKeys.tmpClientKeyFile)
         // After the TMP keys: the lease's default is twice the longest an attempt may take.
-        let configuredHost = try layers.string(ConfigKeys.databaseHostID).map { try nonEmpty($0.0, ConfigKeys.databaseHostID, $0.1) }
-        settings.hostID = try flags.hostID.map { try nonEmpty($0, "--host-id", .environment) } ?? configuredHost ?? ProcessIdentity.hostName ?? "localhost"
-        settings.leaseMilliseconds = try layers.int(ConfigKeys.databaseLease, min: 1000) ?? 2 * settings.tmp.longestAttemptMilliseconds
+        let configuredHost = try layers.string(ConfigKeys.databaseHostID).map {
+            try nonEmpty($0.0, ConfigKeys.databaseHostID, $0.1)
+        }
+        settings.hostID =
+            try flags.hostID.map { try nonEmpty($0, "--host-id", .environment) } ?? configuredHost ?? ProcessIdentity
+            .hostName ?? "localhost"
+        settings.leaseMilliseconds =
+            try layers.int(ConfigKeys.databaseLease, min: 1000) ?? 2 * settings.tmp.longestAttemptMilliseconds
         settings.postgres = try postgres(layers, flags: flags, settings: settings)
 
         try layers.url(ConfigKeys.onboardingBaseURL).map { settings.onboarding.connection.baseURL = $0 }
-        try layers.int(ConfigKeys.onboardingConnectTimeout, min: 1).map { settings.onboarding.connection.connectTimeoutMilliseconds = $0 }
-        try layers.int(ConfigKeys.onboardingTimeout, min: 1).map { settings.onboarding.connection.timeoutMilliseconds = $0 }
+        try layers.int(ConfigKeys.onboardingConnectTimeout, min: 1).map {
+            settings.onboarding.connection.connectTimeoutMilliseconds = $0
+        }
+        try layers.int(ConfigKeys.onboardingTimeout, min: 1).map {
+            settings.onboarding.connection.timeoutMilliseconds = $0
+        }
         settings.onboarding.connection.tls.caFile = try layers.path(ConfigKeys.onboardingCAFile)
         settings.onboarding.connection.tls.clientCertificateFile = try layers.path(ConfigKeys.onboardingClientCertFile)
         settings.onboarding.connection.tls.clientKeyFile = try layers.path(ConfigKeys.onboardingClientKeyFile)
         if let (id, origin) = try layers.string(ConfigKeys.onboardingInstanceID) {
             settings.onboarding.instanceID = try nonEmpty(id, ConfigKeys.onboardingInstanceID, origin)
         }
-        try layers.bool(ConfigKeys.onboardingRequireFinished).map { settings.onboarding.requiresFinishedUserActivation = $0 }
+        try layers.bool(ConfigKeys.onboardingRequireFinished).map {
+            settings.onboarding.requiresFinishedUserActivation = $0
+        }
         settings.onboarding.pinLoginWithinSeconds = try layers.int(ConfigKeys.onboardingPINLoginWithin, min: 1)
         try layers.url(ConfigKeys.loginBackendURL).map { settings.login.connection.baseURL = $0 }
         if let (id, origin) = try layers.string(ConfigKeys.loginClientID) {
             settings.login.clientID = try nonEmpty(id, ConfigKeys.loginClientID, origin)
         }
         try layers.url(ConfigKeys.loginRelyingPartyURL).map { settings.login.relyingPartyURL = $0 }
-        try layers.int(ConfigKeys.loginConnectTimeout, min: 1).map { settings.login.connection.connectTimeoutMilliseconds = $0 }
+        try layers.int(ConfigKeys.loginConnectTimeout, min: 1).map {
+            settings.login.connection.connectTimeoutMilliseconds = $0
+        }
         try layers.int(ConfigKeys.loginTimeout, min: 1).map { settings.login.connection.timeoutMilliseconds = $0 }
         settings.login.connection.tls.caFile = try layers.path(ConfigKeys.loginCAFile)
         settings.login.connection.tls.clientCertificateFile = try layers.path(ConfigKeys.loginClientCertFile)
         settings.login.connection.tls.clientKeyFile = try layers.path(ConfigKeys.loginClientKeyFile)
         settings.onboarding.powerAuth.baseURL = try layers.url(ConfigKeys.powerAuthBaseURL)
-        settings.onboarding.powerAuth.applicationKey = try layers.string(ConfigKeys.powerAuthApplicationKey).map { try nonEmpty($0.0, ConfigKeys.powerAuthApplicationKey, $0.1) }
+        settings.onboarding.powerAuth.applicationKey = try layers.string(ConfigKeys.powerAuthApplicationKey).map {
+            try nonEmpty($0.0, ConfigKeys.powerAuthApplicationKey, $0.1)
+        }
         settings.onboarding.powerAuth.applicationSecretFile = try layers.path(ConfigKeys.powerAuthApplicationSecretFile)
         if let (key, origin) = try layers.string(ConfigKeys.powerAuthMasterServerPublicKey) {
             guard let bytes = Data(base64Encoded: key), bytes.count == 65 || bytes.count == 33 else {
-                throw ConfigurationError.invalidValue(key: ConfigKeys.powerAuthMasterServerPublicKey, origin: origin, expected: "Base64 of a P-256 public key (65 or 33 bytes)")
+                throw ConfigurationError.invalidValue(
+                    key: ConfigKeys.powerAuthMasterServerPublicKey, origin: origin,
+                    expected: "Base64 of a P-256 public key (65 or 33 bytes)")
             }
             settings.onboarding.powerAuth.masterServerPublicKey = key
         }
@@ -158,7 +186,9 @@ public struct SettingsLoader: Sendable {
         try audit(layers, into: &settings.audit)
         if let (name, origin) = try layers.string(ConfigKeys.logFormat) {
             guard let format = LogFormat(rawValue: name) else {
-                throw ConfigurationError.invalidValue(key: ConfigKeys.logFormat, origin: origin, expected: LogFormat.names.replacingOccurrences(of: ", ", with: " or "))
+                throw ConfigurationError.invalidValue(
+                    key: ConfigKeys.logFormat, origin: origin,
+                    expected: LogFormat.names.replacingOccurrences(of: ", ", with: " or "))
             }
             settings.logFormat = format
         }
@@ -169,7 +199,11 @@ public struct SettingsLoader: Sendable {
     private func audit(_ layers: ConfigLayers, into audit: inout AuditSettings) throws {
         if let (origin, from) = try layers.string(ConfigKeys.auditOrigin) {
             guard AuditSettings.isValidOrigin(origin) else {
-                throw ConfigurationError.invalidValue(key: ConfigKeys.auditOrigin, origin: from, expected: "the log's name, at most 255 bytes, without spaces, '+', control or direction-changing characters, such as \"bank.example/tokenctl-audit\"")
+                throw ConfigurationError.invalidValue(
+                    key: ConfigKeys.auditOrigin, origin: from,
+                    expected:
+                        "the log's name, at most 255 bytes, without spaces, '+', control or direction-changing characters, such as \"bank.example/tokenctl-audit\""
+                )
             }
             audit.origin = origin
         }
@@ -177,19 +211,26 @@ public struct SettingsLoader: Sendable {
         try layers.int(ConfigKeys.auditCheckpointInterval, min: 1).map { audit.checkpointIntervalSeconds = $0 }
         try layers.int(ConfigKeys.auditWitnessTimeout, min: 100).map { audit.witnessTimeoutMilliseconds = $0 }
         if let (objects, origin) = try layers.objects(ConfigKeys.auditWitnesses) {
-            let expected = #"a list of {"url": "https://…", "verifier-key": "NAME+HASH+KEY"} objects, each a witness's submission URL and its cosigner key"#
+            let expected =
+                #"a list of {"url": "https://…", "verifier-key": "NAME+HASH+KEY"} objects, each a witness's submission URL and its cosigner key"#
             audit.witnesses = try objects.map { object in
-                guard Set(object.keys) == ["url", "verifier-key"], let url = object["url"] as? String, let key = object["verifier-key"] as? String,
-                      ConfigLayers.isHTTPURL(url) else {
-                    throw ConfigurationError.invalidValue(key: ConfigKeys.auditWitnesses, origin: origin, expected: expected)
+                guard Set(object.keys) == ["url", "verifier-key"], let url = object["url"] as? String,
+                    let key = object["verifier-key"] as? String,
+                    ConfigLayers.isHTTPURL(url)
+                else {
+                    throw ConfigurationError.invalidValue(
+                        key: ConfigKeys.auditWitnesses, origin: origin, expected: expected)
                 }
                 guard AuditSettings.isValidWitnessKey(key) else {
-                    let named = (try? NoteVerifier(verifierKey: key)) != nil
+                    let named =
+                        (try? NoteVerifier(verifierKey: key)) != nil
                         ? "a witness's cosigner key (algorithm 0x04, which the witness gives you) as the verifier-key of \(url), not a log's key (0x01, as tokenctl audit key generate prints)"
                         : expected
-                    throw ConfigurationError.invalidValue(key: ConfigKeys.auditWitnesses, origin: origin, expected: named)
+                    throw ConfigurationError.invalidValue(
+                        key: ConfigKeys.auditWitnesses, origin: origin, expected: named)
                 }
-                return AuditSettings.WitnessSetting(url: url.hasSuffix("/") ? String(url.dropLast()) : url, verifierKey: key)
+                return AuditSettings.WitnessSetting(
+                    url: url.hasSuffix("/") ? String(url.dropLast()) : url, verifierKey: key)
             }
         }
     }
@@ -200,7 +241,9 @@ public struct SettingsLoader: Sendable {
         }
         if let (mode, origin) = try layers.string(ConfigKeys.serviceSocketMode) {
             guard let bits = UInt16(mode, radix: 8), bits <= 0o777, bits & 0o600 == 0o600 else {
-                throw ConfigurationError.invalidValue(key: ConfigKeys.serviceSocketMode, origin: origin, expected: "octal permission bits with the owner's read and write, such as \"0660\"")
+                throw ConfigurationError.invalidValue(
+                    key: ConfigKeys.serviceSocketMode, origin: origin,
+                    expected: "octal permission bits with the owner's read and write, such as \"0660\"")
             }
             service.socketMode = bits
         }
@@ -222,14 +265,18 @@ public struct SettingsLoader: Sendable {
     /// `TOKENCTL_DATABASE_PASSWORD`. Call after the TMP keys, the host id and the lease.
     private func postgres(_ layers: ConfigLayers, flags: Flags, settings: Settings) throws -> PostgresOptions? {
         guard flags.databasePath == nil,
-              let (text, origin) = try flags.databaseURL.map({ ($0, ConfigOrigin.environment) }) ?? layers.string(ConfigKeys.databaseURL) else {
+            let (text, origin) = try flags.databaseURL.map({ ($0, ConfigOrigin.environment) })
+                ?? layers.string(ConfigKeys.databaseURL)
+        else {
             return nil
         }
         let url: PostgresURL
         do {
             url = try PostgresURL(parsing: text)
         } catch {
-            throw ConfigurationError.invalidValue(key: ConfigKeys.databaseURL, origin: origin, expected: "postgres://USER@HOST[:PORT]/DATABASE[?sslmode=verify-full]: \(error.reason)")
+            throw ConfigurationError.invalidValue(
+                key: ConfigKeys.databaseURL, origin: origin,
+                expected: "postgres://USER@HOST[:PORT]/DATABASE[?sslmode=verify-full]: \(error.reason)")
         }
         let passwordFile = try layers.path(ConfigKeys.databasePasswordFile)
         var password: String?, passwordProblem: ConfigurationError?
@@ -243,7 +290,8 @@ public struct SettingsLoader: Sendable {
         }
         var options = PostgresOptions(
             host: url.host, port: url.port, user: url.user, database: url.database, tls: url.tls, password: password,
-            caFile: try layers.path(ConfigKeys.databaseCAFile), hostID: settings.hostID, leaseMilliseconds: settings.leaseMilliseconds
+            caFile: try layers.path(ConfigKeys.databaseCAFile), hostID: settings.hostID,
+            leaseMilliseconds: settings.leaseMilliseconds
         )
         options.connectTimeoutMilliseconds = settings.tmp.connectTimeoutMilliseconds
         options.passwordFile = passwordFile
@@ -253,14 +301,19 @@ public struct SettingsLoader: Sendable {
 
     private func locateFile(flags: Flags) throws -> String? {
         if let path = flags.configFile {
-            guard FileManager.default.fileExists(atPath: path) else { throw ConfigurationError.fileMissing(path, namedBy: "--config") }
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw ConfigurationError.fileMissing(path, namedBy: "--config")
+            }
             return path
         }
         if let path = environment[ConfigKeys.configFileVariable], !path.isEmpty {
-            guard FileManager.default.fileExists(atPath: path) else { throw ConfigurationError.fileMissing(path, namedBy: ConfigKeys.configFileVariable) }
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw ConfigurationError.fileMissing(path, namedBy: ConfigKeys.configFileVariable)
+            }
             return path
         }
-        let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+        let configHome =
+            environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? (environment["HOME"] ?? "") + "/.config"
         for candidate in [configHome + "/tokenctl/config.json", "/etc/tokenctl/config.json"]
         where FileManager.default.fileExists(atPath: candidate) {
@@ -279,7 +332,9 @@ public struct SettingsLoader: Sendable {
 }
 
 private func nonEmpty(_ value: String, _ key: String, _ origin: ConfigOrigin) throws -> String {
-    guard !value.isEmpty else { throw ConfigurationError.invalidValue(key: key, origin: origin, expected: "a non-empty string") }
+    guard !value.isEmpty else {
+        throw ConfigurationError.invalidValue(key: key, origin: origin, expected: "a non-empty string")
+    }
     return value
 }
 

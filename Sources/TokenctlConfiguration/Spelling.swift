@@ -11,7 +11,9 @@ public enum Spelling {
 
     /// The candidate closest to `word` within `maximumDistance` edits (or, with
     /// `acceptingPrefixes`, one that `word` begins); of equally close ones, the first given.
-    public static func closest(to word: String, among candidates: some Sequence<String>, maximumDistance: Int, acceptingPrefixes: Bool = false) -> String? {
+    public static func closest(
+        to word: String, among candidates: some Sequence<String>, maximumDistance: Int, acceptingPrefixes: Bool = false
+    ) -> String? {
         let scalars = Array(word.unicodeScalars)
         var best: (name: String, distance: Int)?
         for candidate in candidates {

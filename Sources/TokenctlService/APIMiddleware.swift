@@ -7,9 +7,13 @@ struct MetricsMiddleware: RouterMiddleware {
     typealias Context = BasicRequestContext
     let metrics: ServiceMetrics
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         let response = try await next(request, context)
-        let route = context.endpointPath.flatMap { ServiceMetrics.Route(rawValue: $0) } ?? APIRouter.endpoint(forPath: request.uri.path)?.route ?? .unknown
+        let route =
+            context.endpointPath.flatMap { ServiceMetrics.Route(rawValue: $0) } ?? APIRouter.endpoint(
+                forPath: request.uri.path)?.route ?? .unknown
         metrics.httpRequest(route: route, status: Int(response.status.code))
         return response
     }
@@ -20,7 +24,9 @@ struct MetricsMiddleware: RouterMiddleware {
 struct ProblemMiddleware: RouterMiddleware {
     typealias Context = BasicRequestContext
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         do {
             return try await next(request, context)
         } catch let problem as Problem {
@@ -28,7 +34,10 @@ struct ProblemMiddleware: RouterMiddleware {
         } catch let error as HTTPError where error.status == .notFound {
             return APIRoutes.problem(.notFound)
         } catch let error as any HTTPResponseError {
-            return APIRoutes.problem(Problem(status: Int(error.status.code), code: .requestInvalid, detail: "the request could not be answered (\(error.status.code))"))
+            return APIRoutes.problem(
+                Problem(
+                    status: Int(error.status.code), code: .requestInvalid,
+                    detail: "the request could not be answered (\(error.status.code))"))
         }
     }
 }
@@ -38,7 +47,9 @@ struct ProblemMiddleware: RouterMiddleware {
 struct ExactPathMiddleware: RouterMiddleware {
     typealias Context = BasicRequestContext
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         let path = request.uri.path
         if path != "/", path.hasSuffix("/") || path.contains("//") {
             throw Problem.notFound
@@ -52,8 +63,12 @@ struct ExactPathMiddleware: RouterMiddleware {
 struct MethodNotAllowedMiddleware: RouterMiddleware {
     typealias Context = BasicRequestContext
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        if context.endpointPath == nil, let endpoint = APIRouter.endpoint(forPath: request.uri.path), endpoint.method != request.method {
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        if context.endpointPath == nil, let endpoint = APIRouter.endpoint(forPath: request.uri.path),
+            endpoint.method != request.method
+        {
             throw Problem.methodNotAllowed(allowed: [endpoint.method.rawValue])
         }
         return try await next(request, context)
@@ -68,13 +83,19 @@ struct BearerAccessMiddleware: RouterMiddleware {
     let token: [UInt8]
 
     static let refusal: Problem = {
-        var problem = Problem(status: 401, code: .serviceUnauthorized, detail: "present the service's bearer token: Authorization: Bearer TOKEN")
+        var problem = Problem(
+            status: 401, code: .serviceUnauthorized,
+            detail: "present the service's bearer token: Authorization: Bearer TOKEN")
         problem.headers = [("WWW-Authenticate", "Bearer")]
         return problem
     }()
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard Self.authorized(request, token: token) || Self.healthPaths.contains(request.uri.path) else { throw Self.refusal }
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        guard Self.authorized(request, token: token) || Self.healthPaths.contains(request.uri.path) else {
+            throw Self.refusal
+        }
         return try await next(request, context)
     }
 
@@ -82,7 +103,8 @@ struct BearerAccessMiddleware: RouterMiddleware {
 
     static func authorized(_ request: Request, token: [UInt8]) -> Bool {
         guard let value = request.headers[.authorization], value.count > 7,
-              value.prefix(7).lowercased() == "bearer " else { return false }
+            value.prefix(7).lowercased() == "bearer "
+        else { return false }
         return ConstantTime.equal(Array(value.utf8.dropFirst(7)), token)
     }
 }

@@ -10,7 +10,8 @@ import WalletModel
 enum APIRouter {
     /// The paths and the one method each takes.
     static let endpoints: [(route: ServiceMetrics.Route, method: HTTPRequest.Method)] = [
-        (.activations, .post), (.batch, .post), (.passes, .get), (.audit, .get), (.auditCheckpoint, .get), (.auditProof, .get),
+        (.activations, .post), (.batch, .post), (.passes, .get), (.audit, .get), (.auditCheckpoint, .get),
+        (.auditProof, .get),
         (.auditConsistency, .get), (.livez, .get), (.readyz, .get), (.metrics, .get),
     ]
 
@@ -32,7 +33,9 @@ enum APIRouter {
         router.get(path(.audit)) { request, _ in try await routes.audit(request.uri.queryParameters) }
         router.get(path(.auditCheckpoint)) { _, _ in try await routes.auditCheckpoint() }
         router.get(path(.auditProof)) { request, _ in try await routes.auditProof(request.uri.queryParameters) }
-        router.get(path(.auditConsistency)) { request, _ in try await routes.auditConsistency(request.uri.queryParameters) }
+        router.get(path(.auditConsistency)) { request, _ in
+            try await routes.auditConsistency(request.uri.queryParameters)
+        }
         router.get(path(.metrics)) { _, _ in routes.metrics() }
         return router
     }
@@ -49,7 +52,9 @@ enum APIRouter {
         return endpoints.first { endpoint in
             let template = endpoint.route.rawValue.split(separator: "/")
             return template.count == segments.count
-                && zip(template, segments).allSatisfy { expected, segment in expected.hasPrefix("{") || expected == segment }
+                && zip(template, segments).allSatisfy { expected, segment in
+                    expected.hasPrefix("{") || expected == segment
+                }
         }
     }
 

@@ -15,7 +15,9 @@ extension APIRoutes {
         let body = try await Self.collect(request)
         let decoded = try ActivationRequest.decode(body, contentType: request.headers[.contentType])
         let keyValues = request.headers[values: Self.idempotencyKey]
-        guard keyValues.count <= 1 else { throw Problem.invalid("Idempotency-Key is given \(keyValues.count) times: send it once") }
+        guard keyValues.count <= 1 else {
+            throw Problem.invalid("Idempotency-Key is given \(keyValues.count) times: send it once")
+        }
         let key = try ActivationRequest.idempotencyKey(keyValues.first)
         if service.isDraining { throw Self.stopping }
         guard let key else {
@@ -25,15 +27,25 @@ extension APIRoutes {
         let keys = service.idempotency
         let serial = service.runtime.serialNumber(of: decoded.deeplink)
         do {
-            switch try await service.database({ _ in try keys.claim(key: key, request: decoded, serialNumber: serial) }) {
+            switch try await service.database({ _ in try keys.claim(key: key, request: decoded, serialNumber: serial) })
+            {
             case .claimed(let requestID):
                 return await keyed(decoded, key: key, requestID: requestID)
             case .replay(let status, let body):
-                return Self.body(status, contentType: status == 200 ? "application/json" : "application/problem+json", Array(body.utf8) + [0x0A], headers: [Self.replayed])
+                return Self.body(
+                    status, contentType: status == 200 ? "application/json" : "application/problem+json",
+                    Array(body.utf8) + [0x0A], headers: [Self.replayed])
             case .mismatch:
-                return Self.problem(Problem(status: 422, code: .idempotencyMismatch, detail: "this Idempotency-Key was first used with another request (deeplink, device or dryRun); use a new key for a new activation"))
+                return Self.problem(
+                    Problem(
+                        status: 422, code: .idempotencyMismatch,
+                        detail:
+                            "this Idempotency-Key was first used with another request (deeplink, device or dryRun); use a new key for a new activation"
+                    ))
             case .unanswered(let requestID, let serialNumber, let created, let owner):
-                return try await unanswered(decoded, key: key, requestID: requestID, serialNumber: serialNumber, created: created, owner: owner, serial: serial)
+                return try await unanswered(
+                    decoded, key: key, requestID: requestID, serialNumber: serialNumber, created: created, owner: owner,
+                    serial: serial)
             }
         } catch {
             return Self.problem(Self.storageProblem(error))
@@ -45,7 +57,8 @@ extension APIRoutes {
     /// a claim whose request started no attempt and whose process is gone (or, on another
     /// host, that is older than an attempt can last) runs.
     private func unanswered(
-        _ request: ActivationRequest, key: String, requestID: String?, serialNumber: String?, created: Int64, owner: String?, serial: String?
+        _ request: ActivationRequest, key: String, requestID: String?, serialNumber: String?, created: Int64,
+        owner: String?, serial: String?
     ) async throws -> Response {
         if service.isRunning(key: key) { return Self.problem(Self.keyInFlight) }
         let runtime = service.runtime
@@ -71,7 +84,11 @@ extension APIRoutes {
             return Self.problem(Self.keyInFlight)
         }
         let next = requestID ?? ActivationRuntime.makeRequestID()
-        guard try await service.database({ _ in try keys.takeOver(key: key, createdMilliseconds: created, requestID: next, serialNumber: serial) }) else {
+        guard
+            try await service.database({ _ in
+                try keys.takeOver(key: key, createdMilliseconds: created, requestID: next, serialNumber: serial)
+            })
+        else {
             return Self.problem(Self.keyInFlight)
         }
         service.logger.notice("service.idempotencyTakenOver", metadata: ["request-id": "\(next)"])
@@ -107,7 +124,9 @@ extension APIRoutes {
             service.setEndedUnanswered(key, false)
         } catch {
             service.setEndedUnanswered(key, true)
-            service.logger.warning("service.idempotencyNotStored", metadata: ["error": "\((error as? any CodedError)?.code.rawValue ?? "storage.io")"])
+            service.logger.warning(
+                "service.idempotencyNotStored",
+                metadata: ["error": "\((error as? any CodedError)?.code.rawValue ?? "storage.io")"])
         }
     }
 
@@ -119,9 +138,12 @@ extension APIRoutes {
         }
     }
 
-    static func response(_ answer: (status: Int, body: JSONObject), headers: [(name: String, value: String)] = []) -> Response {
-        Self.body(answer.status, contentType: answer.status == 200 ? "application/json" : "application/problem+json",
-                  JSONObject.Value.object(answer.body).utf8 + [0x0A], headers: headers)
+    static func response(
+        _ answer: (status: Int, body: JSONObject), headers: [(name: String, value: String)] = []
+    ) -> Response {
+        Self.body(
+            answer.status, contentType: answer.status == 200 ? "application/json" : "application/problem+json",
+            JSONObject.Value.object(answer.body).utf8 + [0x0A], headers: headers)
     }
 
     static let keyInFlight = Problem(
@@ -135,7 +157,9 @@ extension APIRoutes {
     func batch(_ request: Request) throws -> Response {
         let format = try BatchFormat(contentType: request.headers[.contentType])
         guard request.headers[Self.idempotencyKey] == nil else {
-            throw Problem.invalid("a batch takes no Idempotency-Key (each line is an activation of its own, and a batch is not answered again): send keyed activations one at a time to /v1/activations")
+            throw Problem.invalid(
+                "a batch takes no Idempotency-Key (each line is an activation of its own, and a batch is not answered again): send keyed activations one at a time to /v1/activations"
+            )
         }
         if service.isDraining { throw Self.stopping }
         // Each line is one activation in the same admission; a batch arriving past the
@@ -144,15 +168,18 @@ extension APIRoutes {
         let service = self.service
         var headers = HTTPFields()
         headers[.contentType] = "application/x-ndjson"
-        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
-            try await BatchStream(service: service, format: format).run(request.body) { line in
-                try await writer.write(ByteBuffer(bytes: line))
-            }
-            try await writer.finish(nil)
-        })
+        return Response(
+            status: .ok, headers: headers,
+            body: ResponseBody { writer in
+                try await BatchStream(service: service, format: format).run(request.body) { line in
+                    try await writer.write(ByteBuffer(bytes: line))
+                }
+                try await writer.finish(nil)
+            })
     }
 
-    static let tooLarge = Problem(status: 413, code: .requestTooLarge, detail: "the body is over \(ActivationRequest.maximumBodyBytes) bytes")
+    static let tooLarge = Problem(
+        status: 413, code: .requestTooLarge, detail: "the body is over \(ActivationRequest.maximumBodyBytes) bytes")
 
     /// The body, refused once it passes the limit (413) without reading the rest.
     static func collect(_ request: Request) async throws -> [UInt8] {
@@ -168,13 +195,19 @@ extension APIRoutes {
     }
 
     static let overloaded: Problem = {
-        var problem = Problem(status: 503, code: .serviceOverloaded, detail: "too many requests are waiting (service.queue-limit); nothing was sent; retry after the Retry-After seconds")
+        var problem = Problem(
+            status: 503, code: .serviceOverloaded,
+            detail:
+                "too many requests are waiting (service.queue-limit); nothing was sent; retry after the Retry-After seconds"
+        )
         problem.headers = [("Retry-After", "1")]
         return problem
     }()
 
     static let stopping: Problem = {
-        var problem = Problem(status: 503, code: .serviceOverloaded, detail: "the service is stopping; nothing was sent; retry on another instance or once it is back")
+        var problem = Problem(
+            status: 503, code: .serviceOverloaded,
+            detail: "the service is stopping; nothing was sent; retry on another instance or once it is back")
         problem.headers = [("Retry-After", "5")]
         return problem
     }()
@@ -182,6 +215,8 @@ extension APIRoutes {
     /// A database failure outside an activation, as its problem (503 for storage errors).
     static func storageProblem(_ error: any Error) -> Problem {
         let coded = (error as? any CodedError) ?? StorageError(.storageIO, "the database failed")
-        return Problem(status: ActivationStatus.httpStatus(exitCode: coded.code.exitStatus), code: coded.code, detail: coded.message)
+        return Problem(
+            status: ActivationStatus.httpStatus(exitCode: coded.code.exitStatus), code: coded.code,
+            detail: coded.message)
     }
 }

@@ -27,7 +27,10 @@ final class ActivationService: Sendable {
     /// `/readyz` names `audit`.
     private let auditCutDetail = Mutex<String?>(nil)
 
-    init(runtime: ActivationRuntime, driver: any StoreDriver, metrics: ServiceMetrics, idempotency: IdempotencyKeys, logger: Logger) {
+    init(
+        runtime: ActivationRuntime, driver: any StoreDriver, metrics: ServiceMetrics, idempotency: IdempotencyKeys,
+        logger: Logger
+    ) {
         self.runtime = runtime
         self.driver = driver
         self.metrics = metrics
@@ -89,7 +92,8 @@ final class ActivationService: Sendable {
     /// - Parameter requestID: the id its attempt is audited under (an Idempotency-Key's).
     /// - Returns: nil, with nothing run, when the queue is full.
     func activate(_ request: ActivationRequest, requestID: String? = nil) async -> ActivationResult? {
-        await runtime.activate(deeplink: request.deeplink, device: request.device, dryRun: request.dryRun, requestID: requestID)
+        await runtime.activate(
+            deeplink: request.deeplink, device: request.device, dryRun: request.dryRun, requestID: requestID)
     }
 
     /// Runs blocking database work on the database driver's threads.
@@ -125,9 +129,13 @@ struct ActivationLog: ActivationObserver {
         case .databaseError, .configuration: level = .error
         default: return
         }
-        logger.log(level: level, "activation.failed", metadata: [
-            "code": "\(error.code.rawValue)", "outcome": "\(result.outcome.rawValue)", "request-id": "\(result.requestID ?? "-")",
-            "serial": "\(result.serialNumber.map { Mask.identifier($0) } ?? "-")", "audit": "\(result.auditID.map(String.init) ?? "-")",
-        ])
+        logger.log(
+            level: level, "activation.failed",
+            metadata: [
+                "code": "\(error.code.rawValue)", "outcome": "\(result.outcome.rawValue)",
+                "request-id": "\(result.requestID ?? "-")",
+                "serial": "\(result.serialNumber.map { Mask.identifier($0) } ?? "-")",
+                "audit": "\(result.auditID.map(String.init) ?? "-")",
+            ])
     }
 }

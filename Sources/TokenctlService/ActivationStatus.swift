@@ -26,7 +26,8 @@ enum ActivationStatus {
         let object = result.json(reveal: false, message: message)
         let status = httpStatus(exitCode: result.exitStatus)
         guard status != 200, let error = result.error, let message else { return .success(object) }
-        return .failure(Problem(status: status, code: error.code, detail: message, result: object, exitCode: result.exitStatus))
+        return .failure(
+            Problem(status: status, code: error.code, detail: message, result: object, exitCode: result.exitStatus))
     }
 
     /// A message as an API client reads it: what the command line asks with a flag, the API

@@ -2,6 +2,7 @@ import ErrorCodes
 import Logging
 import ServiceLifecycle
 import TokenActivation
+import TransparencyLog
 import WalletModel
 
 /// Signs a checkpoint of the audit log at start and then every
@@ -47,20 +48,27 @@ struct AuditCheckpointing: Service, CustomStringConvertible {
         guard let publisher, size >= 0, service.auditCut == nil else { return }
         do {
             let stored = try await service.database { try TransparencyLog.signedCheckpoint(size: size, in: $0) }
-            let outcomes = await publisher.publish(stored, through: ServiceStoreAccess(service: service), deadline: deadline)
+            let outcomes = await publisher.publish(
+                stored, through: ServiceStoreAccess(service: service), deadline: deadline)
             for outcome in outcomes {
                 switch outcome.result {
                 case .success:
-                    logger.info("audit.checkpointCosigned", metadata: ["size": "\(size)", "witness": "\(outcome.witness.url)"])
+                    logger.info(
+                        "audit.checkpointCosigned", metadata: ["size": "\(size)", "witness": "\(outcome.witness.url)"])
                 case .failure(let error):
-                    logger.warning("audit.witnessFailed", metadata: [
-                        "size": "\(size)", "witness": "\(outcome.witness.url)", "error": "\(error.code.rawValue)", "detail": "\(error.message)",
-                        "next": "asked again at the next interval",
-                    ])
+                    logger.warning(
+                        "audit.witnessFailed",
+                        metadata: [
+                            "size": "\(size)", "witness": "\(outcome.witness.url)", "error": "\(error.code.rawValue)",
+                            "detail": "\(error.message)",
+                            "next": "asked again at the next interval",
+                        ])
                 }
             }
         } catch {
-            logger.warning("audit.witnessFailed", metadata: ["size": "\(size)", "error": "\((error as? any CodedError)?.code.rawValue ?? "storage.io")"])
+            logger.warning(
+                "audit.witnessFailed",
+                metadata: ["size": "\(size)", "error": "\((error as? any CodedError)?.code.rawValue ?? "storage.io")"])
         }
     }
 
@@ -74,7 +82,9 @@ struct AuditCheckpointing: Service, CustomStringConvertible {
                 return try TransparencyLog.checkpoint(in: store, origin: origin, signer: signer)
             }
             if service.clearAuditCut() {
-                logger.notice("audit.logConsistent", metadata: ["detail": "the log extends its checkpoints again; signing resumes"])
+                logger.notice(
+                    "audit.logConsistent",
+                    metadata: ["detail": "the log extends its checkpoints again; signing resumes"])
             }
             guard let signed else { return size }
             service.metrics.auditCheckpoint(size: Int64(signed.checkpoint.size), isNew: signed.isNew)
@@ -83,12 +93,15 @@ struct AuditCheckpointing: Service, CustomStringConvertible {
         } catch let error as AuditError where error.code == .auditInconsistent {
             service.metrics.auditCheckpoint(size: nil)
             if service.markAuditCut(error.message) {
-                logger.critical("audit.logCut", metadata: ["error": "\(error.code.rawValue)", "detail": "\(error.message)"])
+                logger.critical(
+                    "audit.logCut", metadata: ["error": "\(error.code.rawValue)", "detail": "\(error.message)"])
             }
             return -1
         } catch {
             service.metrics.auditCheckpoint(size: nil)
-            logger.warning("audit.checkpointFailed", metadata: ["error": "\((error as? any CodedError)?.code.rawValue ?? "storage.io")"])
+            logger.warning(
+                "audit.checkpointFailed",
+                metadata: ["error": "\((error as? any CodedError)?.code.rawValue ?? "storage.io")"])
             return size
         }
     }

@@ -4,8 +4,8 @@ import Logging
 import NIOCore
 import NIOExtras
 import NIOPosix
-import Synchronization
 import ServiceLifecycle
+import Synchronization
 
 /// One listening socket serving the API over HTTP/1.1 (optionally inside TLS): a Unix
 /// socket path, a TCP address, or a socket systemd passed (socket activation), which
@@ -54,15 +54,20 @@ struct HTTPListener<Child: ServerChildChannel>: Service, CustomStringConvertible
             }
         }
         // Accepted connections beyond those served wait here (two at most), then in the backlog.
-        let backPressure = NIOAsyncSequenceProducerBackPressureStrategies.HighLowWatermark(lowWatermark: 1, highWatermark: 2)
+        let backPressure = NIOAsyncSequenceProducerBackPressureStrategies.HighLowWatermark(
+            lowWatermark: 1, highWatermark: 2)
         let server: NIOAsyncChannel<Child.Value, Never>
         switch address {
         case .unix(let path):
-            server = try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: false, serverBackPressureStrategy: backPressure, childChannelInitializer: setup)
+            server = try await bootstrap.bind(
+                unixDomainSocketPath: path, cleanupExistingSocketFile: false, serverBackPressureStrategy: backPressure,
+                childChannelInitializer: setup)
         case .tcp(let host, let port):
-            server = try await bootstrap.bind(host: host, port: port, serverBackPressureStrategy: backPressure, childChannelInitializer: setup)
+            server = try await bootstrap.bind(
+                host: host, port: port, serverBackPressureStrategy: backPressure, childChannelInitializer: setup)
         case .adopted(let descriptor):
-            server = try await bootstrap.bind(descriptor, serverBackPressureStrategy: backPressure, childChannelInitializer: setup)
+            server = try await bootstrap.bind(
+                descriptor, serverBackPressureStrategy: backPressure, childChannelInitializer: setup)
         }
         await onListening(server.channel.localAddress)
         await withGracefulShutdownHandler {

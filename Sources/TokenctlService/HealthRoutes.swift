@@ -23,13 +23,21 @@ extension APIRoutes {
         do {
             let status = try await service.database { _ in try driver.status(logger: logger) }
             check("database", nil)
-            check("schema", status.isCurrent ? nil : "\(status.pending.count) \(status.pending.count == 1 ? "migration" : "migrations") pending: run tokenctl db migrate")
+            check(
+                "schema",
+                status.isCurrent
+                    ? nil
+                    : "\(status.pending.count) \(status.pending.count == 1 ? "migration" : "migrations") pending: run tokenctl db migrate"
+            )
         } catch {
             check("database", Self.publicDetail(error as? any CodedError) ?? "the database cannot be used (storage.io)")
         }
         check("settings", Self.publicDetail(service.runtime.unusable))
         if service.auditCut != nil {
-            check("audit", "the audit log was cut: it has fewer rows than a checkpoint it signed or a witness cosigned (audit.inconsistent); no checkpoint is signed; tokenctl audit verify says more")
+            check(
+                "audit",
+                "the audit log was cut: it has fewer rows than a checkpoint it signed or a witness cosigned (audit.inconsistent); no checkpoint is signed; tokenctl audit verify says more"
+            )
         }
         check("draining", service.isDraining ? "the service is stopping" : nil)
         var body = JSONObject(["status": .string(ready ? "pass" : "fail")])

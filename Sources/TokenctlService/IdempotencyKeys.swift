@@ -46,7 +46,9 @@ struct IdempotencyKeys: Sendable {
         let hash = hasher.hash(request.idempotencyText)
         let now = clock().milliseconds
         let requestID = ActivationRuntime.makeRequestID()
-        let claim = IdempotencyKeyRow(key: key, deeplinkHash: hash, createdMilliseconds: now, requestID: requestID, serialNumber: serialNumber, owner: owner)
+        let claim = IdempotencyKeyRow(
+            key: key, deeplinkHash: hash, createdMilliseconds: now, requestID: requestID, serialNumber: serialNumber,
+            owner: owner)
         switch try database.claimIdempotencyKey(claim) {
         case .inserted:
             return .claimed(requestID: requestID)
@@ -58,7 +60,9 @@ struct IdempotencyKeys: Sendable {
             if let answer = row.answer, let status = row.status {
                 return .replay(status: status, body: answer)
             }
-            return .unanswered(requestID: row.requestID, serialNumber: row.serialNumber, createdMilliseconds: row.createdMilliseconds, owner: row.owner)
+            return .unanswered(
+                requestID: row.requestID, serialNumber: row.serialNumber, createdMilliseconds: row.createdMilliseconds,
+                owner: row.owner)
         }
     }
 
@@ -86,7 +90,8 @@ struct IdempotencyKeys: Sendable {
     /// - Returns: whether this caller took it.
     func takeOver(key: String, createdMilliseconds: Int64, requestID: String, serialNumber: String?) throws -> Bool {
         try database.takeOverIdempotencyKey(
-            key, claimedAt: createdMilliseconds, now: clock().milliseconds, requestID: requestID, serialNumber: serialNumber, owner: owner
+            key, claimedAt: createdMilliseconds, now: clock().milliseconds, requestID: requestID,
+            serialNumber: serialNumber, owner: owner
         )
     }
 

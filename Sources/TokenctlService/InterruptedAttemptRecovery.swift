@@ -25,14 +25,19 @@ struct InterruptedAttemptRecovery: Service, CustomStringConvertible {
         do {
             let closed = try await service.database { _ in try runtime.closeInterrupted() }
             if !closed.isEmpty {
-                logger.warning("service.interruptedAttemptsClosed", metadata: [
-                    "attempts": "\(closed.map(String.init).joined(separator: ","))",
-                    "detail": "closed as UNKNOWN (activation.interrupted): their process is gone; TMP may have activated the tokens",
-                ])
+                logger.warning(
+                    "service.interruptedAttemptsClosed",
+                    metadata: [
+                        "attempts": "\(closed.map(String.init).joined(separator: ","))",
+                        "detail":
+                            "closed as UNKNOWN (activation.interrupted): their process is gone; TMP may have activated the tokens",
+                    ])
             }
             return closed.count
         } catch {
-            logger.warning("service.recoveryFailed", metadata: ["error": "\((error as? any CodedError)?.code.rawValue ?? "storage.io")"])
+            logger.warning(
+                "service.recoveryFailed",
+                metadata: ["error": "\((error as? any CodedError)?.code.rawValue ?? "storage.io")"])
             return 0
         }
     }

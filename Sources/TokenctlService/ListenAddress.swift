@@ -7,7 +7,9 @@ public struct ListenAddress: Sendable, Equatable {
     public init?(_ text: String) {
         let host: Substring, port: Substring
         if text.hasPrefix("[") {
-            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else { return nil }
+            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else {
+                return nil
+            }
             host = text[text.index(after: text.startIndex)..<close]
             port = text[text.index(close, offsetBy: 2)...]
         } else {
@@ -15,7 +17,9 @@ public struct ListenAddress: Sendable, Equatable {
             host = text[..<colon]
             port = text[text.index(after: colon)...]
         }
-        guard !host.isEmpty, let number = Int(port), (0...65_535).contains(number), port.allSatisfy(\.isASCII) else { return nil }
+        guard !host.isEmpty, let number = Int(port), (0...65_535).contains(number), port.allSatisfy(\.isASCII) else {
+            return nil
+        }
         self.host = String(host)
         self.port = number
     }

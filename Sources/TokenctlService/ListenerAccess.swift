@@ -21,14 +21,21 @@ public struct ListenerAccess {
         for check in settings.checks { try check() }
         if let address = remote.first {
             guard tlsFiles.0 != nil else {
-                throw ConfigurationError.secretMissing("--listen \(address.display) is not loopback: set service.tls.cert-file and service.tls.key-file, or listen on 127.0.0.1")
+                throw ConfigurationError.secretMissing(
+                    "--listen \(address.display) is not loopback: set service.tls.cert-file and service.tls.key-file, or listen on 127.0.0.1"
+                )
             }
             guard settings.tls.clientCAFile != nil || settings.bearerTokenFile != nil else {
-                throw ConfigurationError.secretMissing("--listen \(address.display) is not loopback: clients must authenticate; set service.tls.client-ca-file (mutual TLS) or service.auth.bearer-token-file")
+                throw ConfigurationError.secretMissing(
+                    "--listen \(address.display) is not loopback: clients must authenticate; set service.tls.client-ca-file (mutual TLS) or service.auth.bearer-token-file"
+                )
             }
         }
         if let token = settings.bearerTokenFile {
-            guard let value = try SecretFile.secret(file: token, key: "service.auth.bearer-token-file", variable: "", environment: [:]) else {
+            guard
+                let value = try SecretFile.secret(
+                    file: token, key: "service.auth.bearer-token-file", variable: "", environment: [:])
+            else {
                 throw ConfigurationError.secretMissing("service.auth.bearer-token-file names an empty file")
             }
             bearerToken = Array(value.utf8)
@@ -59,7 +66,8 @@ public struct ListenerAccess {
         } catch {
             throw ConfigurationError.tlsFiles(
                 server: "the service's TCP listener",
-                detail: "service.tls.key-file (\(key)) and service.tls.cert-file (\(certificate)) cannot be used together: the key does not match the certificate, or one of them is not usable (\(error))"
+                detail:
+                    "service.tls.key-file (\(key)) and service.tls.cert-file (\(certificate)) cannot be used together: the key does not match the certificate, or one of them is not usable (\(error))"
             )
         }
     }

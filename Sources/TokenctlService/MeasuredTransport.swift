@@ -23,11 +23,15 @@ final class MeasuredTransport: HTTPTransport {
     static func factory(idleTimeoutMilliseconds: Int? = nil, record: @escaping Record) -> TransportFactory {
         @Sendable func idling(_ options: CurlTransportOptions) -> CurlTransportOptions {
             var options = options
-            if let idleTimeoutMilliseconds { options.maximumIdleSeconds = max(1, (idleTimeoutMilliseconds + 999) / 1000) }
+            if let idleTimeoutMilliseconds {
+                options.maximumIdleSeconds = max(1, (idleTimeoutMilliseconds + 999) / 1000)
+            }
             return options
         }
         return TransportFactory(
-            { options throws(TransportError) in MeasuredTransport(try CurlTransport(options: idling(options)), record: record) },
+            { options throws(TransportError) in
+                MeasuredTransport(try CurlTransport(options: idling(options)), record: record)
+            },
             shared: { options throws(TransportError) in
                 let multi = try CurlMultiTransport(options: idling(options))
                 return SharedTransport(MeasuredTransport(multi, record: record), shutdown: multi.shutdown)

@@ -1,5 +1,5 @@
-import Foundation
 import ErrorCodes
+import Foundation
 import Hummingbird
 import HummingbirdCore
 import ServiceAPI
@@ -11,17 +11,28 @@ extension APIRoutes {
     func passes(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         // The path takes no query: a parameter it would ignore is named (as /v1/audit does).
         if let (name, _) = request.uri.queryParameters.first {
-            throw Problem.invalid("unknown query parameter \(SafeText.escaped(String(String(name).prefix(40)))); /v1/passes/{serialNumber} takes none")
+            throw Problem.invalid(
+                "unknown query parameter \(SafeText.escaped(String(String(name).prefix(40)))); /v1/passes/{serialNumber} takes none"
+            )
         }
         // The serial is one path segment, percent-decoded; a decoded "/" names no route.
-        guard let segment = context.parameters.get("serialNumber"), let serial = segment.removingPercentEncoding, !serial.contains("/") else {
+        guard let segment = context.parameters.get("serialNumber"), let serial = segment.removingPercentEncoding,
+            !serial.contains("/")
+        else {
             throw Problem.notFound
         }
-        guard !serial.isEmpty, serial.utf8.count <= 256 else { throw Problem.invalid("the serial number must be 1 to 256 bytes") }
+        guard !serial.isEmpty, serial.utf8.count <= 256 else {
+            throw Problem.invalid("the serial number must be 1 to 256 bytes")
+        }
         do {
             let records = try await service.database { try $0.passes(matching: PassQuery(serialNumber: serial)) }
             guard !records.isEmpty else {
-                return Self.problem(Problem(status: 404, code: .walletNotFound, detail: "no pass record has serial \(Mask.identifier(serial)); add one with tokenctl wallet add or import"))
+                return Self.problem(
+                    Problem(
+                        status: 404, code: .walletNotFound,
+                        detail:
+                            "no pass record has serial \(Mask.identifier(serial)); add one with tokenctl wallet add or import"
+                    ))
             }
             return Self.json(200, .array(records.map { .object($0.json(reveal: false)) }))
         } catch {
@@ -35,7 +46,8 @@ extension APIRoutes {
     func audit(_ query: FlatDictionary<Substring, Substring>) async throws -> Response {
         let request = try AuditQuery.request(query.map { (String($0.key), String($0.value)) })
         do {
-            let (entries, oldest, more) = try await service.database { database throws -> ([JSONObject.Value], Int64?, Bool) in
+            let (entries, oldest, more) = try await service.database {
+                database throws -> ([JSONObject.Value], Int64?, Bool) in
                 var newest = RingBuffer<AuditEntry>(capacity: request.limit)
                 var matching = 0
                 try database.forEachAuditEntry(request.filter) { entry in

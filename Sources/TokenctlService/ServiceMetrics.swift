@@ -45,37 +45,87 @@ public final class ServiceMetrics: Sendable {
 
     public init(version: String) {
         let registry = self.registry
-        activations = Dictionary(uniqueKeysWithValues: Outcome.allCases.filter { $0 != .dryRun }.map { outcome in
-            (outcome, registry.makeCounter(descriptor: Self.name("activations", "total", "Activation answers by outcome (dry runs excepted)."), labels: [("outcome", outcome.rawValue)]))
-        })
+        activations = Dictionary(
+            uniqueKeysWithValues: Outcome.allCases.filter { $0 != .dryRun }.map { outcome in
+                (
+                    outcome,
+                    registry.makeCounter(
+                        descriptor: Self.name(
+                            "activations", "total", "Activation answers by outcome (dry runs excepted)."),
+                        labels: [("outcome", outcome.rawValue)])
+                )
+            })
         activationDuration = registry.makeDurationHistogram(
-            descriptor: Self.name("activation_duration", "seconds", "Time from a request's admission to its answer."), labels: [], buckets: Self.activationBuckets
+            descriptor: Self.name("activation_duration", "seconds", "Time from a request's admission to its answer."),
+            labels: [], buckets: Self.activationBuckets
         )
-        tmpRequests = Dictionary(uniqueKeysWithValues: Self.statusClasses.map { statusClass in
-            (statusClass, registry.makeCounter(descriptor: Self.name("tmp_requests", "total", "Requests sent to TMP by answer class (none: no answer came)."), labels: [("status_class", statusClass)]))
-        })
+        tmpRequests = Dictionary(
+            uniqueKeysWithValues: Self.statusClasses.map { statusClass in
+                (
+                    statusClass,
+                    registry.makeCounter(
+                        descriptor: Self.name(
+                            "tmp_requests", "total", "Requests sent to TMP by answer class (none: no answer came)."),
+                        labels: [("status_class", statusClass)])
+                )
+            })
         tmpDuration = registry.makeDurationHistogram(
-            descriptor: Self.name("tmp_request_duration", "seconds", "Time of one TMP request, answer or failure."), labels: [], buckets: Self.activationBuckets
+            descriptor: Self.name("tmp_request_duration", "seconds", "Time of one TMP request, answer or failure."),
+            labels: [], buckets: Self.activationBuckets
         )
-        onboardingRequests = Dictionary(uniqueKeysWithValues: Self.statusClasses.map { statusClass in
-            (statusClass, registry.makeCounter(
-                descriptor: Self.name("onboarding_requests", "total", "Requests the user gates sent to the onboarding and PowerAuth servers, by answer class (none: no answer came)."),
-                labels: [("result", statusClass)]
-            ))
-        })
-        connectionsOpened = registry.makeCounter(descriptor: Self.name("tmp_connections_opened", "total", "TMP connections opened (a kept-alive one counts once)."), labels: [])
-        inflight = registry.makeGauge(descriptor: Self.name("inflight", "activations", "Activations a worker has taken and not yet answered (those waiting for a worker are not counted)."), labels: [])
-        auditTreeSize = registry.makeGauge(descriptor: Self.name("audit_tree", "size", "Rows of the audit log's tree at the last checkpoint the service signed."), labels: [])
-        auditCheckpoints = Dictionary(uniqueKeysWithValues: ["signed", "failed"].map { result in
-            (result, registry.makeCounter(descriptor: Self.name("audit_checkpoints", "total", "Checkpoints of the audit log the service signed, or failed to."), labels: [("result", result)]))
-        })
-        witnessRequests = Dictionary(uniqueKeysWithValues: WitnessPublisher.RequestResult.allCases.map { result in
-            (result, registry.makeCounter(
-                descriptor: Self.name("audit_witness_requests", "total", "add-checkpoint requests to the audit log's witnesses by result (conflict: 409, asked again)."),
-                labels: [("result", result.rawValue)]
-            ))
-        })
-        registry.makeGauge(descriptor: Self.name("build", "info", "The running tokenctl's version."), labels: [("version", version)]).set(1.0)
+        onboardingRequests = Dictionary(
+            uniqueKeysWithValues: Self.statusClasses.map { statusClass in
+                (
+                    statusClass,
+                    registry.makeCounter(
+                        descriptor: Self.name(
+                            "onboarding_requests", "total",
+                            "Requests the user gates sent to the onboarding and PowerAuth servers, by answer class (none: no answer came)."
+                        ),
+                        labels: [("result", statusClass)]
+                    )
+                )
+            })
+        connectionsOpened = registry.makeCounter(
+            descriptor: Self.name(
+                "tmp_connections_opened", "total", "TMP connections opened (a kept-alive one counts once)."), labels: []
+        )
+        inflight = registry.makeGauge(
+            descriptor: Self.name(
+                "inflight", "activations",
+                "Activations a worker has taken and not yet answered (those waiting for a worker are not counted)."),
+            labels: [])
+        auditTreeSize = registry.makeGauge(
+            descriptor: Self.name(
+                "audit_tree", "size", "Rows of the audit log's tree at the last checkpoint the service signed."),
+            labels: [])
+        auditCheckpoints = Dictionary(
+            uniqueKeysWithValues: ["signed", "failed"].map { result in
+                (
+                    result,
+                    registry.makeCounter(
+                        descriptor: Self.name(
+                            "audit_checkpoints", "total",
+                            "Checkpoints of the audit log the service signed, or failed to."),
+                        labels: [("result", result)])
+                )
+            })
+        witnessRequests = Dictionary(
+            uniqueKeysWithValues: WitnessPublisher.RequestResult.allCases.map { result in
+                (
+                    result,
+                    registry.makeCounter(
+                        descriptor: Self.name(
+                            "audit_witness_requests", "total",
+                            "add-checkpoint requests to the audit log's witnesses by result (conflict: 409, asked again)."
+                        ),
+                        labels: [("result", result.rawValue)]
+                    )
+                )
+            })
+        registry.makeGauge(
+            descriptor: Self.name("build", "info", "The running tokenctl's version."), labels: [("version", version)]
+        ).set(1.0)
     }
 
     /// `tokenctl_NAME_UNIT` with its help text.
@@ -128,7 +178,9 @@ public final class ServiceMetrics: Sendable {
         let key = "\(route.rawValue) \(status)"
         let counter = httpRequests.withLock { counters in
             if let counter = counters[key] { return counter }
-            let counter = registry.makeCounter(descriptor: Self.name("http_requests", "total", "API answers by route template and status."), labels: [("route", route.rawValue), ("status", String(status))])
+            let counter = registry.makeCounter(
+                descriptor: Self.name("http_requests", "total", "API answers by route template and status."),
+                labels: [("route", route.rawValue), ("status", String(status))])
             counters[key] = counter
             return counter
         }

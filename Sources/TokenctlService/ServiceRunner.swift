@@ -36,7 +36,10 @@ public struct ServiceRunner: Sendable {
     let environment: [String: String]
     let logger: Logger
 
-    public init(settings: Settings, options: Options, environment: [String: String], logger: Logger = Logger(label: "tokenctl.service")) {
+    public init(
+        settings: Settings, options: Options, environment: [String: String],
+        logger: Logger = Logger(label: "tokenctl.service")
+    ) {
         self.settings = settings
         self.options = options
         self.environment = environment
@@ -58,45 +61,64 @@ public struct ServiceRunner: Sendable {
 
         // A log that is named must be signable: the key is read before anything starts.
         let auditSigner = try settings.audit.origin.map { _ in try settings.audit.signer() }
-        let service = try await Self.activationService(settings: settings, environment: environment, version: options.version, logger: logger)
+        let service = try await Self.activationService(
+            settings: settings, environment: environment, version: options.version, logger: logger)
         let (runtime, workers) = (service.runtime, service.runtime.workers)
         // A SIGKILL loses nothing committed: what the dead process left open is closed
         // before anything is admitted.
         await InterruptedAttemptRecovery.closeNow(service, logger: logger)
         if let unusable = runtime.unusable {
-            logger.warning("service.notReady", metadata: ["error": "\(unusable.code.rawValue)", "detail": "\(unusable.message)"])
+            logger.warning(
+                "service.notReady", metadata: ["error": "\(unusable.code.rawValue)", "detail": "\(unusable.message)"])
         }
 
         var listeners: [any Service] = []
         let report = ListeningReport()
-        func add<Child: ServerChildChannel>(_ address: HTTPListener<Child>.Address, _ child: Child, label: @escaping @Sendable (SocketAddress?) -> String) {
+        func add<Child: ServerChildChannel>(
+            _ address: HTTPListener<Child>.Address, _ child: Child,
+            label: @escaping @Sendable (SocketAddress?) -> String
+        ) {
             let index = listeners.count
             let mode = settings.service.socketMode
-            listeners.append(HTTPListener(address: address, child: child, rules: rules, maxConnections: settings.service.maxConnections, logger: logger) { bound in
-                if case .unix(let path) = address { _ = chmod(path, mode_t(mode)) }
-                await report.listening(index, label(bound))
-            })
+            listeners.append(
+                HTTPListener(
+                    address: address, child: child, rules: rules, maxConnections: settings.service.maxConnections,
+                    logger: logger
+                ) { bound in
+                    if case .unix(let path) = address { _ = chmod(path, mode_t(mode)) }
+                    await report.listening(index, label(bound))
+                })
         }
-        let rules = ConnectionRules(headerTimeout: .milliseconds(Int64(settings.service.headerTimeoutMilliseconds)), drainGrace: .seconds(1))
-        let http = HTTP1Channel.Configuration(idleTimeout: .milliseconds(Int64(settings.service.idleTimeoutMilliseconds)))
+        let rules = ConnectionRules(
+            headerTimeout: .milliseconds(Int64(settings.service.headerTimeoutMilliseconds)), drainGrace: .seconds(1))
+        let http = HTTP1Channel.Configuration(
+            idleTimeout: .milliseconds(Int64(settings.service.idleTimeoutMilliseconds)))
         let routes = APIRoutes(service: service)
         let plain = APIRouter.channelResponder(routes, bearerToken: nil)
         if adopted.isEmpty || !adoptsUnixSocket {
-            add(.unix(path: socketPath), HTTP1Channel(responder: plain, configuration: http)) { _ in "unix:\(socketPath)" }
+            add(.unix(path: socketPath), HTTP1Channel(responder: plain, configuration: http)) { _ in
+                "unix:\(socketPath)"
+            }
         }
         for descriptor in adopted {
             let isUnix = SocketActivation.isUnixSocket(descriptor)
             let responder = isUnix ? plain : APIRouter.channelResponder(routes, bearerToken: access.bearerToken)
             add(.adopted(descriptor: descriptor), HTTP1Channel(responder: responder, configuration: http)) { bound in
-                isUnix ? "unix:\(bound?.pathname ?? "fd \(descriptor)") (systemd)" : "http://\(Self.display(bound)) (systemd)"
+                isUnix
+                    ? "unix:\(bound?.pathname ?? "fd \(descriptor)") (systemd)"
+                    : "http://\(Self.display(bound)) (systemd)"
             }
         }
         let secured = APIRouter.channelResponder(routes, bearerToken: access.bearerToken)
         for address in options.listen {
             if let tls = access.tls {
-                add(.tcp(host: address.host, port: address.port), try TLSChannel(HTTP1Channel(responder: secured, configuration: http), tlsConfiguration: tls)) { "https://\(Self.display($0))" }
+                add(
+                    .tcp(host: address.host, port: address.port),
+                    try TLSChannel(HTTP1Channel(responder: secured, configuration: http), tlsConfiguration: tls)
+                ) { "https://\(Self.display($0))" }
             } else {
-                add(.tcp(host: address.host, port: address.port), HTTP1Channel(responder: secured, configuration: http)) { "http://\(Self.display($0))" }
+                add(.tcp(host: address.host, port: address.port), HTTP1Channel(responder: secured, configuration: http))
+                { "http://\(Self.display($0))" }
             }
         }
         await report.expect(listeners.count)
@@ -109,13 +131,17 @@ public struct ServiceRunner: Sendable {
         if let (origin, signer) = auditSigner {
             let metrics = service.metrics
             let publisher = try settings.audit.witnessPublisher { metrics.witnessRequest($0) }
-            services.append(AuditCheckpointing(
-                service: service, origin: origin, signer: signer, interval: .seconds(settings.audit.checkpointIntervalSeconds), publisher: publisher, logger: logger
-            ))
+            services.append(
+                AuditCheckpointing(
+                    service: service, origin: origin, signer: signer,
+                    interval: .seconds(settings.audit.checkpointIntervalSeconds), publisher: publisher, logger: logger
+                ))
         }
         services += [
             IdempotencyPurge(service: service, logger: logger),
-            InterruptedAttemptRecovery(service: service, interval: Self.recoveryInterval(leaseMilliseconds: settings.leaseMilliseconds), logger: logger),
+            InterruptedAttemptRecovery(
+                service: service, interval: Self.recoveryInterval(leaseMilliseconds: settings.leaseMilliseconds),
+                logger: logger),
         ]
         services += listeners
         services.append(DrainOnShutdown(service: service, notify: notify))
@@ -126,7 +152,12 @@ public struct ServiceRunner: Sendable {
         let signals = await SecondSignalExit.watch()
         Task {
             await report.allListening()
-            logger.notice("service.ready", metadata: ["workers": "\(workers)", "tmp-transport": "\(settings.tmp.transport.rawValue)", "database": "\(settings.store.backend)"])
+            logger.notice(
+                "service.ready",
+                metadata: [
+                    "workers": "\(workers)", "tmp-transport": "\(settings.tmp.transport.rawValue)",
+                    "database": "\(settings.store.backend)",
+                ])
             notify.send("READY=1\nSTATUS=serving")
         }
         do {
@@ -143,7 +174,9 @@ public struct ServiceRunner: Sendable {
 
     /// The activation runtime and what every listener shares, on these settings (the caller
     /// closes its runtime).
-    static func activationService(settings: Settings, environment: [String: String], version: String, logger: Logger) async throws -> ActivationService {
+    static func activationService(
+        settings: Settings, environment: [String: String], version: String, logger: Logger
+    ) async throws -> ActivationService {
         // Reads (passes, the audit, health, keys' lookups) beside the group commits: as many
         // readers as the driver's threads that run them.
         var settings = settings
@@ -152,25 +185,32 @@ public struct ServiceRunner: Sendable {
         // TMP's requests and the user gates' are counted apart, each under its own name.
         let activator = Activator(
             settings: settings, environment: environment,
-            transports: MeasuredTransport.factory(idleTimeoutMilliseconds: settings.tmp.idleTimeoutMilliseconds) { status, duration, opened in
+            transports: MeasuredTransport.factory(idleTimeoutMilliseconds: settings.tmp.idleTimeoutMilliseconds) {
+                status, duration, opened in
                 metrics.tmpRequest(status: status, duration: duration, connectionsOpened: opened)
             },
-            onboardingTransports: MeasuredTransport.factory { status, _, _ in metrics.onboardingRequest(status: status) },
+            onboardingTransports: MeasuredTransport.factory { status, _, _ in metrics.onboardingRequest(status: status)
+            },
             logger: Logger(label: "tokenctl.activation")
         )
-        var runtimeOptions = ActivationRuntime.Options(workers: min(settings.service.maxInFlight, settings.tmp.maxConnections))
+        var runtimeOptions = ActivationRuntime.Options(
+            workers: min(settings.service.maxInFlight, settings.tmp.maxConnections))
         runtimeOptions.capacity = settings.service.maxInFlight + settings.service.queueLimit
         runtimeOptions.gatesPerActivation = true
         runtimeOptions.keepsUnwritten = true
-        let runtime = try await ActivationRuntime(activator: activator, options: runtimeOptions, observer: ActivationLog(metrics: metrics, logger: logger))
+        let runtime = try await ActivationRuntime(
+            activator: activator, options: runtimeOptions, observer: ActivationLog(metrics: metrics, logger: logger))
         do {
             let database = runtime.database
             let keys = IdempotencyKeys(
-                database: database, hasher: DeeplinkHasher(key: try database.deeplinkHashKey()), hostID: settings.hostID,
+                database: database, hasher: DeeplinkHasher(key: try database.deeplinkHashKey()),
+                hostID: settings.hostID,
                 abandonedAfterMilliseconds: Int64(2 * settings.tmp.longestAttemptMilliseconds),
-                retentionMilliseconds: Int64(settings.service.idempotencyRetentionHours) * 3_600_000, clock: Timestamp.now
+                retentionMilliseconds: Int64(settings.service.idempotencyRetentionHours) * 3_600_000,
+                clock: Timestamp.now
             )
-            return ActivationService(runtime: runtime, driver: settings.store, metrics: metrics, idempotency: keys, logger: logger)
+            return ActivationService(
+                runtime: runtime, driver: settings.store, metrics: metrics, idempotency: keys, logger: logger)
         } catch {
             runtime.close()
             throw error

@@ -21,12 +21,16 @@ final class SocketLock: Sendable {
         while descriptor < 0 {
             let opened = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
             guard opened >= 0 else {
-                throw ServiceError(.serviceCannotListen, "cannot open the lock file \(lockPath): \(String(cString: strerror(errno)))")
+                throw ServiceError(
+                    .serviceCannotListen, "cannot open the lock file \(lockPath): \(String(cString: strerror(errno)))")
             }
             guard flock(opened, LOCK_EX | LOCK_NB) == 0 else {
                 let holder = Self.readPID(opened)
                 close(opened)
-                throw ServiceError(.serviceAlreadyRunning, "another tokenctl serve\(holder.map { " (pid \($0))" } ?? "") is listening on \(socketPath); stop it first, or give this one another --socket")
+                throw ServiceError(
+                    .serviceAlreadyRunning,
+                    "another tokenctl serve\(holder.map { " (pid \($0))" } ?? "") is listening on \(socketPath); stop it first, or give this one another --socket"
+                )
             }
             // The holder removes the file as it exits: a lock on a file no longer at the
             // path guards nothing; open the path again.
@@ -53,7 +57,9 @@ final class SocketLock: Sendable {
         _ = pid.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
         // Held by no live server: whatever is at the path is left over.
         if unlink(socketPath) != 0 && errno != ENOENT {
-            throw ServiceError(.serviceCannotListen, "cannot remove the stale socket \(socketPath): \(String(cString: strerror(errno)))")
+            throw ServiceError(
+                .serviceCannotListen,
+                "cannot remove the stale socket \(socketPath): \(String(cString: strerror(errno)))")
         }
     }
 
@@ -85,7 +91,9 @@ final class SocketLock: Sendable {
         guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
         let status = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(probe, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(probe, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         return status == 0
     }
@@ -104,17 +112,24 @@ final class SocketLock: Sendable {
         let directory = String(path[..<slash])
         var info = stat()
         if stat(directory, &info) == 0 {
-            guard info.st_mode & S_IFMT == S_IFDIR else { throw ServiceError(.serviceCannotListen, "\(directory) is not a directory") }
+            guard info.st_mode & S_IFMT == S_IFDIR else {
+                throw ServiceError(.serviceCannotListen, "\(directory) is not a directory")
+            }
             return
         }
         if let parentSlash = directory.lastIndex(of: "/"), parentSlash != directory.startIndex {
             let parent = String(directory[..<parentSlash])
             guard stat(parent, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
-                throw ServiceError(.serviceCannotListen, "cannot create the socket's directory \(directory): \(parent) does not exist; create it first, or give another --socket")
+                throw ServiceError(
+                    .serviceCannotListen,
+                    "cannot create the socket's directory \(directory): \(parent) does not exist; create it first, or give another --socket"
+                )
             }
         }
         guard mkdir(directory, 0o700) == 0 || errno == EEXIST else {
-            throw ServiceError(.serviceCannotListen, "cannot create the socket's directory \(directory): \(String(cString: strerror(errno)))")
+            throw ServiceError(
+                .serviceCannotListen,
+                "cannot create the socket's directory \(directory): \(String(cString: strerror(errno)))")
         }
     }
 }

@@ -27,7 +27,9 @@ struct SystemdNotify: Sendable {
         let message = Array(state.utf8)
         let sent = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                message.withUnsafeBytes { sendto(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL), address, length) }
+                message.withUnsafeBytes {
+                    sendto(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL), address, length)
+                }
             }
         }
         return sent == message.count
@@ -48,7 +50,8 @@ enum SocketActivation {
             unsetenv("LISTEN_FDNAMES")
         }
         guard let pid = environment["LISTEN_PID"].flatMap(Int32.init), pid == getpid(),
-              let count = environment["LISTEN_FDS"].flatMap(Int32.init), count > 0, count < 1024 else { return [] }
+            let count = environment["LISTEN_FDS"].flatMap(Int32.init), count > 0, count < 1024
+        else { return [] }
         return (0..<count).map { descriptor in
             let fd = firstDescriptor + descriptor
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdCore
 import ServiceAPI
 import TokenActivation
+import TransparencyLog
 import WalletModel
 
 /// The audit's transparency log over HTTP (DESIGN §9): the newest checkpoint, an inclusion
@@ -24,12 +25,16 @@ extension APIRoutes {
     /// N rows (the newest when N is not given).
     func auditProof(_ query: FlatDictionary<Substring, Substring>) async throws -> Response {
         let parameters = try Self.counts(query, allowed: ["index", "size"])
-        guard let index = parameters["index"] else { throw Problem.invalid("index is required: the leaf's index, from 0") }
+        guard let index = parameters["index"] else {
+            throw Problem.invalid("index is required: the leaf's index, from 0")
+        }
         do {
             let text = try await service.database { store in
                 let checkpoint = try TransparencyLog.checkpoint(size: parameters["size"], in: store)
                 guard index < checkpoint.size else {
-                    throw AuditError(code: .auditNoCheckpoint, message: "leaf \(index) is not in the checkpoint of \(checkpoint.size) rows")
+                    throw AuditError(
+                        code: .auditNoCheckpoint,
+                        message: "leaf \(index) is not in the checkpoint of \(checkpoint.size) rows")
                 }
                 let proof = try AuditTree(store: store).inclusionProof(index: index, size: checkpoint.size)
                 return TLogProof(index: UInt64(index), proof: proof, signedCheckpoint: checkpoint.note).text
@@ -44,12 +49,16 @@ extension APIRoutes {
     /// the stored checkpoint of N rows (the newest when N is not given), one base64 hash a line.
     func auditConsistency(_ query: FlatDictionary<Substring, Substring>) async throws -> Response {
         let parameters = try Self.counts(query, allowed: ["from", "to"])
-        guard let from = parameters["from"], from >= 1 else { throw Problem.invalid("from is required: the older tree's size, 1 or more") }
+        guard let from = parameters["from"], from >= 1 else {
+            throw Problem.invalid("from is required: the older tree's size, 1 or more")
+        }
         do {
             let proof = try await service.database { store in
                 let checkpoint = try TransparencyLog.checkpoint(size: parameters["to"], in: store)
                 guard from <= checkpoint.size else {
-                    throw AuditError(code: .auditNoCheckpoint, message: "the checkpoint of \(checkpoint.size) rows does not extend a tree of \(from)")
+                    throw AuditError(
+                        code: .auditNoCheckpoint,
+                        message: "the checkpoint of \(checkpoint.size) rows does not extend a tree of \(from)")
                 }
                 return try AuditTree(store: store).consistencyProof(from: from, to: checkpoint.size)
             }
@@ -65,12 +74,20 @@ extension APIRoutes {
         var values: [String: Int64] = [:]
         for (key, value) in query {
             let name = String(key)
-            guard allowed.contains(name) else { throw Problem.invalid("\(SafeText.escaped(String(name.prefix(40)))) is not a parameter of this path (\(allowed.sorted().joined(separator: ", ")))") }
+            guard allowed.contains(name) else {
+                throw Problem.invalid(
+                    "\(SafeText.escaped(String(name.prefix(40)))) is not a parameter of this path (\(allowed.sorted().joined(separator: ", ")))"
+                )
+            }
             guard values[name] == nil else { throw Problem.invalid("\(name) is given twice") }
-            guard value.utf8.allSatisfy({ (0x30...0x39).contains($0) }), value == "0" || !value.hasPrefix("0"), let number = Int64(value) else {
+            guard value.utf8.allSatisfy({ (0x30...0x39).contains($0) }), value == "0" || !value.hasPrefix("0"),
+                let number = Int64(value)
+            else {
                 throw Problem.invalid("\(name) must be a decimal count without leading zeros")
             }
-            if name == "size" || name == "to", number < 1 { throw Problem.invalid("\(name) must be 1 or more: a checkpoint's tree size") }
+            if name == "size" || name == "to", number < 1 {
+                throw Problem.invalid("\(name) must be 1 or more: a checkpoint's tree size")
+            }
             values[name] = number
         }
         return values

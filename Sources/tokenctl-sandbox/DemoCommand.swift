@@ -1,16 +1,17 @@
 import ArgumentParser
-import CommandLine
 import Foundation
 import Sandbox
 import TokenActivation
 import TokenctlApp
+import TokenctlCommandLine
 import TokenctlConfiguration
 import WalletModel
 
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Run the whole activation flow on an embedded example: nothing outside a temporary directory is touched.",
+        abstract:
+            "Run the whole activation flow on an embedded example: nothing outside a temporary directory is touched.",
         discussion: """
             Seeds a temporary database with example passes, starts the sandbox on a free loopback \
             port, activates each example deeplink and prints each outcome next to the documented one. \
@@ -24,8 +25,11 @@ struct DemoCommand: AsyncParsableCommand {
 
     func run() async throws {
         GlobalOptions.bootstrapLogging()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tokenctl-demo-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "tokenctl-demo-\(UUID().uuidString)"
+        ).path
+        try FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(atPath: directory) }
 
         let sandbox = try await TMPSandbox.start(port: 0)
@@ -47,8 +51,9 @@ struct DemoCommand: AsyncParsableCommand {
             let exitCode = result.exitStatus.rawValue
             let ok = result.outcome.rawValue == example.outcome && exitCode == example.exitCode
             if ok { asExpected += 1 }
-            Output.line("\(ok ? "ok  " : "FAIL") exit \(exitCode) (expected \(example.exitCode))  \(ActivationText.line(result, reveal: false))"
-                + (result.error.map { "  [\($0.code.rawValue)]" } ?? ""))
+            Output.line(
+                "\(ok ? "ok  " : "FAIL") exit \(exitCode) (expected \(example.exitCode))  \(ActivationText.line(result, reveal: false))"
+                    + (result.error.map { "  [\($0.code.rawValue)]" } ?? ""))
         }
         Output.line("")
         let onboarding = try await DemoOnboarding(sandbox: sandbox, settings: settings, directory: directory).run()
@@ -64,7 +69,11 @@ struct DemoCommand: AsyncParsableCommand {
         Output.line("\(login.passed) of \(login.steps) PIN login steps as expected")
         Output.flush()
         try await sandbox.shutdown()
-        if asExpected != DemoExamples.deeplinks.count || onboarding.passed != onboarding.steps || login.passed != login.steps || broken != nil { throw ExitCode(1) }
+        if asExpected != DemoExamples.deeplinks.count || onboarding.passed != onboarding.steps
+            || login.passed != login.steps || broken != nil
+        {
+            throw ExitCode(1)
+        }
     }
 }
 

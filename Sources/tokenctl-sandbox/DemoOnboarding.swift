@@ -1,9 +1,9 @@
-import CommandLine
 import Foundation
 import OnboardingCore
 import Sandbox
 import TokenActivation
 import TokenctlApp
+import TokenctlCommandLine
 import TokenctlConfiguration
 import WalletModel
 
@@ -28,7 +28,9 @@ struct DemoOnboarding {
         settings.onboarding.powerAuth.applicationKey = sandbox.powerAuth.identity.applicationKey
         settings.onboarding.powerAuth.applicationSecretFile = secretFile
         settings.onboarding.powerAuth.masterServerPublicKey = sandbox.powerAuth.identity.masterPublicKeyBase64
-        _ = try Wallet(settings: settings).add(PassRecordFields(serialNumber: Self.serial, deviceAccountIdentifier: "DAPLONB7Q2M9K0007777", cardSuffix: "7777"))
+        _ = try Wallet(settings: settings).add(
+            PassRecordFields(
+                serialNumber: Self.serial, deviceAccountIdentifier: "DAPLONB7Q2M9K0007777", cardSuffix: "7777"))
 
         var passed = 0
         func step(_ ok: Bool, _ text: String) {
@@ -41,22 +43,36 @@ struct DemoOnboarding {
 
         Output.line("onboarding (onboarding.require-finished-user-activation on)")
         let before = await activateToken()
-        step(before.error?.code == .userActivationRequired, "token before onboarding: exit \(before.exitStatus.rawValue), \(before.error?.code.rawValue ?? before.outcome.rawValue)")
+        step(
+            before.error?.code == .userActivationRequired,
+            "token before onboarding: exit \(before.exitStatus.rawValue), \(before.error?.code.rawValue ?? before.outcome.rawValue)"
+        )
 
         let service = settings.onboardingService(environment: [:], logger: .init(label: "tokenctl.demo"))
-        let started = try await service.start(credentials: .object(["email": .string("alice@example.com"), "birthDate": .string("1990-01-31")]))
-        step(started.status == .activationInProgress, "onboarding start: process \(started.processID), \(started.status?.rawValue ?? "unknown")")
+        let started = try await service.start(
+            credentials: .object(["email": .string("alice@example.com"), "birthDate": .string("1990-01-31")]))
+        step(
+            started.status == .activationInProgress,
+            "onboarding start: process \(started.processID), \(started.status?.rawValue ?? "unknown")")
         let otp = try await service.demoOTP()
         step(otp.count == 8, "OTP read from the sandbox's otp/detail endpoint (\(otp.count) digits)")
         let activated = try await service.activate(otp: otp, name: "tokenctl demo", pin: Self.pin)
-        step(activated.flags == ["VERIFICATION_PENDING"], "onboarding activate: device \(activated.activation.activationID), flags \(activated.flags?.joined(separator: ", ") ?? "unknown")")
+        step(
+            activated.flags == ["VERIFICATION_PENDING"],
+            "onboarding activate: device \(activated.activation.activationID), flags \(activated.flags?.joined(separator: ", ") ?? "unknown")"
+        )
 
         let pending = await activateToken()
-        step(pending.error?.code == .userActivationRequired, "token while verification is pending: exit \(pending.exitStatus.rawValue), \(pending.error?.code.rawValue ?? pending.outcome.rawValue)")
+        step(
+            pending.error?.code == .userActivationRequired,
+            "token while verification is pending: exit \(pending.exitStatus.rawValue), \(pending.error?.code.rawValue ?? pending.outcome.rawValue)"
+        )
         // `step` counts the verification's steps too.
         let verified = try await verifyIdentity(settings: settings, step)
         let after = await activateToken()
-        step(after.outcome == .approved, "token after onboarding: exit \(after.exitStatus.rawValue), \(after.outcome.rawValue)")
+        step(
+            after.outcome == .approved,
+            "token after onboarding: exit \(after.exitStatus.rawValue), \(after.outcome.rawValue)")
         return (passed, 6 + verified)
     }
 
@@ -64,10 +80,12 @@ struct DemoOnboarding {
     /// runs it: consent, three generated document images, presence check, the OTP.
     private func verifyIdentity(settings: Settings, _ check: (Bool, String) -> Void) async throws -> Int {
         let service = settings.verificationService(environment: [:], logger: .init(label: "tokenctl.demo"))
-        let files = try [(DocumentType.idCard, DocumentSide.front), (.idCard, .back), (.passport, .front)].map { type, side in
+        let files = try [(DocumentType.idCard, DocumentSide.front), (.idCard, .back), (.passport, .front)].map {
+            type, side in
             let path = directory + "/\(type.rawValue.lowercased())-\(side.rawValue.lowercased()).jpg"
             // A stand-in image: JPEG start and end markers around a label.
-            try (Data([0xFF, 0xD8, 0xFF, 0xE0]) + Data("sample \(type) \(side)".utf8) + Data([0xFF, 0xD9])).write(to: URL(fileURLWithPath: path))
+            try (Data([0xFF, 0xD8, 0xFF, 0xE0]) + Data("sample \(type) \(side)".utf8) + Data([0xFF, 0xD9])).write(
+                to: URL(fileURLWithPath: path))
             return DocumentImageFile(type: type, side: side, path: path)
         }
         try await service.withProcess { process in
@@ -77,7 +95,9 @@ struct DemoOnboarding {
             check(try await process.approveConsent() == .documentsToScanSelect, "consent approved: documents to choose")
             _ = try await process.selectDocumentTypes([.idCard, .passport])
             _ = try await process.submitDocuments(files, reupload: false)
-            check(try await process.status() == .presenceCheck, "ID card front and back and passport submitted (one ZIP), checked: presence check")
+            check(
+                try await process.status() == .presenceCheck,
+                "ID card front and back and passport submitted (one ZIP), checked: presence check")
             _ = try await process.presenceCheckInit()
             _ = try await process.presenceCheckSubmit()
             let otpState = try await process.status()

@@ -1,17 +1,18 @@
 import ArgumentParser
-import CommandLine
 import Dispatch
 import ErrorCodes
 import Foundation
 import Glibc
 import Sandbox
 import TokenctlApp
+import TokenctlCommandLine
 import TokenctlConfiguration
 
 struct SandboxCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sandbox",
-        abstract: "Run the loopback TMP, PowerAuth, onboarding and MIRACL simulator, and a transparency log witness, on 127.0.0.1.",
+        abstract:
+            "Run the loopback TMP, PowerAuth, onboarding and MIRACL simulator, and a transparency log witness, on 127.0.0.1.",
         discussion: """
             The first line on standard output is `listening http://127.0.0.1:PORT`; the next two give \
             the PowerAuth application key and master public key, and the path of a client configuration \
@@ -56,9 +57,14 @@ struct SandboxCommand: AsyncParsableCommand {
         defer { stopper.cleanUp() }
         let sandbox: TMPSandbox
         do {
-            sandbox = try await TMPSandbox.start(port: options.port, slowDelay: .milliseconds(options.slowDelayMilliseconds), powerAuth: PowerAuthServer(identity: identity), onboarding: OnboardingOptions(
-                skipVerification: options.skipVerification, verificationStepInterval: options.verificationStepSeconds, presenceCheck: !options.noPresenceCheck
-            ), witness: WitnessServer(logs: options.witnessLogs.compactMap(TrustedLogKey.init(verifierKey:)))) { line in
+            sandbox = try await TMPSandbox.start(
+                port: options.port, slowDelay: .milliseconds(options.slowDelayMilliseconds),
+                powerAuth: PowerAuthServer(identity: identity),
+                onboarding: OnboardingOptions(
+                    skipVerification: options.skipVerification,
+                    verificationStepInterval: options.verificationStepSeconds, presenceCheck: !options.noPresenceCheck
+                ), witness: WitnessServer(logs: options.witnessLogs.compactMap(TrustedLogKey.init(verifierKey:)))
+            ) { line in
                 Output.line(line)
                 Output.flush()
             }
@@ -69,9 +75,11 @@ struct SandboxCommand: AsyncParsableCommand {
         var written: String?
         try await reportingErrors(json: false) {
             do {
-                written = try writeClientConfiguration(identity: identity, directory: directory, baseURL: sandbox.baseURL)
+                written = try writeClientConfiguration(
+                    identity: identity, directory: directory, baseURL: sandbox.baseURL)
             } catch {
-                throw SandboxStateError("cannot write the client configuration in \(directory): \(SandboxStateError.reason(error))")
+                throw SandboxStateError(
+                    "cannot write the client configuration in \(directory): \(SandboxStateError.reason(error))")
             }
         }
         guard let configPath = written else { return }
@@ -79,7 +87,9 @@ struct SandboxCommand: AsyncParsableCommand {
         // announcement and then stops it is never lost in between.
         stopper.onSignal()
         Output.line("listening \(sandbox.baseURL)")
-        Output.line("powerauth application-key=\(identity.applicationKey) master-server-public-key=\(identity.masterPublicKeyBase64)")
+        Output.line(
+            "powerauth application-key=\(identity.applicationKey) master-server-public-key=\(identity.masterPublicKeyBase64)"
+        )
         Output.line("powerauth client configuration \(configPath)")
         Output.line("witness verifier-key=\(sandbox.witness.verifierKey)")
         Output.flush()
@@ -95,7 +105,9 @@ struct SandboxCommand: AsyncParsableCommand {
             return (directory, try PowerAuthServerIdentity.loadOrCreate(path: path))
         } catch {
             if FileManager.default.fileExists(atPath: path) {
-                throw SandboxStateError("\(path) is not a sandbox identity (\(SandboxStateError.reason(error))); remove it to start with a new identity, or name another --powerauth-dir")
+                throw SandboxStateError(
+                    "\(path) is not a sandbox identity (\(SandboxStateError.reason(error))); remove it to start with a new identity, or name another --powerauth-dir"
+                )
             }
             throw SandboxStateError("cannot write \(path): \(SandboxStateError.reason(error))")
         }
@@ -106,23 +118,32 @@ struct SandboxCommand: AsyncParsableCommand {
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: powerAuthDirectory, isDirectory: &isDirectory) {
                 guard isDirectory.boolValue else {
-                    throw SandboxStateError("--powerauth-dir \(powerAuthDirectory) is a file, not a directory; name a directory (it is made when missing)")
+                    throw SandboxStateError(
+                        "--powerauth-dir \(powerAuthDirectory) is a file, not a directory; name a directory (it is made when missing)"
+                    )
                 }
             } else if mkdir(powerAuthDirectory, 0o700) != 0 {
                 let reason = String(cString: strerror(errno))
-                throw SandboxStateError("--powerauth-dir \(powerAuthDirectory) cannot be made: \(reason) (its parent directory must exist and be writable)")
+                throw SandboxStateError(
+                    "--powerauth-dir \(powerAuthDirectory) cannot be made: \(reason) (its parent directory must exist and be writable)"
+                )
             }
             // The client configuration names files in it; relative names would be read
             // relative to the configuration file instead.
             return URL(fileURLWithPath: powerAuthDirectory).standardizedFileURL.path
         }
-        var template = Array(((NSTemporaryDirectory() as NSString).appendingPathComponent("tokenctl-sandbox-XXXXXX")).utf8CString)
-        guard let made = mkdtemp(&template) else { throw ValidationError("cannot create a temporary directory for the PowerAuth identity") }
+        var template = Array(
+            ((NSTemporaryDirectory() as NSString).appendingPathComponent("tokenctl-sandbox-XXXXXX")).utf8CString)
+        guard let made = mkdtemp(&template) else {
+            throw ValidationError("cannot create a temporary directory for the PowerAuth identity")
+        }
         return String(cString: made)
     }
 
     /// A configuration file pointing a client at this sandbox, with the secret beside it.
-    private func writeClientConfiguration(identity: PowerAuthServerIdentity, directory: String, baseURL: String) throws -> String {
+    private func writeClientConfiguration(
+        identity: PowerAuthServerIdentity, directory: String, baseURL: String
+    ) throws -> String {
         let secretPath = directory + "/application-secret"
         try identity.writeApplicationSecret(to: secretPath)
         let path = directory + "/client-config.json"
@@ -164,7 +185,8 @@ struct SandboxListenError: CodedError {
         let text = "\(error)"
         if text.contains("Address already in use") || text.contains("EADDRINUSE") || text.contains("errno: 98") {
             code = .sandboxPortInUse
-            message = "port \(port) on 127.0.0.1 is already in use; stop what holds it, pick another with --port, or --port 0 for any free one"
+            message =
+                "port \(port) on 127.0.0.1 is already in use; stop what holds it, pick another with --port, or --port 0 for any free one"
         } else {
             code = .sandboxCannotListen
             message = "cannot listen on 127.0.0.1:\(port): \(text.prefix(160))"
@@ -185,9 +207,12 @@ final class SandboxStopper: @unchecked Sendable {
 
     /// Installs the handlers (the sandbox's own files are named from `directory`).
     func onSignal() {
-        SandboxStopper.paths = directory.map { directory in
-            ["application-secret", "server-identity.json", "client-config.json"].map { strdup(directory + "/" + $0) } + [strdup(directory)]
-        } ?? []
+        SandboxStopper.paths =
+            directory.map { directory in
+                ["application-secret", "server-identity.json", "client-config.json"].map {
+                    strdup(directory + "/" + $0)
+                } + [strdup(directory)]
+            } ?? []
         for number in [SIGINT, SIGTERM] {
             signal(number) { _ in
                 let paths = SandboxStopper.paths

@@ -1,6 +1,6 @@
 import ArgumentParser
-import CommandLine
 import TokenctlApp
+import TokenctlCommandLine
 import TokenctlConfiguration
 
 /// The `tokenctl-sandbox` executable: the loopback simulator of every peer and the demo,
@@ -27,7 +27,8 @@ struct TokenctlSandbox: AsyncParsableCommand {
             return
         }
         if arguments == ["--help"] || arguments == ["-h"] || arguments == ["help"] {
-            print("""
+            print(
+                """
                 OVERVIEW: \(configuration.abstract)
 
                 USAGE: tokenctl-sandbox [sandbox] [<options>]
@@ -57,7 +58,9 @@ struct TokenctlSandbox: AsyncParsableCommand {
         } catch {
             if !(error is ExitCode), exitCode(for: error) == .validationFailure {
                 let usage = usageString(for: leaf).replacingOccurrences(of: "\n", with: " ")
-                exitWithUsageError(message(for: error), usage: usage, command: "tokenctl \(leaf.configuration.commandName ?? "sandbox")", json: false)
+                exitWithUsageError(
+                    message(for: error), usage: usage,
+                    command: "tokenctl \(leaf.configuration.commandName ?? "sandbox")", json: false)
             }
             exit(withError: error)
         }

@@ -1,9 +1,9 @@
 import ArgumentParser
-import CommandLine
 import ErrorCodes
 import Foundation
 import TokenActivation
 import TokenctlApp
+import TokenctlCommandLine
 import TokenctlConfiguration
 import WalletModel
 
@@ -31,19 +31,28 @@ struct ActivateCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("The deeplink, e.g. 'mybank://activate?serialNumber=SN1234567890'. Quote it.", valueName: "deeplink"))
+    @Argument(
+        help: ArgumentHelp(
+            "The deeplink, e.g. 'mybank://activate?serialNumber=SN1234567890'. Quote it.", valueName: "deeplink"))
     var deeplink: String?
 
-    @Option(help: ArgumentHelp("Activate one deeplink per line of this file (- for standard input).", valueName: "file"), completion: .file())
+    @Option(
+        help: ArgumentHelp("Activate one deeplink per line of this file (- for standard input).", valueName: "file"),
+        completion: .file())
     var batch: String?
 
     @Option(help: "Lines in flight at once with --batch.")
     var concurrency: Int = 8
 
-    @Option(help: ArgumentHelp("The device label of the pass, when the serial has several (iPhone, Watch).", valueName: "label"))
+    @Option(
+        help: ArgumentHelp(
+            "The device label of the pass, when the serial has several (iPhone, Watch).", valueName: "label"))
     var device: String?
 
-    @Flag(help: "Resolve everything and print what would be sent; send, audit and change nothing (with --batch: for every line, a preview of a replay).")
+    @Flag(
+        help:
+            "Resolve everything and print what would be sent; send, audit and change nothing (with --batch: for every line, a preview of a replay)."
+    )
     var dryRun = false
 
     @OptionGroup var output: OutputOptions
@@ -66,10 +75,13 @@ struct ActivateCommand: AsyncParsableCommand {
     func run() async throws {
         guard deeplink != nil || batch != nil else { throw ValidationError("give either a deeplink or --batch FILE") }
         if let batch {
-            try await BatchRun(file: batch, concurrency: concurrency, dryRun: dryRun, output: output, global: global).run()
+            try await BatchRun(file: batch, concurrency: concurrency, dryRun: dryRun, output: output, global: global)
+                .run()
             return
         }
-        try await Self.activate(deeplink: deeplink ?? "", device: device, dryRun: dryRun, json: output.json, reveal: output.reveal) {
+        try await Self.activate(
+            deeplink: deeplink ?? "", device: device, dryRun: dryRun, json: output.json, reveal: output.reveal
+        ) {
             try await global.settings()
         }
     }
@@ -80,13 +92,15 @@ struct ActivateCommand: AsyncParsableCommand {
     /// (Benchmarks/README.md, "Measured shapes"). Any other form is parsed as usual.
     static func plainDeeplink(_ arguments: [String]) -> String? {
         guard arguments.count == 2, arguments[0] == "activate",
-              let deeplink = arguments.last, !deeplink.hasPrefix("-"), deeplink != "help" else { return nil }
+            let deeplink = arguments.last, !deeplink.hasPrefix("-"), deeplink != "help"
+        else { return nil }
         return deeplink
     }
 
     /// One activation, printed; exits with the activation's code.
     static func activate(
-        deeplink: String, device: String?, dryRun: Bool, json: Bool, reveal: Bool, settings: @Sendable () async throws -> Settings
+        deeplink: String, device: String?, dryRun: Bool, json: Bool, reveal: Bool,
+        settings: @Sendable () async throws -> Settings
     ) async throws {
         var result: ActivationResult
         do {

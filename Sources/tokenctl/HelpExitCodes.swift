@@ -1,8 +1,8 @@
 import ArgumentParser
-import CommandLine
 import ErrorCodes
 import TokenActivation
 import TokenctlApp
+import TokenctlCommandLine
 import WalletModel
 
 /// `tokenctl help exit-codes`: the exit statuses and every error code, from the code.
@@ -28,9 +28,16 @@ struct HelpExitCodes: ParsableCommand {
 
     func run() throws {
         if json {
-            Output.line(JSONObject.Value.array(ErrorCode.allCases.map { code in
-                .object(JSONObject(["code": .string(code.rawValue), "exit": .int(Int(code.exitStatus.rawValue)), "meaning": .string(code.meaning)]))
-            }).text)
+            Output.line(
+                JSONObject.Value.array(
+                    ErrorCode.allCases.map { code in
+                        .object(
+                            JSONObject([
+                                "code": .string(code.rawValue), "exit": .int(Int(code.exitStatus.rawValue)),
+                                "meaning": .string(code.meaning),
+                            ]))
+                    }
+                ).text)
         } else {
             Output.line(markdown ? ErrorCodeTable.markdown : ErrorCodeTable.text)
         }

@@ -1,7 +1,7 @@
 import ArgumentParser
-import CommandLine
 import ErrorCodes
 import Glibc
+import TokenctlCommandLine
 import TokenctlConfiguration
 
 /// `tokenctl sandbox` and `tokenctl demo` run the `tokenctl-sandbox` executable installed
@@ -20,7 +20,9 @@ enum SandboxExecutable {
         // sandbox and the demo use none of them, so they are dropped.
         let command = GlobalFlagValues.withoutGlobalOptions(arguments)
         if let first = command.first, commands.contains(first) { return command }
-        if arguments.count == 2, arguments[0] == "help", commands.contains(arguments[1]) { return [arguments[1], "--help"] }
+        if arguments.count == 2, arguments[0] == "help", commands.contains(arguments[1]) {
+            return [arguments[1], "--help"]
+        }
         return nil
     }
 
@@ -30,8 +32,11 @@ enum SandboxExecutable {
         Output.flush()
         var argv = ([path] + arguments).map { strdup($0) } + [nil]
         execv(path, &argv)
-        let reason = errno == ENOENT ? "there is no \(path)" : "\(path) cannot be run: \(String(cString: strerror(errno)))"
-        Output.error("\(reason); the sandbox and the demo are the tokenctl-sandbox executable, which is not installed beside tokenctl: install the tokenctl-sandbox package (from the source: make build) (\(ErrorCode.sandboxNotInstalled.rawValue))")
+        let reason =
+            errno == ENOENT ? "there is no \(path)" : "\(path) cannot be run: \(String(cString: strerror(errno)))"
+        Output.error(
+            "\(reason); the sandbox and the demo are the tokenctl-sandbox executable, which is not installed beside tokenctl: install the tokenctl-sandbox package (from the source: make build) (\(ErrorCode.sandboxNotInstalled.rawValue))"
+        )
         exit(ErrorCode.sandboxNotInstalled.exitStatus.rawValue)
     }
 
@@ -40,8 +45,12 @@ enum SandboxExecutable {
     private static func besideThisExecutable() -> String {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let length = readlink("/proc/self/exe", &buffer, Int(PATH_MAX))
-        let executable = length > 0 ? String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : CommandLine.arguments[0]
-        let directory = executable.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        let executable =
+            length > 0
+            ? String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            : CommandLine.arguments[0]
+        let directory = executable.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(
+            separator: "/")
         return (directory.isEmpty ? "." : directory) + "/" + name
     }
 }
@@ -50,7 +59,8 @@ enum SandboxExecutable {
 struct SandboxCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sandbox",
-        abstract: "Run the loopback TMP, PowerAuth, onboarding and MIRACL simulator, and a transparency log witness, on 127.0.0.1.",
+        abstract:
+            "Run the loopback TMP, PowerAuth, onboarding and MIRACL simulator, and a transparency log witness, on 127.0.0.1.",
         discussion: """
             Run by the tokenctl-sandbox executable beside tokenctl (not installed on a production host \
             that does not need it). `tokenctl sandbox --help` lists what it answers: the token references' \
@@ -65,7 +75,8 @@ struct SandboxCommand: ParsableCommand {
 struct DemoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Run the whole activation flow on an embedded example: nothing outside a temporary directory is touched.",
+        abstract:
+            "Run the whole activation flow on an embedded example: nothing outside a temporary directory is touched.",
         discussion: "Run by the tokenctl-sandbox executable beside tokenctl; `tokenctl demo --help` says what it shows."
     )
 }

@@ -1,7 +1,7 @@
 import ArgumentParser
-import CommandLine
 import ErrorCodes
 import Glibc
+import TokenctlCommandLine
 
 /// `tokenctl serve`: the service (ServiceCommand's `Serve`), run by this executable before
 /// the arguments are parsed (`Tokenctl.main`). One executable holds the command line and the
@@ -18,10 +18,15 @@ struct ServeCommand: ParsableCommand {
     // Declared here for completions and `tokenctl --help`: `tokenctl serve …` is handed to
     // the service's own command line before it is parsed (Tokenctl.main), which reads the
     // same options.
-    @Option(help: ArgumentHelp("The Unix socket to listen on (overrides service.socket).", valueName: "path"), completion: .file())
+    @Option(
+        help: ArgumentHelp("The Unix socket to listen on (overrides service.socket).", valueName: "path"),
+        completion: .file())
     var socket: String?
 
-    @Option(help: ArgumentHelp("Also listen on this TCP address (HOST:PORT, [::1]:PORT; port 0 picks one); repeatable.", valueName: "host:port"))
+    @Option(
+        help: ArgumentHelp(
+            "Also listen on this TCP address (HOST:PORT, [::1]:PORT; port 0 picks one); repeatable.",
+            valueName: "host:port"))
     var listen: [String] = []
 
     @OptionGroup var global: GlobalOptions

@@ -1,10 +1,10 @@
 import ArgumentParser
-import CommandLine
 import ErrorCodes
 import Glibc
 import ServiceCommand
 import TokenActivation
 import TokenctlApp
+import TokenctlCommandLine
 
 @main
 struct Tokenctl: AsyncParsableCommand {
@@ -22,7 +22,11 @@ struct Tokenctl: AsyncParsableCommand {
             `tokenctl --version --verbose` also names the libcurl and SQLite it runs on.
             """,
         version: Tokenctl.version,
-        subcommands: [ActivateCommand.self, WalletCommand.self, AuditCommand.self, OnboardingCommand.self, VerificationCommand.self, DeviceCommand.self, LoginCommand.self, DatabaseCommand.self, ConfigCommand.self, ServeCommand.self, SandboxCommand.self, DemoCommand.self]
+        subcommands: [
+            ActivateCommand.self, WalletCommand.self, AuditCommand.self, OnboardingCommand.self,
+            VerificationCommand.self, DeviceCommand.self, LoginCommand.self, DatabaseCommand.self, ConfigCommand.self,
+            ServeCommand.self, SandboxCommand.self, DemoCommand.self,
+        ]
     )
 
     static let version = LibraryVersions.tokenctl
@@ -44,7 +48,9 @@ struct Tokenctl: AsyncParsableCommand {
                     return
                 } catch {
                     if HelpExitCodes.exitCode(for: error) == .validationFailure {
-                        reportUsage(HelpExitCodes.message(for: error), arguments: arguments, usage: HelpExitCodes.configuration.usage, command: "tokenctl help exit-codes")
+                        reportUsage(
+                            HelpExitCodes.message(for: error), arguments: arguments,
+                            usage: HelpExitCodes.configuration.usage, command: "tokenctl help exit-codes")
                     }
                     HelpExitCodes.exit(withError: error)
                 }
@@ -73,7 +79,9 @@ struct Tokenctl: AsyncParsableCommand {
                 throw ValidationError("--version takes nothing but --verbose")
             }
             if let deeplink = ActivateCommand.plainDeeplink(arguments) {
-                try await ActivateCommand.activate(deeplink: deeplink, device: nil, dryRun: false, json: false, reveal: false) {
+                try await ActivateCommand.activate(
+                    deeplink: deeplink, device: nil, dryRun: false, json: false, reveal: false
+                ) {
                     try await GlobalOptions.defaultSettings()
                 }
                 return
@@ -108,7 +116,8 @@ struct Tokenctl: AsyncParsableCommand {
     static func command(for arguments: [String]) throws -> any ParsableCommand {
         let path = CommandPath.resolve(arguments, root: Tokenctl.self).path
         if path.count > 1, let leaf = path.last, leaf.configuration.subcommands.isEmpty,
-           let command = try? leaf.parse(Array(arguments.dropFirst(path.count - 1))) {
+            let command = try? leaf.parse(Array(arguments.dropFirst(path.count - 1)))
+        {
             return command
         }
         return try parseAsRoot(arguments)
@@ -123,17 +132,22 @@ struct Tokenctl: AsyncParsableCommand {
         guard let unknown else { return }
         let guess = CommandPath.suggestion(for: unknown.word, among: unknown.candidates)
         let place = path.count == 1 ? "tokenctl" : CommandPath.name(path)
-        throw ValidationError("unknown command '\(unknown.word)' for \(place)" + (guess.map { ". Did you mean '\($0)'?" } ?? "; see '\(place) --help'"))
+        throw ValidationError(
+            "unknown command '\(unknown.word)' for \(place)"
+                + (guess.map { ". Did you mean '\($0)'?" } ?? "; see '\(place) --help'"))
     }
 
     /// Every usage error in one format: `tokenctl: message (usage.invalid)` on standard error,
     /// the command's usage under it, and `{"error": …}` on stdout with `--json`. Exits 64.
     /// `usage` and `command` name a command outside the tree (`help exit-codes`).
-    static func reportUsage(_ message: String, arguments: [String], usage: String? = nil, command: String? = nil) -> Never {
+    static func reportUsage(
+        _ message: String, arguments: [String], usage: String? = nil, command: String? = nil
+    ) -> Never {
         var words = arguments
         if words.first == "help" { words.removeFirst() }
         let path = CommandPath.resolve(words, root: Tokenctl.self).path
         let usage = usage ?? usageString(for: path.last!).replacingOccurrences(of: "\n", with: " ")
-        exitWithUsageError(message, usage: usage, command: command ?? CommandPath.name(path), json: arguments.contains("--json"))
+        exitWithUsageError(
+            message, usage: usage, command: command ?? CommandPath.name(path), json: arguments.contains("--json"))
     }
 }

@@ -10,7 +10,10 @@ import Testing
     enum Kind: String, CaseIterable { case easy, multi }
 
     /// A transport of `kind`, shut down by `body`'s end.
-    func with(_ kind: Kind, _ options: CurlTransportOptions = CurlTransportOptions(), _ body: (any HTTPTransport) async throws -> Void) async throws {
+    func with(
+        _ kind: Kind, _ options: CurlTransportOptions = CurlTransportOptions(),
+        _ body: (any HTTPTransport) async throws -> Void
+    ) async throws {
         switch kind {
         case .easy:
             try await body(try CurlTransport(options: options))
@@ -57,14 +60,16 @@ import Testing
     @Test(arguments: Kind.allCases) func postsTheBodyAndHeadersAndReadsTheAnswer(kind: Kind) async throws {
         try await withSandbox { sandbox in
             try await with(kind) { transport in
-            let response = try await transport.send(activation("DAPL00001234", base: sandbox.baseURL))
-            #expect(response.status == 200)
-            #expect(String(decoding: response.body, as: UTF8.self).contains(#""issuerMobileAppAuthResponse": "APPROVED""#))
-            let received = try #require(sandbox.requests.first)
-            #expect(received.body == Array(#"{"tokenUniqueReference": "DAPL00001234"}"#.utf8))
-            #expect(received.header("X-Request-ID") == "req-1")
-            #expect(received.header("Expect") == nil)
-            #expect(sandbox.activationRequestCount == 1)
+                let response = try await transport.send(activation("DAPL00001234", base: sandbox.baseURL))
+                #expect(response.status == 200)
+                #expect(
+                    String(decoding: response.body, as: UTF8.self).contains(
+                        #""issuerMobileAppAuthResponse": "APPROVED""#))
+                let received = try #require(sandbox.requests.first)
+                #expect(received.body == Array(#"{"tokenUniqueReference": "DAPL00001234"}"#.utf8))
+                #expect(received.header("X-Request-ID") == "req-1")
+                #expect(received.header("Expect") == nil)
+                #expect(sandbox.activationRequestCount == 1)
             }
         }
     }
@@ -91,17 +96,18 @@ import Testing
     @Test(arguments: Kind.allCases) func keepsTheConnectionAliveBetweenRequests(kind: Kind) async throws {
         try await withSandbox { sandbox in
             try await with(kind) { transport in
-            for index in 0..<5 {
-                _ = try await transport.send(activation("DAPL\(index)", base: sandbox.baseURL))
-            }
-            #expect(sandbox.activationRequestCount == 5)
-            // The connection is reused: without keep-alive each request opens its own (five).
-            // Under the whole suite's load libcurl now and then opens a second one (its
-            // liveness check of an idle connection), so one reuse chain of three is required.
-            let connections = sandbox.requests.map(\.connection)
-            #expect(Set(connections).count <= 2, "\(connections)")
-            #expect(Dictionary(grouping: connections, by: { $0 }).values.contains { $0.count >= 3 }, "\(connections)")
-            #expect(sandbox.requests.allSatisfy { $0.connection >= 1 })
+                for index in 0..<5 {
+                    _ = try await transport.send(activation("DAPL\(index)", base: sandbox.baseURL))
+                }
+                #expect(sandbox.activationRequestCount == 5)
+                // The connection is reused: without keep-alive each request opens its own (five).
+                // Under the whole suite's load libcurl now and then opens a second one (its
+                // liveness check of an idle connection), so one reuse chain of three is required.
+                let connections = sandbox.requests.map(\.connection)
+                #expect(Set(connections).count <= 2, "\(connections)")
+                #expect(
+                    Dictionary(grouping: connections, by: { $0 }).values.contains { $0.count >= 3 }, "\(connections)")
+                #expect(sandbox.requests.allSatisfy { $0.connection >= 1 })
             }
         }
     }
@@ -109,25 +115,25 @@ import Testing
     @Test(arguments: Kind.allCases) func aRefusedConnectionWasNotSentAndMayBeRetried(kind: Kind) async throws {
         let port = try unusedPort()
         try await with(kind) { transport in
-        let error = try await #require(throws: TransportError.self) {
-            try await transport.send(activation("DAPL1", base: "http://127.0.0.1:\(port)"))
-        }
-        #expect(error.kind == .connectionRefused)
-        #expect(!error.wasSent)
-        #expect(error.isRetryable)
+            let error = try await #require(throws: TransportError.self) {
+                try await transport.send(activation("DAPL1", base: "http://127.0.0.1:\(port)"))
+            }
+            #expect(error.kind == .connectionRefused)
+            #expect(!error.wasSent)
+            #expect(error.isRetryable)
         }
     }
 
     @Test(arguments: Kind.allCases) func aTimeoutAfterSendingIsFinal(kind: Kind) async throws {
         try await withSandbox(slowDelay: .seconds(2)) { sandbox in
             try await with(kind, CurlTransportOptions(timeoutMilliseconds: 200)) { transport in
-            let error = try await #require(throws: TransportError.self) {
-                try await transport.send(activation("SBXSLOW1", base: sandbox.baseURL))
-            }
-            #expect(error.kind == .timeout)
-            #expect(error.wasSent)
-            #expect(!error.isRetryable)
-            #expect(sandbox.activationRequestCount == 1)
+                let error = try await #require(throws: TransportError.self) {
+                    try await transport.send(activation("SBXSLOW1", base: sandbox.baseURL))
+                }
+                #expect(error.kind == .timeout)
+                #expect(error.wasSent)
+                #expect(!error.isRetryable)
+                #expect(sandbox.activationRequestCount == 1)
             }
         }
     }
@@ -135,12 +141,12 @@ import Testing
     @Test(arguments: Kind.allCases) func aDroppedConnectionAfterSendingIsFinal(kind: Kind) async throws {
         try await withSandbox { sandbox in
             try await with(kind) { transport in
-            let error = try await #require(throws: TransportError.self) {
-                try await transport.send(activation("SBXDROP1", base: sandbox.baseURL))
-            }
-            #expect(error.kind == .connectionLost)
-            #expect(error.wasSent)
-            #expect(sandbox.activationRequestCount == 1)
+                let error = try await #require(throws: TransportError.self) {
+                    try await transport.send(activation("SBXDROP1", base: sandbox.baseURL))
+                }
+                #expect(error.kind == .connectionLost)
+                #expect(error.wasSent)
+                #expect(sandbox.activationRequestCount == 1)
             }
         }
     }
@@ -171,9 +177,9 @@ import Testing
     @Test(arguments: Kind.allCases) func redirectsAreNotFollowed(kind: Kind) async throws {
         try await withSandbox { sandbox in
             try await with(kind) { transport in
-            let response = try await transport.send(activation("SBXREDIRECT1", base: sandbox.baseURL))
-            #expect(response.status == 302)
-            #expect(sandbox.requests.count == 1)
+                let response = try await transport.send(activation("SBXREDIRECT1", base: sandbox.baseURL))
+                #expect(response.status == 302)
+                #expect(sandbox.requests.count == 1)
             }
         }
     }
@@ -181,11 +187,11 @@ import Testing
     @Test(arguments: Kind.allCases) func anAnswerOverTheCapIsRefused(kind: Kind) async throws {
         try await withSandbox { sandbox in
             try await with(kind, CurlTransportOptions(maximumResponseBytes: 16)) { transport in
-            let error = try await #require(throws: TransportError.self) {
-                try await transport.send(activation("DAPL1", base: sandbox.baseURL))
-            }
-            #expect(error.kind == .responseTooLarge)
-            #expect(error.wasSent)
+                let error = try await #require(throws: TransportError.self) {
+                    try await transport.send(activation("DAPL1", base: sandbox.baseURL))
+                }
+                #expect(error.kind == .responseTooLarge)
+                #expect(error.wasSent)
             }
         }
     }
@@ -193,14 +199,13 @@ import Testing
     @Test(arguments: Kind.allCases) func httpsToAPlainServerFailsTheHandshakeAndSendsNothing(kind: Kind) async throws {
         try await withSandbox { sandbox in
             try await with(kind) { transport in
-            let error = try await #require(throws: TransportError.self) {
-                try await transport.send(activation("DAPL1", base: "https://127.0.0.1:\(sandbox.port)"))
-            }
-            #expect(error.kind == .tls)
-            #expect(!error.wasSent)
-            #expect(sandbox.activationRequestCount == 0)
+                let error = try await #require(throws: TransportError.self) {
+                    try await transport.send(activation("DAPL1", base: "https://127.0.0.1:\(sandbox.port)"))
+                }
+                #expect(error.kind == .tls)
+                #expect(!error.wasSent)
+                #expect(sandbox.activationRequestCount == 0)
             }
         }
     }
 }
-

@@ -1,5 +1,6 @@
 import TestSupport
 import Testing
+
 @testable import MPin
 
 /// Field and group laws on seeded random inputs: each seed is a property run.

@@ -1,5 +1,6 @@
 import TestSupport
 import Testing
+
 @testable import MPin
 
 /// Golden checks over the recording: the hash to the curve, the share recombination and the PIN
@@ -71,7 +72,8 @@ import Testing
         // rightV = −(x + y₂)·CS, so x·CS = −rightV − y₂·CS.
         let xTimesSecret = -rightV - rightY * secret
         // wrongV = −(x + y₁)·(CS + δ·H) = −x·CS − y₁·CS − δ·U − δ·y₁·H.
-        let delta = Scalar(try PIN(digits: Array("1111".utf8)).mapped) - Scalar(try PIN(digits: Array("1234".utf8)).mapped)
+        let delta =
+            Scalar(try PIN(digits: Array("1111".utf8)).mapped) - Scalar(try PIN(digits: Array("1234".utf8)).mapped)
         let t = wrongV + xTimesSecret + wrongY * secret + delta * u
         let hashed = try Self.divide(-t, by: delta, wrongY)
         let id = try #require(recording[52].requestJSON["mpin_id"] as? String)
@@ -101,7 +103,8 @@ import Testing
             let db = candidate.map(pinB) - candidate.map("1234")
             let lhs = try point(recording[a + 1].requestJSON["V"]) - point(recording[b + 1].requestJSON["V"])
             // V = −(x + y)·(CS + d·H) = −x·CS − y·CS − d·U − d·y·H; x·CS cancels in the difference.
-            let rhs = -((ya - yb) * secret) - (da - db) * u - (Self.product(da, ya) - Self.product(db, yb)) * identity.hashed
+            let rhs =
+                -((ya - yb) * secret) - (da - db) * u - (Self.product(da, ya) - Self.product(db, yb)) * identity.hashed
             if lhs == rhs { fits += 1 }
         }
         #expect(fits == (candidate == .contract ? 2 : 0))
@@ -118,10 +121,11 @@ import Testing
         var pairs = 0
         for (index, exchange) in recording.exchanges.enumerated() {
             guard let share1 = exchange.responseJSON["clientSecretShare"] as? String,
-                  index + 1 < recording.exchanges.count,
-                  let share2 = recording[index + 1].responseJSON["clientSecret"] as? String
+                index + 1 < recording.exchanges.count,
+                let share2 = recording[index + 1].responseJSON["clientSecret"] as? String
             else { continue }
-            let secret = try MPinClientCrypto.clientSecret(share1: try G1Point(hex: share1), share2: try G1Point(hex: share2))
+            let secret = try MPinClientCrypto.clientSecret(
+                share1: try G1Point(hex: share1), share2: try G1Point(hex: share2))
             let encoded = try #require(secret.encoded)
             #expect(try G1Point(encoded: encoded) == secret)
             pairs += 1

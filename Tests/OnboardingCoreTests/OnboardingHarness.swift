@@ -1,12 +1,13 @@
 import Foundation
 import HTTPTransport
-@testable import OnboardingCore
 import Sandbox
 import Storage
 import Synchronization
 import TestSupport
 import Testing
 import WalletModel
+
+@testable import OnboardingCore
 
 /// An activation process on a real SQLite file and real libcurl, against the
 /// sandbox's onboarding server on a free port with a clock that moves when told.
@@ -25,14 +26,19 @@ final class OnboardingHarness: @unchecked Sendable {
         // Predictable, distinct OTPs: 10000001, 10000002, …
         let counter = Mutex(0)
         let makeOTP: @Sendable () -> String = {
-            String(10_000_000 + counter.withLock { value in
-                value += 1
-                return value
-            })
+            String(
+                10_000_000
+                    + counter.withLock { value in
+                        value += 1
+                        return value
+                    })
         }
-        sandbox = try await TMPSandbox.start(port: 0, onboarding: OnboardingOptions(
-            clock: clock.reader, skipVerification: skipVerification, makeOTP: makeOTP, processesPerDay: processesPerDay
-        ))
+        sandbox = try await TMPSandbox.start(
+            port: 0,
+            onboarding: OnboardingOptions(
+                clock: clock.reader, skipVerification: skipVerification, makeOTP: makeOTP,
+                processesPerDay: processesPerDay
+            ))
         baseURL = sandbox.baseURL
     }
 
@@ -52,7 +58,8 @@ final class OnboardingHarness: @unchecked Sendable {
             baseURL: baseURL, applicationKey: identity.applicationKey, applicationSecret: identity.applicationSecret,
             masterServerPublicKey: Array(identity.masterPrivateKey.publicKey.x963Representation), instanceID: instance
         )
-        let transport = try CurlTransport(options: CurlTransportOptions(connectTimeoutMilliseconds: 1_000, timeoutMilliseconds: 3_000))
+        let transport = try CurlTransport(
+            options: CurlTransportOptions(connectTimeoutMilliseconds: 1_000, timeoutMilliseconds: 3_000))
         let store = try Store(options: StoreOptions(path: directory.file("onboarding.sqlite")))
         return try ActivationProcess(
             api: OnboardingAPI(baseURL: baseURL, powerAuth: settings, transport: transport),
@@ -63,7 +70,8 @@ final class OnboardingHarness: @unchecked Sendable {
 
     /// The stored process id, read from the database file.
     func storedProcessID(instance: String = "default") throws -> String? {
-        try OnboardingProcessStore(store: Store(options: StoreOptions(path: directory.file("onboarding.sqlite")))).processID(instance)
+        try OnboardingProcessStore(store: Store(options: StoreOptions(path: directory.file("onboarding.sqlite"))))
+            .processID(instance)
     }
 
     func stop() async throws {

@@ -1,8 +1,9 @@
 import Foundation
-@testable import PostgresStorage
 import TestSupport
 import Testing
 import WalletModel
+
+@testable import PostgresStorage
 
 /// `tokenctl_step` on a real server, called as the group writer calls it: the statuses and
 /// reads one call answers, and what it answers when a change comes again.
@@ -15,11 +16,15 @@ import WalletModel
             database = try TestPostgres.makeDatabase()
             let url = try PostgresURL(parsing: database.url)
             store = try PostgresStore(
-                options: PostgresOptions(host: url.host, port: url.port, user: url.user, database: url.database, tls: .disable, password: TestPostgres.password, hostID: "h1"),
+                options: PostgresOptions(
+                    host: url.host, port: url.port, user: url.user, database: url.database, tls: .disable,
+                    password: TestPostgres.password, hostID: "h1"),
                 checkingSchema: false
             )
             try store.migrate()
-            try database.psql("INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier) VALUES ('t', 'S1', 'D1'), ('t', 'S2', 'D2')")
+            try database.psql(
+                "INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier) VALUES ('t', 'S1', 'D1'), ('t', 'S2', 'D2')"
+            )
         }
 
         func step(_ changes: [AttemptChange], reads: [PassQuery] = []) throws -> StepAnswer {
@@ -32,28 +37,41 @@ import WalletModel
     }
 
     /// An audit row of attempt `attempt`, `second` seconds into 2026.
-    private static func auditRow(_ attempt: Int64, _ event: AuditRow.Event, second: Int64, outcome: String? = nil) -> AuditRow {
+    private static func auditRow(
+        _ attempt: Int64, _ event: AuditRow.Event, second: Int64, outcome: String? = nil
+    ) -> AuditRow {
         AuditRow(
-            attemptID: attempt, event: event, at: Timestamp(milliseconds: 1_767_225_600_000 + second * 1000), requestID: "r\(attempt)",
+            attemptID: attempt, event: event, at: Timestamp(milliseconds: 1_767_225_600_000 + second * 1000),
+            requestID: "r\(attempt)",
             serialNumber: "S1", passTypeIdentifier: "t", tokenUniqueReference: "D1", deeplinkHash: "h", outcome: outcome
         )
     }
 
-    private static func row(_ attempt: Int64, _ event: AuditRow.Event, second: Int64, outcome: String? = nil) -> AuditRowValues {
+    private static func row(
+        _ attempt: Int64, _ event: AuditRow.Event, second: Int64, outcome: String? = nil
+    ) -> AuditRowValues {
         AuditRowValues(auditRow(attempt, event, second: second, outcome: outcome))
     }
 
-    private static func start(_ attempt: Int64, serial: String = "S1", token: String = "D1", holder: Int64? = nil, from: String = "requiresActivation", second: Int64 = 0) -> AttemptChange {
+    private static func start(
+        _ attempt: Int64, serial: String = "S1", token: String = "D1", holder: Int64? = nil,
+        from: String = "requiresActivation", second: Int64 = 0
+    ) -> AttemptChange {
         AttemptChange(
-            pass: .init(serial: serial, passType: "t", token: token, from: from, to: "activating", holder: holder,
-                        lease: .init(attempt: attempt, request: "r\(attempt)", deeplink: "h", host: "h1", pid: 1, processStart: "x", milliseconds: 60_000)),
+            pass: .init(
+                serial: serial, passType: "t", token: token, from: from, to: "activating", holder: holder,
+                lease: .init(
+                    attempt: attempt, request: "r\(attempt)", deeplink: "h", host: "h1", pid: 1, processStart: "x",
+                    milliseconds: 60_000)),
             rows: [row(attempt, .started, second: second)]
         )
     }
 
     private static func finish(_ attempt: Int64, second: Int64, outcome: String) -> AttemptChange {
         AttemptChange(
-            pass: .init(serial: "S1", passType: "t", token: "D1", from: "activating", to: "activated", holder: attempt, lease: nil),
+            pass: .init(
+                serial: "S1", passType: "t", token: "D1", from: "activating", to: "activated", holder: attempt,
+                lease: nil),
             rows: [row(attempt, .finished, second: second, outcome: outcome)]
         )
     }
@@ -67,7 +85,10 @@ import WalletModel
         #expect(try fixture.step([finish]).statuses == [.ok])
         #expect(try fixture.step([finish]).statuses == [.done])
         #expect(try fixture.count("SELECT count(*) FROM audit_row") == "2")
-        #expect(try fixture.count("SELECT state || ' ' || coalesce(lease_attempt_id::text, '-') FROM pass_record WHERE serial_number = 'S1'") == "activated -")
+        #expect(
+            try fixture.count(
+                "SELECT state || ' ' || coalesce(lease_attempt_id::text, '-') FROM pass_record WHERE serial_number = 'S1'"
+            ) == "activated -")
     }
 
     @Test func aFinishAfterAnotherHostClosedTheAttemptIsAConflict() throws {
@@ -91,12 +112,19 @@ import WalletModel
 
     @Test func readsFollowTheCallsWritesEachWithANewAttemptID() throws {
         let fixture = try Fixture()
-        let answer = try fixture.step([Self.start(100)], reads: [PassQuery(serialNumber: "S1"), PassQuery(serialNumber: "S2"), PassQuery(serialNumber: "NONE"), PassQuery(serialNumber: "S1", device: "no such device")])
+        let answer = try fixture.step(
+            [Self.start(100)],
+            reads: [
+                PassQuery(serialNumber: "S1"), PassQuery(serialNumber: "S2"), PassQuery(serialNumber: "NONE"),
+                PassQuery(serialNumber: "S1", device: "no such device"),
+            ])
         #expect(answer.statuses == [.ok])
         #expect(answer.resolutions.map(\.passes.count) == [1, 1, 0, 0])
         #expect(Set(answer.resolutions.map(\.attemptID)).count == 4)
         let s1 = try #require(answer.resolutions[0].passes.first)
-        #expect(s1.pass.state == .activating && s1.lease?.attemptID == 100 && s1.lease?.hostID == "h1" && s1.lease?.isLive == true)
+        #expect(
+            s1.pass.state == .activating && s1.lease?.attemptID == 100 && s1.lease?.hostID == "h1"
+                && s1.lease?.isLive == true)
         #expect(answer.resolutions[1].passes.first?.lease == nil)
     }
 
@@ -110,13 +138,17 @@ import WalletModel
         #expect(read["attempt"] is Int)
         let pass = try #require((read["passes"] as? [[String: Any]])?.first)
         #expect(Set(pass.keys) == ["passType", "serial", "token", "state", "device", "cardSuffix", "lease"])
-        #expect(pass["state"] as? String == "activating" && pass["serial"] as? String == "S1" && pass["token"] as? String == "D1")
+        #expect(
+            pass["state"] as? String == "activating" && pass["serial"] as? String == "S1"
+                && pass["token"] as? String == "D1")
         let lease = try #require(pass["lease"] as? [String: Any])
         #expect(Set(lease.keys) == ["attempt", "request", "deeplink", "host", "pid", "processStart", "live"])
         #expect(lease["attempt"] as? Int == 7 && lease["request"] as? String == "r7" && lease["live"] as? Bool == true)
         // Decoded the same way by the client.
-        let resolved = try #require(try fixture.step([], reads: [PassQuery(serialNumber: "S1")]).resolutions.first?.passes.first)
-        #expect(resolved.pass.state == .activating && resolved.lease?.attemptID == 7 && resolved.lease?.requestID == "r7")
+        let resolved = try #require(
+            try fixture.step([], reads: [PassQuery(serialNumber: "S1")]).resolutions.first?.passes.first)
+        #expect(
+            resolved.pass.state == .activating && resolved.lease?.attemptID == 7 && resolved.lease?.requestID == "r7")
     }
 
     /// A pass state this binary does not know is an error naming the way out, never a default.
@@ -142,6 +174,8 @@ import WalletModel
         #expect(try fixture.step([change]).statuses == [.done])
         let first = rows[0].hash(previous: AuditRow.genesisHash)
         let expected = "\(AuditRow.genesisHash) \(first)\n\(first) \(rows[1].hash(previous: first))"
-        #expect(try fixture.count("SELECT string_agg(previous_hash || ' ' || hash, E'\\n' ORDER BY seq) FROM audit_row") == expected)
+        #expect(
+            try fixture.count("SELECT string_agg(previous_hash || ' ' || hash, E'\\n' ORDER BY seq) FROM audit_row")
+                == expected)
     }
 }

@@ -10,10 +10,14 @@ import Testing
     @Test func swiftServerDecryptsPythonRequestsAndAnswersIdentically() throws {
         let fixtures = try ECIESFixture.all()
         for fixture in fixtures {
-            let decryptor = EciesDecryptor(privateKey: try P256Keys.privateKey(fixture.bytes(fixture.serverPrivateKey)), parameters: try fixture.parameters)
+            let decryptor = EciesDecryptor(
+                privateKey: try P256Keys.privateKey(fixture.bytes(fixture.serverPrivateKey)),
+                parameters: try fixture.parameters)
             let (plaintext, response) = try decryptor.decryptRequest(fixture.request)
             #expect(plaintext == (try fixture.bytes(fixture.requestPlaintext)), "\(fixture.name)")
-            let answer = try response.encryptResponse(try fixture.bytes(fixture.responsePlaintext), nonce: fixture.bytes(fixture.responseNonce), timestamp: fixture.responseTimestamp)
+            let answer = try response.encryptResponse(
+                try fixture.bytes(fixture.responsePlaintext), nonce: fixture.bytes(fixture.responseNonce),
+                timestamp: fixture.responseTimestamp)
             #expect(answer == fixture.response, "\(fixture.name): Swift's response differs from Python's")
         }
         print("ecies-3.2.json: \(fixtures.count) Python requests decrypted, responses byte-identical")
@@ -23,14 +27,18 @@ import Testing
     @Test func swiftClientReproducesPythonRequestsAndDecryptsPythonResponses() throws {
         let fixtures = try ECIESFixture.all()
         for fixture in fixtures {
-            let encryptor = EciesEncryptor(publicKey: try P256Keys.publicKey(fixture.bytes(fixture.serverPublicKey)), parameters: try fixture.parameters)
+            let encryptor = EciesEncryptor(
+                publicKey: try P256Keys.publicKey(fixture.bytes(fixture.serverPublicKey)),
+                parameters: try fixture.parameters)
             let (payload, response) = try encryptor.encryptRequest(
                 try fixture.bytes(fixture.requestPlaintext),
                 ephemeral: try P256Keys.privateKey(fixture.bytes(fixture.ephemeralPrivateKey)),
                 nonce: try fixture.bytes(fixture.requestNonce), timestamp: fixture.requestTimestamp
             )
             #expect(payload == fixture.request, "\(fixture.name): Swift's request differs from Python's")
-            #expect(try response.decryptResponse(fixture.response) == fixture.bytes(fixture.responsePlaintext), "\(fixture.name)")
+            #expect(
+                try response.decryptResponse(fixture.response) == fixture.bytes(fixture.responsePlaintext),
+                "\(fixture.name)")
         }
         #expect(fixtures.count >= 6)
     }
@@ -47,15 +55,26 @@ import Testing
                 "transportKey": fixture.transportKey ?? "", "serverPrivateKey": fixture.serverPrivateKey,
                 "serverPublicKey": fixture.serverPublicKey, "ephemeralPrivateKey": fixture.ephemeralPrivateKey,
             ]
-            let message = Bytes.utf8("{\"from\":\"swift\",\"case\":\"\(fixture.name)\"}") + Bytes.random(Int.random(in: 0...40))
-            let encryptor = EciesEncryptor(publicKey: try P256Keys.publicKey(fixture.bytes(fixture.serverPublicKey)), parameters: try fixture.parameters)
+            let message =
+                Bytes.utf8("{\"from\":\"swift\",\"case\":\"\(fixture.name)\"}") + Bytes.random(Int.random(in: 0...40))
+            let encryptor = EciesEncryptor(
+                publicKey: try P256Keys.publicKey(fixture.bytes(fixture.serverPublicKey)),
+                parameters: try fixture.parameters)
             let (request, _) = try encryptor.encryptRequest(message)
-            cases.append(common.merging(["kind": "request", "name": "request \(fixture.name)", "payload": try Self.json(request)]) { $1 })
+            cases.append(
+                common.merging([
+                    "kind": "request", "name": "request \(fixture.name)", "payload": try Self.json(request),
+                ]) { $1 })
             expected["request \(fixture.name)"] = message
 
-            let decryptor = EciesDecryptor(privateKey: try P256Keys.privateKey(fixture.bytes(fixture.serverPrivateKey)), parameters: try fixture.parameters)
+            let decryptor = EciesDecryptor(
+                privateKey: try P256Keys.privateKey(fixture.bytes(fixture.serverPrivateKey)),
+                parameters: try fixture.parameters)
             let answer = try decryptor.decryptRequest(fixture.request).response.encryptResponse(message.reversed())
-            cases.append(common.merging(["kind": "response", "name": "response \(fixture.name)", "payload": try Self.json(answer)]) { $1 })
+            cases.append(
+                common.merging([
+                    "kind": "response", "name": "response \(fixture.name)", "payload": try Self.json(answer),
+                ]) { $1 })
             expected["response \(fixture.name)"] = message.reversed()
         }
         let results = try Self.runReference(input: ["data": cases])
@@ -73,8 +92,11 @@ import Testing
     }
 
     static func runReference(input: [String: Any]) throws -> [[String: String]] {
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Reference/ecies_reference.py")
-        let (status, output) = try runProgram("/usr/bin/env", ["python3", script.path, "decrypt"], input: try JSONSerialization.data(withJSONObject: input))
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "Reference/ecies_reference.py")
+        let (status, output) = try runProgram(
+            "/usr/bin/env", ["python3", script.path, "decrypt"],
+            input: try JSONSerialization.data(withJSONObject: input))
         #expect(status == 0, "ecies_reference.py failed (is python3-cryptography installed? `make deps`): \(output)")
         let object = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]
         return try #require(object?["data"] as? [[String: String]])

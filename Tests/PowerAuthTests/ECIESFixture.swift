@@ -25,14 +25,16 @@ struct ECIESFixture: Codable {
 
     static func all() throws -> [ECIESFixture] {
         struct File: Codable { var data: [ECIESFixture] }
-        let url = try #require(Bundle.module.url(forResource: "ecies-3.2", withExtension: "json", subdirectory: "ECIESFixtures"))
+        let url = try #require(
+            Bundle.module.url(forResource: "ecies-3.2", withExtension: "json", subdirectory: "ECIESFixtures"))
         return try JSONDecoder().decode(File.self, from: Data(contentsOf: url)).data
     }
 
     var parameters: EciesParameters {
         get throws {
             if scope == "application" {
-                return .application(sharedInfo1: sharedInfo1, applicationKey: applicationKey, applicationSecret: applicationSecret)
+                return .application(
+                    sharedInfo1: sharedInfo1, applicationKey: applicationKey, applicationSecret: applicationSecret)
             }
             return .activation(
                 sharedInfo1: sharedInfo1, applicationKey: applicationKey, applicationSecret: applicationSecret,

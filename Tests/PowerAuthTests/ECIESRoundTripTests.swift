@@ -8,17 +8,27 @@ import Testing
     nonisolated(unsafe) static let server = P256.KeyAgreement.PrivateKey()
     static let transportKey = Bytes.random(16)
 
-    static func parameters(_ scope: EciesParameters.Scope, secret: String = "c2VjcmV0LXNlY3JldC0xMg==") -> EciesParameters {
+    static func parameters(
+        _ scope: EciesParameters.Scope, secret: String = "c2VjcmV0LXNlY3JldC0xMg=="
+    ) -> EciesParameters {
         switch scope {
         case .application:
-            return .application(sharedInfo1: EciesParameters.SharedInfo1.genericApplication, applicationKey: "YXBwLWtleS0xMjM0NTY=", applicationSecret: secret)
+            return .application(
+                sharedInfo1: EciesParameters.SharedInfo1.genericApplication, applicationKey: "YXBwLWtleS0xMjM0NTY=",
+                applicationSecret: secret)
         case .activation:
-            return .activation(sharedInfo1: EciesParameters.SharedInfo1.genericActivation, applicationKey: "YXBwLWtleS0xMjM0NTY=", applicationSecret: secret, activationId: "0b7c2a3e-1111-4222-8333-944455556666", transportKey: transportKey)
+            return .activation(
+                sharedInfo1: EciesParameters.SharedInfo1.genericActivation, applicationKey: "YXBwLWtleS0xMjM0NTY=",
+                applicationSecret: secret, activationId: "0b7c2a3e-1111-4222-8333-944455556666",
+                transportKey: transportKey)
         }
     }
 
-    func request(_ scope: EciesParameters.Scope, _ text: String = #"{"hello":"server"}"#) throws -> (EciesPayload, EciesResponseDecryptor) {
-        try EciesEncryptor(publicKey: Self.server.publicKey, parameters: Self.parameters(scope)).encryptRequest(Bytes.utf8(text))
+    func request(
+        _ scope: EciesParameters.Scope, _ text: String = #"{"hello":"server"}"#
+    ) throws -> (EciesPayload, EciesResponseDecryptor) {
+        try EciesEncryptor(publicKey: Self.server.publicKey, parameters: Self.parameters(scope)).encryptRequest(
+            Bytes.utf8(text))
     }
 
     func decryptor(_ scope: EciesParameters.Scope, secret: String = "c2VjcmV0LXNlY3JldC0xMg==") -> EciesDecryptor {
@@ -99,16 +109,22 @@ import Testing
         }
         var noKey = payload
         noKey.ephemeralPublicKey = nil
-        #expect(throws: PowerAuthError.malformedPayload("ephemeralPublicKey is missing")) { try decryptor(.activation).decryptRequest(noKey) }
+        #expect(throws: PowerAuthError.malformedPayload("ephemeralPublicKey is missing")) {
+            try decryptor(.activation).decryptRequest(noKey)
+        }
         var badKey = payload
         badKey.ephemeralPublicKey = Bytes.base64String(Bytes.random(33))
         #expect(throws: PowerAuthError.self) { try decryptor(.activation).decryptRequest(badKey) }
         var shortNonce = payload
         shortNonce.nonce = "AAAA"
-        #expect(throws: PowerAuthError.invalidLength("nonce", expected: 16, actual: 3)) { try decryptor(.activation).decryptRequest(shortNonce) }
+        #expect(throws: PowerAuthError.invalidLength("nonce", expected: 16, actual: 3)) {
+            try decryptor(.activation).decryptRequest(shortNonce)
+        }
         // A JSON body cut short does not decode into a payload at all.
         let json = try JSONEncoder().encode(payload)
-        #expect(throws: DecodingError.self) { try JSONDecoder().decode(EciesPayload.self, from: json.prefix(json.count / 2)) }
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(EciesPayload.self, from: json.prefix(json.count / 2))
+        }
     }
 }
 
@@ -134,20 +150,27 @@ import Testing
         let digest = TokenDigest.compute(tokenSecret: secret, nonce: nonce, timestampMilliseconds: 1_700_000_000_123)
         let data = nonce + Bytes.utf8("&1700000000123&3.2")
         #expect(digest == Symmetric.hmacSHA256(key: secret, data: data))
-        #expect(digest != TokenDigest.compute(tokenSecret: secret, nonce: nonce, timestampMilliseconds: 1_700_000_000_124))
+        #expect(
+            digest != TokenDigest.compute(tokenSecret: secret, nonce: nonce, timestampMilliseconds: 1_700_000_000_124))
     }
 
     @Test func hashCounterAndStatusBlobRoundTrip() throws {
         let transportKey = Bytes.random(16), counter = Bytes.random(16)
         let ahead = HashCounter.next(HashCounter.next(counter))
-        let blob = StatusBlob(state: 3, currentVersion: 3, upgradeVersion: 3, counterByte: 2, failedAttempts: 1, maxFailedAttempts: 5, counterLookAhead: 20, counterDataHash: HashCounter.hash(ahead, transportKey: transportKey))
+        let blob = StatusBlob(
+            state: 3, currentVersion: 3, upgradeVersion: 3, counterByte: 2, failedAttempts: 1, maxFailedAttempts: 5,
+            counterLookAhead: 20, counterDataHash: HashCounter.hash(ahead, transportKey: transportKey))
         let challenge = Bytes.random(16), nonce = Bytes.random(16)
-        let decrypted = try StatusBlob.decrypt(try blob.encrypt(transportKey: transportKey, challenge: challenge, nonce: nonce), transportKey: transportKey, challenge: challenge, nonce: nonce)
+        let decrypted = try StatusBlob.decrypt(
+            try blob.encrypt(transportKey: transportKey, challenge: challenge, nonce: nonce),
+            transportKey: transportKey, challenge: challenge, nonce: nonce)
         #expect(decrypted == blob)
         #expect(decrypted.counterDistance(localCounter: counter, transportKey: transportKey) == 2)
         #expect(decrypted.counterDistance(localCounter: Bytes.random(16), transportKey: transportKey) == nil)
         #expect(throws: PowerAuthError.self) {
-            try StatusBlob.decrypt(try blob.encrypt(transportKey: transportKey, challenge: challenge, nonce: nonce), transportKey: Bytes.random(16), challenge: challenge, nonce: nonce)
+            try StatusBlob.decrypt(
+                try blob.encrypt(transportKey: transportKey, challenge: challenge, nonce: nonce),
+                transportKey: Bytes.random(16), challenge: challenge, nonce: nonce)
         }
     }
 }

@@ -50,7 +50,9 @@ import Testing
         try VectorFile("signatures-offline").checkAll { entry in
             let (keys, counter, data) = try Self.signatureInputs(entry)
             let digits = try #require(entry.input["signatureComponentLength"].flatMap(Int.init))
-            #expect(Signature.decimal(data: data, keys: keys, counter: counter, digits: digits) == entry.output["signature"])
+            #expect(
+                Signature.decimal(data: data, keys: keys, counter: counter, digits: digits) == entry.output["signature"]
+            )
         }
     }
 
@@ -61,13 +63,17 @@ import Testing
             let activationId = try #require(entry.output["activationId"])
             #expect(P256Keys.xCoordinate(device) == (try entry.bytes("devicePublicKeyCoordX", in: \.output)))
             #expect(P256Keys.xCoordinate(server) == (try entry.bytes("serverPublicKeyCoordX", in: \.output)))
-            #expect(Fingerprint.compute(devicePublicKey: device, serverPublicKey: server, activationId: activationId) == entry.output["fingerprint"])
+            #expect(
+                Fingerprint.compute(devicePublicKey: device, serverPublicKey: server, activationId: activationId)
+                    == entry.output["fingerprint"])
         }
     }
 
     @Test func statusBlobIV() throws {
         try VectorFile("activation-status-blob-iv").checkAll { entry in
-            let iv = StatusBlob.iv(transportKey: try entry.bytes("transportKey"), challenge: try entry.bytes("challenge"), nonce: try entry.bytes("nonce"))
+            let iv = StatusBlob.iv(
+                transportKey: try entry.bytes("transportKey"), challenge: try entry.bytes("challenge"),
+                nonce: try entry.bytes("nonce"))
             #expect(iv == (try entry.bytes("iv", in: \.output)))
         }
     }
@@ -102,7 +108,8 @@ import Testing
             // The private key of the entry is the one that signs for that public key.
             let fresh = try ActivationDataSignature.sign(code, masterPrivateKey: try entry.bytes("masterPrivateKey"))
             #expect(try ActivationDataSignature.verify(code, signatureDER: fresh, masterPublicKey: publicKey))
-            #expect(try !ActivationDataSignature.verify(code + [0x20], signatureDER: signature, masterPublicKey: publicKey))
+            #expect(
+                try !ActivationDataSignature.verify(code + [0x20], signatureDER: signature, masterPublicKey: publicKey))
         }
     }
 

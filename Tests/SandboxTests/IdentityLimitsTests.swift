@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import ZIPFoundation
+
 @testable import Sandbox
 
 /// The simulated enrollment server's document upload and limits, as values.
@@ -18,14 +19,17 @@ import ZIPFoundation
         let archive = try Archive(data: Data(), accessMode: .create)
         for (name, text) in entries.sorted(by: { $0.key < $1.key }) {
             let data = Data(text.utf8)
-            try archive.addEntry(with: name, type: .file, uncompressedSize: Int64(data.count), compressionMethod: .none) { position, size in
+            try archive.addEntry(with: name, type: .file, uncompressedSize: Int64(data.count), compressionMethod: .none)
+            { position, size in
                 data.subdata(in: Int(position)..<Int(position) + size)
             }
         }
         return try #require(archive.data).base64EncodedString()
     }
 
-    static func request(_ entries: [String: String], documents: [(String, String, String?)], resubmit: Bool = false) throws -> [String: Any] {
+    static func request(
+        _ entries: [String: String], documents: [(String, String, String?)], resubmit: Bool = false
+    ) throws -> [String: Any] {
         [
             "processId": "p", "data": try zip(entries), "resubmit": resubmit,
             "documents": documents.map { name, type, original -> [String: Any] in
@@ -44,8 +48,11 @@ import ZIPFoundation
         ("SBXPRESENCEFAIL", "VERIFICATION_PENDING", false, true),
     ])
     func aMarkerInTheImageDecides(content: String, status: String, endstate: Bool, presence: Bool) throws {
-        let read = try DocumentUpload.read(try Self.request(["passport_front.jpg": "jpeg \(content) jpeg"], documents: [("passport_front.jpg", "PASSPORT", nil)]),
-                                           into: IdentityVerification(now: now)) { "id" }
+        let read = try DocumentUpload.read(
+            try Self.request(
+                ["passport_front.jpg": "jpeg \(content) jpeg"], documents: [("passport_front.jpg", "PASSPORT", nil)]),
+            into: IdentityVerification(now: now)
+        ) { "id" }
         let document = try #require(read.documents.first)
         #expect(document.status == status)
         #expect(document.errors.isEmpty == (status == "VERIFICATION_PENDING"))
@@ -55,21 +62,46 @@ import ZIPFoundation
 
     @Test func aMissingEntryFailsItsDocumentAndResubmitIsAllOrNone() throws {
         var verification = IdentityVerification(now: now)
-        let first = try DocumentUpload.read(try Self.request(["a.jpg": "x"], documents: [("a.jpg", "ID_CARD", nil), ("b.jpg", "ID_CARD", nil)]), into: verification) { UUID().uuidString }
+        let first = try DocumentUpload.read(
+            try Self.request(["a.jpg": "x"], documents: [("a.jpg", "ID_CARD", nil), ("b.jpg", "ID_CARD", nil)]),
+            into: verification
+        ) { UUID().uuidString }
         #expect(first.documents.map(\.status) == ["VERIFICATION_PENDING", "FAILED"])
         verification.submit(first.documents, replacing: [])
         let original = first.documents[0].id
 
         let refusals: [(String, [String: Any])] = [
-            ("a mix", try Self.request(["a.jpg": "x", "b.jpg": "y"], documents: [("a.jpg", "ID_CARD", original), ("b.jpg", "ID_CARD", nil)], resubmit: true)),
-            ("originals without resubmit", try Self.request(["a.jpg": "x"], documents: [("a.jpg", "ID_CARD", original)])),
-            ("an unknown original", try Self.request(["a.jpg": "x"], documents: [("a.jpg", "ID_CARD", "nope")], resubmit: true)),
-            ("not a ZIP", ["processId": "p", "data": Data("not a zip".utf8).base64EncodedString(), "resubmit": false, "documents": [["filename": "a.jpg", "type": "ID_CARD"]]]),
+            (
+                "a mix",
+                try Self.request(
+                    ["a.jpg": "x", "b.jpg": "y"],
+                    documents: [("a.jpg", "ID_CARD", original), ("b.jpg", "ID_CARD", nil)], resubmit: true)
+            ),
+            (
+                "originals without resubmit",
+                try Self.request(["a.jpg": "x"], documents: [("a.jpg", "ID_CARD", original)])
+            ),
+            (
+                "an unknown original",
+                try Self.request(["a.jpg": "x"], documents: [("a.jpg", "ID_CARD", "nope")], resubmit: true)
+            ),
+            (
+                "not a ZIP",
+                [
+                    "processId": "p", "data": Data("not a zip".utf8).base64EncodedString(), "resubmit": false,
+                    "documents": [["filename": "a.jpg", "type": "ID_CARD"]],
+                ]
+            ),
         ]
         for (what, object) in refusals {
-            #expect(throws: DocumentUpload.Refusal.self, "\(what)") { try DocumentUpload.read(object, into: verification) { "id" } }
+            #expect(throws: DocumentUpload.Refusal.self, "\(what)") {
+                try DocumentUpload.read(object, into: verification) { "id" }
+            }
         }
-        let resubmit = try DocumentUpload.read(try Self.request(["a.jpg": "x"], documents: [("a.jpg", "ID_CARD", original)], resubmit: true), into: verification) { "new" }
+        let resubmit = try DocumentUpload.read(
+            try Self.request(["a.jpg": "x"], documents: [("a.jpg", "ID_CARD", original)], resubmit: true),
+            into: verification
+        ) { "new" }
         #expect(resubmit.originals == [original])
     }
 
@@ -77,7 +109,10 @@ import ZIPFoundation
         var process = verifying()
         var answers: [String] = []
         for _ in 0..<5 {
-            guard case .ok = process.initVerification(now: now) else { Issue.record("init refused"); return }
+            guard case .ok = process.initVerification(now: now) else {
+                Issue.record("init refused")
+                return
+            }
             answers.append(describe(process.cleanupVerification()))
         }
         // Four cleanups score 12 and go back to VERIFICATION_PENDING; the fifth verification ends the process.
@@ -104,11 +139,18 @@ import ZIPFoundation
     @Test func theSixthPresenceCheckFailsTheProcess() {
         var process = verifying()
         _ = process.initVerification(now: now)
-        process.verification?.submit([
-            IdentityVerification.Document(id: "f", filename: "f", type: "ID_CARD", side: "FRONT", status: "VERIFICATION_PENDING", errors: [], endstate: false),
-            IdentityVerification.Document(id: "b", filename: "b", type: "ID_CARD", side: "BACK", status: "VERIFICATION_PENDING", errors: [], endstate: false),
-            IdentityVerification.Document(id: "p", filename: "p", type: "PASSPORT", side: "FRONT", status: "VERIFICATION_PENDING", errors: [], endstate: false),
-        ], replacing: [])
+        process.verification?.submit(
+            [
+                IdentityVerification.Document(
+                    id: "f", filename: "f", type: "ID_CARD", side: "FRONT", status: "VERIFICATION_PENDING", errors: [],
+                    endstate: false),
+                IdentityVerification.Document(
+                    id: "b", filename: "b", type: "ID_CARD", side: "BACK", status: "VERIFICATION_PENDING", errors: [],
+                    endstate: false),
+                IdentityVerification.Document(
+                    id: "p", filename: "p", type: "PASSPORT", side: "FRONT", status: "VERIFICATION_PENDING", errors: [],
+                    endstate: false),
+            ], replacing: [])
         _ = process.advanceVerification(now: now, options: OnboardingOptions())
         let answers = (0..<6).map { _ in describe(process.initPresenceCheck()) }
         #expect(answers == ["ok", "ok", "ok", "ok", "ok", "429 PRESENCE_CHECK_LIMIT_REACHED"])

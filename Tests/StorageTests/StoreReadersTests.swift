@@ -3,8 +3,9 @@ import GRDB
 import Synchronization
 import TestSupport
 import Testing
-@testable import Storage
 import WalletModel
+
+@testable import Storage
 
 /// A resident service's store: readers beside the writer, so a read never queues behind a
 /// commit; a command's store keeps its one connection.
@@ -26,7 +27,10 @@ import WalletModel
             let written = DispatchSemaphore(value: 0)
             Thread {
                 _ = try? store.write { db in
-                    try db.execute(sql: "INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier) VALUES ('t', 'SN1', 'd')")
+                    try db.execute(
+                        sql:
+                            "INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier) VALUES ('t', 'SN1', 'd')"
+                    )
                     writing.signal()
                     release.wait()
                 }

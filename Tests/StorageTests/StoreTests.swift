@@ -2,8 +2,9 @@ import Foundation
 import GRDB
 import TestSupport
 import Testing
-@testable import Storage
 import WalletModel
+
+@testable import Storage
 
 @Suite struct StoreTests {
     let directory = TemporaryDirectory()
@@ -13,13 +14,20 @@ import WalletModel
         let store = try Store(options: StoreOptions(path: path))
 
         let (journal, foreignKeys, tables) = try store.read { db in
-            (try String.fetchOne(db, sql: "PRAGMA journal_mode"),
-             try Int.fetchOne(db, sql: "PRAGMA foreign_keys"),
-             try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"))
+            (
+                try String.fetchOne(db, sql: "PRAGMA journal_mode"),
+                try Int.fetchOne(db, sql: "PRAGMA foreign_keys"),
+                try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
+            )
         }
         #expect(journal == "wal")
         #expect(foreignKeys == 1)
-        #expect(tables == ["v1-pass-records", "v2-activation-audit", "v3-powerauth-activation", "v4-onboarding-process", "v5-pin-login", "v6-identity-verification", "v7-pass-state-check", "v8-idempotency-keys", "v9-idempotency-attempts", "v10-transparency-log", "v11-witness-cosignatures", "v12-checkpoints-by-log"])
+        #expect(
+            tables == [
+                "v1-pass-records", "v2-activation-audit", "v3-powerauth-activation", "v4-onboarding-process",
+                "v5-pin-login", "v6-identity-verification", "v7-pass-state-check", "v8-idempotency-keys",
+                "v9-idempotency-attempts", "v10-transparency-log", "v11-witness-cosignatures", "v12-checkpoints-by-log",
+            ])
         #expect(fileMode(path) == 0o600)
         #expect(fileMode(path + "-wal") == 0o600)
         #expect(fileMode(path + "-shm") == 0o600)
@@ -66,28 +74,33 @@ import WalletModel
         ]
         try old.write { db in
             for row in rows {
-                try db.execute(sql: """
-                    INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier, state, device_label, card_suffix)
-                    VALUES (?, ?, ?, ?, ?, ?)
-                    """, arguments: StatementArguments(row))
+                try db.execute(
+                    sql: """
+                        INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier, state, device_label, card_suffix)
+                        VALUES (?, ?, ?, ?, ?, ?)
+                        """, arguments: StatementArguments(row))
             }
         }
         try old.close()
 
         let store = try Store(options: StoreOptions(path: path))
         let stored = try store.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT pass_type_identifier, serial_number, device_account_identifier, state, device_label, card_suffix
-                FROM pass_record ORDER BY device_account_identifier
-                """).map { row in (0..<6).map { row[$0] as String? } }
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT pass_type_identifier, serial_number, device_account_identifier, state, device_label, card_suffix
+                    FROM pass_record ORDER BY device_account_identifier
+                    """
+            ).map { row in (0..<6).map { row[$0] as String? } }
         }
         #expect(stored == rows)
         func insert(_ state: String, device: String?, account: String) throws {
             try store.write { db in
-                try db.execute(sql: """
-                    INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier, state, device_label)
-                    VALUES ('t', 'S1', ?, ?, ?)
-                    """, arguments: [account, state, device])
+                try db.execute(
+                    sql: """
+                        INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier, state, device_label)
+                        VALUES ('t', 'S1', ?, ?, ?)
+                        """, arguments: [account, state, device])
             }
         }
         #expect(throws: DatabaseError.self) { try insert("bogus", device: "Tablet", account: "D9") }
@@ -107,7 +120,10 @@ import WalletModel
         let path = directory.file("wallet.sqlite")
         let store = try Store(options: StoreOptions(path: path))
         try store.write { db in
-            try db.execute(sql: "INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier) VALUES ('t', 's', 'd')")
+            try db.execute(
+                sql:
+                    "INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier) VALUES ('t', 's', 'd')"
+            )
         }
         try store.close()
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
@@ -174,7 +190,10 @@ import WalletModel
         let store = try Store(options: StoreOptions(path: directory.file("wallet.sqlite")))
         #expect(throws: Abort.self) {
             try store.write { db in
-                try db.execute(sql: "INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier) VALUES ('t', 's', 'd')")
+                try db.execute(
+                    sql:
+                        "INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier) VALUES ('t', 's', 'd')"
+                )
                 throw Abort()
             }
         }
@@ -182,14 +201,18 @@ import WalletModel
         try store.close()
     }
 
-    @Test(arguments: [
-        ("same identity", "d1", "iPhone", "d1", "Watch"),
-        ("same device label, other id", "d1", "iPhone", "d2", "iPhone"),
-        ("both without label, other id", "d1", nil, "d2", nil),
-    ] as [(String, String, String?, String, String?)])
-    func theSchemaRejectsCollidingRecords(_ name: String, _ firstID: String, _ firstDevice: String?, _ secondID: String, _ secondDevice: String?) throws {
+    @Test(
+        arguments: [
+            ("same identity", "d1", "iPhone", "d1", "Watch"),
+            ("same device label, other id", "d1", "iPhone", "d2", "iPhone"),
+            ("both without label, other id", "d1", nil, "d2", nil),
+        ] as [(String, String, String?, String, String?)])
+    func theSchemaRejectsCollidingRecords(
+        _ name: String, _ firstID: String, _ firstDevice: String?, _ secondID: String, _ secondDevice: String?
+    ) throws {
         let store = try Store(options: StoreOptions(path: directory.file("wallet.sqlite")))
-        let insert = "INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier, device_label) VALUES ('t', 's', ?, ?)"
+        let insert =
+            "INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier, device_label) VALUES ('t', 's', ?, ?)"
         try store.write { try $0.execute(sql: insert, arguments: [firstID, firstDevice]) }
         let error = try #require(throws: DatabaseError.self, "\(name)") {
             try store.write { try $0.execute(sql: insert, arguments: [secondID, secondDevice]) }
@@ -200,19 +223,27 @@ import WalletModel
 
     @Test func aWatchAndAnIPhonePassMayShareASerial() throws {
         let store = try Store(options: StoreOptions(path: directory.file("wallet.sqlite")))
-        let insert = "INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier, device_label) VALUES ('t', 's', ?, ?)"
+        let insert =
+            "INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier, device_label) VALUES ('t', 's', ?, ?)"
         try store.write { db in
             try db.execute(sql: insert, arguments: ["d1", "iPhone"])
             try db.execute(sql: insert, arguments: ["d2", "Watch"])
         }
-        #expect(try store.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM pass_record WHERE serial_number = 's'") } == 2)
+        #expect(
+            try store.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM pass_record WHERE serial_number = 's'") }
+                == 2)
         try store.close()
     }
 
     @Test func theStateColumnOnlyAcceptsKnownStates() throws {
         let store = try Store(options: StoreOptions(path: directory.file("wallet.sqlite")))
         let error = try #require(throws: DatabaseError.self) {
-            try store.write { try $0.execute(sql: "INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier, state) VALUES ('t', 's', 'd', 'bogus')") }
+            try store.write {
+                try $0.execute(
+                    sql:
+                        "INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier, state) VALUES ('t', 's', 'd', 'bogus')"
+                )
+            }
         }
         #expect(error.resultCode == .SQLITE_CONSTRAINT)
         try store.close()

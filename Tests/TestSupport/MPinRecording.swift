@@ -24,7 +24,10 @@ public struct MPinRecording: Sendable {
     public let exchanges: [Exchange]
 
     public static func load() throws -> MPinRecording {
-        guard let url = Bundle.module.url(forResource: "mfa_sdk_unit_tests_data", withExtension: "json", subdirectory: "Vectors") else {
+        guard
+            let url = Bundle.module.url(
+                forResource: "mfa_sdk_unit_tests_data", withExtension: "json", subdirectory: "Vectors")
+        else {
             throw CocoaError(.fileNoSuchFile)
         }
         return MPinRecording(exchanges: try JSONDecoder().decode([Exchange].self, from: Data(contentsOf: url)))
@@ -34,7 +37,7 @@ public struct MPinRecording: Sendable {
 
     static func object(_ text: String?) -> [String: Any] {
         guard let data = text?.data(using: .utf8),
-              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
         else { return [:] }
         return object
     }

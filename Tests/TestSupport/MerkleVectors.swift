@@ -7,7 +7,8 @@ public enum MerkleVectors {
         guard let base = Bundle.module.resourceURL?.appendingPathComponent("Vectors/tlog/\(kind)") else {
             throw CocoaError(.fileNoSuchFile)
         }
-        let files = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil)?
+        let files =
+            FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil)?
             .compactMap { $0 as? URL }.filter { $0.pathExtension == "json" } ?? []
         return try files.sorted { $0.path < $1.path }.map { url in
             let object = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any] ?? [:]

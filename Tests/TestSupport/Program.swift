@@ -5,7 +5,9 @@ import Glibc
 /// error together, trimmed): an independent client such as psql or sqlite3, started with
 /// ``SpawnedProcess``.
 /// - Parameter input: its standard input (written from another thread); nothing by default.
-public func runProgram(_ path: String, _ arguments: [String], environment: [String: String]? = nil, input data: Data? = nil) throws -> (status: Int32, output: String) {
+public func runProgram(
+    _ path: String, _ arguments: [String], environment: [String: String]? = nil, input data: Data? = nil
+) throws -> (status: Int32, output: String) {
     var output: [Int32] = [-1, -1]
     guard pipe(&output) == 0 else { throw POSIXError(.EMFILE) }
     for end in output { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
@@ -19,7 +21,8 @@ public func runProgram(_ path: String, _ arguments: [String], environment: [Stri
     let process: SpawnedProcess
     do {
         process = try SpawnedProcess(
-            executable: path, arguments: arguments, environment: environment ?? ProcessInfo.processInfo.environment, directory: nil,
+            executable: path, arguments: arguments, environment: environment ?? ProcessInfo.processInfo.environment,
+            directory: nil,
             standardInput: input, standardOutput: output[1], standardError: output[1]
         )
     } catch {
@@ -37,5 +40,8 @@ public func runProgram(_ path: String, _ arguments: [String], environment: [Stri
         }
     }
     let answer = FileHandle(fileDescriptor: output[0], closeOnDealloc: true).readDataToEndOfFile()
-    return (process.terminationStatus, String(decoding: answer, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    return (
+        process.terminationStatus,
+        String(decoding: answer, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    )
 }

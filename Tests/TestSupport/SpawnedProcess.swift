@@ -83,11 +83,16 @@ public final class SpawnedProcess: @unchecked Sendable {
     }
 
     private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-    private typealias AddChangeDirectory = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
-    private static let addCloseFrom: AddCloseFrom? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
-        .map { unsafeBitCast($0, to: AddCloseFrom.self) }
-    private static let addChangeDirectory: AddChangeDirectory? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addchdir_np")
-        .map { unsafeBitCast($0, to: AddChangeDirectory.self) }
+    private typealias AddChangeDirectory =
+        @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
+    private static let addCloseFrom: AddCloseFrom? = dlsym(
+        UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np"
+    )
+    .map { unsafeBitCast($0, to: AddCloseFrom.self) }
+    private static let addChangeDirectory: AddChangeDirectory? = dlsym(
+        UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addchdir_np"
+    )
+    .map { unsafeBitCast($0, to: AddChangeDirectory.self) }
 }
 
 extension SpawnedProcess {
@@ -95,14 +100,17 @@ extension SpawnedProcess {
     /// whose reading end is returned, and standard error to `errorFile` (else /dev/null):
     /// a server a test reads the first lines of.
     public static func reading(
-        _ executable: String, _ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
+        _ executable: String, _ arguments: [String],
+        environment: [String: String] = ProcessInfo.processInfo.environment,
         directory: String? = nil, errorFile: String? = nil
     ) throws -> (SpawnedProcess, FileHandle) {
         var output: [Int32] = [-1, -1]
         guard pipe(&output) == 0 else { throw POSIXError(.EMFILE) }
         for end in output { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         let input = open("/dev/null", O_RDONLY | O_CLOEXEC)
-        let error = errorFile.map { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600) } ?? open("/dev/null", O_WRONLY | O_CLOEXEC)
+        let error =
+            errorFile.map { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600) }
+            ?? open("/dev/null", O_WRONLY | O_CLOEXEC)
         defer {
             close(input)
             close(error)

@@ -5,7 +5,9 @@ import Foundation
 public enum TestPostgres {
     /// `TOKENCTL_TEST_DATABASE_URL`: the server's `tokenctl` database, as tokenctl spells a URL.
     public static var baseURL: String? { ProcessInfo.processInfo.environment["TOKENCTL_TEST_DATABASE_URL"] }
-    public static var password: String { ProcessInfo.processInfo.environment["TOKENCTL_TEST_DATABASE_PASSWORD"] ?? "tokenctl" }
+    public static var password: String {
+        ProcessInfo.processInfo.environment["TOKENCTL_TEST_DATABASE_PASSWORD"] ?? "tokenctl"
+    }
     /// The CA that signs the test server's TLS certificate (for localhost and 127.0.0.1).
     public static var caFile: String? { ProcessInfo.processInfo.environment["TOKENCTL_TEST_DATABASE_CA"] }
 
@@ -47,7 +49,11 @@ public enum TestPostgres {
     static func psql(database: String, _ sql: String) throws -> (status: Int32, output: String) {
         let (host, port) = hostAndPort
         return try runProgram(
-            "/usr/bin/psql", ["-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-h", host, "-p", port, "-U", "tokenctl", "-d", database, "-c", sql],
+            "/usr/bin/psql",
+            [
+                "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-h", host, "-p", port, "-U", "tokenctl", "-d", database,
+                "-c", sql,
+            ],
             environment: ["PGPASSWORD": password, "PATH": "/usr/bin:/bin"]
         )
     }

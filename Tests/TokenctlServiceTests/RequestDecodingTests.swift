@@ -1,13 +1,17 @@
 import ErrorCodes
 import Testing
-@testable import ServiceAPI
 import TokenActivation
+
+@testable import ServiceAPI
 @testable import TokenctlService
 
 /// The API's request decoder: what it reads, and the problem of each body it cannot.
 struct RequestDecodingTests {
     @Test(arguments: [
-        (#"{"deeplink": "mybank://activate?serialNumber=SN1"}"#, "mybank://activate?serialNumber=SN1", nil as String?, false),
+        (
+            #"{"deeplink": "mybank://activate?serialNumber=SN1"}"#, "mybank://activate?serialNumber=SN1",
+            nil as String?, false
+        ),
         (#"{"deeplink": "d", "device": "Watch", "dryRun": true}"#, "d", "Watch", true),
         (#"{"dryRun": false, "deeplink": "x"}"#, "x", nil, false),
     ])
@@ -37,13 +41,17 @@ struct RequestDecodingTests {
     }
 
     @Test func aMissingContentTypeIs415() {
-        #expect { try ActivationRequest.decode(Array(#"{"deeplink": "d"}"#.utf8), contentType: nil) } throws: { ($0 as? Problem)?.status == 415 }
+        #expect { try ActivationRequest.decode(Array(#"{"deeplink": "d"}"#.utf8), contentType: nil) } throws: {
+            ($0 as? Problem)?.status == 415
+        }
     }
 
     @Test func aBodyOver64KiBIs413() throws {
         let padding = String(repeating: " ", count: ActivationRequest.maximumBodyBytes)
         let body = Array((#"{"deeplink": "d"}"# + padding).utf8)
-        #expect { try ActivationRequest.decode(body, contentType: "application/json") } throws: { ($0 as? Problem)?.code == .requestTooLarge }
+        #expect { try ActivationRequest.decode(body, contentType: "application/json") } throws: {
+            ($0 as? Problem)?.code == .requestTooLarge
+        }
         let exactly = Array((#"{"deeplink": "d"}"# + padding.dropFirst(17)).utf8)
         #expect(exactly.count == ActivationRequest.maximumBodyBytes)
         #expect(try ActivationRequest.decode(exactly, contentType: "application/json").deeplink == "d")
@@ -51,7 +59,8 @@ struct RequestDecodingTests {
 
     @Test(arguments: [
         ("k", true), (String(repeating: "a", count: 255), true), (String(repeating: "a", count: 256), false),
-        ("", false), ("has space", false), ("tab\t", false), ("ünïcode", false), ("0b8e4a7c-1d2e-4f3a-9b8c-7d6e5f4a3b2c", true),
+        ("", false), ("has space", false), ("tab\t", false), ("ünïcode", false),
+        ("0b8e4a7c-1d2e-4f3a-9b8c-7d6e5f4a3b2c", true),
     ])
     func checksTheIdempotencyKey(key: String, accepted: Bool) {
         if accepted {
@@ -62,15 +71,24 @@ struct RequestDecodingTests {
     }
 
     @Test func readsBothBatchForms() throws {
-        guard case .request("mybank://a?serialNumber=1", nil, false) = try BatchFormat(contentType: "text/plain; charset=utf-8").batchLine(Array("mybank://a?serialNumber=1".utf8)) else {
+        guard
+            case .request("mybank://a?serialNumber=1", nil, false) = try BatchFormat(
+                contentType: "text/plain; charset=utf-8"
+            ).batchLine(Array("mybank://a?serialNumber=1".utf8))
+        else {
             Issue.record("a text line is not its deeplink")
             return
         }
-        guard case .request("d", "Watch", true) = try BatchFormat(contentType: "application/x-ndjson").batchLine(Array(#"{"deeplink":"d","device":"Watch","dryRun":true}"#.utf8)) else {
+        guard
+            case .request("d", "Watch", true) = try BatchFormat(contentType: "application/x-ndjson").batchLine(
+                Array(#"{"deeplink":"d","device":"Watch","dryRun":true}"#.utf8))
+        else {
             Issue.record("an object line is not its request")
             return
         }
-        guard case .answered(let result) = try BatchFormat(contentType: "application/x-ndjson").batchLine(Array("d".utf8)) else {
+        guard
+            case .answered(let result) = try BatchFormat(contentType: "application/x-ndjson").batchLine(Array("d".utf8))
+        else {
             Issue.record("a line that is no object was run")
             return
         }
@@ -97,7 +115,8 @@ struct RequestDecodingTests {
     @Test(arguments: [
         ("serial=SN1&outcome=APPROVED&limit=5", true), ("since=2026-11-21&until=2026-11-21T06:10:00Z", true),
         ("outcome=DRY_RUN", false), ("outcome=approved", true), ("unfinished=true", true), ("unfinished=yes", false),
-        ("since=2026-11-22&until=2026-11-21", false), ("unfinished=true&outcome=FAILED", false), ("limit=0", false), ("limit=10001", false), ("limit=x", false),
+        ("since=2026-11-22&until=2026-11-21", false), ("unfinished=true&outcome=FAILED", false), ("limit=0", false),
+        ("limit=10001", false), ("limit=x", false),
         ("since=yesterday", false), ("serial=", false), ("serial=a&serial=b", false), ("reveal=1", false),
     ])
     func readsTheAuditQuery(query: String, accepted: Bool) {
@@ -127,6 +146,8 @@ struct RequestDecodingTests {
         for bad in ["0", "-3", "x", ""] {
             #expect { try AuditQuery.request([("before", bad)]) } throws: { ($0 as? Problem)?.status == 400 }
         }
-        #expect { try AuditQuery.request([("before", "1"), ("before", "2")]) } throws: { ($0 as? Problem)?.status == 400 }
+        #expect { try AuditQuery.request([("before", "1"), ("before", "2")]) } throws: {
+            ($0 as? Problem)?.status == 400
+        }
     }
 }

@@ -1,6 +1,7 @@
 import ErrorCodes
 import Testing
 import TokenActivation
+
 @testable import ServiceAPI
 @testable import TokenctlService
 
@@ -21,7 +22,10 @@ struct ServicePartsTests {
     }
 
     @Test func theServiceCodesHaveTheirDocumentedExitStatus() {
-        for code in [ErrorCode.requestInvalid, .requestTooLarge, .requestUnsupportedMediaType, .requestNotFound, .requestMethodNotAllowed, .idempotencyMismatch] {
+        for code in [
+            ErrorCode.requestInvalid, .requestTooLarge, .requestUnsupportedMediaType, .requestNotFound,
+            .requestMethodNotAllowed, .idempotencyMismatch,
+        ] {
             #expect(code.exitStatus == .usage)
         }
         #expect(ErrorCode.serviceUnauthorized.exitStatus == .userActivationRequired)
@@ -34,12 +38,16 @@ struct ServicePartsTests {
         #expect(problem.headers.first?.name == "Allow" && problem.headers.first?.value == "POST")
         let text = problem.json.text
         #expect(text.hasPrefix(#"{"type": "urn:tokenctl:error:request.methodNotAllowed", "title": "#))
-        #expect(text.contains(#""status": 405"#) && text.contains(#""code": "request.methodNotAllowed""#) && text.contains(#""exitCode": 64"#))
+        #expect(
+            text.contains(#""status": 405"#) && text.contains(#""code": "request.methodNotAllowed""#)
+                && text.contains(#""exitCode": 64"#))
     }
 
     @Test(arguments: [
-        ("127.0.0.1:8080", "127.0.0.1", 8080, true), ("localhost:0", "localhost", 0, true), ("[::1]:443", "::1", 443, true),
-        ("0.0.0.0:80", "0.0.0.0", 80, false), ("10.1.2.3:9", "10.1.2.3", 9, false), ("[fe80::1]:1", "fe80::1", 1, false),
+        ("127.0.0.1:8080", "127.0.0.1", 8080, true), ("localhost:0", "localhost", 0, true),
+        ("[::1]:443", "::1", 443, true),
+        ("0.0.0.0:80", "0.0.0.0", 80, false), ("10.1.2.3:9", "10.1.2.3", 9, false),
+        ("[fe80::1]:1", "fe80::1", 1, false),
         ("127.evil.example:1", "127.evil.example", 1, false),
     ])
     func readsListenAddresses(text: String, host: String, port: Int, loopback: Bool) throws {

@@ -50,7 +50,8 @@ struct ActivationHarness {
     }
 
     func activate(_ serial: String, _ extra: [String] = [], environment: [String: String] = [:]) throws -> CLIResult {
-        try cli.run(["activate", "mybank://activate?serialNumber=\(serial)", "--json"] + extra, environment: environment)
+        try cli.run(
+            ["activate", "mybank://activate?serialNumber=\(serial)", "--json"] + extra, environment: environment)
     }
 
     func auditEntries() throws -> [[String: Any]] {

@@ -44,7 +44,8 @@ struct CLI {
     var databasePath: String { environment["TOKENCTL_DATABASE_PATH"]! }
 
     @discardableResult
-    func run(_ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:]) throws -> CLIResult {
+    func run(_ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:]) throws -> CLIResult
+    {
         let process = try start(arguments, stdin: stdin, environment: extra)
         return try process.finish()
     }
@@ -59,7 +60,10 @@ struct CLI {
         try start(arguments, stdin: stdin, executable: executable).finish()
     }
 
-    func start(_ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:], executable: String = CLI.binary) throws -> RunningCLI {
+    func start(
+        _ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:],
+        executable: String = CLI.binary
+    ) throws -> RunningCLI {
         let id = UUID().uuidString
         let outPath = directory.file("\(id).out"), errPath = directory.file("\(id).err")
         _ = FileManager.default.createFile(atPath: outPath, contents: nil)
@@ -68,11 +72,16 @@ struct CLI {
         var input: [Int32] = [-1, -1]
         guard output >= 0, errors >= 0, pipe(&input) == 0 else { throw POSIXError(.EMFILE) }
         for end in input { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        defer { close(output); close(errors); close(input[0]) }
+        defer {
+            close(output)
+            close(errors)
+            close(input[0])
+        }
         let process: SpawnedProcess
         do {
             process = try SpawnedProcess(
-                executable: executable, arguments: arguments, environment: environment.merging(extra) { $1 }, directory: directory.path,
+                executable: executable, arguments: arguments, environment: environment.merging(extra) { $1 },
+                directory: directory.path,
                 standardInput: input[0], standardOutput: output, standardError: errors
             )
         } catch {

@@ -10,7 +10,9 @@ import Testing
     @Test func globalOptionsAreGlobal() throws {
         let cli = CLI()
         let database = cli.directory.file("g.sqlite")
-        let key = try cli.run("--database", database, "audit", "key", "generate", "--origin", "bank.example/log", "--out", cli.directory.file("g.key"))
+        let key = try cli.run(
+            "--database", database, "audit", "key", "generate", "--origin", "bank.example/log", "--out",
+            cli.directory.file("g.key"))
         #expect(key.status == 0, "\(key.stderr)")
         let sandbox = try cli.run("--database", database, "--log-level", "info", "sandbox", "--help")
         #expect(sandbox.status == 0 && sandbox.stdout.contains("witness"), "\(sandbox.stderr)")
@@ -32,15 +34,22 @@ import Testing
     }
 
     @Test func anActivationStoppedByTheConfigurationNamesItNotTheDeeplink() throws {
-        let result = try cli.run("activate", "mybank://activate?serialNumber=SN1", "--config", cli.directory.file("absent.json"))
+        let result = try cli.run(
+            "activate", "mybank://activate?serialNumber=SN1", "--config", cli.directory.file("absent.json"))
         #expect(result.status == 78)
         // The message alone, on standard error: no outcome line for a run that never started.
         #expect(result.stdout.isEmpty, "\(result.stdout)")
-        #expect(result.stderr.contains("absent.json") && result.stderr.contains("(config.fileMissing)"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("absent.json") && result.stderr.contains("(config.fileMissing)"), "\(result.stderr)")
         #expect(!result.stderr.contains("deeplink"))
-        let gate = try cli.run(["activate", "mybank://activate?serialNumber=SN1"], environment: ["TOKENCTL_ONBOARDING_REQUIRE_FINISHED_USER_ACTIVATION": "maybe"])
+        let gate = try cli.run(
+            ["activate", "mybank://activate?serialNumber=SN1"],
+            environment: ["TOKENCTL_ONBOARDING_REQUIRE_FINISHED_USER_ACTIVATION": "maybe"])
         #expect(gate.status == 78 && gate.stdout.isEmpty, "\(gate.stdout)")
-        #expect(gate.stderr.contains("TOKENCTL_ONBOARDING_REQUIRE_FINISHED_USER_ACTIVATION: expected true or false (config.invalidValue)"), "\(gate.stderr)")
+        #expect(
+            gate.stderr.contains(
+                "TOKENCTL_ONBOARDING_REQUIRE_FINISHED_USER_ACTIVATION: expected true or false (config.invalidValue)"),
+            "\(gate.stderr)")
         let bad = try cli.run("activate", "not a deeplink")
         #expect(bad.stdout.hasPrefix("ERROR: deeplink"))
     }
@@ -56,14 +65,18 @@ import Testing
         let config = cli.write("typed.json", #"{"database": {"busy-timeout-ms": "long"}}"#)
         let result = try cli.run("wallet", "list", "--config", config)
         #expect(result.status == 78)
-        #expect(result.stderr.contains("configuration file \(config): key database.busy-timeout-ms: expected an integer"))
-        let fromEnvironment = try cli.run(["wallet", "list"], environment: ["TOKENCTL_DATABASE_BUSY_TIMEOUT_MS": "soon"])
+        #expect(
+            result.stderr.contains("configuration file \(config): key database.busy-timeout-ms: expected an integer"))
+        let fromEnvironment = try cli.run(
+            ["wallet", "list"], environment: ["TOKENCTL_DATABASE_BUSY_TIMEOUT_MS": "soon"])
         #expect(fromEnvironment.status == 78)
         #expect(fromEnvironment.stderr.contains("TOKENCTL_DATABASE_BUSY_TIMEOUT_MS"))
     }
 
     @Test func anExplicitPathInAMissingDirectoryExits74() throws {
-        let result = try cli.run(["wallet", "list", "--json"], environment: ["TOKENCTL_DATABASE_PATH": cli.directory.file("no/such/dir/db.sqlite")])
+        let result = try cli.run(
+            ["wallet", "list", "--json"],
+            environment: ["TOKENCTL_DATABASE_PATH": cli.directory.file("no/such/dir/db.sqlite")])
         #expect(result.status == 74)
         #expect((try result.jsonObject()["error"] as? [String: Any])?["code"] as? String == "storage.directoryMissing")
         #expect(!FileManager.default.fileExists(atPath: cli.directory.file("no")))
@@ -92,8 +105,9 @@ import Testing
     @Test func aDatabaseHeldPastTheBusyTimeoutExits75() throws {
         try cli.run("wallet", "list")
         let holder = try WriteLockHolder(database: cli.databasePath)
-        let result = try cli.run(["wallet", "add", "--serial", "SN1", "--device-account-id", "DAPL1", "--json"],
-                                 environment: ["TOKENCTL_DATABASE_BUSY_TIMEOUT_MS": "200"])
+        let result = try cli.run(
+            ["wallet", "add", "--serial", "SN1", "--device-account-id", "DAPL1", "--json"],
+            environment: ["TOKENCTL_DATABASE_BUSY_TIMEOUT_MS": "200"])
         holder.release()
         #expect(result.status == 75)
         #expect((try result.jsonObject()["error"] as? [String: Any])?["code"] as? String == "storage.busy")
@@ -115,7 +129,10 @@ final class WriteLockHolder {
         let null = open("/dev/null", O_RDWR | O_CLOEXEC)
         defer { close(null) }
         process = try SpawnedProcess(
-            executable: "/usr/bin/env", arguments: ["python3", "-c", """
+            executable: "/usr/bin/env",
+            arguments: [
+                "python3", "-c",
+                """
                 import os, sqlite3, sys, time
                 db = sqlite3.connect(sys.argv[1], isolation_level=None)
                 db.execute("BEGIN IMMEDIATE")
@@ -124,7 +141,8 @@ final class WriteLockHolder {
                 while not os.path.exists(sys.argv[3]) and time.time() < deadline:
                     time.sleep(0.01)
                 db.execute("ROLLBACK")
-                """, database, readyPath, releasePath],
+                """, database, readyPath, releasePath,
+            ],
             environment: ProcessInfo.processInfo.environment, directory: nil,
             standardInput: null, standardOutput: null, standardError: STDERR_FILENO
         )
@@ -170,12 +188,25 @@ extension ConfigurationAndDatabaseTests {
             db.commit()
             """
         #expect(try runProgram("/usr/bin/env", ["python3", "-c", downgrade, cli.databasePath]).status == 0)
-        let applied = { try runProgram("/usr/bin/env", ["python3", "-c", "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT count(*) FROM grdb_migrations').fetchone()[0])", cli.databasePath]).output }
+        let applied = {
+            try runProgram(
+                "/usr/bin/env",
+                [
+                    "python3", "-c",
+                    "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT count(*) FROM grdb_migrations').fetchone()[0])",
+                    cli.databasePath,
+                ]
+            ).output
+        }
 
         let status = try cli.run("db", "status", "--json")
         #expect(status.status == 74, "\(status.stderr)")
         let object = try status.jsonObject()
-        #expect(object["pending"] as? [String] == ["v8-idempotency-keys", "v9-idempotency-attempts", "v10-transparency-log", "v11-witness-cosignatures", "v12-checkpoints-by-log"])
+        #expect(
+            object["pending"] as? [String] == [
+                "v8-idempotency-keys", "v9-idempotency-attempts", "v10-transparency-log", "v11-witness-cosignatures",
+                "v12-checkpoints-by-log",
+            ])
         #expect(object["current"] as? Bool == false)
         #expect(try applied() == "7")
 

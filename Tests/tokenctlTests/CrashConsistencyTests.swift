@@ -23,35 +23,44 @@ import Testing
     func killedBatchesAndImportsLeaveAConsistentDatabase(_ backend: Backend) async throws {
         let rounds = ProcessInfo.processInfo.environment["TOKENCTL_CRASH_ROUNDS"].flatMap(Int.init) ?? 10
         let seed = SeededGenerator.seed(from: "TOKENCTL_CRASH_SEED")
-        print("crash consistency on \(backend): \(rounds) rounds, seed \(seed) (TOKENCTL_CRASH_SEED=\(seed) replays it)")
+        print(
+            "crash consistency on \(backend): \(rounds) rounds, seed \(seed) (TOKENCTL_CRASH_SEED=\(seed) replays it)")
         var random = SeededGenerator(seed: seed)
         var started = try await ActivationHarness.start(backend: backend)
         started.cli.environment["TOKENCTL_DATABASE_LEASE_MS"] = String(Self.leaseMilliseconds)
         let harness = started
-        defer { Task { try await harness.stop() } }
-        try #require(try harness.cli.run("wallet", "list").status == 0)  // creates the database
-        var state = RoundState(harness: harness)
-        _ = try state.importPasses(round: 0, killAfter: nil)
+        try await withTeardown({ try await harness.stop() }) {
+            try #require(try harness.cli.run("wallet", "list").status == 0)  // creates the database
+            var state = RoundState(harness: harness)
+            _ = try state.importPasses(round: 0, killAfter: nil)
 
-        var killedDuringWork = 0
-        for round in 1...rounds {
-            let isImport = Bool.random(using: &random)
-            // A moment within the usual length of the work, sometimes just past it.
-            let usual = isImport ? state.importDuration : state.batchDuration
-            let delay = Duration.microseconds(Int64.random(in: 0...Int64(usual.microseconds * 1.2), using: &random))
-            let killedMidWay = try isImport ? state.importPasses(round: round, killAfter: delay) : state.activateBatch(killAfter: delay)
-            if killedMidWay { killedDuringWork += 1 }
-            try state.checkConsistency(after: "round \(round) (\(isImport ? "import" : "batch"), kill after \(delay))")
+            var killedDuringWork = 0
+            for round in 1...rounds {
+                let isImport = Bool.random(using: &random)
+                // A moment within the usual length of the work, sometimes just past it.
+                let usual = isImport ? state.importDuration : state.batchDuration
+                let delay = Duration.microseconds(Int64.random(in: 0...Int64(usual.microseconds * 1.2), using: &random))
+                let killedMidWay =
+                    try isImport
+                    ? state.importPasses(round: round, killAfter: delay) : state.activateBatch(killAfter: delay)
+                if killedMidWay { killedDuringWork += 1 }
+                try state.checkConsistency(
+                    after: "round \(round) (\(isImport ? "import" : "batch"), kill after \(delay))")
+            }
+            print(
+                "crash consistency on \(backend): \(rounds) rounds survived, \(killedDuringWork) killed mid-way, seed \(seed)"
+            )
+
+            // Recovery: a full run closes every interrupted attempt and activates the rest.
+            if backend == .postgres { usleep(UInt32(Self.leaseMilliseconds + 200) * 1000) }
+            let finish = try harness.cli.run([
+                "activate", "--batch", state.batchFile(serials: state.allSerials), "--json", "--concurrency", "4",
+            ])
+            #expect([0, 69].contains(finish.status), "\(finish.stderr.suffix(500))")
+            let stuck = try state.count("SELECT COUNT(*) FROM pass_record WHERE state = 'activating'")
+            #expect(stuck == 0, "passes left activating after recovery")
+            try state.checkConsistency(after: "recovery")
         }
-        print("crash consistency on \(backend): \(rounds) rounds survived, \(killedDuringWork) killed mid-way, seed \(seed)")
-
-        // Recovery: a full run closes every interrupted attempt and activates the rest.
-        if backend == .postgres { usleep(UInt32(Self.leaseMilliseconds + 200) * 1000) }
-        let finish = try harness.cli.run(["activate", "--batch", state.batchFile(serials: state.allSerials), "--json", "--concurrency", "4"])
-        #expect([0, 69].contains(finish.status), "\(finish.stderr.suffix(500))")
-        let stuck = try state.count("SELECT COUNT(*) FROM pass_record WHERE state = 'activating'")
-        #expect(stuck == 0, "passes left activating after recovery")
-        try state.checkConsistency(after: "recovery")
     }
 }
 
@@ -88,7 +97,8 @@ private struct RoundState {
     /// Activates the most recent passes in one batch, killed after `delay`.
     mutating func activateBatch(killAfter delay: Duration) throws -> Bool {
         let file = try batchFile(serials: Array(allSerials.suffix(CrashConsistencyTests.batchLines)))
-        let (killedMidWay, result, elapsed) = try run(["activate", "--batch", file, "--json", "--concurrency", "4"], killAfter: delay)
+        let (killedMidWay, result, elapsed) = try run(
+            ["activate", "--batch", file, "--json", "--concurrency", "4"], killAfter: delay)
         if !killedMidWay {
             #expect([0, 69].contains(result?.status ?? -1), "\(result?.stderr.suffix(300) ?? "")")
             batchDuration = elapsed
@@ -101,7 +111,9 @@ private struct RoundState {
     }
 
     /// Runs tokenctl and SIGKILLs it after `delay`, unless it ended first.
-    private func run(_ arguments: [String], killAfter delay: Duration?) throws -> (killedMidWay: Bool, result: CLIResult?, elapsed: Duration) {
+    private func run(
+        _ arguments: [String], killAfter delay: Duration?
+    ) throws -> (killedMidWay: Bool, result: CLIResult?, elapsed: Duration) {
         let started = ContinuousClock.now
         let process = try harness.cli.start(arguments)
         guard let delay else {
@@ -128,7 +140,9 @@ private struct RoundState {
 
     func checkConsistency(after what: String) throws {
         if harness.postgres == nil {
-            let integrity = try DatabaseQueue(path: harness.cli.databasePath).read { try String.fetchAll($0, sql: "PRAGMA integrity_check") }
+            let integrity = try DatabaseQueue(path: harness.cli.databasePath).read {
+                try String.fetchAll($0, sql: "PRAGMA integrity_check")
+            }
             #expect(integrity == ["ok"], "\(what): \(integrity)")
         }
         let verify = try harness.cli.run("audit", "verify")

@@ -15,9 +15,14 @@ struct DeviceHarness {
 
     var server: PowerAuthServer { sandbox.powerAuth }
 
-    static func start(identityCheck: @escaping IdentityCheck = IdentityChecks.acceptNonEmpty, onboarding: OnboardingOptions = OnboardingOptions(), backend: Backend = .sqlite) async throws -> DeviceHarness {
+    static func start(
+        identityCheck: @escaping IdentityCheck = IdentityChecks.acceptNonEmpty,
+        onboarding: OnboardingOptions = OnboardingOptions(), backend: Backend = .sqlite
+    ) async throws -> DeviceHarness {
         let identity = PowerAuthServerIdentity.generate()
-        let sandbox = try await TMPSandbox.start(port: 0, powerAuth: PowerAuthServer(identity: identity, identityCheck: identityCheck), onboarding: onboarding)
+        let sandbox = try await TMPSandbox.start(
+            port: 0, powerAuth: PowerAuthServer(identity: identity, identityCheck: identityCheck),
+            onboarding: onboarding)
         var harness = DeviceHarness(sandbox: sandbox, pinFile: "", wrongPinFile: "")
         let secretFile = harness.cli.directory.file("application-secret")
         try identity.writeApplicationSecret(to: secretFile)
@@ -31,14 +36,17 @@ struct DeviceHarness {
         let postgres = try backend.prepare(&harness.cli)
         return DeviceHarness(
             sandbox: sandbox, cli: harness.cli,
-            pinFile: try harness.privateFile("pin", "1234\n"), wrongPinFile: try harness.privateFile("wrong-pin", "9999\n"),
+            pinFile: try harness.privateFile("pin", "1234\n"),
+            wrongPinFile: try harness.privateFile("wrong-pin", "9999\n"),
             postgres: postgres
         )
     }
 
     func privateFile(_ name: String, _ contents: String, mode: Int = 0o600) throws -> String {
         let path = cli.directory.file(name)
-        #expect(FileManager.default.createFile(atPath: path, contents: Data(contents.utf8), attributes: [.posixPermissions: mode]))
+        #expect(
+            FileManager.default.createFile(
+                atPath: path, contents: Data(contents.utf8), attributes: [.posixPermissions: mode]))
         return path
     }
 

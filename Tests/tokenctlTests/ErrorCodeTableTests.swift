@@ -15,7 +15,9 @@ struct ErrorCodeTableTests {
         let readme = try String(contentsOfFile: repositoryRoot + "/docs/exit-codes.md", encoding: .utf8)
         let start = try #require(readme.range(of: Self.begin)), stop = try #require(readme.range(of: Self.end))
         let table = readme[start.upperBound..<stop.lowerBound].trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(table == generated.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "regenerate docs/exit-codes.md's table with: tokenctl help exit-codes --markdown")
+        #expect(
+            table == generated.stdout.trimmingCharacters(in: .whitespacesAndNewlines),
+            "regenerate docs/exit-codes.md's table with: tokenctl help exit-codes --markdown")
         #expect(generated.stdout == ErrorCodeTable.markdown + "\n")
         // The statuses a signal gives are in the table, as the guide documents them.
         #expect(table.contains("| 130 | interrupted: SIGINT (Ctrl-C)"))
@@ -56,7 +58,8 @@ struct ErrorCodeTableTests {
         var seen = 0
         for folder in ["Tests", "Sources/Sandbox"] {
             let root = repositoryRoot + "/" + folder
-            for case let path as String in FileManager.default.enumerator(atPath: root) ?? NSEnumerator() where path.hasSuffix(".swift") {
+            for case let path as String in FileManager.default.enumerator(atPath: root) ?? NSEnumerator()
+            where path.hasSuffix(".swift") {
                 let text = try String(contentsOfFile: root + "/" + path, encoding: .utf8)
                 for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
                     let namespace = String(text[Range(match.range(at: 1), in: text)!])
@@ -74,7 +77,9 @@ struct ErrorCodeTableTests {
 
     /// File names, log messages and configuration keys the tests use that share the shape of a code.
     static let events: Set<String> = [
-        "config.json", "tmp.token", "service.token", "onboarding.sqlite", "wallet.sqlite", "activation.finished", "activation.failed",
-        "activation.finishNotWritten", "service.ready", "service.draining", "audit.witnesses", "audit.logCut", "audit.witnessFailed",
+        "config.json", "tmp.token", "service.token", "onboarding.sqlite", "wallet.sqlite", "activation.finished",
+        "activation.failed",
+        "activation.finishNotWritten", "service.ready", "service.draining", "audit.witnesses", "audit.logCut",
+        "audit.witnessFailed",
     ]
 }

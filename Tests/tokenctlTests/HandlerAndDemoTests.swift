@@ -9,26 +9,29 @@ import Testing
     /// Every example deeplink, through the handler script, ends as documented.
     @Test func theHandlerScriptGivesTheDocumentedExitCodes() async throws {
         let harness = try await ActivationHarness.start()
-        defer { Task { try await harness.stop() } }
-        #expect(try harness.cli.run("wallet", "import", Self.deeplinks + "/example-passes.csv").status == 0)
-        let examples = try String(contentsOfFile: Self.deeplinks + "/example-deeplinks.txt", encoding: .utf8)
-            .split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
-        #expect(examples.count == 8)
-        for (index, example) in examples.enumerated() {
-            let viaStdin = index % 2 == 1
-            let result = try handler(harness, arguments: viaStdin ? [] : [example[0]], stdin: viaStdin ? example[0] + "\n" : nil)
-            #expect(result.status == Int32(example[2]), "\(example[0]): \(result.stderr)")
-            #expect(result.outcome == example[1])
+        try await withTeardown({ try await harness.stop() }) {
+            #expect(try harness.cli.run("wallet", "import", Self.deeplinks + "/example-passes.csv").status == 0)
+            let examples = try String(contentsOfFile: Self.deeplinks + "/example-deeplinks.txt", encoding: .utf8)
+                .split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
+            #expect(examples.count == 8)
+            for (index, example) in examples.enumerated() {
+                let viaStdin = index % 2 == 1
+                let result = try handler(
+                    harness, arguments: viaStdin ? [] : [example[0]], stdin: viaStdin ? example[0] + "\n" : nil)
+                #expect(result.status == Int32(example[2]), "\(example[0]): \(result.stderr)")
+                #expect(result.outcome == example[1])
+            }
+            #expect(harness.sandbox.activationRequestCount == 4)
         }
-        #expect(harness.sandbox.activationRequestCount == 4)
     }
 
     @Test func theHandlerWithoutADeeplinkIsAUsageError() async throws {
         let harness = try await ActivationHarness.start()
-        defer { Task { try await harness.stop() } }
-        let result = try handler(harness, arguments: [], stdin: "")
-        #expect(result.status == 64)
-        #expect(result.stderr.contains("no deeplink given"))
+        try await withTeardown({ try await harness.stop() }) {
+            let result = try handler(harness, arguments: [], stdin: "")
+            #expect(result.status == 64)
+            #expect(result.stderr.contains("no deeplink given"))
+        }
     }
 
     @Test func theDemoEndsWithEveryOutcomeAsDocumented() throws {

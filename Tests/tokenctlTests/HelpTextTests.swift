@@ -34,7 +34,11 @@ import Testing
                 while next < lines.count, !lines[next].isEmpty {
                     let command = lines[next]
                     let continued = lines[next - 1].hasSuffix("\\")
-                    #expect(continued ? command.hasPrefix("    ") : command.hasPrefix("  tokenctl ") || command.hasPrefix("  TOKENCTL_"), "\(path): \(command)")
+                    #expect(
+                        continued
+                            ? command.hasPrefix("    ")
+                            : command.hasPrefix("  tokenctl ") || command.hasPrefix("  TOKENCTL_"),
+                        "\(path): \(command)")
                     #expect(command.count <= 80, "\(path): \(command)")
                     examples += 1
                     next += 1
@@ -54,15 +58,19 @@ import Testing
         #expect(help.contains("130 interrupted: SIGINT (Ctrl-C)"))
         #expect(help.contains("143 stopped by SIGTERM"))
         #expect(!help.contains("69 TMP unreachable"))
-        for line in help.split(separator: "\n") where line.hasPrefix("  ") && line.dropFirst(2).first?.isNumber == true {
+        for line in help.split(separator: "\n") where line.hasPrefix("  ") && line.dropFirst(2).first?.isNumber == true
+        {
             #expect(line.count <= 80, "\(line)")
         }
     }
 
     @Test(arguments: [["device", "token"], ["device", "remove"]])
     func theSignatureTypeHelpNamesItsDefault(path: [String]) throws {
-        let help = try CLI().run(path + ["--help"]).stdout.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: #" +"#, with: " ", options: .regularExpression)
-        #expect(help.contains("Default: possession for `device token`, possession_knowledge for `device remove`"), "\(help)")
+        let help = try CLI().run(path + ["--help"]).stdout.replacingOccurrences(of: "\n", with: " ")
+            .replacingOccurrences(of: #" +"#, with: " ", options: .regularExpression)
+        #expect(
+            help.contains("Default: possession for `device token`, possession_knowledge for `device remove`"), "\(help)"
+        )
         #expect(!help.contains("names its default"))
     }
 

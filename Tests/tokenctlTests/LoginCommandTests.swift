@@ -42,101 +42,118 @@ import Testing
     }
 
     @Test func theFlowNamesTheNextStepAndExitsAsDocumented() async throws {
-        defer { Task { try await harness.stop() } }
-        let none = try login("status")
-        #expect(none.status == 0)
-        #expect(none.stdout.contains("tokenctl login register --identity EMAIL"))
-        // No user is the contract's INVALID state, not a null.
-        #expect(try login("status", "--json").jsonObject()["state"] as? String == "INVALID")
-        #expect(try login("run", "--pin-file", pinFile).status == 66)
+        try await withTeardown({ try await harness.stop() }) {
+            let none = try login("status")
+            #expect(none.status == 0)
+            #expect(none.stdout.contains("tokenctl login register --identity EMAIL"))
+            // No user is the contract's INVALID state, not a null.
+            #expect(try login("status", "--json").jsonObject()["state"] as? String == "INVALID")
+            #expect(try login("run", "--pin-file", pinFile).status == 66)
 
-        let registered = try login("register", "--identity", "alice@example.com")
-        #expect(registered.status == 0, "\(registered.stderr)")
-        #expect(registered.stdout.contains("STARTED_REGISTRATION"))
-        #expect(registered.stdout.contains("open the link in the confirmation e-mail, then run `tokenctl login confirm`"))
+            let registered = try login("register", "--identity", "alice@example.com")
+            #expect(registered.status == 0, "\(registered.stderr)")
+            #expect(registered.stdout.contains("STARTED_REGISTRATION"))
+            #expect(
+                registered.stdout.contains(
+                    "open the link in the confirmation e-mail, then run `tokenctl login confirm`"))
 
-        let early = try login("confirm", "--json")
-        #expect(early.status == 75)
-        #expect(early.stdout.contains("login.notConfirmed"))
-        let wrongStep = try login("set-pin", "--pin-file", pinFile)
-        #expect(wrongStep.status == 65)
-        #expect(wrongStep.stderr.contains("login.wrongState"))
-        #expect(try login("register", "--identity", "bob@example.com").status == 65)
+            let early = try login("confirm", "--json")
+            #expect(early.status == 75)
+            #expect(early.stdout.contains("login.notConfirmed"))
+            let wrongStep = try login("set-pin", "--pin-file", pinFile)
+            #expect(wrongStep.status == 65)
+            #expect(wrongStep.stderr.contains("login.wrongState"))
+            #expect(try login("register", "--identity", "bob@example.com").status == 65)
 
-        #expect(try login("resend-email").status == 0)
-        #expect(harness.sandbox.miracl.confirmEmail(userID: "alice@example.com"))
-        let confirmed = try login("confirm")
-        #expect(confirmed.status == 0, "\(confirmed.stderr)")
-        #expect(confirmed.stdout.contains("tokenctl login set-pin"))
-        #expect(try login("set-pin", "--pin-file", pinFile).status == 0)
+            #expect(try login("resend-email").status == 0)
+            #expect(harness.sandbox.miracl.confirmEmail(userID: "alice@example.com"))
+            let confirmed = try login("confirm")
+            #expect(confirmed.status == 0, "\(confirmed.stderr)")
+            #expect(confirmed.stdout.contains("tokenctl login set-pin"))
+            #expect(try login("set-pin", "--pin-file", pinFile).status == 0)
 
-        let loggedIn = try login("run", "--pin-file", pinFile, "--json")
-        #expect(loggedIn.status == 0, "\(loggedIn.stderr)")
-        #expect(try loggedIn.jsonObject()["loggedIn"] as? Bool == true)
+            let loggedIn = try login("run", "--pin-file", pinFile, "--json")
+            #expect(loggedIn.status == 0, "\(loggedIn.stderr)")
+            #expect(try loggedIn.jsonObject()["loggedIn"] as? Bool == true)
 
-        let wrong = cli.write("wrong", "1111\n")
-        chmod(wrong, 0o600)
-        let first = try login("run", "--pin-file", wrong, "--json")
-        #expect(first.status == 2)
-        let error = try #require(try first.jsonObject()["error"] as? [String: Any])
-        #expect(error["code"] as? String == "login.wrongPIN")
-        #expect(error["attemptsLeft"] as? Int == 2)
-        #expect(try login("run", "--pin-file", wrong).status == 2)
-        let blocked = try login("run", "--pin-file", wrong)
-        #expect(blocked.status == 3)
-        #expect(blocked.stderr.contains("login.blocked"))
-        #expect(blocked.stderr.contains("tokenctl login delete"))
-        // The message says it; no log line repeats it at the default level.
-        #expect(blocked.stderr.split(separator: "\n").count == 1, "\(blocked.stderr)")
-        #expect(try login("status", "--json").jsonObject()["state"] as? String == "BLOCKED")
+            let wrong = cli.write("wrong", "1111\n")
+            chmod(wrong, 0o600)
+            let first = try login("run", "--pin-file", wrong, "--json")
+            #expect(first.status == 2)
+            let error = try #require(try first.jsonObject()["error"] as? [String: Any])
+            #expect(error["code"] as? String == "login.wrongPIN")
+            #expect(error["attemptsLeft"] as? Int == 2)
+            #expect(try login("run", "--pin-file", wrong).status == 2)
+            let blocked = try login("run", "--pin-file", wrong)
+            #expect(blocked.status == 3)
+            #expect(blocked.stderr.contains("login.blocked"))
+            #expect(blocked.stderr.contains("tokenctl login delete"))
+            // The message says it; no log line repeats it at the default level.
+            #expect(blocked.stderr.split(separator: "\n").count == 1, "\(blocked.stderr)")
+            #expect(try login("status", "--json").jsonObject()["state"] as? String == "BLOCKED")
 
-        #expect(try login("delete").status == 0)
-        #expect(try login("delete").status == 66)
+            #expect(try login("delete").status == 0)
+            #expect(try login("delete").status == 66)
+        }
     }
 
     /// The user keeps the server it registered with; when login.backend-url names another,
     /// status and every step say so, and how to move.
     @Test func aChangedBackendURLAfterRegistrationIsNamed() async throws {
-        defer { Task { try await harness.stop() } }
-        try register()
-        let same = try login("status")
-        #expect(!same.stdout.contains("server "), "\(same.stdout)")
-        #expect(try login("status", "--json").jsonObject()["registeredBackendURL"] is NSNull)
+        try await withTeardown({ try await harness.stop() }) {
+            try register()
+            let same = try login("status")
+            #expect(!same.stdout.contains("server "), "\(same.stdout)")
+            #expect(try login("status", "--json").jsonObject()["registeredBackendURL"] is NSNull)
 
-        // The same sandbox under another name: the configuration moved, the user did not.
-        let moved = harness.sandbox.baseURL.replacingOccurrences(of: "127.0.0.1", with: "localhost")
-        let elsewhere = ["TOKENCTL_LOGIN_BACKEND_URL": moved]
-        let status = try cli.run(["login", "status"], environment: elsewhere)
-        #expect(status.stdout.contains("server        \(harness.sandbox.baseURL) (where it registered; login.backend-url names another: run `tokenctl login delete`, then `tokenctl login register --identity EMAIL` to move it)"), "\(status.stdout)")
-        #expect(try cli.run(["login", "status", "--json"], environment: elsewhere).jsonObject()["registeredBackendURL"] as? String == harness.sandbox.baseURL)
-        let run = try cli.run(["login", "run", "--pin-file", pinFile], environment: elsewhere)
-        #expect(run.status == 0, "\(run.stderr)")
-        #expect(run.stderr.contains("this login user was registered with \(harness.sandbox.baseURL), and its requests go there; login.backend-url is now \(moved)"), "\(run.stderr)")
+            // The same sandbox under another name: the configuration moved, the user did not.
+            let moved = harness.sandbox.baseURL.replacingOccurrences(of: "127.0.0.1", with: "localhost")
+            let elsewhere = ["TOKENCTL_LOGIN_BACKEND_URL": moved]
+            let status = try cli.run(["login", "status"], environment: elsewhere)
+            #expect(
+                status.stdout.contains(
+                    "server        \(harness.sandbox.baseURL) (where it registered; login.backend-url names another: run `tokenctl login delete`, then `tokenctl login register --identity EMAIL` to move it)"
+                ), "\(status.stdout)")
+            #expect(
+                try cli.run(["login", "status", "--json"], environment: elsewhere).jsonObject()["registeredBackendURL"]
+                    as? String == harness.sandbox.baseURL)
+            let run = try cli.run(["login", "run", "--pin-file", pinFile], environment: elsewhere)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(
+                run.stderr.contains(
+                    "this login user was registered with \(harness.sandbox.baseURL), and its requests go there; login.backend-url is now \(moved)"
+                ), "\(run.stderr)")
+        }
     }
 
     @Test func aPINComesOnlyFromAPrivateFileOrATerminal() async throws {
-        defer { Task { try await harness.stop() } }
-        try register()
-        let loose = cli.write("loose-pin", Self.pin + "\n")
-        chmod(loose, 0o644)
-        let refused = try login("run", "--pin-file", loose)
-        #expect(refused.status == 64)
-        #expect(refused.stderr.contains("chmod 600"))
-        #expect(refused.stderr.contains("login.invalidPIN"))
-        // No terminal, no file: refused, nothing sent.
-        let before = harness.sandbox.requests.count
-        let noPIN = try login("run")
-        #expect(noPIN.status == 64)
-        #expect(noPIN.stderr.contains("--pin-file"))
-        #expect(harness.sandbox.requests.count == before)
-        #expect(try login("run", "--pin", Self.pin).status == 64)
+        try await withTeardown({ try await harness.stop() }) {
+            try register()
+            let loose = cli.write("loose-pin", Self.pin + "\n")
+            chmod(loose, 0o644)
+            let refused = try login("run", "--pin-file", loose)
+            #expect(refused.status == 64)
+            #expect(refused.stderr.contains("chmod 600"))
+            #expect(refused.stderr.contains("login.invalidPIN"))
+            // No terminal, no file: refused, nothing sent.
+            let before = harness.sandbox.requests.count
+            let noPIN = try login("run")
+            #expect(noPIN.status == 64)
+            #expect(noPIN.stderr.contains("--pin-file"))
+            #expect(harness.sandbox.requests.count == before)
+            #expect(try login("run", "--pin", Self.pin).status == 64)
+        }
     }
 
     @Test(arguments: Backend.allCases)
     func activationWaitsForARecentPINLoginAndTheRefusalIsAudited(_ backend: Backend) async throws {
         let suite = backend == .sqlite ? self : try await LoginCommandTests(backend: backend)
-        defer { Task { try await harness.stop(); if backend != .sqlite { try await suite.harness.stop() } } }
-        try suite.pinLoginGate()
+        try await withTeardown({
+            try await harness.stop()
+            if backend != .sqlite { try await suite.harness.stop() }
+        }) {
+            try suite.pinLoginGate()
+        }
     }
 
     private func pinLoginGate() throws {
@@ -160,7 +177,9 @@ import Testing
         let approved = try harness.activate("SNPINGATE1", environment: gate)
         #expect(approved.status == 0, "\(approved.stdout)\(approved.stderr)")
         #expect(approved.outcome == "APPROVED")
-        let batch = try cli.run(["activate", "--batch", "-", "--json"], stdin: "mybank://activate?serialNumber=SNPINGATE2\n", environment: gate)
+        let batch = try cli.run(
+            ["activate", "--batch", "-", "--json"], stdin: "mybank://activate?serialNumber=SNPINGATE2\n",
+            environment: gate)
         #expect(batch.status == 0, "\(batch.stdout)\(batch.stderr)")
         #expect(harness.sandbox.activationRequestCount == 2)
         // Without the setting there is no gate.
@@ -171,72 +190,77 @@ import Testing
     /// The service asks the gate for every activation, not once at start: a login made
     /// while it runs lets the next activation through.
     @Test func theServiceAsksThePINLoginGateForEveryActivation() async throws {
-        defer { Task { try await harness.stop() } }
-        try harness.add("SNPINGATE1", "DAPLPINGATE1")
-        var activation = harness
-        activation.cli = cli
-        let service = try ServiceHarness.launch(activation, environment: ["TOKENCTL_ONBOARDING_REQUIRE_PIN_LOGIN_WITHIN_SECONDS": "300"])
-        defer { _ = try? service.stop() }
-        let refused = try service.activate("SNPINGATE1")
-        #expect(refused.status == 403)
-        #expect(try refused.object()["code"] as? String == "login.required")
-        #expect(try service.request("GET", "/readyz").status == 200)
-        try register()
-        #expect(try login("run", "--pin-file", pinFile).status == 0)
-        let approved = try service.activate("SNPINGATE1")
-        #expect(approved.status == 200, "\(approved.body)")
-        #expect(try approved.object()["outcome"] as? String == "APPROVED")
-        #expect(harness.sandbox.activationRequestCount == 1)
+        try await withTeardown({ try await harness.stop() }) {
+            try harness.add("SNPINGATE1", "DAPLPINGATE1")
+            var activation = harness
+            activation.cli = cli
+            let service = try ServiceHarness.launch(
+                activation, environment: ["TOKENCTL_ONBOARDING_REQUIRE_PIN_LOGIN_WITHIN_SECONDS": "300"])
+            defer { _ = try? service.stop() }
+            let refused = try service.activate("SNPINGATE1")
+            #expect(refused.status == 403)
+            #expect(try refused.object()["code"] as? String == "login.required")
+            #expect(try service.request("GET", "/readyz").status == 200)
+            try register()
+            #expect(try login("run", "--pin-file", pinFile).status == 0)
+            let approved = try service.activate("SNPINGATE1")
+            #expect(approved.status == 200, "\(approved.body)")
+            #expect(try approved.object()["outcome"] as? String == "APPROVED")
+            #expect(harness.sandbox.activationRequestCount == 1)
+        }
     }
 
     @Test func thePINAndTheTokenAppearNowhereButTheTokenColumn() async throws {
-        defer { Task { try await harness.stop() } }
-        var cli = cli
-        cli.environment["TOKENCTL_LOG_LEVEL"] = "trace"
-        var outputs: [String] = []
-        func run(_ arguments: String...) throws {
-            let result = try cli.run(["login"] + arguments)
-            outputs.append(result.stdout + result.stderr)
-        }
-        try run("register", "--identity", "alice@example.com")
-        #expect(harness.sandbox.miracl.confirmEmail(userID: "alice@example.com"))
-        try run("confirm", "--json")
-        try run("set-pin", "--pin-file", pinFile, "--json")
-        try run("run", "--pin-file", pinFile)
-        try run("run", "--pin-file", pinFile, "--json")
-        try run("status")
-        try run("status", "--json")
-        try run("--help")
+        try await withTeardown({ try await harness.stop() }) {
+            var cli = cli
+            cli.environment["TOKENCTL_LOG_LEVEL"] = "trace"
+            var outputs: [String] = []
+            func run(_ arguments: String...) throws {
+                let result = try cli.run(["login"] + arguments)
+                outputs.append(result.stdout + result.stderr)
+            }
+            try run("register", "--identity", "alice@example.com")
+            #expect(harness.sandbox.miracl.confirmEmail(userID: "alice@example.com"))
+            try run("confirm", "--json")
+            try run("set-pin", "--pin-file", pinFile, "--json")
+            try run("run", "--pin-file", pinFile)
+            try run("run", "--pin-file", pinFile, "--json")
+            try run("status")
+            try run("status", "--json")
+            try run("--help")
 
-        let queue = try DatabaseQueue(path: cli.databasePath)
-        let (token, mpinID) = try await queue.read { db in
-            let row = try #require(try Row.fetchOne(db, sql: "SELECT secret, mpin_id FROM login_user"))
-            return (row["secret"] as String, row["mpin_id"] as String)
-        }
-        #expect(token.count == 130)
-        for output in outputs {
-            #expect(!output.contains(Self.pin))
-            #expect(!output.contains(token))
-            #expect(!output.contains(token.dropFirst(2).prefix(32)))
-            #expect(!output.contains(mpinID))
-        }
-        // Every other column and table, as text: neither the PIN nor the token.
-        let dump = try await queue.read { db in
-            var text = ""
-            for table in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'") {
-                for row in try Row.fetchAll(db, sql: "SELECT * FROM \"\(table)\"") {
-                    for (column, value) in row where !(table == "login_user" && column == "secret") {
-                        text += "\(value)\n"
+            let queue = try DatabaseQueue(path: cli.databasePath)
+            let (token, mpinID) = try await queue.read { db in
+                let row = try #require(try Row.fetchOne(db, sql: "SELECT secret, mpin_id FROM login_user"))
+                return (row["secret"] as String, row["mpin_id"] as String)
+            }
+            #expect(token.count == 130)
+            for output in outputs {
+                #expect(!output.contains(Self.pin))
+                #expect(!output.contains(token))
+                #expect(!output.contains(token.dropFirst(2).prefix(32)))
+                #expect(!output.contains(mpinID))
+            }
+            // Every other column and table, as text: neither the PIN nor the token.
+            let dump = try await queue.read { db in
+                var text = ""
+                for table in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'") {
+                    for row in try Row.fetchAll(db, sql: "SELECT * FROM \"\(table)\"") {
+                        for (column, value) in row where !(table == "login_user" && column == "secret") {
+                            text += "\(value)\n"
+                        }
                     }
                 }
+                return text
             }
-            return text
+            #expect(!dump.contains(Self.pin))
+            #expect(!dump.contains(token))
+            // The test looks for text that is there: the token is in its column (split, perhaps,
+            // across an overflow page boundary; one half is whole).
+            let files = [cli.databasePath, cli.databasePath + "-wal"].compactMap {
+                try? String(contentsOfFile: $0, encoding: .isoLatin1)
+            }
+            #expect(files.contains { $0.contains(token.prefix(65)) || $0.contains(token.suffix(65)) })
         }
-        #expect(!dump.contains(Self.pin))
-        #expect(!dump.contains(token))
-        // The test looks for text that is there: the token is in its column (split, perhaps,
-        // across an overflow page boundary; one half is whole).
-        let files = [cli.databasePath, cli.databasePath + "-wal"].compactMap { try? String(contentsOfFile: $0, encoding: .isoLatin1) }
-        #expect(files.contains { $0.contains(token.prefix(65)) || $0.contains(token.suffix(65)) })
     }
 }

@@ -24,9 +24,12 @@ import Testing
         #expect(try cli.run(["db", "status"], environment: environment).status == 0)
 
         // One pending migration is named in the singular.
-        try database.psql("CREATE TABLE schema_saved AS SELECT * FROM tokenctl_schema WHERE version = (SELECT max(version) FROM tokenctl_schema); DELETE FROM tokenctl_schema WHERE version IN (SELECT version FROM schema_saved)")
+        try database.psql(
+            "CREATE TABLE schema_saved AS SELECT * FROM tokenctl_schema WHERE version = (SELECT max(version) FROM tokenctl_schema); DELETE FROM tokenctl_schema WHERE version IN (SELECT version FROM schema_saved)"
+        )
         let one = try cli.run(["db", "status"], environment: environment)
-        #expect(one.status == 74 && one.stderr.contains("1 migration pending; run tokenctl db migrate"), "\(one.stderr)")
+        #expect(
+            one.status == 74 && one.stderr.contains("1 migration pending; run tokenctl db migrate"), "\(one.stderr)")
         try database.psql("INSERT INTO tokenctl_schema SELECT * FROM schema_saved; DROP TABLE schema_saved")
         #expect(try cli.run(["db", "status"], environment: environment).status == 0)
 
@@ -46,27 +49,49 @@ import Testing
 
     @Test func unreachableServerAndRefusedPasswordAreCodedAndSendNothing() async throws {
         let harness = try await ActivationHarness.start(backend: .postgres)
-        defer { Task { try await harness.stop() } }
-        try harness.add("F1", "DF1")
+        try await withTeardown({ try await harness.stop() }) {
+            try harness.add("F1", "DF1")
 
-        let wrongPassword = try harness.activate("F1", environment: ["TOKENCTL_DATABASE_PASSWORD": "not-the-password"])
-        #expect(wrongPassword.status == 74 && wrongPassword.errorCode == "storage.authentication", "\(wrongPassword.stdout)")
-        #expect(!wrongPassword.stderr.contains("not-the-password"))
+            let wrongPassword = try harness.activate(
+                "F1", environment: ["TOKENCTL_DATABASE_PASSWORD": "not-the-password"])
+            #expect(
+                wrongPassword.status == 74 && wrongPassword.errorCode == "storage.authentication",
+                "\(wrongPassword.stdout)"
+            )
+            #expect(!wrongPassword.stderr.contains("not-the-password"))
 
-        let port = try unusedPort()
-        let down = try harness.activate("F1", environment: ["TOKENCTL_DATABASE_URL": "postgres://tokenctl@127.0.0.1:\(port)/tokenctl?sslmode=disable"])
-        #expect(down.status == 75 && down.errorCode == "storage.unreachable", "\(down.stdout)")
-        #expect(down.stderr.contains("cannot reach PostgreSQL at 127.0.0.1:\(port): connection refused"), "\(down.stderr)")
-        let unknownHost = try harness.cli.run(["wallet", "list"], environment: ["TOKENCTL_DATABASE_URL": "postgres://tokenctl@db.tokenctl.invalid/tokenctl?sslmode=disable"])
-        #expect(unknownHost.status == 75 && unknownHost.stderr.contains("the host name db.tokenctl.invalid does not resolve"), "\(unknownHost.stderr)")
-        for failure in [down, unknownHost] {
-            #expect(!failure.stderr.contains("SingleConnectionFailure") && !failure.stderr.contains("SocketAddressError"), "\(failure.stderr)")
+            let port = try unusedPort()
+            let down = try harness.activate(
+                "F1",
+                environment: ["TOKENCTL_DATABASE_URL": "postgres://tokenctl@127.0.0.1:\(port)/tokenctl?sslmode=disable"]
+            )
+            #expect(down.status == 75 && down.errorCode == "storage.unreachable", "\(down.stdout)")
+            #expect(
+                down.stderr.contains("cannot reach PostgreSQL at 127.0.0.1:\(port): connection refused"),
+                "\(down.stderr)")
+            let unknownHost = try harness.cli.run(
+                ["wallet", "list"],
+                environment: [
+                    "TOKENCTL_DATABASE_URL": "postgres://tokenctl@db.tokenctl.invalid/tokenctl?sslmode=disable"
+                ])
+            #expect(
+                unknownHost.status == 75
+                    && unknownHost.stderr.contains("the host name db.tokenctl.invalid does not resolve"),
+                "\(unknownHost.stderr)")
+            for failure in [down, unknownHost] {
+                #expect(
+                    !failure.stderr.contains("SingleConnectionFailure")
+                        && !failure.stderr.contains("SocketAddressError"),
+                    "\(failure.stderr)")
+            }
+            #expect(harness.sandbox.activationRequestCount == 0)
+
+            let inURL = try harness.cli.run(
+                ["wallet", "list"],
+                environment: ["TOKENCTL_DATABASE_URL": "postgres://tokenctl:secret@127.0.0.1:\(port)/tokenctl"])
+            #expect(inURL.status == 78 && inURL.stderr.contains("password-file"), "\(inURL.stderr)")
+            #expect(!inURL.stderr.contains("secret"))
         }
-        #expect(harness.sandbox.activationRequestCount == 0)
-
-        let inURL = try harness.cli.run(["wallet", "list"], environment: ["TOKENCTL_DATABASE_URL": "postgres://tokenctl:secret@127.0.0.1:\(port)/tokenctl"])
-        #expect(inURL.status == 78 && inURL.stderr.contains("password-file"), "\(inURL.stderr)")
-        #expect(!inURL.stderr.contains("secret"))
     }
 
     @Test func tlsChecksTheServersCertificateAgainstTheConfiguredCA() throws {
@@ -74,7 +99,8 @@ import Testing
         let caFile = try #require(TestPostgres.caFile)
         let cli = CLI()
         func url(_ host: String, _ mode: String) -> String {
-            database.url.replacingOccurrences(of: "127.0.0.1", with: host).replacingOccurrences(of: "sslmode=disable", with: "sslmode=\(mode)")
+            database.url.replacingOccurrences(of: "127.0.0.1", with: host).replacingOccurrences(
+                of: "sslmode=disable", with: "sslmode=\(mode)")
         }
         var verified = database.environment
         verified["TOKENCTL_DATABASE_URL"] = url("localhost", "verify-full")
@@ -88,8 +114,13 @@ import Testing
         let refused = try cli.run(["wallet", "list", "--json"], environment: untrusted)
         #expect(refused.status == 74 && refused.errorCode == "storage.tls", "\(refused.stdout)")
         #expect(refused.stderr.contains("database.tls.ca-file"))
-        #expect(refused.stderr.contains("offered a TLS certificate that was not accepted (its certificate could not be verified)"), "\(refused.stderr)")
-        #expect(!refused.stderr.contains("BoringSSL") && !refused.stderr.contains(".build/") && !refused.stderr.contains(".cc:"), "\(refused.stderr)")
+        #expect(
+            refused.stderr.contains(
+                "offered a TLS certificate that was not accepted (its certificate could not be verified)"),
+            "\(refused.stderr)")
+        #expect(
+            !refused.stderr.contains("BoringSSL") && !refused.stderr.contains(".build/")
+                && !refused.stderr.contains(".cc:"), "\(refused.stderr)")
 
         // A CA file that is not PEM is the configuration's mistake, with config check's code
         // and words (78 config.fileInvalid), not an I/O error.
@@ -97,8 +128,11 @@ import Testing
         let notPEM = cli.write("ca.pem", "not a certificate\n")
         garbage["TOKENCTL_DATABASE_TLS_CA_FILE"] = notPEM
         let unusable = try cli.run(["wallet", "list", "--json"], environment: garbage)
-        #expect(unusable.status == 78 && unusable.errorCode == "config.fileInvalid", "\(unusable.stdout)\(unusable.stderr)")
-        #expect(unusable.stderr.contains("database.tls.ca-file names \(notPEM), which is not PEM holding certificates"), "\(unusable.stderr)")
+        #expect(
+            unusable.status == 78 && unusable.errorCode == "config.fileInvalid", "\(unusable.stdout)\(unusable.stderr)")
+        #expect(
+            unusable.stderr.contains("database.tls.ca-file names \(notPEM), which is not PEM holding certificates"),
+            "\(unusable.stderr)")
         let checked = try cli.run(["config", "check", "--json"], environment: garbage)
         #expect(checked.status == 78 && checked.stdout.contains("config.fileInvalid"), "\(checked.stdout)")
         #expect(!unusable.stderr.contains("OPENSSL") && !unusable.stderr.contains(".cc:"), "\(unusable.stderr)")
@@ -113,34 +147,43 @@ import Testing
 
     @Test func copyMovesTheWalletAndAuditBothWaysAndRefusesAFullTarget() async throws {
         let harness = try await ActivationHarness.start()
-        defer { Task { try await harness.stop() } }
-        for serial in ["C1", "C2", "C3"] { try harness.add(serial, "D\(serial)") }
-        #expect(try harness.activate("C1").outcome == "APPROVED")
-        #expect(try harness.activate("C2").outcome == "APPROVED")
-        let sqliteEntries = try harness.auditEntries()
+        try await withTeardown({ try await harness.stop() }) {
+            for serial in ["C1", "C2", "C3"] { try harness.add(serial, "D\(serial)") }
+            #expect(try harness.activate("C1").outcome == "APPROVED")
+            #expect(try harness.activate("C2").outcome == "APPROVED")
+            let sqliteEntries = try harness.auditEntries()
 
-        // SQLite → PostgreSQL: the same entries, the chain verifies, activation goes on there.
-        let target = try TestPostgres.makeDatabase()
-        let copied = try harness.cli.run(["db", "copy", "--to", target.url, "--json"], environment: ["TOKENCTL_DATABASE_PASSWORD": TestPostgres.password])
-        #expect(copied.status == 0, "\(copied.stderr)")
-        #expect(copied.object["passes"] as? Int == 3 && copied.object["auditRows"] as? Int == 4, "\(copied.stdout)")
-        var onPostgres = harness
-        onPostgres.cli.environment.merge(target.environment) { $1 }
-        #expect(try onPostgres.auditEntries().map { $0["requestId"] as? String } == sqliteEntries.map { $0["requestId"] as? String })
-        #expect(try onPostgres.activate("C3").outcome == "APPROVED")
-        #expect(try onPostgres.activate("C1").outcome == "ALREADY_ACTIVATED")
-        #expect(try onPostgres.cli.run("audit", "verify").status == 0)
+            // SQLite → PostgreSQL: the same entries, the chain verifies, activation goes on there.
+            let target = try TestPostgres.makeDatabase()
+            let copied = try harness.cli.run(
+                ["db", "copy", "--to", target.url, "--json"],
+                environment: ["TOKENCTL_DATABASE_PASSWORD": TestPostgres.password])
+            #expect(copied.status == 0, "\(copied.stderr)")
+            #expect(copied.object["passes"] as? Int == 3 && copied.object["auditRows"] as? Int == 4, "\(copied.stdout)")
+            var onPostgres = harness
+            onPostgres.cli.environment.merge(target.environment) { $1 }
+            #expect(
+                try onPostgres.auditEntries().map { $0["requestId"] as? String }
+                    == sqliteEntries.map { $0["requestId"] as? String })
+            #expect(try onPostgres.activate("C3").outcome == "APPROVED")
+            #expect(try onPostgres.activate("C1").outcome == "ALREADY_ACTIVATED")
+            #expect(try onPostgres.cli.run("audit", "verify").status == 0)
 
-        let again = try harness.cli.run(["db", "copy", "--to", target.url, "--json"], environment: ["TOKENCTL_DATABASE_PASSWORD": TestPostgres.password])
-        #expect(again.status == 74 && again.errorCode == "storage.targetNotEmpty", "\(again.stdout)")
+            let again = try harness.cli.run(
+                ["db", "copy", "--to", target.url, "--json"],
+                environment: ["TOKENCTL_DATABASE_PASSWORD": TestPostgres.password])
+            #expect(again.status == 74 && again.errorCode == "storage.targetNotEmpty", "\(again.stdout)")
 
-        // And back into a new SQLite file.
-        let back = harness.cli.directory.file("back.sqlite")
-        let returned = try onPostgres.cli.run(["db", "copy", "--to", back, "--json"])
-        #expect(returned.status == 0, "\(returned.stderr)")
-        #expect(returned.object["auditRows"] as? Int == 8, "\(returned.stdout)")
-        let verified = try harness.cli.run(["--database", back, "audit", "verify"])
-        #expect(verified.status == 0 && verified.stdout.contains("8 rows"), "\(verified.stdout)")
-        #expect(try harness.cli.run(["--database", back, "wallet", "list", "--state", "activated", "--json"]).json() as? [Any] != nil)
+            // And back into a new SQLite file.
+            let back = harness.cli.directory.file("back.sqlite")
+            let returned = try onPostgres.cli.run(["db", "copy", "--to", back, "--json"])
+            #expect(returned.status == 0, "\(returned.stderr)")
+            #expect(returned.object["auditRows"] as? Int == 8, "\(returned.stdout)")
+            let verified = try harness.cli.run(["--database", back, "audit", "verify"])
+            #expect(verified.status == 0 && verified.stdout.contains("8 rows"), "\(verified.stdout)")
+            #expect(
+                try harness.cli.run(["--database", back, "wallet", "list", "--state", "activated", "--json"]).json()
+                    as? [Any] != nil)
+        }
     }
 }

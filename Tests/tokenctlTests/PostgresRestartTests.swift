@@ -15,41 +15,52 @@ import Testing
         defer { _ = try? server.run("stop", "--purge") }
         var harness = try await ActivationHarness.start()
         let sandbox = harness.sandbox
-        defer { Task { try await sandbox.shutdown() } }
-        let url = try #require(exports.firstMatch(of: /TOKENCTL_TEST_DATABASE_URL='([^']+)'/)?.1)
-        harness.cli.environment["TOKENCTL_DATABASE_URL"] = String(url)
-        harness.cli.environment["TOKENCTL_DATABASE_PASSWORD"] = TestPostgres.password
-        harness.cli.environment["TOKENCTL_DATABASE_LEASE_MS"] = "1000"
-        #expect(try harness.cli.run("db", "migrate").status == 0)
-        let serials = (0..<400).map { "R\($0)" }
-        #expect(try harness.cli.run("wallet", "import", harness.cli.write("w.csv", "serialNumber,deviceAccountIdentifier\n" + serials.map { "\($0),D\($0)\n" }.joined())).status == 0)
+        try await withTeardown({ try await sandbox.shutdown() }) {
+            let url = try #require(exports.firstMatch(of: /TOKENCTL_TEST_DATABASE_URL='([^']+)'/)?.1)
+            harness.cli.environment["TOKENCTL_DATABASE_URL"] = String(url)
+            harness.cli.environment["TOKENCTL_DATABASE_PASSWORD"] = TestPostgres.password
+            harness.cli.environment["TOKENCTL_DATABASE_LEASE_MS"] = "1000"
+            #expect(try harness.cli.run("db", "migrate").status == 0)
+            let serials = (0..<400).map { "R\($0)" }
+            #expect(
+                try harness.cli.run(
+                    "wallet", "import",
+                    harness.cli.write(
+                        "w.csv", "serialNumber,deviceAccountIdentifier\n" + serials.map { "\($0),D\($0)\n" }.joined())
+                ).status == 0)
 
-        let lines = harness.cli.write("b.txt", serials.map { "mybank://activate?serialNumber=\($0)\n" }.joined())
-        let batch = try harness.cli.start(["activate", "--batch", lines, "--concurrency", "4", "--json"])
-        harness.waitForRequests(100)
-        _ = try server.run("restart")
-        let result = try batch.finish()
-        let reported = result.stdout.split(separator: "\n").compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
-        #expect(reported.count == 400, "every line is reported: \(result.stderr.suffix(400))")
-        let unfinished = reported.filter { $0["outcome"] as? String != "APPROVED" }
-        for line in unfinished {
-            let code = (line["error"] as? [String: Any])?["code"] as? String ?? ""
-            #expect(code.hasPrefix("storage.") || code == "activation.inProgress", "\(line)")
+            let lines = harness.cli.write("b.txt", serials.map { "mybank://activate?serialNumber=\($0)\n" }.joined())
+            let batch = try harness.cli.start(["activate", "--batch", lines, "--concurrency", "4", "--json"])
+            harness.waitForRequests(100)
+            _ = try server.run("restart")
+            let result = try batch.finish()
+            let reported = result.stdout.split(separator: "\n").compactMap {
+                (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+            }
+            #expect(reported.count == 400, "every line is reported: \(result.stderr.suffix(400))")
+            let unfinished = reported.filter { $0["outcome"] as? String != "APPROVED" }
+            for line in unfinished {
+                let code = (line["error"] as? [String: Any])?["code"] as? String ?? ""
+                #expect(code.hasPrefix("storage.") || code == "activation.inProgress", "\(line)")
+            }
+
+            #expect(try requestsPerToken(harness).values.allSatisfy { $0 == 1 }, "a pass was sent twice")
+            #expect(try harness.unauditedRequests().isEmpty, "a request that left is not audited")
+            #expect(try harness.cli.run("audit", "verify").status == 0)
+
+            // Once the leases of attempts cut off by the restart expire, a second run finishes the rest.
+            usleep(1_100_000)
+            let rerun = try harness.cli.run(["activate", "--batch", lines, "--concurrency", "4", "--json"])
+            #expect([0, 69].contains(rerun.status), "\(rerun.stderr.suffix(300))")
+            let activated = try #require(
+                try harness.cli.run("wallet", "list", "--state", "activated", "--json").json() as? [Any])
+            #expect(activated.count == 400)
+            #expect(try harness.unauditedRequests().isEmpty)
+            #expect(try harness.cli.run("audit", "verify").status == 0)
+            print(
+                "restart mid-batch: \(400 - unfinished.count) lines finished in the first run, \(unfinished.count) named as unfinished"
+            )
         }
-
-        #expect(try requestsPerToken(harness).values.allSatisfy { $0 == 1 }, "a pass was sent twice")
-        #expect(try harness.unauditedRequests().isEmpty, "a request that left is not audited")
-        #expect(try harness.cli.run("audit", "verify").status == 0)
-
-        // Once the leases of attempts cut off by the restart expire, a second run finishes the rest.
-        usleep(1_100_000)
-        let rerun = try harness.cli.run(["activate", "--batch", lines, "--concurrency", "4", "--json"])
-        #expect([0, 69].contains(rerun.status), "\(rerun.stderr.suffix(300))")
-        let activated = try #require(try harness.cli.run("wallet", "list", "--state", "activated", "--json").json() as? [Any])
-        #expect(activated.count == 400)
-        #expect(try harness.unauditedRequests().isEmpty)
-        #expect(try harness.cli.run("audit", "verify").status == 0)
-        print("restart mid-batch: \(400 - unfinished.count) lines finished in the first run, \(unfinished.count) named as unfinished")
     }
 
     /// A write whose commit fails after the server has computed its answer (here a deferred
@@ -58,29 +69,34 @@ import Testing
     /// window a server killed between a statement's answer and its commit would open.
     @Test func aWriteWhoseCommitFailsIsNotTakenAsWritten() async throws {
         let harness = try await ActivationHarness.start(backend: .postgres)
-        defer { Task { try await harness.stop() } }
-        let database = try #require(harness.postgres)
-        try harness.add("COMMITFAILS", "DCOMMITFAILS")
-        try harness.add("C2", "DC2")
-        let refused = try database.psql("""
-            CREATE FUNCTION refuse_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$
-            BEGIN RAISE EXCEPTION 'refused at commit'; END $$;
-            CREATE CONSTRAINT TRIGGER refuse_at_commit AFTER INSERT ON audit_row DEFERRABLE INITIALLY DEFERRED
-                FOR EACH ROW WHEN (NEW.serial_number = 'COMMITFAILS') EXECUTE FUNCTION refuse_at_commit();
-            """)
-        try #require(refused.status == 0, "\(refused.output)")
+        try await withTeardown({ try await harness.stop() }) {
+            let database = try #require(harness.postgres)
+            try harness.add("COMMITFAILS", "DCOMMITFAILS")
+            try harness.add("C2", "DC2")
+            let refused = try database.psql(
+                """
+                CREATE FUNCTION refuse_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN RAISE EXCEPTION 'refused at commit'; END $$;
+                CREATE CONSTRAINT TRIGGER refuse_at_commit AFTER INSERT ON audit_row DEFERRABLE INITIALLY DEFERRED
+                    FOR EACH ROW WHEN (NEW.serial_number = 'COMMITFAILS') EXECUTE FUNCTION refuse_at_commit();
+                """)
+            try #require(refused.status == 0, "\(refused.output)")
 
-        let failed = try harness.activate("COMMITFAILS")
-        #expect(failed.status == 74 && failed.errorCode == "storage.io", "\(failed.stdout) \(failed.stderr)")
-        #expect(harness.sandbox.activationRequestCount == 0, "a request left on a write that never committed")
-        #expect(try harness.state("COMMITFAILS") == ["requiresActivation"])
-        #expect(try database.psql("SELECT count(*) FROM audit_row").output.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+            let failed = try harness.activate("COMMITFAILS")
+            #expect(failed.status == 74 && failed.errorCode == "storage.io", "\(failed.stdout) \(failed.stderr)")
+            #expect(harness.sandbox.activationRequestCount == 0, "a request left on a write that never committed")
+            #expect(try harness.state("COMMITFAILS") == ["requiresActivation"])
+            #expect(
+                try database.psql("SELECT count(*) FROM audit_row").output.trimmingCharacters(
+                    in: .whitespacesAndNewlines)
+                    == "0")
 
-        // The pass next to it is activated as usual, and the audit verifies.
-        #expect(try harness.activate("C2").outcome == "APPROVED")
-        #expect(harness.sandbox.activationRequestCount == 1)
-        #expect(try harness.unauditedRequests().isEmpty)
-        #expect(try harness.cli.run("audit", "verify").status == 0)
+            // The pass next to it is activated as usual, and the audit verifies.
+            #expect(try harness.activate("C2").outcome == "APPROVED")
+            #expect(harness.sandbox.activationRequestCount == 1)
+            #expect(try harness.unauditedRequests().isEmpty)
+            #expect(try harness.cli.run("audit", "verify").status == 0)
+        }
     }
 
     private func requestsPerToken(_ harness: ActivationHarness) throws -> [String: Int] {
@@ -101,11 +117,15 @@ struct PrivateServer {
     /// child ended when a socket the child inherits closes; the server the script starts
     /// inherits it too, so Process would wait for the server to stop.
     func run(_ arguments: String...) throws -> String {
-        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("test-postgres-\(UUID().uuidString).out").path
+        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "test-postgres-\(UUID().uuidString).out"
+        ).path
         defer { try? FileManager.default.removeItem(atPath: outputPath) }
         let script = repositoryRoot + "/scripts/test-postgres.sh"
         let command = "exec \(script) \(arguments.joined(separator: " ")) > \(outputPath) < /dev/null"
-        let environment = ProcessInfo.processInfo.environment.merging(["TEST_POSTGRES_DIR": directory]) { $1 }.map { "\($0)=\($1)" }
+        let environment = ProcessInfo.processInfo.environment.merging(["TEST_POSTGRES_DIR": directory]) { $1 }.map {
+            "\($0)=\($1)"
+        }
         let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sh"), strdup("-c"), strdup(command), nil]
         let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
         defer { (argv + envp).forEach { free($0) } }

@@ -9,7 +9,9 @@ import Testing
     /// root, who would bypass file modes), or as this user otherwise.
     func asAuditor(_ cli: CLI, _ arguments: [String]) throws -> CLIResult {
         guard getuid() == 0 else { return try cli.run(arguments) }
-        return try cli.run(executable: "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", CLI.binary] + arguments)
+        return try cli.run(
+            executable: "/usr/bin/setpriv",
+            ["--reuid=65534", "--regid=65534", "--clear-groups", CLI.binary] + arguments)
     }
 
     /// A database with passes and audit entries, readable by others and writable by its owner only.
@@ -27,46 +29,53 @@ import Testing
 
     @Test func everyReadingCommandWorksOnADatabaseTheUserCanOnlyRead() async throws {
         let harness = try await ActivationHarness.start()
-        defer { Task { try await harness.stop() } }
-        try auditedDatabase(harness)
-        let cli = harness.cli
+        try await withTeardown({ try await harness.stop() }) {
+            try auditedDatabase(harness)
+            let cli = harness.cli
 
-        for command in [
-            ["audit", "list"], ["audit", "list", "--json"], ["audit", "show", "1"], ["audit", "export", "--format", "csv"],
-            ["audit", "verify"], ["wallet", "list"], ["wallet", "show", "SNRO1"], ["wallet", "export"], ["db", "status"],
-        ] {
-            let result = try asAuditor(cli, command)
-            #expect(result.status == 0, "\(command): \(result.stderr)")
+            for command in [
+                ["audit", "list"], ["audit", "list", "--json"], ["audit", "show", "1"],
+                ["audit", "export", "--format", "csv"],
+                ["audit", "verify"], ["wallet", "list"], ["wallet", "show", "SNRO1"], ["wallet", "export"],
+                ["db", "status"],
+            ] {
+                let result = try asAuditor(cli, command)
+                #expect(result.status == 0, "\(command): \(result.stderr)")
+            }
+            let verify = try asAuditor(cli, ["audit", "verify"])
+            #expect(verify.stdout.contains("verified"), "\(verify.stdout)")
+            let list = try asAuditor(cli, ["audit", "list", "--json"])
+            #expect((try list.json() as? [Any])?.count == 2)
+
+            // db status only reads: it names the schema, not SQLite's "unable to open".
+            let status = try asAuditor(cli, ["db", "status"])
+            #expect(status.stdout.contains("(current)"), "\(status.stdout)\(status.stderr)")
+
+            let write = try asAuditor(cli, ["wallet", "add", "--serial", "SNRO3", "--device-account-id", "DAPLRO3"])
+            #expect(write.status == 74)
+            #expect(write.stderr.contains("read-only"))
+            chmod(cli.directory.path, 0o700)
         }
-        let verify = try asAuditor(cli, ["audit", "verify"])
-        #expect(verify.stdout.contains("verified"), "\(verify.stdout)")
-        let list = try asAuditor(cli, ["audit", "list", "--json"])
-        #expect((try list.json() as? [Any])?.count == 2)
-
-        // db status only reads: it names the schema, not SQLite's "unable to open".
-        let status = try asAuditor(cli, ["db", "status"])
-        #expect(status.stdout.contains("(current)"), "\(status.stdout)\(status.stderr)")
-
-        let write = try asAuditor(cli, ["wallet", "add", "--serial", "SNRO3", "--device-account-id", "DAPLRO3"])
-        #expect(write.status == 74)
-        #expect(write.stderr.contains("read-only"))
-        chmod(cli.directory.path, 0o700)
     }
 
     @Test func aFileTheUserCannotReadSaysCannotRead() async throws {
         let harness = try await ActivationHarness.start()
-        defer { Task { try await harness.stop() } }
-        try auditedDatabase(harness)
-        let cli = harness.cli
-        chmod(cli.databasePath, 0o000)
-        for command in [["audit", "verify"], ["wallet", "list"], ["wallet", "add", "--serial", "SNRO3", "--device-account-id", "DAPLRO3"]] {
-            let result = try asAuditor(cli, command)
-            #expect(result.status == 74, "\(command)")
-            #expect(result.stderr.contains("cannot read"), "\(command): \(result.stderr)")
-            #expect(!result.stderr.contains("read-only"), "\(command): \(result.stderr)")
+        try await withTeardown({ try await harness.stop() }) {
+            try auditedDatabase(harness)
+            let cli = harness.cli
+            chmod(cli.databasePath, 0o000)
+            for command in [
+                ["audit", "verify"], ["wallet", "list"],
+                ["wallet", "add", "--serial", "SNRO3", "--device-account-id", "DAPLRO3"],
+            ] {
+                let result = try asAuditor(cli, command)
+                #expect(result.status == 74, "\(command)")
+                #expect(result.stderr.contains("cannot read"), "\(command): \(result.stderr)")
+                #expect(!result.stderr.contains("read-only"), "\(command): \(result.stderr)")
+            }
+            chmod(cli.databasePath, 0o600)
+            chmod(cli.directory.path, 0o700)
         }
-        chmod(cli.databasePath, 0o600)
-        chmod(cli.directory.path, 0o700)
     }
 }
 
@@ -75,9 +84,12 @@ import Testing
     @Test(.enabled(if: getuid() == 0, "needs root to run as the nobody account"))
     func aSystemAccountWithoutHomeUsesVarLibAndNamesTheSettingWhenItCannot() throws {
         let cli = CLI()
-        let result = try cli.run(executable: "/usr/bin/env", [
-            "-i", "PATH=/usr/bin:/bin", "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", CLI.binary, "wallet", "list",
-        ])
+        let result = try cli.run(
+            executable: "/usr/bin/env",
+            [
+                "-i", "PATH=/usr/bin:/bin", "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                CLI.binary, "wallet", "list",
+            ])
         #expect(!result.stderr.contains("/.local"), "\(result.stderr)")
         if access("/var/lib/tokenctl", F_OK) != 0 {
             #expect(result.status == 74)

@@ -9,7 +9,10 @@ import Testing
     @Test func theSandboxProcessAnnouncesItselfAndCounts() throws {
         var cli = CLI()
         let (process, output) = try SpawnedProcess.reading(CLI.binary, ["sandbox", "--port", "0"])
-        defer { process.terminate(); process.waitUntilExit() }
+        defer {
+            process.terminate()
+            process.waitUntilExit()
+        }
 
         var firstLine = Data()
         while !firstLine.contains(0x0A) {
@@ -36,8 +39,12 @@ import Testing
     /// works as printed: a new user can activate a device with it.
     @Test func thePrintedClientConfigurationWorks() throws {
         let cli = CLI()
-        let (process, output) = try SpawnedProcess.reading(CLI.binary, ["sandbox", "--port", "0", "--powerauth-dir", cli.directory.file("powerauth")])
-        defer { process.terminate(); process.waitUntilExit() }
+        let (process, output) = try SpawnedProcess.reading(
+            CLI.binary, ["sandbox", "--port", "0", "--powerauth-dir", cli.directory.file("powerauth")])
+        defer {
+            process.terminate()
+            process.waitUntilExit()
+        }
 
         var received = Data()
         while received.filter({ $0 == 0x0A }).count < 3 {
@@ -49,7 +56,10 @@ import Testing
         #expect(lines[0].hasPrefix("listening http://127.0.0.1:"))
         #expect(lines[1].hasPrefix("powerauth application-key="))
         #expect(lines[1].contains(" master-server-public-key="))
-        #expect(!lines.joined().contains(try String(contentsOfFile: cli.directory.file("powerauth/application-secret"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(
+            !lines.joined().contains(
+                try String(contentsOfFile: cli.directory.file("powerauth/application-secret"), encoding: .utf8)
+                    .trimmingCharacters(in: .whitespacesAndNewlines)))
         let prefix = "powerauth client configuration "
         try #require(lines[2].hasPrefix(prefix))
         let config = String(lines[2].dropFirst(prefix.count))
@@ -57,8 +67,12 @@ import Testing
         #expect(fileMode(cli.directory.file("powerauth/server-identity.json")) == 0o600)
 
         let pin = cli.directory.file("pin")
-        #expect(FileManager.default.createFile(atPath: pin, contents: Data("2468".utf8), attributes: [.posixPermissions: 0o600]))
-        let activated = try cli.run(["--config", config, "device", "activate", "--attribute", "username=new-user", "--pin-file", pin])
+        #expect(
+            FileManager.default.createFile(
+                atPath: pin, contents: Data("2468".utf8), attributes: [.posixPermissions: 0o600]))
+        let activated = try cli.run([
+            "--config", config, "device", "activate", "--attribute", "username=new-user", "--pin-file", pin,
+        ])
         #expect(activated.status == 0, "\(activated.stderr)")
         #expect(activated.stdout.hasPrefix("activated "))
         #expect(try cli.run(["--config", config, "device", "status"]).stdout.contains("ACTIVE"))
@@ -77,7 +91,9 @@ import Testing
             text = (try? String(contentsOfFile: running.outPath, encoding: .utf8)) ?? ""
         }
         let port = Int(text.split(separator: "\n").first?.split(separator: ":").last ?? "") ?? 0
-        let config = text.split(separator: "\n").first { $0.hasPrefix("powerauth client configuration ") }?.dropFirst("powerauth client configuration ".count) ?? ""
+        let config =
+            text.split(separator: "\n").first { $0.hasPrefix("powerauth client configuration ") }?.dropFirst(
+                "powerauth client configuration ".count) ?? ""
         return (running, port, (String(config) as NSString).deletingLastPathComponent)
     }
 
@@ -86,14 +102,19 @@ import Testing
         for arguments in [["sandbox", "--port=\(port)"], ["sandbox", "--port", port]] {
             let result = try CLI().run(arguments)
             #expect(result.status == 64)
-            #expect(result.stderr.hasPrefix("tokenctl: --port must be between 0 and 65535 (usage.invalid)"), "\(arguments): \(result.stderr)")
+            #expect(
+                result.stderr.hasPrefix("tokenctl: --port must be between 0 and 65535 (usage.invalid)"),
+                "\(arguments): \(result.stderr)")
         }
     }
 
     @Test func aPortInUseIsACodedError() throws {
         let cli = CLI()
         let (first, port, _) = try startSandbox(cli)
-        defer { kill(first.process.processIdentifier, SIGTERM); _ = try? first.finish() }
+        defer {
+            kill(first.process.processIdentifier, SIGTERM)
+            _ = try? first.finish()
+        }
         let second = try cli.run("sandbox", "--port", String(port))
         #expect(second.status == 75)
         #expect(second.stderr.contains("sandbox.portInUse"), "\(second.stderr)")
@@ -138,8 +159,14 @@ import Testing
         let help = try CLI().run("sandbox", "--help").stdout
         let option = try #require(help.range(of: "--slow-delay-ms <slow-delay-ms>\n"))
         let tail = help[option.upperBound...]
-        let slow = try #require(tail.range(of: #"\(default: \d+\)"#, options: .regularExpression).map { Int(tail[$0].filter(\.isNumber)) ?? 0 })
-        let defaults = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: repositoryRoot + "/Config/tokenctl.json"))) as? [String: Any]
+        let slow = try #require(
+            tail.range(of: #"\(default: \d+\)"#, options: .regularExpression).map {
+                Int(tail[$0].filter(\.isNumber)) ?? 0
+            })
+        let defaults =
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: repositoryRoot + "/Config/tokenctl.json")))
+            as? [String: Any]
         let timeout = try #require((defaults?["tmp"] as? [String: Any])?["timeout-ms"] as? Int)
         #expect(slow > timeout, "SBXSLOW waits \(slow) ms, the default client timeout is \(timeout) ms")
     }
@@ -150,7 +177,10 @@ import Testing
         let cli = CLI()
         let missingParent = try cli.run("sandbox", "--port", "0", "--powerauth-dir", cli.directory.file("no/such"))
         #expect(missingParent.status == 78)
-        #expect(missingParent.stderr.hasSuffix("cannot be made: No such file or directory (its parent directory must exist and be writable) (sandbox.stateUnusable)\n"), "\(missingParent.stderr)")
+        #expect(
+            missingParent.stderr.hasSuffix(
+                "cannot be made: No such file or directory (its parent directory must exist and be writable) (sandbox.stateUnusable)\n"
+            ), "\(missingParent.stderr)")
 
         let file = cli.write("a-file", "x")
         let notADirectory = try cli.run("sandbox", "--port", "0", "--powerauth-dir", file)
@@ -162,7 +192,10 @@ import Testing
         _ = cli.write("corrupt/server-identity.json", "{\"applicationKey\": 1}")
         let corrupt = try cli.run("sandbox", "--port", "0", "--powerauth-dir", directory)
         #expect(corrupt.status == 78)
-        #expect(corrupt.stderr.contains("server-identity.json is not a sandbox identity (not the JSON it writes); remove it"), "\(corrupt.stderr)")
+        #expect(
+            corrupt.stderr.contains(
+                "server-identity.json is not a sandbox identity (not the JSON it writes); remove it"),
+            "\(corrupt.stderr)")
         for result in [missingParent, notADirectory, corrupt] {
             #expect(result.stdout.isEmpty)
             #expect(result.stderr.hasPrefix("tokenctl: "))
@@ -208,7 +241,10 @@ import Testing
         let cli = CLI()
         let wrongPort = try cli.run(executable: Self.sandboxBinary, ["--port", "70000"])
         #expect(wrongPort.status == 64)
-        #expect(wrongPort.stderr.hasPrefix("tokenctl: --port must be between 0 and 65535 (usage.invalid)\nusage: tokenctl sandbox "), "\(wrongPort.stderr)")
+        #expect(
+            wrongPort.stderr.hasPrefix(
+                "tokenctl: --port must be between 0 and 65535 (usage.invalid)\nusage: tokenctl sandbox "),
+            "\(wrongPort.stderr)")
         let demoHelp = try cli.run(executable: Self.sandboxBinary, ["demo", "--help"])
         #expect(demoHelp.status == 0)
         #expect(demoHelp.stdout.contains("USAGE: tokenctl demo"), "\(demoHelp.stdout)")
@@ -223,7 +259,8 @@ import Testing
             guard let base = haystack.baseAddress else { return false }
             var offset = 0
             while offset + needle.count <= haystack.count {
-                guard let found = memchr(base + offset, Int32(needle[0]), haystack.count - offset - needle.count + 1) else { return false }
+                guard let found = memchr(base + offset, Int32(needle[0]), haystack.count - offset - needle.count + 1)
+                else { return false }
                 offset = base.distance(to: UnsafeRawPointer(found))
                 if memcmp(base + offset, needle, needle.count) == 0 { return true }
                 offset += 1

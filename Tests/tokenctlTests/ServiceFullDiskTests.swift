@@ -9,50 +9,56 @@ import Testing
     @Test(.enabled(if: getuid() == 0, "mounting a small tmpfs needs root (CI runs as root)"))
     func answersAreReportedAndWrittenOnceTheDiskHasSpaceAgain() async throws {
         let harness = try await ActivationHarness.start(slowDelay: .seconds(2))
-        defer { Task { try await harness.stop() } }
-        var activation = harness
-        let mount = activation.cli.directory.file("small")
-        try FileManager.default.createDirectory(atPath: mount, withIntermediateDirectories: true)
-        let mounted = try runProgram("/bin/mount", ["-t", "tmpfs", "-o", "size=4m", "tmpfs", mount])
-        try #require(mounted.status == 0, "\(mounted.output)")
-        defer { _ = try? runProgram("/bin/umount", ["-l", mount]) }
-        activation.cli.environment["TOKENCTL_DATABASE_PATH"] = mount + "/tokenctl.sqlite"
-        let serials = (1...6).map { "SN77000\($0)" }
-        for (index, serial) in serials.enumerated() { try activation.add(serial, "SBXSLOW000\(index + 1)") }
+        try await withTeardown({ try await harness.stop() }) {
+            var activation = harness
+            let mount = activation.cli.directory.file("small")
+            try FileManager.default.createDirectory(atPath: mount, withIntermediateDirectories: true)
+            let mounted = try runProgram("/bin/mount", ["-t", "tmpfs", "-o", "size=4m", "tmpfs", mount])
+            try #require(mounted.status == 0, "\(mounted.output)")
+            defer { _ = try? runProgram("/bin/umount", ["-l", mount]) }
+            activation.cli.environment["TOKENCTL_DATABASE_PATH"] = mount + "/tokenctl.sqlite"
+            let serials = (1...6).map { "SN77000\($0)" }
+            for (index, serial) in serials.enumerated() { try activation.add(serial, "SBXSLOW000\(index + 1)") }
 
-        let service = try ServiceHarness.launch(activation)
-        let socket = service.socket, cli = service.cli
-        let requests = serials.map { serial in
-            Background {
-                try ServiceHarness.curl(cli: cli, socket: socket, "POST", "http://localhost/v1/activations", body: #"{"deeplink": "mybank://activate?serialNumber=\#(serial)"}"#)
+            let service = try ServiceHarness.launch(activation)
+            let socket = service.socket, cli = service.cli
+            let requests = serials.map { serial in
+                Background {
+                    try ServiceHarness.curl(
+                        cli: cli, socket: socket, "POST", "http://localhost/v1/activations",
+                        body: #"{"deeplink": "mybank://activate?serialNumber=\#(serial)"}"#)
+                }
             }
+            activation.waitForRequests(6)
+            // Fill the disk while the six are at TMP.
+            let filler = mount + "/filler"
+            _ = try runProgram("/bin/dd", ["if=/dev/zero", "of=\(filler)", "bs=64k"])
+            for request in requests {
+                let answer = try request.join()
+                #expect(answer.status == 200, "\(answer.body)")
+                let object = try answer.object()
+                #expect(object["outcome"] as? String == "APPROVED")
+                #expect(
+                    (object["warnings"] as? [String])?.first?.contains("could not be written to the audit yet") == true)
+            }
+            // Space again: within a few seconds every pass is activated and its attempt closed.
+            try FileManager.default.removeItem(atPath: filler)
+            let deadline = ContinuousClock.now + .seconds(10)
+            while ContinuousClock.now < deadline,
+                try serials.contains(where: { try activation.state($0) != ["activated"] })
+            {
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            for serial in serials { #expect(try activation.state(serial) == ["activated"]) }
+            let again = try service.activate(serials[0])
+            #expect(try again.object()["outcome"] as? String == "ALREADY_ACTIVATED")
+            let stopped = try service.stop()
+            #expect(stopped.status == 0)
+            #expect(stopped.stderr.contains("activation.finishNotWritten"))
+            let entries = try activation.auditEntries()
+            #expect(entries.filter { $0["outcome"] as? String == "APPROVED" }.count == 6)
+            #expect(entries.allSatisfy { $0["outcome"] is String })
+            #expect(activation.sandbox.activationRequestCount == 6)
         }
-        activation.waitForRequests(6)
-        // Fill the disk while the six are at TMP.
-        let filler = mount + "/filler"
-        _ = try runProgram("/bin/dd", ["if=/dev/zero", "of=\(filler)", "bs=64k"])
-        for request in requests {
-            let answer = try request.join()
-            #expect(answer.status == 200, "\(answer.body)")
-            let object = try answer.object()
-            #expect(object["outcome"] as? String == "APPROVED")
-            #expect((object["warnings"] as? [String])?.first?.contains("could not be written to the audit yet") == true)
-        }
-        // Space again: within a few seconds every pass is activated and its attempt closed.
-        try FileManager.default.removeItem(atPath: filler)
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline, try serials.contains(where: { try activation.state($0) != ["activated"] }) {
-            try await Task.sleep(for: .milliseconds(200))
-        }
-        for serial in serials { #expect(try activation.state(serial) == ["activated"]) }
-        let again = try service.activate(serials[0])
-        #expect(try again.object()["outcome"] as? String == "ALREADY_ACTIVATED")
-        let stopped = try service.stop()
-        #expect(stopped.status == 0)
-        #expect(stopped.stderr.contains("activation.finishNotWritten"))
-        let entries = try activation.auditEntries()
-        #expect(entries.filter { $0["outcome"] as? String == "APPROVED" }.count == 6)
-        #expect(entries.allSatisfy { $0["outcome"] is String })
-        #expect(activation.sandbox.activationRequestCount == 6)
     }
 }

@@ -51,10 +51,15 @@ struct ServiceHarness {
     }
 
     /// Starts a service on `activation`'s database and sandbox.
-    static func launch(_ activation: ActivationHarness, socket: String? = nil, arguments: [String] = [], listeners: Int = 1, environment: [String: String] = [:]) throws -> ServiceHarness {
+    static func launch(
+        _ activation: ActivationHarness, socket: String? = nil, arguments: [String] = [], listeners: Int = 1,
+        environment: [String: String] = [:]
+    ) throws -> ServiceHarness {
         let socket = socket ?? activation.cli.directory.file("s/tokenctl.sock")
         // Slow sandbox answers (SBXSLOW) come well within the TMP timeout.
-        let process = try activation.cli.start(["serve", "--socket", socket] + arguments, environment: ["TOKENCTL_TMP_TIMEOUT_MS": "15000"].merging(environment) { $1 })
+        let process = try activation.cli.start(
+            ["serve", "--socket", socket] + arguments,
+            environment: ["TOKENCTL_TMP_TIMEOUT_MS": "15000"].merging(environment) { $1 })
         let listening = try waitForListening(process, count: listeners)
         return ServiceHarness(activation: activation, socket: socket, process: process, listening: listening)
     }
@@ -63,7 +68,8 @@ struct ServiceHarness {
     static func waitForListening(_ process: RunningCLI, count: Int) throws -> [String] {
         let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
-            let lines = ((try? String(contentsOfFile: process.outPath, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+            let lines = ((try? String(contentsOfFile: process.outPath, encoding: .utf8)) ?? "").split(separator: "\n")
+                .map(String.init)
             if lines.filter({ $0.hasPrefix("listening ") }).count >= count { return lines }
             if !process.process.isRunning {
                 let result = try process.finish()
@@ -87,16 +93,21 @@ struct ServiceHarness {
         _ method: String, _ path: String, body: String? = nil, contentType: String? = "application/json",
         headers: [String] = [], url: String? = nil, extra: [String] = []
     ) throws -> HTTPAnswer {
-        try Self.curl(cli: cli, socket: url == nil ? socket : nil, method, (url ?? "http://localhost") + path, body: body, contentType: contentType, headers: headers, extra: extra)
+        try Self.curl(
+            cli: cli, socket: url == nil ? socket : nil, method, (url ?? "http://localhost") + path, body: body,
+            contentType: contentType, headers: headers, extra: extra)
     }
 
     static func curl(
-        cli: CLI, socket: String?, _ method: String, _ url: String, body: String? = nil, contentType: String? = "application/json",
+        cli: CLI, socket: String?, _ method: String, _ url: String, body: String? = nil,
+        contentType: String? = "application/json",
         headers: [String] = [], extra: [String] = []
     ) throws -> HTTPAnswer {
         let id = UUID().uuidString
         let headerFile = cli.directory.file("\(id).headers"), bodyFile = cli.directory.file("\(id).body")
-        var arguments = ["-s", "-S", "--max-time", "60", "-X", method, "-D", headerFile, "-o", bodyFile, "-w", "%{http_code}"]
+        var arguments = [
+            "-s", "-S", "--max-time", "60", "-X", method, "-D", headerFile, "-o", bodyFile, "-w", "%{http_code}",
+        ]
         if let socket { arguments += ["--unix-socket", socket] }
         if let contentType { arguments += ["-H", "Content-Type: \(contentType)"] }
         for header in headers { arguments += ["-H", header] }
@@ -106,14 +117,20 @@ struct ServiceHarness {
         var headerMap: [String: String] = [:]
         for line in (try String(contentsOfFile: headerFile, encoding: .utf8)).split(separator: "\r\n") {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headerMap[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headerMap[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
-        return HTTPAnswer(status: Int(result.stdout) ?? 0, headers: headerMap, body: try String(contentsOfFile: bodyFile, encoding: .utf8))
+        return HTTPAnswer(
+            status: Int(result.stdout) ?? 0, headers: headerMap,
+            body: try String(contentsOfFile: bodyFile, encoding: .utf8))
     }
 
     /// `POST /v1/activations` for a serial.
     func activate(_ serial: String, headers: [String] = [], dryRun: Bool = false) throws -> HTTPAnswer {
-        let body = dryRun ? #"{"deeplink": "mybank://activate?serialNumber=\#(serial)", "dryRun": true}"# : #"{"deeplink": "mybank://activate?serialNumber=\#(serial)"}"#
+        let body =
+            dryRun
+            ? #"{"deeplink": "mybank://activate?serialNumber=\#(serial)", "dryRun": true}"#
+            : #"{"deeplink": "mybank://activate?serialNumber=\#(serial)"}"#
         return try request("POST", "/v1/activations", body: body, headers: headers)
     }
 

@@ -19,7 +19,8 @@ struct TestCertificates {
     }
 
     enum ServerCertificate: String {
-        case valid, expired, otherHost = "other-host"
+        case valid, expired
+        case otherHost = "other-host"
     }
 
     init() throws {
@@ -31,26 +32,38 @@ struct TestCertificates {
         try sign("server", as: "valid", subject: "/CN=127.0.0.1", extensions: loopback, days: "2")
         // notAfter one day before notBefore: expired from the start.
         try sign("server", as: "expired", subject: "/CN=127.0.0.1", extensions: loopback, days: "-1")
-        try sign("server", as: "other-host", subject: "/CN=tmp.example.com", extensions: "subjectAltName=DNS:tmp.example.com", days: "2")
+        try sign(
+            "server", as: "other-host", subject: "/CN=tmp.example.com",
+            extensions: "subjectAltName=DNS:tmp.example.com", days: "2")
         try makeKey("client")
-        try sign("client", as: "client", subject: "/CN=tokenctl client", extensions: "extendedKeyUsage=clientAuth", days: "2")
+        try sign(
+            "client", as: "client", subject: "/CN=tokenctl client", extensions: "extendedKeyUsage=clientAuth", days: "2"
+        )
         chmod(clientKey, 0o600)
     }
 
     private func makeCA(_ name: String) throws {
-        try openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-                     "-keyout", "\(name).key", "-out", "\(name).pem", "-days", "2", "-subj", "/CN=tokenctl test \(name)"])
+        try openssl([
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+            "-keyout", "\(name).key", "-out", "\(name).pem", "-days", "2", "-subj", "/CN=tokenctl test \(name)",
+        ])
     }
 
     private func makeKey(_ name: String) throws {
-        try openssl(["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-                     "-keyout", "\(name).key", "-out", "\(name).csr", "-subj", "/CN=\(name)"])
+        try openssl([
+            "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+            "-keyout", "\(name).key", "-out", "\(name).csr", "-subj", "/CN=\(name)",
+        ])
     }
 
     private func sign(_ key: String, as name: String, subject: String, extensions: String, days: String) throws {
-        _ = FileManager.default.createFile(atPath: directory.file("\(name).ext"), contents: Data((extensions + "\n").utf8))
-        try openssl(["x509", "-req", "-in", "\(key).csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-set_serial", "\(Int.random(in: 1...1_000_000))",
-                     "-subj", subject, "-days", days, "-extfile", "\(name).ext", "-out", "\(name).pem"])
+        _ = FileManager.default.createFile(
+            atPath: directory.file("\(name).ext"), contents: Data((extensions + "\n").utf8))
+        try openssl([
+            "x509", "-req", "-in", "\(key).csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-set_serial",
+            "\(Int.random(in: 1...1_000_000))",
+            "-subj", subject, "-days", days, "-extfile", "\(name).ext", "-out", "\(name).pem",
+        ])
     }
 
     /// stderr goes to a file, not a pipe: a child started meanwhile by another test could
@@ -58,7 +71,8 @@ struct TestCertificates {
     private func openssl(_ arguments: [String]) throws {
         let log = directory.file("openssl.log")
         _ = FileManager.default.createFile(atPath: log, contents: nil)
-        let (process, output) = try SpawnedProcess.reading("/usr/bin/env", ["openssl"] + arguments, directory: directory.path, errorFile: log)
+        let (process, output) = try SpawnedProcess.reading(
+            "/usr/bin/env", ["openssl"] + arguments, directory: directory.path, errorFile: log)
         _ = output.readDataToEndOfFile()
         process.waitUntilExit()
         let message = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
@@ -74,10 +88,14 @@ final class TLSEndpoint {
     var baseURL: String { "https://127.0.0.1:\(port)" }
 
     init(certificate: String, key: String, upstreamPort: Int, clientCA: String? = nil) throws {
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/tls_terminator.py").path
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "Fixtures/tls_terminator.py"
+        ).path
         let output: FileHandle
-        (process, output) = try SpawnedProcess.reading("/usr/bin/env", ["python3", script, "--cert", certificate, "--key", key, "--upstream", "\(upstreamPort)"]
-            + (clientCA.map { ["--client-ca", $0] } ?? []))
+        (process, output) = try SpawnedProcess.reading(
+            "/usr/bin/env",
+            ["python3", script, "--cert", certificate, "--key", key, "--upstream", "\(upstreamPort)"]
+                + (clientCA.map { ["--client-ca", $0] } ?? []))
         var line = Data()
         while let byte = try output.read(upToCount: 1), let first = byte.first, first != UInt8(ascii: "\n") {
             line.append(first)

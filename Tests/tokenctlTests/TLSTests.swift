@@ -15,10 +15,13 @@ import Testing
         try harness.add("SN1", "DAPL1")
     }
 
-    func endpoint(_ kind: TestCertificates.ServerCertificate = .valid, requireClientCertificate: Bool = false) throws -> TLSEndpoint {
+    func endpoint(
+        _ kind: TestCertificates.ServerCertificate = .valid, requireClientCertificate: Bool = false
+    ) throws -> TLSEndpoint {
         let server = certificates.server(kind)
-        return try TLSEndpoint(certificate: server.certificate, key: server.key, upstreamPort: harness.sandbox.port,
-                               clientCA: requireClientCertificate ? certificates.ca : nil)
+        return try TLSEndpoint(
+            certificate: server.certificate, key: server.key, upstreamPort: harness.sandbox.port,
+            clientCA: requireClientCertificate ? certificates.ca : nil)
     }
 
     func activate(through endpoint: TLSEndpoint, _ tls: [String: String]) throws -> CLIResult {
@@ -36,85 +39,100 @@ import Testing
     }
 
     @Test func aValidChainFromTheConfiguredCAIsAccepted() async throws {
-        defer { Task { try await harness.stop() } }
-        let endpoint = try endpoint()
-        let result = try activate(through: endpoint, ["CA_FILE": certificates.ca])
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.outcome == "APPROVED")
-        #expect(harness.sandbox.activationRequestCount == 1)
+        try await withTeardown({ try await harness.stop() }) {
+            let endpoint = try endpoint()
+            let result = try activate(through: endpoint, ["CA_FILE": certificates.ca])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.outcome == "APPROVED")
+            #expect(harness.sandbox.activationRequestCount == 1)
+        }
     }
 
     @Test func anUnknownCAIsRefusedAndNothingIsSent() async throws {
-        defer { Task { try await harness.stop() } }
-        let endpoint = try endpoint()
-        expectRefused(try activate(through: endpoint, ["CA_FILE": certificates.otherCA]), mentioning: "certificate")
-        // The system's trust store does not know the test CA either.
-        expectRefused(try activate(through: endpoint, [:]), mentioning: "certificate")
-        #expect(try harness.auditEntries().map { $0["errorCode"] as? String } == ["tmp.tls", "tmp.tls"])
-        #expect(try harness.state("SN1") == ["requiresActivation"])
+        try await withTeardown({ try await harness.stop() }) {
+            let endpoint = try endpoint()
+            expectRefused(try activate(through: endpoint, ["CA_FILE": certificates.otherCA]), mentioning: "certificate")
+            // The system's trust store does not know the test CA either.
+            expectRefused(try activate(through: endpoint, [:]), mentioning: "certificate")
+            #expect(try harness.auditEntries().map { $0["errorCode"] as? String } == ["tmp.tls", "tmp.tls"])
+            #expect(try harness.state("SN1") == ["requiresActivation"])
+        }
     }
 
     @Test func anExpiredCertificateIsRefused() async throws {
-        defer { Task { try await harness.stop() } }
-        let endpoint = try endpoint(.expired)
-        expectRefused(try activate(through: endpoint, ["CA_FILE": certificates.ca]), mentioning: "expired")
+        try await withTeardown({ try await harness.stop() }) {
+            let endpoint = try endpoint(.expired)
+            expectRefused(try activate(through: endpoint, ["CA_FILE": certificates.ca]), mentioning: "expired")
+        }
     }
 
     @Test func aHostNameMismatchIsRefused() async throws {
-        defer { Task { try await harness.stop() } }
-        let endpoint = try endpoint(.otherHost)
-        expectRefused(try activate(through: endpoint, ["CA_FILE": certificates.ca]), mentioning: "127.0.0.1")
+        try await withTeardown({ try await harness.stop() }) {
+            let endpoint = try endpoint(.otherHost)
+            expectRefused(try activate(through: endpoint, ["CA_FILE": certificates.ca]), mentioning: "127.0.0.1")
+        }
     }
 
     @Test func aServerRequiringAClientCertificateAcceptsOursAndRefusesNone() async throws {
-        defer { Task { try await harness.stop() } }
-        let endpoint = try endpoint(requireClientCertificate: true)
-        // The refusal comes as a TLS alert or, when the connection closes first, without one.
-        expectRefused(try activate(through: endpoint, ["CA_FILE": certificates.ca]), mentioning: "certificate")
-        let result = try activate(through: endpoint, [
-            "CA_FILE": certificates.ca, "CLIENT_CERT_FILE": certificates.clientCertificate, "CLIENT_KEY_FILE": certificates.clientKey,
-        ])
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(harness.sandbox.activationRequestCount == 1)
+        try await withTeardown({ try await harness.stop() }) {
+            let endpoint = try endpoint(requireClientCertificate: true)
+            // The refusal comes as a TLS alert or, when the connection closes first, without one.
+            expectRefused(try activate(through: endpoint, ["CA_FILE": certificates.ca]), mentioning: "certificate")
+            let result = try activate(
+                through: endpoint,
+                [
+                    "CA_FILE": certificates.ca, "CLIENT_CERT_FILE": certificates.clientCertificate,
+                    "CLIENT_KEY_FILE": certificates.clientKey,
+                ])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(harness.sandbox.activationRequestCount == 1)
+        }
     }
 
     @Test func anUnusableClientKeyIsAConfigurationError() async throws {
-        defer { Task { try await harness.stop() } }
-        let endpoint = try endpoint(requireClientCertificate: true)
-        let cli = harness.cli
-        let garbage = cli.write("garbage.key", "not a key\n")
-        chmod(garbage, 0o600)
-        let loose = cli.write("loose.key", try String(contentsOfFile: certificates.clientKey, encoding: .utf8))
-        chmod(loose, 0o644)
-        let otherKey = cli.write("other.key", try String(contentsOfFile: certificates.server(.valid).key, encoding: .utf8))
-        chmod(otherKey, 0o600)
-        let cases: [(key: String, certificate: String?, code: String, words: String)] = [
-            (cli.directory.file("absent.key"), certificates.clientCertificate, "config.fileUnreadable", "no such file"),
-            (cli.directory.path, certificates.clientCertificate, "config.fileUnreadable", "is a directory"),
-            (garbage, certificates.clientCertificate, "config.fileInvalid", "pem holding a private key"),
-            (loose, certificates.clientCertificate, "config.secretPermissions", "chmod 600"),
-            (certificates.clientKey, nil, "config.secretMissing", "needs its certificate"),
-            // PEM of the right kind, but not the certificate's key: the TLS library refuses it.
-            (otherKey, certificates.clientCertificate, "config.tlsFiles", "key"),
-        ]
-        for (key, certificate, code, words) in cases {
-            var tls = ["CA_FILE": certificates.ca, "CLIENT_KEY_FILE": key]
-            tls["CLIENT_CERT_FILE"] = certificate
-            let result = try activate(through: endpoint, tls)
-            #expect(result.status == 78, "\(key): \(result.stderr)")
-            #expect(result.errorCode == code, "\(key): \(result.stdout)")
-            #expect(result.stderr.lowercased().contains(words), "\(key): \(result.stderr)")
+        try await withTeardown({ try await harness.stop() }) {
+            let endpoint = try endpoint(requireClientCertificate: true)
+            let cli = harness.cli
+            let garbage = cli.write("garbage.key", "not a key\n")
+            chmod(garbage, 0o600)
+            let loose = cli.write("loose.key", try String(contentsOfFile: certificates.clientKey, encoding: .utf8))
+            chmod(loose, 0o644)
+            let otherKey = cli.write(
+                "other.key", try String(contentsOfFile: certificates.server(.valid).key, encoding: .utf8))
+            chmod(otherKey, 0o600)
+            let cases: [(key: String, certificate: String?, code: String, words: String)] = [
+                (
+                    cli.directory.file("absent.key"), certificates.clientCertificate, "config.fileUnreadable",
+                    "no such file"
+                ),
+                (cli.directory.path, certificates.clientCertificate, "config.fileUnreadable", "is a directory"),
+                (garbage, certificates.clientCertificate, "config.fileInvalid", "pem holding a private key"),
+                (loose, certificates.clientCertificate, "config.secretPermissions", "chmod 600"),
+                (certificates.clientKey, nil, "config.secretMissing", "needs its certificate"),
+                // PEM of the right kind, but not the certificate's key: the TLS library refuses it.
+                (otherKey, certificates.clientCertificate, "config.tlsFiles", "key"),
+            ]
+            for (key, certificate, code, words) in cases {
+                var tls = ["CA_FILE": certificates.ca, "CLIENT_KEY_FILE": key]
+                tls["CLIENT_CERT_FILE"] = certificate
+                let result = try activate(through: endpoint, tls)
+                #expect(result.status == 78, "\(key): \(result.stderr)")
+                #expect(result.errorCode == code, "\(key): \(result.stdout)")
+                #expect(result.stderr.lowercased().contains(words), "\(key): \(result.stderr)")
+            }
+            #expect(harness.sandbox.activationRequestCount == 0)
+            #expect(try harness.state("SN1") == ["requiresActivation"])
         }
-        #expect(harness.sandbox.activationRequestCount == 0)
-        #expect(try harness.state("SN1") == ["requiresActivation"])
     }
 
     @Test func anUnreadableCAFileIsAConfigurationError() async throws {
-        defer { Task { try await harness.stop() } }
-        let endpoint = try endpoint()
-        let result = try activate(through: endpoint, ["CA_FILE": harness.cli.write("ca.txt", "no certificates here\n")])
-        #expect(result.status == 78, "\(result.stderr)")
-        #expect(result.errorCode == "config.fileInvalid")
-        #expect(harness.sandbox.activationRequestCount == 0)
+        try await withTeardown({ try await harness.stop() }) {
+            let endpoint = try endpoint()
+            let result = try activate(
+                through: endpoint, ["CA_FILE": harness.cli.write("ca.txt", "no certificates here\n")])
+            #expect(result.status == 78, "\(result.stderr)")
+            #expect(result.errorCode == "config.fileInvalid")
+            #expect(harness.sandbox.activationRequestCount == 0)
+        }
     }
 }

@@ -15,12 +15,14 @@ final class TerminalSession: Sendable {
     private let arrivals = Mutex<[(at: ContinuousClock.Instant, length: Int)]>([])
 
     init(_ cli: CLI, _ arguments: [String]) throws {
-        let command = ([CLI.binary] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+        let command = ([CLI.binary] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+            .joined(separator: " ")
         process = try SpawnedProcess(
             executable: "/usr/bin/script", arguments: ["-qec", command, "/dev/null"],
             environment: cli.environment.merging(["TERM": "dumb", "SHELL": "/bin/sh"]) { $1 }, directory: nil,
             standardInput: input.fileHandleForReading.fileDescriptor,
-            standardOutput: output.fileHandleForWriting.fileDescriptor, standardError: output.fileHandleForWriting.fileDescriptor
+            standardOutput: output.fileHandleForWriting.fileDescriptor,
+            standardError: output.fileHandleForWriting.fileDescriptor
         )
         // The child's ends are the child's: the output ends when it does.
         try? input.fileHandleForReading.close()
@@ -42,7 +44,8 @@ final class TerminalSession: Sendable {
     /// When the end of `expected`'s first occurrence reached the terminal's reader.
     func arrival(of expected: String) -> ContinuousClock.Instant? {
         guard let range = text.range(of: expected) else { return nil }
-        let end = text.utf8.distance(from: text.utf8.startIndex, to: range.upperBound.samePosition(in: text.utf8) ?? text.utf8.endIndex)
+        let end = text.utf8.distance(
+            from: text.utf8.startIndex, to: range.upperBound.samePosition(in: text.utf8) ?? text.utf8.endIndex)
         return arrivals.withLock { $0.first { $0.length >= end }?.at }
     }
 

@@ -9,7 +9,9 @@ extension DeviceHarness {
     static let credentials = #"{"email":"alice@example.com","birthDate":"1990-01-31"}"#
 
     @discardableResult
-    func verification(_ arguments: String..., stdin: String? = nil, environment: [String: String] = [:]) throws -> CLIResult {
+    func verification(
+        _ arguments: String..., stdin: String? = nil, environment: [String: String] = [:]
+    ) throws -> CLIResult {
         try cli.run(["verification"] + arguments, stdin: stdin, environment: environment)
     }
 
@@ -45,7 +47,8 @@ extension DeviceHarness {
         #expect(try verification("consent", "--approve").status == 0)
         #expect(try verification("documents", "select", "ID_CARD", "PASSPORT").status == 0)
         let submitted = try verification(
-            "documents", "submit", "--id-card-front", image("front.jpg", marker: front), "--id-card-back", image("back.jpg", marker: back),
+            "documents", "submit", "--id-card-front", image("front.jpg", marker: front), "--id-card-back",
+            image("back.jpg", marker: back),
             "--passport", image("passport.jpg", marker: passport), "--json"
         )
         #expect(submitted.object["state"] as? String == "processing", "\(submitted.stderr)")

@@ -6,8 +6,16 @@ import Testing
     let cli = CLI()
 
     func addPair() throws {
-        #expect(try cli.run("wallet", "add", "--serial", "SN1234567890", "--device-account-id", "DAPL00000000001234", "--device", "iPhone", "--card-suffix", "1234").status == 0)
-        #expect(try cli.run("wallet", "add", "--serial", "SN1234567890", "--device-account-id", "DAPL00000000005678", "--device", "Watch").status == 0)
+        #expect(
+            try cli.run(
+                "wallet", "add", "--serial", "SN1234567890", "--device-account-id", "DAPL00000000001234", "--device",
+                "iPhone", "--card-suffix", "1234"
+            ).status == 0)
+        #expect(
+            try cli.run(
+                "wallet", "add", "--serial", "SN1234567890", "--device-account-id", "DAPL00000000005678", "--device",
+                "Watch"
+            ).status == 0)
     }
 
     @Test func addThenListShowsMaskedIdentifiers() throws {
@@ -25,13 +33,17 @@ import Testing
         try addPair()
         let masked = try #require(try cli.run("wallet", "list", "--json").json() as? [[String: Any]])
         #expect(masked.count == 2)
-        #expect(Set(masked[0].keys) == ["serialNumber", "deviceAccountIdentifier", "passTypeIdentifier", "state", "device", "cardSuffix"])
+        #expect(
+            Set(masked[0].keys) == [
+                "serialNumber", "deviceAccountIdentifier", "passTypeIdentifier", "state", "device", "cardSuffix",
+            ])
         #expect(masked[0]["serialNumber"] as? String == "SN12…7890")
         #expect(masked[0]["state"] as? String == "requiresActivation")
         #expect(masked[1]["cardSuffix"] is NSNull)
 
         let revealed = try #require(try cli.run("wallet", "list", "--json", "--reveal").json() as? [[String: Any]])
-        #expect(revealed.map { $0["deviceAccountIdentifier"] as? String } == ["DAPL00000000001234", "DAPL00000000005678"])
+        #expect(
+            revealed.map { $0["deviceAccountIdentifier"] as? String } == ["DAPL00000000001234", "DAPL00000000005678"])
         #expect(try cli.run("wallet", "list", "--json", "--state", "activated").stdout == "[]\n")
     }
 
@@ -88,10 +100,13 @@ import Testing
 
     @Test func addingAnExistingRecordExits65() throws {
         try addPair()
-        let duplicate = try cli.run("wallet", "add", "--serial", "SN1234567890", "--device-account-id", "DAPL00000000001234", "--device", "iPhone", "--json")
+        let duplicate = try cli.run(
+            "wallet", "add", "--serial", "SN1234567890", "--device-account-id", "DAPL00000000001234", "--device",
+            "iPhone", "--json")
         #expect(duplicate.status == 65)
         #expect((try duplicate.jsonObject()["error"] as? [String: Any])?["code"] as? String == "wallet.duplicate")
-        let conflict = try cli.run("wallet", "add", "--serial", "SN1234567890", "--device-account-id", "DAPL99", "--device", "Watch")
+        let conflict = try cli.run(
+            "wallet", "add", "--serial", "SN1234567890", "--device-account-id", "DAPL99", "--device", "Watch")
         #expect(conflict.status == 65)
         #expect(conflict.stderr.contains("wallet.conflict"))
     }
@@ -123,7 +138,9 @@ import Testing
         let config = cli.write("config.json", #"{"database": {"path": "from-config.sqlite"}}"#)
         var noDatabase = cli
         noDatabase.environment["TOKENCTL_DATABASE_PATH"] = nil
-        #expect(try noDatabase.run("--config", config, "wallet", "add", "--serial", "SN1", "--device-account-id", "DAPL1").status == 0)
+        #expect(
+            try noDatabase.run("--config", config, "wallet", "add", "--serial", "SN1", "--device-account-id", "DAPL1")
+                .status == 0)
         #expect(FileManager.default.fileExists(atPath: cli.directory.file("from-config.sqlite")))
         let after = try noDatabase.run("wallet", "list", "--config", config, "--json")
         #expect((try after.json() as? [Any])?.count == 1)

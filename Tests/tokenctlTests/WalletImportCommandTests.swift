@@ -21,22 +21,37 @@ import Testing
         #expect(first.stdout == "imported 3 rows: 3 new, 0 updated, 0 unchanged\n")
         let again = try cli.run("wallet", "import", file, "--json")
         #expect(again.stdout == "{\"rows\": 3, \"inserted\": 0, \"updated\": 0, \"unchanged\": 3, \"keptStates\": 0}\n")
-        let changed = try cli.run("wallet", "import", cli.write("changed.csv", "serialNumber,deviceAccountIdentifier,state\nSN1,DAPLSN1,activated\nSN9,DAPLSN9,\n"))
+        let changed = try cli.run(
+            "wallet", "import",
+            cli.write(
+                "changed.csv", "serialNumber,deviceAccountIdentifier,state\nSN1,DAPLSN1,activated\nSN9,DAPLSN9,\n"))
         #expect(changed.stdout == "imported 2 rows: 1 new, 1 updated, 0 unchanged\n")
         #expect(try count() == 4)
     }
 
     @Test func readsStandardInputWithAFormat() throws {
-        let result = try cli.run(["wallet", "import", "-", "--format", "jsonl"], stdin: #"{"serialNumber": "SN1", "deviceAccountIdentifier": "DAPL1"}"# + "\n")
+        let result = try cli.run(
+            ["wallet", "import", "-", "--format", "jsonl"],
+            stdin: #"{"serialNumber": "SN1", "deviceAccountIdentifier": "DAPL1"}"# + "\n")
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try count() == 1)
     }
 
     @Test(arguments: [
-        ("missing required field", "serialNumber,deviceAccountIdentifier\nSN1,DAPL1\nSN2,\n", 3, "deviceAccountIdentifier is required"),
+        (
+            "missing required field", "serialNumber,deviceAccountIdentifier\nSN1,DAPL1\nSN2,\n", 3,
+            "deviceAccountIdentifier is required"
+        ),
         ("unknown state", "serialNumber,deviceAccountIdentifier,state\nSN1,DAPL1,pending\n", 2, "state must be one of"),
-        ("over-long value", "serialNumber,deviceAccountIdentifier\nSN1,\(String(repeating: "A", count: 65))\n", 2, "deviceAccountIdentifier must be 1 to 64"),
-        ("duplicate serial and device", "serialNumber,deviceAccountIdentifier,device\nSN1,DAPL1,Watch\nSN2,DAPL2,Watch\nSN1,DAPL3,Watch\n", 4, "already bound to another device account id"),
+        (
+            "over-long value", "serialNumber,deviceAccountIdentifier\nSN1,\(String(repeating: "A", count: 65))\n", 2,
+            "deviceAccountIdentifier must be 1 to 64"
+        ),
+        (
+            "duplicate serial and device",
+            "serialNumber,deviceAccountIdentifier,device\nSN1,DAPL1,Watch\nSN2,DAPL2,Watch\nSN1,DAPL3,Watch\n", 4,
+            "already bound to another device account id"
+        ),
         ("bad quoting", "serialNumber,deviceAccountIdentifier\n\"SN1,DAPL1\n", 2, "a quoted value is not closed"),
     ])
     func aBadRowExits65WithItsLineAndWritesNothing(name: String, text: String, line: Int, reason: String) throws {
@@ -57,8 +72,10 @@ import Testing
     /// standard input (read once, row by row) and for a wallet that is not empty.
     @Test(arguments: [false, true])
     func aLabelBoundTwiceIntoAnEmptyWalletNamesItsLine(fromStandardInput: Bool) throws {
-        let text = "serialNumber,deviceAccountIdentifier,device\nSN1,DAPL1,Watch\nSN2,DAPL2,Watch\nSN2,DAPL2,iPhone\nSN1,DAPL3,Watch\n"
-        let result = fromStandardInput
+        let text =
+            "serialNumber,deviceAccountIdentifier,device\nSN1,DAPL1,Watch\nSN2,DAPL2,Watch\nSN2,DAPL2,iPhone\nSN1,DAPL3,Watch\n"
+        let result =
+            fromStandardInput
             ? try cli.run(["wallet", "import", "-", "--format", "csv"], stdin: text)
             : try cli.run("wallet", "import", cli.write("twice.csv", text))
         #expect(result.status == 65)
@@ -68,13 +85,15 @@ import Testing
 
         // The index is in place afterwards: a later record cannot take a bound label.
         #expect(try cli.run("wallet", "import", cli.write("good.csv", rows(3))).status == 0)
-        let taken = try cli.run("wallet", "add", "--serial", "SN1", "--device-account-id", "DAPLX", "--device", "iPhone")
+        let taken = try cli.run(
+            "wallet", "add", "--serial", "SN1", "--device-account-id", "DAPLX", "--device", "iPhone")
         #expect(taken.status != 0)
         #expect(try count() == 3)
     }
 
     @Test func invalidUTF8Exits65WithItsLine() throws {
-        let bytes = Data("serialNumber,deviceAccountIdentifier\nSN1,DAPL1\n".utf8) + Data([0xFF, 0xFE, 0x2C, 0x44, 0x0A])
+        let bytes =
+            Data("serialNumber,deviceAccountIdentifier\nSN1,DAPL1\n".utf8) + Data([0xFF, 0xFE, 0x2C, 0x44, 0x0A])
         let result = try cli.run(["wallet", "import", cli.write("bad.csv", bytes)])
         #expect(result.status == 65)
         #expect(result.stderr.contains("line 3: invalid UTF-8"))
@@ -111,7 +130,8 @@ import Testing
         // script(1) gives tokenctl a pseudo-terminal, as an operator's shell would.
         let file = cli.write("passes.csv", rows(100_000))
         let command = "\(CLI.binary) wallet import \(file)"
-        let (status, screen) = try runProgram("/usr/bin/script", ["-qec", command, "/dev/null"], environment: cli.environment)
+        let (status, screen) = try runProgram(
+            "/usr/bin/script", ["-qec", command, "/dev/null"], environment: cli.environment)
         #expect(status == 0, "\(screen)")
         #expect(screen.contains("importing ["))
         #expect(screen.contains("100%"))
@@ -150,7 +170,11 @@ import Testing
     /// in a value. The export doubles the quote, and importing the export gives the same rows.
     @Test func anExportWithAQuoteBeforeACombiningMarkImportsBack() throws {
         let cli = CLI()
-        let input = cli.write("in.csv", Data("serialNumber,deviceAccountIdentifier,passTypeIdentifier\r\n\"SN,\"\"\u{0653}%3\"\"\",IDa,2APpymentpaSN9\r\n".utf8))
+        let input = cli.write(
+            "in.csv",
+            Data(
+                "serialNumber,deviceAccountIdentifier,passTypeIdentifier\r\n\"SN,\"\"\u{0653}%3\"\"\",IDa,2APpymentpaSN9\r\n"
+                    .utf8))
         let first = try cli.run("--database", cli.directory.file("w.sqlite"), "wallet", "import", input)
         #expect(first.status == 0, "\(first.stderr)")
         let exported = try cli.run("--database", cli.directory.file("w.sqlite"), "wallet", "export", "--reveal")
@@ -160,7 +184,9 @@ import Testing
         #expect(second.status == 0, "\(second.stderr)")
         let again = try cli.run("--database", cli.directory.file("w2.sqlite"), "wallet", "export", "--reveal")
         #expect(again.stdout == exported.stdout)
-        let rows = try #require(try cli.run("--database", cli.directory.file("w2.sqlite"), "wallet", "list", "--json", "--reveal").json() as? [[String: Any]])
+        let rows = try #require(
+            try cli.run("--database", cli.directory.file("w2.sqlite"), "wallet", "list", "--json", "--reveal").json()
+                as? [[String: Any]])
         #expect(rows.first?["serialNumber"] as? String == "SN,\"\u{0653}%3\"")
     }
 }

@@ -1,8 +1,9 @@
-@testable import TokenctlConfiguration
 import Dispatch
 import ErrorCodes
 import Foundation
 import TokenActivation
+
+@testable import TokenctlConfiguration
 
 // libFuzzer entry point for the configuration loader (`make fuzz`): the input is written
 // as the file named by --config and loaded with SettingsLoader, as every command does.
@@ -21,7 +22,9 @@ private let path: String = {
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzConfiguration(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     // Written in place (no temporary file, no fsync): the file only has to hold the input.
-    do { try Data(bytes: data, count: size).write(to: URL(fileURLWithPath: path)) } catch { preconditionFailure("\(error)") }
+    do { try Data(bytes: data, count: size).write(to: URL(fileURLWithPath: path)) } catch {
+        preconditionFailure("\(error)")
+    }
     let outcome = Outcome()
     let done = DispatchSemaphore(value: 0)
     Task {
@@ -38,11 +41,15 @@ public func fuzzConfiguration(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt
         precondition(settings.database.busyTimeoutMilliseconds >= 0)
         precondition(settings.tmp.connectTimeoutMilliseconds >= 1 && settings.tmp.timeoutMilliseconds >= 1)
         precondition(settings.tmp.retry.attempts >= 1 && settings.tmp.retry.backoffMilliseconds.allSatisfy { $0 >= 0 })
-        precondition(!settings.deeplinkFormats.isEmpty && settings.deeplinkFormats.allSatisfy { DeeplinkFormat($0.description) == $0 })
+        precondition(
+            !settings.deeplinkFormats.isEmpty
+                && settings.deeplinkFormats.allSatisfy { DeeplinkFormat($0.description) == $0 })
         precondition(!settings.onboarding.instanceID.isEmpty)
     case .failure(let error as ConfigurationError):
         precondition(error.code.rawValue.hasPrefix("config."), "code \(error.code.rawValue)")
-        precondition(error.message.contains(path) || error.message.contains("environment"), "the message does not name the file: \(error.message)")
+        precondition(
+            error.message.contains(path) || error.message.contains("environment"),
+            "the message does not name the file: \(error.message)")
     case .failure(let error):
         preconditionFailure("not a ConfigurationError: \(error)")
     case nil:

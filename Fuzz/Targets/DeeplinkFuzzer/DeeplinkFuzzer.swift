@@ -4,7 +4,8 @@
 // Properties: parsing never crashes, and whatever parses prints to a canonical deeplink
 // that parses back to the same value.
 
-private let parser = DeeplinkParser(formats: ["mybank://activate", "otherbank://wallet/activate"].compactMap(DeeplinkFormat.init))
+private let parser = DeeplinkParser(
+    formats: ["mybank://activate", "otherbank://wallet/activate"].compactMap(DeeplinkFormat.init))
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzDeeplink(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

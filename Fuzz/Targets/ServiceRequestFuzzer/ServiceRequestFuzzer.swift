@@ -1,6 +1,7 @@
 import Foundation
-@testable import ServiceAPI
 import TokenActivation
+
+@testable import ServiceAPI
 
 // libFuzzer entry point for the service's request decoder (`make fuzz`): the first byte
 // picks the part (a JSON activation body, a batch body split into NDJSON lines, an
@@ -33,7 +34,9 @@ public func fuzzServiceRequest(_ data: UnsafePointer<UInt8>, _ size: Int) -> CIn
     case 2:
         let text = String(decoding: bytes, as: UTF8.self)
         if let key = try? ActivationRequest.idempotencyKey(text) {
-            precondition((1...255).contains(key.utf8.count) && key.utf8.allSatisfy { (0x21...0x7E).contains($0) }, "a bad Idempotency-Key was accepted")
+            precondition(
+                (1...255).contains(key.utf8.count) && key.utf8.allSatisfy { (0x21...0x7E).contains($0) },
+                "a bad Idempotency-Key was accepted")
         }
     default:
         let text = String(decoding: bytes, as: UTF8.self)
@@ -42,7 +45,8 @@ public func fuzzServiceRequest(_ data: UnsafePointer<UInt8>, _ size: Int) -> CIn
             return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
         }
         if let request = try? AuditQuery.request(parameters) {
-            precondition((1...AuditQuery.maximumLimit).contains(request.limit), "an audit limit out of range was accepted")
+            precondition(
+                (1...AuditQuery.maximumLimit).contains(request.limit), "an audit limit out of range was accepted")
             precondition(request.before.map { $0 >= 1 } ?? true, "a before id out of range was accepted")
             // The next page's query reads back as the same request.
             let next = request.nextPage(before: 7).split(separator: "&").map { pair -> (String, String) in
@@ -50,7 +54,9 @@ public func fuzzServiceRequest(_ data: UnsafePointer<UInt8>, _ size: Int) -> CIn
                 return (String(parts[0]), parts.count > 1 ? (String(parts[1]).removingPercentEncoding ?? "") : "")
             }
             let again = try? AuditQuery.request(next)
-            precondition(again?.filter == request.filter && again?.limit == request.limit && again?.before == 7, "the next page's link does not read back")
+            precondition(
+                again?.filter == request.filter && again?.limit == request.limit && again?.before == 7,
+                "the next page's link does not read back")
         }
     }
     return 0

@@ -1,5 +1,6 @@
-@testable import TokenActivation
 import HTTPTransport
+
+@testable import TokenActivation
 
 // libFuzzer entry point for the TMP response decoder (`make fuzz`). The first two bytes
 // pick the HTTP status (100–599), the rest is the body.
@@ -7,7 +8,9 @@ import HTTPTransport
 // error code is a documented one and keeps the HTTP status; the last four digits are
 // four ASCII digits or absent; a comment is at most 256 characters without controls.
 
-private let codes: Set<String> = ["tmp.redirect", "tmp.serverError", "tmp.unexpectedStatus", "tmp.invalidBody", "tmp.unknownStatus"]
+private let codes: Set<String> = [
+    "tmp.redirect", "tmp.serverError", "tmp.unexpectedStatus", "tmp.invalidBody", "tmp.unknownStatus",
+]
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzTMPAnswer(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
@@ -22,7 +25,9 @@ public func fuzzTMPAnswer(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     case .unknown:
         precondition((500..<600).contains(status) && answer.error?.code.rawValue == "tmp.serverError")
     case .error:
-        precondition(codes.contains(answer.error?.code.rawValue ?? ""), "undocumented code \(answer.error?.code.rawValue ?? "nil")")
+        precondition(
+            codes.contains(answer.error?.code.rawValue ?? ""),
+            "undocumented code \(answer.error?.code.rawValue ?? "nil")")
     default:
         preconditionFailure("outcome \(answer.outcome) from an HTTP answer")
     }
@@ -31,7 +36,10 @@ public func fuzzTMPAnswer(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     if let comment = answer.comment {
         precondition(comment.count <= TMPAnswer.maximumCommentLength)
-        precondition(!comment.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F || ($0.value >= 0x80 && $0.value < 0xA0) })
+        precondition(
+            !comment.unicodeScalars.contains {
+                $0.value < 0x20 || $0.value == 0x7F || ($0.value >= 0x80 && $0.value < 0xA0)
+            })
     }
     return 0
 }

@@ -1,5 +1,6 @@
 import Foundation
-@testable import WalletModel
+
+@testable import TransparencyLog
 
 // libFuzzer entry point for what the transparency log reads from outside (`make fuzz`):
 // checkpoints, signed notes, tlog-proof files, verifier keys, inclusion and consistency
@@ -11,7 +12,8 @@ import Foundation
 
 /// A fixed key (golang.org/x/mod's sumdb/note test key), so that inputs signed by it (in the
 /// seed corpus) reach the signature and proof checks.
-private let signer = try! NoteSigner(signerKey: "PRIVATE+KEY+PeterNeumann+c74f20a3+AYEKFALVFGyNhPJEMzD1QIDr+Y7hfZx09iUvxdXHKDFz")
+private let signer = try! NoteSigner(
+    signerKey: "PRIVATE+KEY+PeterNeumann+c74f20a3+AYEKFALVFGyNhPJEMzD1QIDr+Y7hfZx09iUvxdXHKDFz")
 
 /// A witness key of a fixed seed (0, 1, … 31), and the checkpoint it is asked to cosign.
 private let witness = try! Cosignature.Signer(name: "witness.example/w1", seed: Array(0..<32))
@@ -36,10 +38,16 @@ public func fuzzTransparencyLog(_ data: UnsafePointer<UInt8>, _ size: Int) -> CI
         precondition(verifier.verifierKey == text, "an accepted verifier key does not write back to its text")
     }
     _ = try? Cosignature.Verifier(verifierKey: text)
-    if case .cosigned(let signature, let time) = WitnessExchange.answer(status: 200, body: bytes, checkpoint: cosigned, witness: witness.verifier) {
-        precondition(witness.verifier.time(of: signature, on: cosigned) == time, "a cosignature was read that the witness's key did not make")
+    if case .cosigned(let signature, let time) = WitnessExchange.answer(
+        status: 200, body: bytes, checkpoint: cosigned, witness: witness.verifier)
+    {
+        precondition(
+            witness.verifier.time(of: signature, on: cosigned) == time,
+            "a cosignature was read that the witness's key did not make")
     }
-    if case .conflict(let size) = WitnessExchange.answer(status: 409, body: bytes, checkpoint: cosigned, witness: witness.verifier) {
+    if case .conflict(let size) = WitnessExchange.answer(
+        status: 409, body: bytes, checkpoint: cosigned, witness: witness.verifier)
+    {
         precondition(text == "\(size)\n", "a conflict was read whose body is not its size")
     }
     // The bytes as a proof: the first two give the sizes, the rest 32-byte hashes.
@@ -47,8 +55,10 @@ public func fuzzTransparencyLog(_ data: UnsafePointer<UInt8>, _ size: Int) -> CI
         let size1 = UInt64(bytes[0]), size2 = UInt64(bytes[1])
         let hashes = stride(from: 2, to: bytes.count - 31, by: 32).map { Array(bytes[$0..<($0 + 32)]) }
         let root = hashes.first ?? MerkleHash.emptyTree
-        _ = try? MerkleProof.verifyInclusion(index: size1, size: size2, leafHash: root, proof: Array(hashes.dropFirst()), root: root)
-        _ = try? MerkleProof.verifyConsistency(size1: size1, size2: size2, root1: root, root2: root, proof: Array(hashes.dropFirst()))
+        _ = try? MerkleProof.verifyInclusion(
+            index: size1, size: size2, leafHash: root, proof: Array(hashes.dropFirst()), root: root)
+        _ = try? MerkleProof.verifyConsistency(
+            size1: size1, size2: size2, root1: root, root2: root, proof: Array(hashes.dropFirst()))
     }
     return 0
 }

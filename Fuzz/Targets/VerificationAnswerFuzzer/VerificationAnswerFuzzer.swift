@@ -13,7 +13,10 @@ public func fuzzVerificationAnswer(_ data: UnsafePointer<UInt8>, _ size: Int) ->
         if let last = try? VerificationProcess.lastStatus(object) {
             switch VerificationStateTable.cell(phase: last.phase, status: last.status) {
             case .state(let state): precondition(!state.name.isEmpty)
-            case .empty: precondition(VerificationError.unexpectedState(phase: last.phase, status: last.status).code == .verificationUnexpectedState)
+            case .empty:
+                precondition(
+                    VerificationError.unexpectedState(phase: last.phase, status: last.status).code
+                        == .verificationUnexpectedState)
             case .documents: break
             }
         }
@@ -25,7 +28,9 @@ public func fuzzVerificationAnswer(_ data: UnsafePointer<UInt8>, _ size: Int) ->
             }
         }
     } catch let error as OnboardingError {
-        precondition(["onboarding.protocol", "onboarding.serverError"].contains(error.code.rawValue), "undocumented code \(error.code.rawValue)")
+        precondition(
+            ["onboarding.protocol", "onboarding.serverError"].contains(error.code.rawValue),
+            "undocumented code \(error.code.rawValue)")
     } catch {
         preconditionFailure("an error outside the contract: \(error)")
     }

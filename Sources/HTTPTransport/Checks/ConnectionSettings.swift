@@ -8,7 +8,8 @@ public struct ConnectionSettings: Sendable, Equatable {
     public var timeoutMilliseconds: Int
     public var tls: TLSFiles
 
-    public init(baseURL: String, connectTimeoutMilliseconds: Int, timeoutMilliseconds: Int, tls: TLSFiles = TLSFiles()) {
+    public init(baseURL: String, connectTimeoutMilliseconds: Int, timeoutMilliseconds: Int, tls: TLSFiles = TLSFiles())
+    {
         self.baseURL = baseURL
         self.connectTimeoutMilliseconds = connectTimeoutMilliseconds
         self.timeoutMilliseconds = timeoutMilliseconds

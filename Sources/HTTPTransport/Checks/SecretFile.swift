@@ -6,14 +6,20 @@ public enum SecretFile {
     /// Refuses a file that group or others may read, with the command that fixes it.
     public static func checkPrivate(_ path: String, key: String) throws(ConfigurationError) {
         var info = stat()
-        guard stat(path, &info) == 0 else { throw .fileUnreadable(key: key, path: path, reason: String(cString: strerror(errno)), isSecret: true) }
+        guard stat(path, &info) == 0 else {
+            throw .fileUnreadable(key: key, path: path, reason: String(cString: strerror(errno)), isSecret: true)
+        }
         guard info.st_mode & 0o077 == 0 else { throw .secretPermissions(path, key: key) }
     }
 
     /// The file's text (UTF-8), at most `limit` bytes of it.
-    public static func read(_ path: String, key: String, limit: Int, isSecret: Bool) throws(ConfigurationError) -> String {
+    public static func read(
+        _ path: String, key: String, limit: Int, isSecret: Bool
+    ) throws(ConfigurationError) -> String {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw .fileUnreadable(key: key, path: path, reason: String(cString: strerror(errno)), isSecret: isSecret) }
+        guard descriptor >= 0 else {
+            throw .fileUnreadable(key: key, path: path, reason: String(cString: strerror(errno)), isSecret: isSecret)
+        }
         defer { close(descriptor) }
         var bytes = [UInt8](repeating: 0, count: limit)
         var count = 0
@@ -21,7 +27,8 @@ public enum SecretFile {
             let got = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + count, limit - count) }
             if got < 0 {
                 if errno == EINTR { continue }
-                throw .fileUnreadable(key: key, path: path, reason: String(cString: strerror(errno)), isSecret: isSecret)
+                throw .fileUnreadable(
+                    key: key, path: path, reason: String(cString: strerror(errno)), isSecret: isSecret)
             }
             if got == 0 { break }
             count += got
@@ -36,7 +43,9 @@ public enum SecretFile {
     /// from the environment variable; trailing white space removed.
     ///
     /// - Returns: nil when neither gives one.
-    public static func secret(file: String?, key: String, variable: String, environment: [String: String]) throws(ConfigurationError) -> String? {
+    public static func secret(
+        file: String?, key: String, variable: String, environment: [String: String]
+    ) throws(ConfigurationError) -> String? {
         if let path = file {
             try checkPrivate(path, key: key)
             let value = try read(path, key: key, limit: 8192, isSecret: true).trimmingTrailingWhitespace

@@ -21,7 +21,8 @@ public struct TLSFiles: Sendable, Equatable {
     /// - Parameter prefix: the configuration keys' prefix, such as `tmp.tls`, for messages.
     /// - Throws: ``ConfigurationError`` naming the key and the file.
     public func check(keyPrefix prefix: String) throws(ConfigurationError) {
-        let caKey = prefix + ".ca-file", certificateKey = prefix + ".client-cert-file", keyKey = prefix + ".client-key-file"
+        let caKey = prefix + ".ca-file", certificateKey = prefix + ".client-cert-file",
+            keyKey = prefix + ".client-key-file"
         if let path = caFile {
             try Self.expectPEM(path, key: caKey, containing: "CERTIFICATE", kind: "certificates")
         }
@@ -37,7 +38,9 @@ public struct TLSFiles: Sendable, Equatable {
         }
     }
 
-    private static func expectPEM(_ path: String, key: String, containing label: String, kind: String) throws(ConfigurationError) {
+    private static func expectPEM(
+        _ path: String, key: String, containing label: String, kind: String
+    ) throws(ConfigurationError) {
         let contents = try SecretFile.read(path, key: key, limit: 1 << 20, isSecret: false)
         guard contents.contains("-----BEGIN "), contents.contains(label + "-----") else {
             throw .fileInvalid(key: key, path: path, expected: "PEM holding \(kind)")

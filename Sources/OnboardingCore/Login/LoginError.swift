@@ -22,14 +22,20 @@ public struct LoginError: GuidedError, Equatable {
     }
 
     /// `login delete` with no user.
-    public static let noUser = LoginError(.loginNoUser, "this installation has no PIN login user", nextStep: .registerLogin)
+    public static let noUser = LoginError(
+        .loginNoUser, "this installation has no PIN login user", nextStep: .registerLogin)
 
     static func wrongState(_ step: LoginStep, state: LoginUserState?) -> LoginError {
         guard let state else { return .noUser }
         if step == .register {
-            return LoginError(.loginUserExists, "this installation already has a PIN login user (\(state.rawValue)); one user per installation", nextStep: .deleteLogin)
+            return LoginError(
+                .loginUserExists,
+                "this installation already has a PIN login user (\(state.rawValue)); one user per installation",
+                nextStep: .deleteLogin)
         }
-        return LoginError(.loginWrongState, "`login \(step.rawValue)` needs another state; the user is \(state.rawValue)", nextStep: LoginStep.nextStep(from: state))
+        return LoginError(
+            .loginWrongState, "`login \(step.rawValue)` needs another state; the user is \(state.rawValue)",
+            nextStep: LoginStep.nextStep(from: state))
     }
 
     static func transport(_ error: TransportError, server: String) -> LoginError {

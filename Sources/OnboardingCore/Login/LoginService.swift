@@ -50,15 +50,22 @@ public struct LoginService: Sendable {
         return try await withUser(.register) { user, client, store in
             let discovery = try await client.discover()
             let accessCode = try await client.accessCode()
-            let answer = try await client.send(MIRACLRequests.register(discovery: discovery, clientID: settings.clientID, userID: identity, deviceName: deviceName, accessCode: accessCode))
+            let answer = try await client.send(
+                MIRACLRequests.register(
+                    discovery: discovery, clientID: settings.clientID, userID: identity, deviceName: deviceName,
+                    accessCode: accessCode))
             try Self.checkRegistration(answer)
             let now = clock()
             let registered = LoginUser(
                 identity: identity, deviceName: deviceName,
-                mpinID: try client.require(answer, "mpinId", step: "registration"), regOTT: try client.require(answer, "regOTT", step: "registration"),
-                state: .startedRegistration, secret: nil, discovery: discovery, failedAttempts: 0, lastLoginAt: nil, lastLoginAnswer: nil, createdAt: now
+                mpinID: try client.require(answer, "mpinId", step: "registration"),
+                regOTT: try client.require(answer, "regOTT", step: "registration"),
+                state: .startedRegistration, secret: nil, discovery: discovery, failedAttempts: 0, lastLoginAt: nil,
+                lastLoginAnswer: nil, createdAt: now
             )
-            guard MPin.Hex.decode(registered.mpinID) != nil else { throw LoginError(.loginProtocol, "registration answered an mpinId that is not hex") }
+            guard MPin.Hex.decode(registered.mpinID) != nil else {
+                throw LoginError(.loginProtocol, "registration answered an mpinId that is not hex")
+            }
             try LoginStore(store: store).save(registered, instanceID: instanceID)
             logger.info("login.registered", metadata: ["state": "\(registered.state.rawValue)"])
             return loginStatus(registered)
@@ -71,9 +78,11 @@ public struct LoginService: Sendable {
         return try await withUser(.resendEmail) { user, client, store in
             guard var user else { throw LoginError.wrongState(.resendEmail, state: nil) }
             let accessCode = try await client.accessCode()
-            let answer = try await client.send(MIRACLRequests.register(
-                discovery: user.discovery, clientID: settings.clientID, userID: user.identity, deviceName: user.deviceName,
-                accessCode: accessCode, resend: (user.mpinID, user.regOTT)))
+            let answer = try await client.send(
+                MIRACLRequests.register(
+                    discovery: user.discovery, clientID: settings.clientID, userID: user.identity,
+                    deviceName: user.deviceName,
+                    accessCode: accessCode, resend: (user.mpinID, user.regOTT)))
             try Self.checkRegistration(answer)
             user.regOTT = try client.require(answer, "regOTT", step: "resend")
             try LoginStore(store: store).save(user, instanceID: instanceID)
@@ -87,17 +96,26 @@ public struct LoginService: Sendable {
         try settings.checkConnection()
         return try await withUser(.confirm) { user, client, store in
             guard var user else { throw LoginError.wrongState(.confirm, state: nil) }
-            let first = try await client.send(MIRACLRequests.signature(discovery: user.discovery, clientID: settings.clientID, mpinID: user.mpinID, regOTT: user.regOTT))
+            let first = try await client.send(
+                MIRACLRequests.signature(
+                    discovery: user.discovery, clientID: settings.clientID, mpinID: user.mpinID, regOTT: user.regOTT))
             if first.status == 401 {
-                throw LoginError(.loginNotConfirmed, "the identity \(user.identity) is not confirmed yet", nextStep: .confirmLogin)
+                throw LoginError(
+                    .loginNotConfirmed, "the identity \(user.identity) is not confirmed yet", nextStep: .confirmLogin)
             }
             if first.status == 403 || first.status == 404 || first.status == 400 {
-                throw LoginError(.loginRegistrationRefused, "the platform no longer knows this registration (HTTP \(first.status)); delete it and register again", nextStep: .deleteLoginAndRegister)
+                throw LoginError(
+                    .loginRegistrationRefused,
+                    "the platform no longer knows this registration (HTTP \(first.status)); delete it and register again",
+                    nextStep: .deleteLoginAndRegister)
             }
             let params = try client.require(first, "params", step: "signature")
-            let share1 = try Self.point(try client.require(first, "clientSecretShare", step: "signature"), "clientSecretShare")
-            let second = try await client.send(MIRACLRequests.clientSecret(discovery: user.discovery, clientID: settings.clientID, params: params))
-            let share2 = try Self.point(try client.require(second, "clientSecret", step: "the second D-TA"), "clientSecret")
+            let share1 = try Self.point(
+                try client.require(first, "clientSecretShare", step: "signature"), "clientSecretShare")
+            let second = try await client.send(
+                MIRACLRequests.clientSecret(discovery: user.discovery, clientID: settings.clientID, params: params))
+            let share2 = try Self.point(
+                try client.require(second, "clientSecret", step: "the second D-TA"), "clientSecret")
             let secret: G1Point
             do {
                 secret = try MPinClientCrypto.clientSecret(share1: share1, share2: share2)
@@ -118,7 +136,8 @@ public struct LoginService: Sendable {
         return try await database.using(logger: logger) { store in
             let loginStore = LoginStore(store: store)
             var user = try loginStore.load(instanceID)
-            guard LoginStep.setPIN.isAllowed(from: user?.state), var current = user, let secretHex = current.secret else {
+            guard LoginStep.setPIN.isAllowed(from: user?.state), var current = user, let secretHex = current.secret
+            else {
                 throw LoginError.wrongState(.setPIN, state: user?.state)
             }
             let identity = try Self.identity(current)
@@ -154,15 +173,20 @@ public struct LoginService: Sendable {
             let token = try Self.point(tokenHex, "the stored token")
             let discovery = user.discovery
             let accessCode = try await client.accessCode()
-            let status = try await client.send(MIRACLRequests.codeStatus(discovery: discovery, clientID: settings.clientID, accessCode: accessCode, userID: user.identity))
-            guard status.status == 200 else { throw LoginError.unexpected(status: status.status, step: "codeStatus", body: status.text) }
+            let status = try await client.send(
+                MIRACLRequests.codeStatus(
+                    discovery: discovery, clientID: settings.clientID, accessCode: accessCode, userID: user.identity))
+            guard status.status == 200 else {
+                throw LoginError.unexpected(status: status.status, step: "codeStatus", body: status.text)
+            }
 
             let started = ContinuousClock.now
             var (u, x) = MPinClientCrypto.pass1(identity: identity)
             defer { x.wipe() }
             var cryptoTime = ContinuousClock.now - started
             guard let uHex = u.hex else { throw LoginError(.loginProtocol, "pass 1 produced no point") }
-            let first = try await client.send(MIRACLRequests.pass1(discovery: discovery, clientID: settings.clientID, mpinID: user.mpinID, u: uHex))
+            let first = try await client.send(
+                MIRACLRequests.pass1(discovery: discovery, clientID: settings.clientID, mpinID: user.mpinID, u: uHex))
             if first.status == 410 { throw try block(&user, store: store) }
             guard let y = Scalar(hex: try client.require(first, "y", step: "pass 1")) else {
                 throw LoginError(.loginProtocol, "pass 1 answered a y that is not a 256-bit hex number")
@@ -171,19 +195,26 @@ public struct LoginService: Sendable {
             let v = MPinClientCrypto.pass2(x: x, y: y, token: token, pin: pin, identity: identity)
             cryptoTime += ContinuousClock.now - secondStarted
             guard let vHex = v.hex else { throw LoginError(.loginProtocol, "pass 2 produced no point") }
-            let second = try await client.send(MIRACLRequests.pass2(discovery: discovery, clientID: settings.clientID, mpinID: user.mpinID, accessCode: accessCode, v: vHex))
+            let second = try await client.send(
+                MIRACLRequests.pass2(
+                    discovery: discovery, clientID: settings.clientID, mpinID: user.mpinID, accessCode: accessCode,
+                    v: vHex))
             let authOTT = try client.require(second, "authOTT", step: "pass 2")
 
-            let verdict = try await client.send(MIRACLRequests.authenticate(discovery: discovery, clientID: settings.clientID, authOTT: authOTT))
+            let verdict = try await client.send(
+                MIRACLRequests.authenticate(discovery: discovery, clientID: settings.clientID, authOTT: authOTT))
             try judge(verdict, user: &user, store: store)
             let code = try client.require(verdict, "code", step: "authenticate")
-            let relyingParty = try await client.send(MIRACLRequests.authToken(relyingPartyURL: settings.relyingPartyURL, code: code, userID: user.identity), server: "the relying party")
+            let relyingParty = try await client.send(
+                MIRACLRequests.authToken(relyingPartyURL: settings.relyingPartyURL, code: code, userID: user.identity),
+                server: "the relying party")
             guard relyingParty.status == 200 else {
                 if relyingParty.status == 401 || relyingParty.status == 403 {
                     let reason = relyingParty.string("message") ?? "no reason given"
                     throw LoginError(.loginRefused, "the relying party refused the login: \(reason.prefix(120))")
                 }
-                throw LoginError.unexpected(status: relyingParty.status, step: "the relying party's authtoken", body: relyingParty.text)
+                throw LoginError.unexpected(
+                    status: relyingParty.status, step: "the relying party's authtoken", body: relyingParty.text)
             }
             let now = clock()
             user.failedAttempts = 0
@@ -191,8 +222,10 @@ public struct LoginService: Sendable {
             user.lastLoginAnswer = SafeText.prefix(relyingParty.text, scalars: 500)
             try LoginStore(store: store).save(user, instanceID: instanceID)
             logger.info("login.succeeded")
-            let milliseconds = Double(cryptoTime.components.attoseconds) / 1e15 + Double(cryptoTime.components.seconds) * 1000
-            return LoginOutcome(identity: user.identity, loggedInAt: now, cryptoMilliseconds: milliseconds, requests: counting.count)
+            let milliseconds =
+                Double(cryptoTime.components.attoseconds) / 1e15 + Double(cryptoTime.components.seconds) * 1000
+            return LoginOutcome(
+                identity: user.identity, loggedInAt: now, cryptoMilliseconds: milliseconds, requests: counting.count)
         }
     }
 
@@ -208,11 +241,16 @@ public struct LoginService: Sendable {
             user.failedAttempts += 1
             try LoginStore(store: store).save(user, instanceID: instanceID)
             let left = max(Self.attemptsBeforeBlock - user.failedAttempts, 1)
-            throw LoginError(.loginWrongPIN, "wrong PIN; \(left) attempt\(left == 1 ? "" : "s") left before the identity is blocked", nextStep: .logIn, attemptsLeft: left)
+            throw LoginError(
+                .loginWrongPIN, "wrong PIN; \(left) attempt\(left == 1 ? "" : "s") left before the identity is blocked",
+                nextStep: .logIn, attemptsLeft: left)
         case 410:
             throw try block(&user, store: store)
         case 412:
-            throw LoginError(.loginRetry, "the platform refused the login ticket as invalid or expired (HTTP 412); nothing was counted against the PIN", nextStep: .logIn)
+            throw LoginError(
+                .loginRetry,
+                "the platform refused the login ticket as invalid or expired (HTTP 412); nothing was counted against the PIN",
+                nextStep: .logIn)
         default:
             throw LoginError.unexpected(status: verdict.status, step: "authenticate", body: verdict.text)
         }
@@ -220,7 +258,10 @@ public struct LoginService: Sendable {
 
     /// Loads the user, checks `step` may run from its state (nothing is sent otherwise), and
     /// runs `body` with a client on the configured servers.
-    func withUser<T>(_ step: LoginStep, counting: CountingTransport? = nil, _ body: (LoginUser?, MIRACLClient, any StateDatabase) async throws -> T) async throws -> T {
+    func withUser<T>(
+        _ step: LoginStep, counting: CountingTransport? = nil,
+        _ body: (LoginUser?, MIRACLClient, any StateDatabase) async throws -> T
+    ) async throws -> T {
         try await database.using(logger: logger) { store in
             let loginStore = LoginStore(store: store)
             let user = try loginStore.load(instanceID)
@@ -258,7 +299,9 @@ public struct LoginService: Sendable {
         user.failedAttempts = Self.attemptsBeforeBlock
         try LoginStore(store: store).save(user, instanceID: instanceID)
         logger.notice("login.blocked")
-        return LoginError(.loginBlocked, "the platform blocked the identity after too many wrong PINs; its token was deleted", nextStep: .deleteLoginAndRegister)
+        return LoginError(
+            .loginBlocked, "the platform blocked the identity after too many wrong PINs; its token was deleted",
+            nextStep: .deleteLoginAndRegister)
     }
 
     static func checkRegistration(_ answer: MIRACLClient.Answer) throws(LoginError) {

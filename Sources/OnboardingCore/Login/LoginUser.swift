@@ -20,7 +20,11 @@ public enum LoginUserState: String, Sendable, Equatable, CaseIterable, Codable {
 
 /// A step of the login flow, checked against the user's state before anything is sent.
 public enum LoginStep: String, Sendable, CaseIterable {
-    case register, resendEmail = "resend-email", confirm, setPIN = "set-pin", logIn = "run"
+    case register
+    case resendEmail = "resend-email"
+    case confirm
+    case setPIN = "set-pin"
+    case logIn = "run"
 
     /// The states this step may start from; nil stands for "no user".
     var allowedFrom: Set<LoginUserState?> {

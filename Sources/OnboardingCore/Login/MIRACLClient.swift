@@ -30,7 +30,9 @@ struct MIRACLClient {
 
     /// The answer's field, or a protocol error naming the step.
     func require(_ answer: Answer, _ key: String, step: String) throws(LoginError) -> String {
-        guard answer.status == 200 else { throw LoginError.unexpected(status: answer.status, step: step, body: answer.text) }
+        guard answer.status == 200 else {
+            throw LoginError.unexpected(status: answer.status, step: step, body: answer.text)
+        }
         guard let value = answer.string(key), !value.isEmpty else {
             throw LoginError(.loginProtocol, "\(step) answered without \(key)")
         }
@@ -38,11 +40,15 @@ struct MIRACLClient {
     }
 
     func discover() async throws(LoginError) -> Discovery {
-        let answer = try await send(MIRACLRequests.clientSettings(backendURL: settings.connection.baseURL, clientID: settings.clientID))
+        let answer = try await send(
+            MIRACLRequests.clientSettings(backendURL: settings.connection.baseURL, clientID: settings.clientID))
         let step = "discovery (clientSettings)"
         guard answer.status == 200 else {
             if answer.status == 406 || answer.status == 401 || answer.status == 403 {
-                throw LoginError(.loginProtocol, "the platform does not know client id \(settings.clientID) (HTTP \(answer.status)); check login.client-id")
+                throw LoginError(
+                    .loginProtocol,
+                    "the platform does not know client id \(settings.clientID) (HTTP \(answer.status)); check login.client-id"
+                )
             }
             throw LoginError.unexpected(status: answer.status, step: step, body: answer.text)
         }
@@ -62,7 +68,8 @@ struct MIRACLClient {
     /// A fresh access code: the relying party starts an authorization, the platform's
     /// authorize endpoint answers with a `qrURL` whose fragment is the code.
     func accessCode() async throws(LoginError) -> String {
-        let start = try await send(MIRACLRequests.authorizeURL(relyingPartyURL: settings.relyingPartyURL), server: "the relying party")
+        let start = try await send(
+            MIRACLRequests.authorizeURL(relyingPartyURL: settings.relyingPartyURL), server: "the relying party")
         let url = try require(start, "authorizeURL", step: "the relying party's authzurl")
         let authorized = try await send(MIRACLRequests.authorize(url: url, clientID: settings.clientID))
         let qrURL = try require(authorized, "qrURL", step: "authorize")

@@ -20,7 +20,10 @@ public enum MIRACLRequests {
     }
 
     /// `PUT registerURL` to start, `PUT registerURL/<mpinId>` with the current regOTT to resend.
-    public static func register(discovery: Discovery, clientID: String, userID: String, deviceName: String, accessCode: String, resend: (mpinID: String, regOTT: String)? = nil) -> HTTPRequest {
+    public static func register(
+        discovery: Discovery, clientID: String, userID: String, deviceName: String, accessCode: String,
+        resend: (mpinID: String, regOTT: String)? = nil
+    ) -> HTTPRequest {
         var body: [String: Any] = ["userId": userID, "mobile": 1, "deviceName": deviceName, "wid": accessCode]
         var url = discovery.registerURL
         if let resend {
@@ -31,7 +34,8 @@ public enum MIRACLRequests {
     }
 
     /// `GET signatureURL/<mpinId>?regOTT=…`: the first share.
-    public static func signature(discovery: Discovery, clientID: String, mpinID: String, regOTT: String) -> HTTPRequest {
+    public static func signature(discovery: Discovery, clientID: String, mpinID: String, regOTT: String) -> HTTPRequest
+    {
         request("GET", "\(discovery.signatureURL)/\(mpinID)?regOTT=\(regOTT)", clientID: clientID, body: nil)
     }
 
@@ -40,20 +44,32 @@ public enum MIRACLRequests {
         request("GET", "\(discovery.certivoxURL)clientSecret?\(params)", clientID: clientID, body: nil)
     }
 
-    public static func codeStatus(discovery: Discovery, clientID: String, accessCode: String, userID: String) -> HTTPRequest {
-        request("POST", discovery.codeStatusURL, clientID: clientID, body: ["status": "user", "wid": accessCode, "userId": userID])
+    public static func codeStatus(
+        discovery: Discovery, clientID: String, accessCode: String, userID: String
+    ) -> HTTPRequest {
+        request(
+            "POST", discovery.codeStatusURL, clientID: clientID,
+            body: ["status": "user", "wid": accessCode, "userId": userID])
     }
 
     public static func pass1(discovery: Discovery, clientID: String, mpinID: String, u: String) -> HTTPRequest {
-        request("POST", trimmed(discovery.mpinAuthServerURL) + "/pass1", clientID: clientID, body: ["pass": 1, "mpin_id": mpinID, "UT": "", "U": u])
+        request(
+            "POST", trimmed(discovery.mpinAuthServerURL) + "/pass1", clientID: clientID,
+            body: ["pass": 1, "mpin_id": mpinID, "UT": "", "U": u])
     }
 
-    public static func pass2(discovery: Discovery, clientID: String, mpinID: String, accessCode: String, v: String) -> HTTPRequest {
-        request("POST", trimmed(discovery.mpinAuthServerURL) + "/pass2", clientID: clientID, body: ["pass": 2, "OTP": false, "WID": accessCode, "V": v, "mpin_id": mpinID])
+    public static func pass2(
+        discovery: Discovery, clientID: String, mpinID: String, accessCode: String, v: String
+    ) -> HTTPRequest {
+        request(
+            "POST", trimmed(discovery.mpinAuthServerURL) + "/pass2", clientID: clientID,
+            body: ["pass": 2, "OTP": false, "WID": accessCode, "V": v, "mpin_id": mpinID])
     }
 
     public static func authenticate(discovery: Discovery, clientID: String, authOTT: String) -> HTTPRequest {
-        request("POST", discovery.mobileAuthenticateURL, clientID: clientID, body: ["mpinResponse": ["authOTT": authOTT], "authzRequest": true])
+        request(
+            "POST", discovery.mobileAuthenticateURL, clientID: clientID,
+            body: ["mpinResponse": ["authOTT": authOTT], "authzRequest": true])
     }
 
     /// The relying party's `POST /authtoken`: it redeems the code and checks the id_token.
@@ -67,7 +83,8 @@ public enum MIRACLRequests {
         var bytes: [UInt8] = []
         if let body {
             headers.append(("Content-Type", "application/json"))
-            bytes = Array((try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])) ?? Data("{}".utf8))
+            bytes = Array(
+                (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])) ?? Data("{}".utf8))
         }
         return HTTPRequest(method: method, url: url, headers: headers, body: bytes)
     }

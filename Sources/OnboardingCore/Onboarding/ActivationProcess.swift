@@ -16,7 +16,9 @@ public struct ActivationProcess: Sendable {
     ///   - api: the onboarding server's `/api/onboarding/…` endpoints.
     ///   - powerAuth: the device activation that `activate` creates.
     ///   - canRestoreSession: false drops a process stored by an earlier run.
-    public init(api: OnboardingAPI, powerAuth: PowerAuthClient, store: any StateDatabase, canRestoreSession: Bool = true) throws {
+    public init(
+        api: OnboardingAPI, powerAuth: PowerAuthClient, store: any StateDatabase, canRestoreSession: Bool = true
+    ) throws {
         self.api = api
         self.powerAuth = powerAuth
         processes = OnboardingProcessStore(store: store)
@@ -52,7 +54,8 @@ public struct ActivationProcess: Sendable {
         }
         let answer = try await api.start(identification: identification)
         guard let processID = answer["processId"] as? String, !processID.isEmpty else {
-            throw OnboardingError(.networkBadServerResponse, httpStatus: 200, detail: "the start answer has no processId")
+            throw OnboardingError(
+                .networkBadServerResponse, httpStatus: 200, detail: "the start answer has no processId")
         }
         guard try processes.insert(processID, instanceID: instanceID) else {
             throw OnboardingError(.activationInProgress, detail: "another process was stored meanwhile")
@@ -71,10 +74,12 @@ public struct ActivationProcess: Sendable {
         try verifyCanActivate()
         let answer = try await api.status(processID: processID)
         guard let wire = answer["onboardingStatus"] as? String else {
-            throw OnboardingError(.networkBadServerResponse, httpStatus: 200, detail: "the status answer has no onboardingStatus")
+            throw OnboardingError(
+                .networkBadServerResponse, httpStatus: 200, detail: "the status answer has no onboardingStatus")
         }
         guard let status = ActivationProcessStatus(wire: wire) else {
-            throw OnboardingError(.networkBadServerResponse, httpStatus: 200, detail: "unknown onboardingStatus \"\(wire.prefix(40))\"")
+            throw OnboardingError(
+                .networkBadServerResponse, httpStatus: 200, detail: "unknown onboardingStatus \"\(wire.prefix(40))\"")
         }
         return (processID, status)
     }
@@ -92,7 +97,8 @@ public struct ActivationProcess: Sendable {
         try verifyCanActivate()
         let attributes = ["processId": processID, "otpCode": otp, "credentialsType": "ONBOARDING"]
         do {
-            let activation = try await powerAuth.activate(name: activationName ?? Self.hostName, identityAttributes: attributes, pin: pin)
+            let activation = try await powerAuth.activate(
+                name: activationName ?? Self.hostName, identityAttributes: attributes, pin: pin)
             try processes.clear(instanceID, processID: processID)
             return activation
         } catch let error as PowerAuthClientError {
@@ -134,7 +140,8 @@ public struct ActivationProcess: Sendable {
         let processID = try requireProcess()
         let answer = try await api.otpDetail(processID: processID)
         guard let otp = answer["otpCode"] as? String, !otp.isEmpty else {
-            throw OnboardingError(.networkBadServerResponse, httpStatus: 200, detail: "the otp/detail answer has no otpCode")
+            throw OnboardingError(
+                .networkBadServerResponse, httpStatus: 200, detail: "the otp/detail answer has no otpCode")
         }
         return otp
     }
@@ -158,15 +165,20 @@ public struct ActivationProcess: Sendable {
     static func onboardingError(_ error: PowerAuthClientError) -> OnboardingError {
         switch error {
         case let .rejected(message, remaining):
-            return OnboardingError(.networkGeneric, httpStatus: 400, serverCode: "ERR_ACTIVATION", serverMessage: message, remainingAttempts: remaining, detail: "the activation OTP was refused")
+            return OnboardingError(
+                .networkGeneric, httpStatus: 400, serverCode: "ERR_ACTIVATION", serverMessage: message,
+                remainingAttempts: remaining, detail: "the activation OTP was refused")
         case .unreachable(let transport):
             return OnboardingError(transport)
         case .alreadyActivated:
             return OnboardingError(.activationCannotActivate, detail: "the instance is already activated")
         case let .serverError(status, message):
-            return OnboardingError(.networkErrorStatusCode, httpStatus: status, serverMessage: message, detail: "HTTP \(status)")
+            return OnboardingError(
+                .networkErrorStatusCode, httpStatus: status, serverMessage: message, detail: "HTTP \(status)")
         case .authenticationFailed(let message):
-            return OnboardingError(.networkGeneric, httpStatus: 401, serverCode: "POWERAUTH_AUTH_FAIL", serverMessage: message, detail: "the activation was refused")
+            return OnboardingError(
+                .networkGeneric, httpStatus: 401, serverCode: "POWERAUTH_AUTH_FAIL", serverMessage: message,
+                detail: "the activation was refused")
         default:
             return OnboardingError(.networkBadServerResponse, detail: error.message)
         }

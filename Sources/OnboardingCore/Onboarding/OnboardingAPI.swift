@@ -46,27 +46,37 @@ public struct OnboardingAPI: Sendable {
         let request: (payload: EciesPayload, response: EciesResponseDecryptor)
         do {
             let masterKey = try P256Keys.publicKey(powerAuth.masterServerPublicKey, what: "master server public key")
-            request = try EciesEncryptor(publicKey: masterKey, parameters: .application(
-                sharedInfo1: EciesParameters.SharedInfo1.genericApplication,
-                applicationKey: powerAuth.applicationKey, applicationSecret: powerAuth.applicationSecret
-            )).encryptRequest(OnboardingEnvelope.request(object))
+            request = try EciesEncryptor(
+                publicKey: masterKey,
+                parameters: .application(
+                    sharedInfo1: EciesParameters.SharedInfo1.genericApplication,
+                    applicationKey: powerAuth.applicationKey, applicationSecret: powerAuth.applicationSecret
+                )
+            ).encryptRequest(OnboardingEnvelope.request(object))
         } catch {
-            throw OnboardingError(.networkBadServerResponse, detail: "the configured master server public key is not a P-256 point")
+            throw OnboardingError(
+                .networkBadServerResponse, detail: "the configured master server public key is not a P-256 point")
         }
         let body = Array((try? JSONEncoder().encode(request.payload)) ?? Data())
-        let encryption = "PowerAuth version=\"\(PowerAuthVersion.current)\", application_key=\"\(powerAuth.applicationKey)\""
+        let encryption =
+            "PowerAuth version=\"\(PowerAuthVersion.current)\", application_key=\"\(powerAuth.applicationKey)\""
         let response: HTTPResponse
         do {
-            response = try await transport.send(JSONPost.request(baseURL: baseURL, path: path, headers: [("X-PowerAuth-Encryption", encryption)], body: body))
+            response = try await transport.send(
+                JSONPost.request(
+                    baseURL: baseURL, path: path, headers: [("X-PowerAuth-Encryption", encryption)], body: body))
         } catch {
             throw OnboardingError(error)
         }
-        return try OnboardingEnvelope.decode(httpStatus: response.status, body: Self.plaintext(response, decryptor: request.response))
+        return try OnboardingEnvelope.decode(
+            httpStatus: response.status, body: Self.plaintext(response, decryptor: request.response))
     }
 
     /// The envelope inside an answer: decrypted when it is an encrypted payload; an
     /// error envelope may come in the clear.
-    static func plaintext(_ response: HTTPResponse, decryptor: EciesResponseDecryptor) throws(OnboardingError) -> [UInt8] {
+    static func plaintext(
+        _ response: HTTPResponse, decryptor: EciesResponseDecryptor
+    ) throws(OnboardingError) -> [UInt8] {
         if let payload = try? JSONDecoder().decode(EciesPayload.self, from: Data(response.body)) {
             do {
                 return try decryptor.decryptResponse(payload)
@@ -79,7 +89,8 @@ public struct OnboardingAPI: Sendable {
         }
         // Only an ERROR envelope may be in the clear; an OK must be encrypted.
         if response.status == 200 && OnboardingEnvelope.status(of: response.body) == "OK" {
-            throw OnboardingError(.networkInvalidResponseObject, httpStatus: 200, detail: "an OK answer that is not encrypted")
+            throw OnboardingError(
+                .networkInvalidResponseObject, httpStatus: 200, detail: "an OK answer that is not encrypted")
         }
         return response.body
     }

@@ -4,7 +4,9 @@ import Foundation
 /// or `{"status":"ERROR","responseObject":{"code","message"}}` back.
 enum OnboardingEnvelope {
     static func request(_ object: [String: Any]) -> [UInt8] {
-        Array((try? JSONSerialization.data(withJSONObject: ["requestObject": object], options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data())
+        Array(
+            (try? JSONSerialization.data(
+                withJSONObject: ["requestObject": object], options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data())
     }
 
     /// The `status` of a body that is a JSON object with one, else nil.
@@ -16,12 +18,16 @@ enum OnboardingEnvelope {
     /// - Throws: ``OnboardingError`` with the contract's reason for anything else.
     static func decode(httpStatus: Int, body: [UInt8]) throws(OnboardingError) -> [String: Any] {
         guard let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any],
-              let status = object["status"] as? String, status == "OK" || status == "ERROR"
+            let status = object["status"] as? String, status == "OK" || status == "ERROR"
         else {
             if httpStatus == 200 {
-                throw OnboardingError(.networkInvalidResponseObject, httpStatus: httpStatus, detail: "the answer is not an onboarding envelope")
+                throw OnboardingError(
+                    .networkInvalidResponseObject, httpStatus: httpStatus,
+                    detail: "the answer is not an onboarding envelope")
             }
-            throw OnboardingError(.networkErrorStatusCode, httpStatus: httpStatus, detail: "HTTP \(httpStatus) without an onboarding envelope")
+            throw OnboardingError(
+                .networkErrorStatusCode, httpStatus: httpStatus,
+                detail: "HTTP \(httpStatus) without an onboarding envelope")
         }
         let responseObject = object["responseObject"]
         if status == "ERROR" {
@@ -34,11 +40,13 @@ enum OnboardingEnvelope {
             )
         }
         guard httpStatus == 200 else {
-            throw OnboardingError(.networkErrorStatusCode, httpStatus: httpStatus, detail: "an OK envelope with HTTP \(httpStatus)")
+            throw OnboardingError(
+                .networkErrorStatusCode, httpStatus: httpStatus, detail: "an OK envelope with HTTP \(httpStatus)")
         }
         if responseObject == nil || responseObject is NSNull { return [:] }
         guard let result = responseObject as? [String: Any] else {
-            throw OnboardingError(.networkInvalidResponseObject, httpStatus: httpStatus, detail: "responseObject is not an object")
+            throw OnboardingError(
+                .networkInvalidResponseObject, httpStatus: httpStatus, detail: "responseObject is not an object")
         }
         return result
     }

@@ -40,11 +40,16 @@ public struct OnboardingError: GuidedError, Equatable, CustomStringConvertible {
     /// For `onboarding.notRunning`: what to do, which depends on why no process runs.
     var notRunningStep: NextStep?
 
-    public init(_ reason: Reason, httpStatus: Int? = nil, serverCode: String? = nil, serverMessage: String? = nil, remainingAttempts: Int? = nil, detail: String) {
+    public init(
+        _ reason: Reason, httpStatus: Int? = nil, serverCode: String? = nil, serverMessage: String? = nil,
+        remainingAttempts: Int? = nil, detail: String
+    ) {
         self.reason = reason
         self.httpStatus = httpStatus
         self.serverCode = serverCode
-        self.serverMessage = serverMessage.map { $0.unicodeScalars.count > 200 ? SafeText.prefix($0, scalars: 200) + "…" : $0 }
+        self.serverMessage = serverMessage.map {
+            $0.unicodeScalars.count > 200 ? SafeText.prefix($0, scalars: 200) + "…" : $0
+        }
         self.remainingAttempts = remainingAttempts
         self.detail = detail
     }
@@ -52,7 +57,11 @@ public struct OnboardingError: GuidedError, Equatable, CustomStringConvertible {
     /// `wdo_activation_notRunning`: no process is stored for this instance.
     /// - Parameter activated: whether the instance already has a device activation.
     public static func notRunning(activated: Bool) -> OnboardingError {
-        var error = OnboardingError(.activationNotRunning, detail: activated ? "this instance has a device activation (from an earlier onboarding or an activation code)" : "none was started")
+        var error = OnboardingError(
+            .activationNotRunning,
+            detail: activated
+                ? "this instance has a device activation (from an earlier onboarding or an activation code)"
+                : "none was started")
         error.notRunningStep = activated ? .showDevice : .startOnboarding
         return error
     }
@@ -97,11 +106,15 @@ public struct OnboardingError: GuidedError, Equatable, CustomStringConvertible {
         switch code {
         case .onboardingInProgress: return "an onboarding process is already running for this instance"
         case .onboardingNotRunning: return "no onboarding process is running for this instance: \(detail)"
-        case .onboardingCannotActivate: return "this instance already has a device activation, so no onboarding process can run"
-        case .onboardingOTPInvalid: return "wrong OTP; \(remainingAttempts ?? 0) attempt\(remainingAttempts == 1 ? "" : "s") left\(server)"
+        case .onboardingCannotActivate:
+            return "this instance already has a device activation, so no onboarding process can run"
+        case .onboardingOTPInvalid:
+            return "wrong OTP; \(remainingAttempts ?? 0) attempt\(remainingAttempts == 1 ? "" : "s") left\(server)"
         case .onboardingProcessFailed: return "the onboarding process failed or ran out of OTP attempts\(server)"
-        case .onboardingResendTooEarly: return "the OTP cannot be resent yet: wait for the resend period to pass\(server)"
-        case .onboardingLimitReached: return "too many onboarding processes for this identification; try again later\(server)"
+        case .onboardingResendTooEarly:
+            return "the OTP cannot be resent yet: wait for the resend period to pass\(server)"
+        case .onboardingLimitReached:
+            return "too many onboarding processes for this identification; try again later\(server)"
         case .onboardingUnreachable, .onboardingTLS: return "the onboarding server is unreachable: \(detail)"
         case .onboardingServerError: return "the onboarding server failed (HTTP \(httpStatus ?? 0))\(server)"
         default: return "unexpected answer from the onboarding server: \(detail)\(server)"

@@ -12,7 +12,8 @@ struct OnboardingProcessStore {
 
     /// Stores a new process id; false when the instance already has one.
     func insert(_ processID: String, instanceID: String) throws -> Bool {
-        try store.insertOnboardingProcess(OnboardingProcessRow(instanceID: instanceID, processID: processID, startedAt: Date().ISO8601Format()))
+        try store.insertOnboardingProcess(
+            OnboardingProcessRow(instanceID: instanceID, processID: processID, startedAt: Date().ISO8601Format()))
     }
 
     /// Forgets the instance's process id, but only if it is still `processID` (a

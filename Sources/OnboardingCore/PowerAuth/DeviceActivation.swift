@@ -27,7 +27,9 @@ public struct DeviceActivation: Sendable, Equatable {
 
     /// The eight-digit fingerprint of the exchanged public keys.
     public var fingerprint: String {
-        guard let device = try? P256Keys.publicKey(devicePublicKey), let server = try? P256Keys.publicKey(serverPublicKey) else { return "" }
+        guard let device = try? P256Keys.publicKey(devicePublicKey),
+            let server = try? P256Keys.publicKey(serverPublicKey)
+        else { return "" }
         return Fingerprint.compute(devicePublicKey: device, serverPublicKey: server, activationId: activationID)
     }
 }

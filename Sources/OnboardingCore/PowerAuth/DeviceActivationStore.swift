@@ -13,13 +13,17 @@ struct DeviceActivationStore {
     /// Inserts a new activation; false when the instance already has one.
     func insert(_ activation: DeviceActivation) throws -> Bool {
         let a = activation
-        return try store.insertDeviceActivation(DeviceActivationRow(
-            instanceID: a.instanceID, activationID: a.activationID, name: a.name, createdAt: a.createdAt, serverPublicKey: a.serverPublicKey,
-            devicePublicKey: a.devicePublicKey, devicePrivateKeyVault: a.devicePrivateKeyVault, possessionKey: a.possessionKey,
-            transportKey: a.transportKey, knowledgeKeyEncrypted: a.knowledgeKey.encryptedKey, knowledgeKeySalt: a.knowledgeKey.salt,
-            knowledgeKeyIterations: a.knowledgeKey.iterations, counterData: a.counterData, counter: a.counter,
-            token: a.token.map { DeviceTokenRow(id: $0.id, secret: $0.secret, factor: $0.factor.rawValue) }
-        ))
+        return try store.insertDeviceActivation(
+            DeviceActivationRow(
+                instanceID: a.instanceID, activationID: a.activationID, name: a.name, createdAt: a.createdAt,
+                serverPublicKey: a.serverPublicKey,
+                devicePublicKey: a.devicePublicKey, devicePrivateKeyVault: a.devicePrivateKeyVault,
+                possessionKey: a.possessionKey,
+                transportKey: a.transportKey, knowledgeKeyEncrypted: a.knowledgeKey.encryptedKey,
+                knowledgeKeySalt: a.knowledgeKey.salt,
+                knowledgeKeyIterations: a.knowledgeKey.iterations, counterData: a.counterData, counter: a.counter,
+                token: a.token.map { DeviceTokenRow(id: $0.id, secret: $0.secret, factor: $0.factor.rawValue) }
+            ))
     }
 
     /// Takes the current counter data for one signature and stores the next value,
@@ -29,7 +33,8 @@ struct DeviceActivationStore {
     }
 
     func saveToken(_ token: DeviceActivation.Token, instanceID: String) throws {
-        try store.saveDeviceToken(DeviceTokenRow(id: token.id, secret: token.secret, factor: token.factor.rawValue), instanceID: instanceID)
+        try store.saveDeviceToken(
+            DeviceTokenRow(id: token.id, secret: token.secret, factor: token.factor.rawValue), instanceID: instanceID)
     }
 
     /// Forgets the activation; true when there was one.
@@ -44,9 +49,12 @@ struct DeviceActivationStore {
         }
         return DeviceActivation(
             instanceID: row.instanceID, activationID: row.activationID, name: row.name, createdAt: row.createdAt,
-            serverPublicKey: row.serverPublicKey, devicePublicKey: row.devicePublicKey, devicePrivateKeyVault: row.devicePrivateKeyVault,
+            serverPublicKey: row.serverPublicKey, devicePublicKey: row.devicePublicKey,
+            devicePrivateKeyVault: row.devicePrivateKeyVault,
             possessionKey: row.possessionKey, transportKey: row.transportKey,
-            knowledgeKey: ProtectedKnowledgeKey(encryptedKey: row.knowledgeKeyEncrypted, salt: row.knowledgeKeySalt, iterations: row.knowledgeKeyIterations),
+            knowledgeKey: ProtectedKnowledgeKey(
+                encryptedKey: row.knowledgeKeyEncrypted, salt: row.knowledgeKeySalt,
+                iterations: row.knowledgeKeyIterations),
             counterData: row.counterData, counter: row.counter, token: token
         )
     }

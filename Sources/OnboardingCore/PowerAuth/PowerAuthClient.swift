@@ -45,7 +45,8 @@ public struct PowerAuthClient: Sendable {
 
     func post(_ path: String, headers: [(name: String, value: String)] = [], body: [UInt8]) async throws -> Reply {
         do {
-            let response = try await transport.send(JSONPost.request(baseURL: settings.baseURL, path: path, headers: headers, body: body))
+            let response = try await transport.send(
+                JSONPost.request(baseURL: settings.baseURL, path: path, headers: headers, body: body))
             return Reply(status: response.status, body: response.body)
         } catch {
             throw PowerAuthClientError.unreachable(error)
@@ -58,12 +59,16 @@ public struct PowerAuthClient: Sendable {
         let code = reply.errorObject?["code"] as? String ?? "no error code"
         let message = reply.errorObject?["message"] as? String ?? "HTTP \(reply.status)"
         if reply.status == 401 { throw PowerAuthClientError.authenticationFailed(message: "\(code): \(message)") }
-        if reply.status >= 500 { throw PowerAuthClientError.serverError(status: reply.status, message: "\(code): \(message)") }
+        if reply.status >= 500 {
+            throw PowerAuthClientError.serverError(status: reply.status, message: "\(code): \(message)")
+        }
         throw PowerAuthClientError.protocolError("HTTP \(reply.status), \(code): \(message)")
     }
 
     static func json(_ object: Any) -> [UInt8] {
-        Array((try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8))
+        Array(
+            (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+                ?? Data("{}".utf8))
     }
 
     static func object(_ bytes: [UInt8], _ what: String) throws -> [String: Any] {
@@ -80,7 +85,9 @@ public struct PowerAuthClient: Sendable {
         return payload
     }
 
-    static func decrypt(_ payload: EciesPayload, with decryptor: EciesResponseDecryptor, _ what: String) throws -> [UInt8] {
+    static func decrypt(
+        _ payload: EciesPayload, with decryptor: EciesResponseDecryptor, _ what: String
+    ) throws -> [UInt8] {
         do { return try decryptor.decryptResponse(payload) } catch let error as PowerAuthError {
             throw PowerAuthClientError.protocolError("\(what): \(error.description)")
         }
@@ -90,22 +97,32 @@ public struct PowerAuthClient: Sendable {
 
     /// Signs `body` for `uriIdentifier` with the next counter value (committed
     /// before the request leaves) and returns the `X-PowerAuth-Authorization` value.
-    func authorizationHeader(_ activation: DeviceActivation, uriIdentifier: String, body: [UInt8], factor: SignatureFactor, pin: [UInt8]?) throws -> String {
+    func authorizationHeader(
+        _ activation: DeviceActivation, uriIdentifier: String, body: [UInt8], factor: SignatureFactor, pin: [UInt8]?
+    ) throws -> String {
         var keys: [[UInt8]] = []
         for key in factor.keys {
             switch key {
             case .possession: keys.append(activation.possessionKey)
             case .knowledge:
-                guard let pin, !pin.isEmpty else { throw PowerAuthClientError.invalidPIN("signature type \(factor.rawValue) needs the PIN (--pin-file, or a prompt on a terminal)") }
+                guard let pin, !pin.isEmpty else {
+                    throw PowerAuthClientError.invalidPIN(
+                        "signature type \(factor.rawValue) needs the PIN (--pin-file, or a prompt on a terminal)")
+                }
                 keys.append(try activation.knowledgeKey.unlock(pin: pin))
             case .biometry: throw PowerAuthClientError.unsupportedFactor(factor)
             }
         }
-        guard let counter = try activations.takeCounter(activation.instanceID) else { throw PowerAuthClientError.notActivated(instance: activation.instanceID) }
+        guard let counter = try activations.takeCounter(activation.instanceID) else {
+            throw PowerAuthClientError.notActivated(instance: activation.instanceID)
+        }
         let nonce = Bytes.random(16)
-        let data = Signature.normalizedData(method: "POST", uriIdentifier: uriIdentifier, nonce: nonce, body: body, applicationSecret: settings.applicationSecret)
+        let data = Signature.normalizedData(
+            method: "POST", uriIdentifier: uriIdentifier, nonce: nonce, body: body,
+            applicationSecret: settings.applicationSecret)
         let signature = Signature.online(data: data, keys: keys, counter: counter)
-        return "PowerAuth pa_activation_id=\"\(activation.activationID)\", pa_application_key=\"\(settings.applicationKey)\", "
+        return
+            "PowerAuth pa_activation_id=\"\(activation.activationID)\", pa_application_key=\"\(settings.applicationKey)\", "
             + "pa_nonce=\"\(Bytes.base64String(nonce))\", pa_signature_type=\"\(factor.rawValue)\", "
             + "pa_signature=\"\(signature)\", pa_version=\"\(PowerAuthVersion.current)\""
     }
@@ -117,9 +134,12 @@ public struct PowerAuthClient: Sendable {
     }
 
     /// A signed POST; answers the response body of an HTTP 200.
-    public func signedRequest(path: String, body: [UInt8], factor: SignatureFactor, pin: [UInt8]?) async throws -> [UInt8] {
+    public func signedRequest(
+        path: String, body: [UInt8], factor: SignatureFactor, pin: [UInt8]?
+    ) async throws -> [UInt8] {
         let activation = try requireActivation()
-        let header = try authorizationHeader(activation, uriIdentifier: Self.uriIdentifier(for: path), body: body, factor: factor, pin: pin)
+        let header = try authorizationHeader(
+            activation, uriIdentifier: Self.uriIdentifier(for: path), body: body, factor: factor, pin: pin)
         let reply = try await post(path, headers: [("X-PowerAuth-Authorization", header)], body: body)
         try await explainingAuthFailure(factor: factor) { try check(reply) }
         return reply.body
@@ -132,10 +152,13 @@ public struct PowerAuthClient: Sendable {
         do {
             try body()
         } catch PowerAuthClientError.authenticationFailed(let message) {
-            guard let status = try? await status() else { throw PowerAuthClientError.authenticationFailed(message: message) }
+            guard let status = try? await status() else {
+                throw PowerAuthClientError.authenticationFailed(message: message)
+            }
             if status.state == "BLOCKED" { throw PowerAuthClientError.blocked }
             if factor.keys.contains(.knowledge), status.state == "ACTIVE" {
-                throw PowerAuthClientError.wrongPIN(remainingAttempts: max(0, Int(status.blob.maxFailedAttempts) - Int(status.blob.failedAttempts)))
+                throw PowerAuthClientError.wrongPIN(
+                    remainingAttempts: max(0, Int(status.blob.maxFailedAttempts) - Int(status.blob.failedAttempts)))
             }
             throw PowerAuthClientError.authenticationFailed(message: message)
         }

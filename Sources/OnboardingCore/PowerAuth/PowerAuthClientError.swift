@@ -63,9 +63,11 @@ public enum PowerAuthClientError: GuidedError, Equatable {
         case .unreachable(let error): "the PowerAuth server is unreachable: \(error.words)"
         case .invalidPIN(let why): why
         case .noToken(let instance): "no token stored for instance \"\(instance)\""
-        case .wrongPIN(let remaining): "wrong PIN: the server refused the signature; \(remaining) attempt\(remaining == 1 ? "" : "s") left before the device activation is blocked"
+        case .wrongPIN(let remaining):
+            "wrong PIN: the server refused the signature; \(remaining) attempt\(remaining == 1 ? "" : "s") left before the device activation is blocked"
         case .blocked: "the device activation is BLOCKED on the server (too many wrong PINs)"
-        case .unsupportedFactor(let factor): "signature type \(factor.rawValue) needs a biometry key, which a tokenctl device does not have"
+        case .unsupportedFactor(let factor):
+            "signature type \(factor.rawValue) needs a biometry key, which a tokenctl device does not have"
         }
     }
 }

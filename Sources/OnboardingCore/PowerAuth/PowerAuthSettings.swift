@@ -10,7 +10,10 @@ public struct PowerAuthSettings: Sendable, Equatable {
     /// Which local device activation to use; one per instance id.
     public var instanceID: String
 
-    public init(baseURL: String, applicationKey: String, applicationSecret: String, masterServerPublicKey: [UInt8], instanceID: String) {
+    public init(
+        baseURL: String, applicationKey: String, applicationSecret: String, masterServerPublicKey: [UInt8],
+        instanceID: String
+    ) {
         self.baseURL = baseURL
         self.applicationKey = applicationKey
         self.applicationSecret = applicationSecret

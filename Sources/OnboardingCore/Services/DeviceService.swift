@@ -23,7 +23,10 @@ public struct DeviceService: Sendable {
     /// - Parameters:
     ///   - database: the store to use, or where to open one per call.
     ///   - transports: libcurl by default; a test double in tests.
-    public init(settings: OnboardingSettings, database: StoreSource, environment: [String: String], logger: Logger, transports: TransportFactory = .curl) {
+    public init(
+        settings: OnboardingSettings, database: StoreSource, environment: [String: String], logger: Logger,
+        transports: TransportFactory = .curl
+    ) {
         self.settings = settings
         self.database = database
         self.environment = environment
@@ -37,18 +40,26 @@ public struct DeviceService: Sendable {
         typealias Keys = OnboardingSettings.Keys
         let powerAuth = settings.powerAuth
         let purpose = "to talk to the PowerAuth server (the sandbox prints the sandbox's values)"
-        guard let applicationKey = powerAuth.applicationKey else { throw .missingSetting(Keys.powerAuthApplicationKey, purpose: purpose) }
+        guard let applicationKey = powerAuth.applicationKey else {
+            throw .missingSetting(Keys.powerAuthApplicationKey, purpose: purpose)
+        }
         guard let masterKey = powerAuth.masterServerPublicKey.flatMap({ Data(base64Encoded: $0) }) else {
             throw .missingSetting(Keys.powerAuthMasterServerPublicKey, purpose: purpose)
         }
-        guard let secret = try SecretFile.secret(
-            file: powerAuth.applicationSecretFile, key: Keys.powerAuthApplicationSecretFile,
-            variable: "TOKENCTL_ONBOARDING_POWERAUTH_APPLICATION_SECRET",
-            environment: environment
-        ) else { throw .missingSetting(Keys.powerAuthApplicationSecretFile, purpose: purpose) }
+        guard
+            let secret = try SecretFile.secret(
+                file: powerAuth.applicationSecretFile, key: Keys.powerAuthApplicationSecretFile,
+                variable: "TOKENCTL_ONBOARDING_POWERAUTH_APPLICATION_SECRET",
+                environment: environment
+            )
+        else { throw .missingSetting(Keys.powerAuthApplicationSecretFile, purpose: purpose) }
         try settings.connection.check(keyPrefix: Keys.prefix)
-        if let baseURL = powerAuth.baseURL { try ConnectionSettings.checkTransportSecurity(baseURL, key: Keys.powerAuthBaseURL) }
-        return PowerAuthSettings(baseURL: powerAuth.baseURL ?? settings.baseURL, applicationKey: applicationKey, applicationSecret: secret, masterServerPublicKey: Array(masterKey), instanceID: settings.instanceID)
+        if let baseURL = powerAuth.baseURL {
+            try ConnectionSettings.checkTransportSecurity(baseURL, key: Keys.powerAuthBaseURL)
+        }
+        return PowerAuthSettings(
+            baseURL: powerAuth.baseURL ?? settings.baseURL, applicationKey: applicationKey, applicationSecret: secret,
+            masterServerPublicKey: Array(masterKey), instanceID: settings.instanceID)
     }
 
     /// The same service with its PowerAuth parameters checked and read now: a command
@@ -62,7 +73,9 @@ public struct DeviceService: Sendable {
     /// Runs `body` with a client that only reads what is stored: no server parameters
     /// are needed or checked.
     func withLocalClient<T>(_ body: (PowerAuthClient) async throws -> T) async throws -> T {
-        let local = PowerAuthSettings(baseURL: settings.baseURL, applicationKey: "", applicationSecret: "", masterServerPublicKey: [], instanceID: settings.instanceID)
+        let local = PowerAuthSettings(
+            baseURL: settings.baseURL, applicationKey: "", applicationSecret: "", masterServerPublicKey: [],
+            instanceID: settings.instanceID)
         return try await database.using(logger: logger) { store in
             try await body(PowerAuthClient(settings: local, transport: ClosedTransport(), store: store))
         }
@@ -74,7 +87,9 @@ public struct DeviceService: Sendable {
     }
 
     /// Runs `body` with a PowerAuth client, its transport and the store.
-    func withConnection<T>(_ body: (PowerAuthClient, any HTTPTransport, any StateDatabase) async throws -> T) async throws -> T {
+    func withConnection<T>(
+        _ body: (PowerAuthClient, any HTTPTransport, any StateDatabase) async throws -> T
+    ) async throws -> T {
         let powerAuth = try resolved ?? powerAuthSettings()
         let transport: any HTTPTransport
         do {
@@ -87,7 +102,9 @@ public struct DeviceService: Sendable {
         }
     }
 
-    public func activate(name: String, identityAttributes: [String: String], pin: [UInt8]) async throws -> DeviceActivation {
+    public func activate(
+        name: String, identityAttributes: [String: String], pin: [UInt8]
+    ) async throws -> DeviceActivation {
         try await withClient { try await $0.activate(name: name, identityAttributes: identityAttributes, pin: pin) }
     }
 
@@ -100,7 +117,9 @@ public struct DeviceService: Sendable {
         try await withLocalClient { try $0.activation() }
     }
 
-    public func signedRequest(path: String, body: [UInt8], factor: SignatureFactor, pin: [UInt8]?) async throws -> [UInt8] {
+    public func signedRequest(
+        path: String, body: [UInt8], factor: SignatureFactor, pin: [UInt8]?
+    ) async throws -> [UInt8] {
         try await withClient { try await $0.signedRequest(path: path, body: body, factor: factor, pin: pin) }
     }
 

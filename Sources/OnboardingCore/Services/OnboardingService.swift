@@ -11,8 +11,12 @@ public struct OnboardingService: Sendable {
     /// - Parameters:
     ///   - database: the store to use, or where to open one per call.
     ///   - transports: libcurl by default; a test double in tests.
-    public init(settings: OnboardingSettings, database: StoreSource, environment: [String: String], logger: Logger, transports: TransportFactory = .curl) {
-        device = DeviceService(settings: settings, database: database, environment: environment, logger: logger, transports: transports)
+    public init(
+        settings: OnboardingSettings, database: StoreSource, environment: [String: String], logger: Logger,
+        transports: TransportFactory = .curl
+    ) {
+        device = DeviceService(
+            settings: settings, database: database, environment: environment, logger: logger, transports: transports)
     }
 
     public var settings: OnboardingSettings { device.settings }
@@ -28,7 +32,9 @@ public struct OnboardingService: Sendable {
     /// Runs `body` on the process, on one database handle for the whole command.
     /// - Parameter needsStoredProcess: answer `onboarding.notRunning` first, from the
     ///   database alone, when no process is stored: no server configuration is needed to say so.
-    func withProcess<T>(needsStoredProcess: Bool = true, _ body: (ActivationProcess) async throws -> T) async throws -> T {
+    func withProcess<T>(
+        needsStoredProcess: Bool = true, _ body: (ActivationProcess) async throws -> T
+    ) async throws -> T {
         try await device.database.using(logger: device.logger) { store in
             if needsStoredProcess { try Self.requireStoredProcess(instance: settings.instanceID, store) }
             var device = try device.resolved == nil ? device.resolvingServer() : device

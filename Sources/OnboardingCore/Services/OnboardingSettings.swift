@@ -14,7 +14,10 @@ public struct OnboardingSettings: Sendable, Equatable {
         /// Base64 of the uncompressed P-256 master server public key.
         public var masterServerPublicKey: String?
 
-        public init(baseURL: String? = nil, applicationKey: String? = nil, applicationSecretFile: String? = nil, masterServerPublicKey: String? = nil) {
+        public init(
+            baseURL: String? = nil, applicationKey: String? = nil, applicationSecretFile: String? = nil,
+            masterServerPublicKey: String? = nil
+        ) {
             self.baseURL = baseURL
             self.applicationKey = applicationKey
             self.applicationSecretFile = applicationSecretFile

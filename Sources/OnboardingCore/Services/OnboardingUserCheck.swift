@@ -16,7 +16,10 @@ public struct OnboardingUserCheck: UserActivationCheck {
     /// The flags that mean identity verification has not ended.
     static let verificationFlags: Set<String> = ["VERIFICATION_PENDING", "VERIFICATION_IN_PROGRESS"]
 
-    public init(settings: OnboardingSettings, environment: [String: String], logger: Logger, transports: TransportFactory = .curl) {
+    public init(
+        settings: OnboardingSettings, environment: [String: String], logger: Logger,
+        transports: TransportFactory = .curl
+    ) {
         self.settings = settings
         self.environment = environment
         self.logger = logger
@@ -30,7 +33,9 @@ public struct OnboardingUserCheck: UserActivationCheck {
                 ? .notFinished(reason: "an onboarding process is running", nextStep: .finishOnboarding)
                 : .notFinished(reason: "this installation has no user activation", nextStep: .onboard)
         }
-        let device = DeviceService(settings: settings, database: .shared(store), environment: environment, logger: logger, transports: transports)
+        let device = DeviceService(
+            settings: settings, database: .shared(store), environment: environment, logger: logger,
+            transports: transports)
         let status: PowerAuthClient.Status
         do {
             status = try await device.status()
@@ -39,18 +44,25 @@ public struct OnboardingUserCheck: UserActivationCheck {
             case .unreachable(let transport) where transport.kind == .tlsFiles:
                 throw error
             case .unreachable, .serverError:
-                throw UserCheckError(code: .onboardingUnreachable, message: "the onboarding server could not be asked: \(error.message)")
+                throw UserCheckError(
+                    code: .onboardingUnreachable, message: "the onboarding server could not be asked: \(error.message)")
             default:
-                throw UserCheckError(code: .onboardingProtocol, message: "the onboarding server's answer about the user activation is unusable: \(error.message)")
+                throw UserCheckError(
+                    code: .onboardingProtocol,
+                    message: "the onboarding server's answer about the user activation is unusable: \(error.message)")
             }
         }
         guard status.state == "ACTIVE" else {
-            return .notFinished(reason: "the device activation is \(status.state) on the server", nextStep: .removeDeviceLocallyAndOnboard)
+            return .notFinished(
+                reason: "the device activation is \(status.state) on the server",
+                nextStep: .removeDeviceLocallyAndOnboard)
         }
         let pending = status.flags.filter(Self.verificationFlags.contains)
         guard pending.isEmpty else {
             guard pending.contains("VERIFICATION_IN_PROGRESS"), let state = await verificationState(store: store) else {
-                return .notFinished(reason: "identity verification has not ended (\(pending.joined(separator: ", ")))", nextStep: .finishVerification)
+                return .notFinished(
+                    reason: "identity verification has not ended (\(pending.joined(separator: ", ")))",
+                    nextStep: .finishVerification)
             }
             return Self.refusal(verification: state)
         }
@@ -64,20 +76,27 @@ public struct OnboardingUserCheck: UserActivationCheck {
     static func refusal(verification state: VerificationState) -> UserActivationStatus {
         switch state {
         case .endstate(.rejected):
-            .notFinished(reason: "identity verification was rejected, which ends the onboarding process", nextStep: .cancelVerificationAndOnboard)
+            .notFinished(
+                reason: "identity verification was rejected, which ends the onboarding process",
+                nextStep: .cancelVerificationAndOnboard)
         case .endstate(let reason):
-            .notFinished(reason: "identity verification ended without success (\(reason.rawValue))", nextStep: .cancelVerificationAndOnboard)
+            .notFinished(
+                reason: "identity verification ended without success (\(reason.rawValue))",
+                nextStep: .cancelVerificationAndOnboard)
         case .failed:
             .notFinished(reason: "identity verification failed", nextStep: .restartVerification)
         default:
-            .notFinished(reason: "identity verification has not ended (state \(state.name))", nextStep: .finishVerification)
+            .notFinished(
+                reason: "identity verification has not ended (state \(state.name))", nextStep: .finishVerification)
         }
     }
 
     /// The verification's state, asked only when the gate refuses (to name the way on);
     /// nil when it cannot be asked.
     private func verificationState(store: any StateDatabase) async -> VerificationState? {
-        let service = VerificationService(settings: settings, database: .shared(store), environment: environment, logger: logger, transports: transports)
+        let service = VerificationService(
+            settings: settings, database: .shared(store), environment: environment, logger: logger,
+            transports: transports)
         do {
             return try await service.withProcess { try await $0.status() }
         } catch {

@@ -11,8 +11,12 @@ public struct VerificationService: Sendable {
     /// - Parameters:
     ///   - database: the store to use, or where to open one per call.
     ///   - transports: libcurl by default; a test double in tests.
-    public init(settings: OnboardingSettings, database: StoreSource, environment: [String: String], logger: Logger, transports: TransportFactory = .curl) {
-        device = DeviceService(settings: settings, database: database, environment: environment, logger: logger, transports: transports)
+    public init(
+        settings: OnboardingSettings, database: StoreSource, environment: [String: String], logger: Logger,
+        transports: TransportFactory = .curl
+    ) {
+        device = DeviceService(
+            settings: settings, database: database, environment: environment, logger: logger, transports: transports)
     }
 
     public var settings: OnboardingSettings { device.settings }
@@ -50,7 +54,8 @@ public struct VerificationService: Sendable {
             }
             let api = IdentityAPI(baseURL: settings.baseURL, powerAuth: client, transports: transports)
             let onboarding = OnboardingAPI(baseURL: settings.baseURL, powerAuth: client.settings, transport: transport)
-            return try await body(VerificationProcess(api: api, onboarding: onboarding, powerAuth: client, store: store))
+            return try await body(
+                VerificationProcess(api: api, onboarding: onboarding, powerAuth: client, store: store))
         }
     }
 }

@@ -41,13 +41,16 @@ public enum DocumentSubmission {
     ///   (its id from `process` becomes `originalDocumentId`; the rejected copy when there
     ///   are two).
     /// - Parameter process: what the server has; nil skips the check for second copies.
-    public static func plan(_ files: [DocumentImageFile], reupload: Bool, process: ScanProcess?) throws(VerificationError) -> [PlannedDocument] {
+    public static func plan(
+        _ files: [DocumentImageFile], reupload: Bool, process: ScanProcess?
+    ) throws(VerificationError) -> [PlannedDocument] {
         guard !files.isEmpty else { throw .invalidDocument("give at least one document image") }
         var seen: Set<String> = []
         var originals: [String?] = []
         for file in files {
             guard let sides = file.type.sides, let stem = file.type.fileStem else {
-                throw .invalidDocument("\(file.type) is not a document type to scan (ID_CARD, PASSPORT, DRIVING_LICENSE)")
+                throw .invalidDocument(
+                    "\(file.type) is not a document type to scan (ID_CARD, PASSPORT, DRIVING_LICENSE)")
             }
             guard sides.contains(file.side) else {
                 throw .invalidDocument("a \(file.type) has no \(file.side.rawValue) side")
@@ -58,19 +61,25 @@ public enum DocumentSubmission {
             let held = process?.documents.first { $0.type == file.type }
             let original = held?.serverID(of: file.side)
             if reupload, original == nil {
-                throw .invalidDocument("a re-upload replaces sides the server has, and it has no \(file.type) \(file.side.rawValue): submit new documents without --reupload, separately")
+                throw .invalidDocument(
+                    "a re-upload replaces sides the server has, and it has no \(file.type) \(file.side.rawValue): submit new documents without --reupload, separately"
+                )
             }
             if !reupload, let held, held.holds(file.side) {
-                throw .invalidDocument("the server already has the \(file.type) \(file.side.rawValue) (\(held.uploadState.rawValue)); to send a new image in its place, add --reupload")
+                throw .invalidDocument(
+                    "the server already has the \(file.type) \(file.side.rawValue) (\(held.uploadState.rawValue)); to send a new image in its place, add --reupload"
+                )
             }
             originals.append(reupload ? original : nil)
         }
         var planned: [PlannedDocument] = []
         for (file, original) in zip(files, originals) {
-            planned.append(PlannedDocument(
-                filename: "\(file.type.fileStem!)_\(file.side.rawValue.lowercased()).jpg", type: file.type, side: file.side,
-                originalDocumentID: original, bytes: try read(file.path)
-            ))
+            planned.append(
+                PlannedDocument(
+                    filename: "\(file.type.fileStem!)_\(file.side.rawValue.lowercased()).jpg", type: file.type,
+                    side: file.side,
+                    originalDocumentID: original, bytes: try read(file.path)
+                ))
         }
         return planned
     }
@@ -79,8 +88,10 @@ public enum DocumentSubmission {
     public static func archive(_ documents: [PlannedDocument]) throws -> Data {
         let archive = try Archive(data: Data(), accessMode: .create)
         for document in documents {
-            try archive.addEntry(with: document.filename, type: .file, uncompressedSize: Int64(document.bytes.count),
-                                 modificationDate: Date(timeIntervalSince1970: 0), compressionMethod: .none) { position, size in
+            try archive.addEntry(
+                with: document.filename, type: .file, uncompressedSize: Int64(document.bytes.count),
+                modificationDate: Date(timeIntervalSince1970: 0), compressionMethod: .none
+            ) { position, size in
                 document.bytes.subdata(in: Int(position)..<Int(position) + size)
             }
         }
@@ -96,7 +107,9 @@ public enum DocumentSubmission {
             "data": archive.base64EncodedString(),
             "resubmit": !documents.isEmpty && documents.allSatisfy { $0.originalDocumentID != nil },
             "documents": documents.map { document -> [String: Any] in
-                var item: [String: Any] = ["filename": document.filename, "type": document.type.rawValue, "side": document.side.rawValue]
+                var item: [String: Any] = [
+                    "filename": document.filename, "type": document.type.rawValue, "side": document.side.rawValue,
+                ]
                 if let original = document.originalDocumentID { item["originalDocumentId"] = original }
                 return item
             },
@@ -114,7 +127,9 @@ public enum DocumentSubmission {
         guard stat(path, &info) == 0 else { throw .fileUnreadable(path, String(cString: strerror(errno))) }
         guard info.st_mode & S_IFMT == S_IFREG else { throw .fileUnreadable(path, "not a regular file") }
         guard Int(info.st_size) <= maximumImageBytes else { throw .fileTooLarge(path, bytes: Int(info.st_size)) }
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw .fileUnreadable(path, String(cString: strerror(errno))) }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw .fileUnreadable(path, String(cString: strerror(errno)))
+        }
         defer { try? handle.close() }
         let data: Data
         do {

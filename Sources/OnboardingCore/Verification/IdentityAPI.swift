@@ -26,7 +26,9 @@ struct IdentityAPI {
 
     /// The contract's timeouts.
     enum Timeout: Int, CaseIterable {
-        case documentSubmit = 180_000, documentStatus = 120_000, other = 20_000
+        case documentSubmit = 180_000
+        case documentStatus = 120_000
+        case other = 20_000
     }
 
     /// The onboarding (enrollment) server.
@@ -36,7 +38,9 @@ struct IdentityAPI {
     let transports: [Timeout: any HTTPTransport]
 
     /// Posts `{"requestObject": object}` to `path` and answers the `responseObject`.
-    func call(_ path: String, _ object: [String: Any], _ authentication: Authentication, timeout: Timeout = .other) async throws -> [String: Any] {
+    func call(
+        _ path: String, _ object: [String: Any], _ authentication: Authentication, timeout: Timeout = .other
+    ) async throws -> [String: Any] {
         do {
             return try await attempt(path, object, authentication, timeout: timeout, renewToken: false)
         } catch let error as OnboardingError where authentication.credential == .token && error.httpStatus == 401 {
@@ -44,40 +48,65 @@ struct IdentityAPI {
         }
     }
 
-    private func attempt(_ path: String, _ object: [String: Any], _ authentication: Authentication, timeout: Timeout, renewToken: Bool) async throws -> [String: Any] {
+    private func attempt(
+        _ path: String, _ object: [String: Any], _ authentication: Authentication, timeout: Timeout, renewToken: Bool
+    ) async throws -> [String: Any] {
         let activation = try powerAuth.requireActivation()
         let plaintext = OnboardingEnvelope.request(object)
         var headers: [(name: String, value: String)] = []
         var body = plaintext
         var decryptor: EciesResponseDecryptor?
         if authentication.encrypted {
-            guard let serverKey = try? P256Keys.publicKey(activation.serverPublicKey) else { throw PowerAuthClientError.protocolError("stored server public key is invalid") }
+            guard let serverKey = try? P256Keys.publicKey(activation.serverPublicKey) else {
+                throw PowerAuthClientError.protocolError("stored server public key is invalid")
+            }
             let settings = powerAuth.settings
-            let request = try EciesEncryptor(publicKey: serverKey, parameters: .activation(
-                sharedInfo1: EciesParameters.SharedInfo1.genericActivation, applicationKey: settings.applicationKey,
-                applicationSecret: settings.applicationSecret, activationId: activation.activationID, transportKey: activation.transportKey
-            )).encryptRequest(plaintext)
+            let request = try EciesEncryptor(
+                publicKey: serverKey,
+                parameters: .activation(
+                    sharedInfo1: EciesParameters.SharedInfo1.genericActivation, applicationKey: settings.applicationKey,
+                    applicationSecret: settings.applicationSecret, activationId: activation.activationID,
+                    transportKey: activation.transportKey
+                )
+            ).encryptRequest(plaintext)
             body = Array(try JSONEncoder().encode(request.payload))
             decryptor = request.response
             if authentication.credential != .signature {
-                headers.append(("X-PowerAuth-Encryption", "PowerAuth version=\"\(PowerAuthVersion.current)\", application_key=\"\(settings.applicationKey)\", activation_id=\"\(activation.activationID)\""))
+                headers.append(
+                    (
+                        "X-PowerAuth-Encryption",
+                        "PowerAuth version=\"\(PowerAuthVersion.current)\", application_key=\"\(settings.applicationKey)\", activation_id=\"\(activation.activationID)\""
+                    ))
             }
         }
         switch authentication.credential {
         case .signature:
-            headers.append(("X-PowerAuth-Authorization", try powerAuth.authorizationHeader(activation, uriIdentifier: path, body: plaintext, factor: .possession, pin: nil)))
+            headers.append(
+                (
+                    "X-PowerAuth-Authorization",
+                    try powerAuth.authorizationHeader(
+                        activation, uriIdentifier: path, body: plaintext, factor: .possession, pin: nil)
+                ))
         case .token:
-            headers.append(("X-PowerAuth-Token", PowerAuthClient.tokenHeader(try await possessionToken(activation, renew: renewToken))))
+            headers.append(
+                (
+                    "X-PowerAuth-Token",
+                    PowerAuthClient.tokenHeader(try await possessionToken(activation, renew: renewToken))
+                ))
         case .none:
             break
         }
         let response: HTTPResponse
         do {
-            response = try await transports[timeout]!.send(JSONPost.request(baseURL: baseURL, path: path, headers: headers, body: body))
+            response = try await transports[timeout]!.send(
+                JSONPost.request(baseURL: baseURL, path: path, headers: headers, body: body))
         } catch {
             throw OnboardingError(error)
         }
-        let envelope = try decryptor.map { decryptor throws(OnboardingError) in try OnboardingAPI.plaintext(response, decryptor: decryptor) } ?? response.body
+        let envelope =
+            try decryptor.map { decryptor throws(OnboardingError) in
+                try OnboardingAPI.plaintext(response, decryptor: decryptor)
+            } ?? response.body
         return try OnboardingEnvelope.decode(httpStatus: response.status, body: envelope)
     }
 

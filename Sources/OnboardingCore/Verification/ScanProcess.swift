@@ -52,9 +52,11 @@ public struct ScanProcess: Sendable, Equatable {
 
     public init(types: [DocumentType], serverDocuments: [ServerDocument]) {
         documents = types.map { type in
-            Document(type: type, sides: serverDocuments.filter { $0.type == type }.map {
-                Side(side: $0.side ?? .front, serverID: $0.id, rejected: !$0.errors.isEmpty)
-            })
+            Document(
+                type: type,
+                sides: serverDocuments.filter { $0.type == type }.map {
+                    Side(side: $0.side ?? .front, serverID: $0.id, rejected: !$0.errors.isEmpty)
+                })
         }
     }
 }

@@ -35,7 +35,8 @@ public struct VerificationProcess: Sendable {
             let answer = try await guarded(needs: nil) { try await api.call("/api/identity/status", [:], .token) }
             let last = try Self.lastStatus(answer)
             try records.saveStatus(last)
-            let presenceCheckFailed = [.otpVerification, .presenceCheck].contains(previous?.phase) && previous?.status != .notInitialized
+            let presenceCheckFailed =
+                [.otpVerification, .presenceCheck].contains(previous?.phase) && previous?.status != .notInitialized
                 && last.phase == .presenceCheck && last.status == .notInitialized
             return VerificationReport(state: try await state(for: last), presenceCheckFailed: presenceCheckFailed)
         } catch {
@@ -68,7 +69,10 @@ public struct VerificationProcess: Sendable {
     }
 
     private func serverDocuments(processID: String) async throws -> [ServerDocument] {
-        let answer = try await guarded(needs: nil) { try await api.call("/api/identity/document/status", ["processId": processID], .token, timeout: .documentStatus) }
+        let answer = try await guarded(needs: nil) {
+            try await api.call(
+                "/api/identity/document/status", ["processId": processID], .token, timeout: .documentStatus)
+        }
         return try Self.documents(answer)
     }
 
@@ -76,8 +80,13 @@ public struct VerificationProcess: Sendable {
 
     public func consentText() async throws -> String {
         let last = try requireLastStatus()
-        let answer = try await guarded(needs: .intro, action: "consent to") { try await api.call("/api/identity/consent/text", ["processId": last.processID, "consentType": "GDPR"], .token) }
-        guard let text = answer["consentText"] as? String else { throw OnboardingError(.networkBadServerResponse, httpStatus: 200, detail: "consentText missing") }
+        let answer = try await guarded(needs: .intro, action: "consent to") {
+            try await api.call(
+                "/api/identity/consent/text", ["processId": last.processID, "consentType": "GDPR"], .token)
+        }
+        guard let text = answer["consentText"] as? String else {
+            throw OnboardingError(.networkBadServerResponse, httpStatus: 200, detail: "consentText missing")
+        }
         return text
     }
 
@@ -85,7 +94,9 @@ public struct VerificationProcess: Sendable {
     public func approveConsent() async throws -> VerificationState {
         let last = try requireLastStatus()
         try await guarded(needs: .intro, action: "consent to") {
-            _ = try await api.call("/api/identity/consent/approve", ["processId": last.processID, "approved": true, "consentType": "GDPR"], .signature)
+            _ = try await api.call(
+                "/api/identity/consent/approve",
+                ["processId": last.processID, "approved": true, "consentType": "GDPR"], .signature)
             _ = try await api.call("/api/identity/init", ["processId": last.processID], .signature)
         }
         try records.saveStatus(.init(processID: last.processID, phase: .documentUpload, status: .inProgress))
@@ -98,20 +109,27 @@ public struct VerificationProcess: Sendable {
     /// SDK's session on the server.
     public func selectDocumentTypes(_ types: [DocumentType]) async throws -> VerificationState {
         guard !types.isEmpty, types.allSatisfy(DocumentType.scannable.contains), Set(types).count == types.count else {
-            throw VerificationError.invalidDocument("choose distinct document types among \(DocumentType.scannable.map(\.rawValue).joined(separator: ", "))")
+            throw VerificationError.invalidDocument(
+                "choose distinct document types among \(DocumentType.scannable.map(\.rawValue).joined(separator: ", "))"
+            )
         }
         // A server may take the SDK's init in any state; the choice fits only once the
         // consent is approved (or to choose again while scanning).
         let current = try await status()
-        guard Step.scanning.accepts(current) else { throw VerificationError.wrongStep(current, needs: "documentsToScanSelect", action: "choose") }
+        guard Step.scanning.accepts(current) else {
+            throw VerificationError.wrongStep(current, needs: "documentsToScanSelect", action: "choose")
+        }
         let last = try requireLastStatus()
         let challenge = UUID().uuidString
         _ = try await guarded(needs: .scanning, action: "choose") {
-            try await api.call("/api/identity/document/init-sdk", ["processId": last.processID, "attributes": ["sdk-init-token": challenge]], .signedEncrypted)
+            try await api.call(
+                "/api/identity/document/init-sdk",
+                ["processId": last.processID, "attributes": ["sdk-init-token": challenge]], .signedEncrypted)
         }
         try records.saveChosenTypes(types)
         // What the server already holds counts: an accepted document is not asked for again.
-        return .scanDocument(ScanProcess(types: types, serverDocuments: try await serverDocuments(processID: last.processID)))
+        return .scanDocument(
+            ScanProcess(types: types, serverDocuments: try await serverDocuments(processID: last.processID)))
     }
 
     /// Uploads document images, checked whole (against what the server already has) before
@@ -119,16 +137,25 @@ public struct VerificationProcess: Sendable {
     public func submitDocuments(_ files: [DocumentImageFile], reupload: Bool) async throws -> VerificationState {
         // The step first: in another state, what the files lack (--reupload) is not the point.
         let current = try await status()
-        guard Step.scanning.accepts(current) else { throw VerificationError.wrongStep(current, needs: Step.scanning.name, action: "submit") }
+        guard Step.scanning.accepts(current) else {
+            throw VerificationError.wrongStep(current, needs: Step.scanning.name, action: "submit")
+        }
         let last = try requireLastStatus()
-        let chosen = try records.load().chosenTypes ?? DocumentType.scannable.filter { type in files.contains { $0.type == type } }
+        let chosen =
+            try records.load().chosenTypes
+            ?? DocumentType.scannable.filter { type in files.contains { $0.type == type } }
         if let other = files.first(where: { !chosen.contains($0.type) }) {
-            throw VerificationError.invalidDocument("\(other.type) is not among the chosen document types (\(chosen.map(\.rawValue).joined(separator: ", "))); choose again with `documents select`")
+            throw VerificationError.invalidDocument(
+                "\(other.type) is not among the chosen document types (\(chosen.map(\.rawValue).joined(separator: ", "))); choose again with `documents select`"
+            )
         }
         let process = ScanProcess(types: chosen, serverDocuments: try await serverDocuments(processID: last.processID))
         let planned = try DocumentSubmission.plan(files, reupload: reupload, process: process)
-        let object = DocumentSubmission.requestObject(processID: last.processID, documents: planned, archive: try DocumentSubmission.archive(planned))
-        _ = try await guarded(needs: .scanning, action: "submit") { try await api.call("/api/identity/document/submit", object, .tokenEncrypted, timeout: .documentSubmit) }
+        let object = DocumentSubmission.requestObject(
+            processID: last.processID, documents: planned, archive: try DocumentSubmission.archive(planned))
+        _ = try await guarded(needs: .scanning, action: "submit") {
+            try await api.call("/api/identity/document/submit", object, .tokenEncrypted, timeout: .documentSubmit)
+        }
         try records.saveChosenTypes(chosen)
         return .processing(.documentUpload)
     }
@@ -138,13 +165,17 @@ public struct VerificationProcess: Sendable {
     /// Starts a presence check: the session attributes for the presence-check SDK.
     public func presenceCheckInit() async throws -> [String: String] {
         let last = try requireLastStatus()
-        let answer = try await guarded(needs: .presenceCheck, action: "check") { try await api.call("/api/identity/presence-check/init", ["processId": last.processID], .signedEncrypted) }
+        let answer = try await guarded(needs: .presenceCheck, action: "check") {
+            try await api.call("/api/identity/presence-check/init", ["processId": last.processID], .signedEncrypted)
+        }
         return (answer["sessionAttributes"] as? [String: Any])?.compactMapValues { $0 as? String } ?? [:]
     }
 
     public func presenceCheckSubmit() async throws -> VerificationState {
         let last = try requireLastStatus()
-        _ = try await guarded(needs: .presenceCheck, action: "check") { try await api.call("/api/identity/presence-check/submit", ["processId": last.processID], .signature) }
+        _ = try await guarded(needs: .presenceCheck, action: "check") {
+            try await api.call("/api/identity/presence-check/submit", ["processId": last.processID], .signature)
+        }
         return .processing(.verifyingPresence)
     }
 
@@ -155,8 +186,13 @@ public struct VerificationProcess: Sendable {
     public func verifyOTP(_ code: String) async throws -> VerificationState {
         try await requireOTPStep()
         let last = try requireLastStatus()
-        let answer = try await guarded(needs: .otp, action: "verify") { try await api.call("/api/identity/otp/verify", ["processId": last.processID, "otpCode": code], .encryptedOnly) }
-        guard let verified = answer["verified"] as? Bool else { throw OnboardingError(.networkBadServerResponse, httpStatus: 200, detail: "verified missing") }
+        let answer = try await guarded(needs: .otp, action: "verify") {
+            try await api.call(
+                "/api/identity/otp/verify", ["processId": last.processID, "otpCode": code], .encryptedOnly)
+        }
+        guard let verified = answer["verified"] as? Bool else {
+            throw OnboardingError(.networkBadServerResponse, httpStatus: 200, detail: "verified missing")
+        }
         if verified { return .processing(.other) }
         let remaining = answer["remainingAttempts"] as? Int ?? 0
         if remaining > 0, answer["expired"] as? Bool != true { throw VerificationError.wrongOTP(remaining: remaining) }
@@ -166,7 +202,9 @@ public struct VerificationProcess: Sendable {
     public func resendOTP() async throws {
         let last = try requireLastStatus()
         do {
-            _ = try await guarded(needs: .otp, action: "resend") { try await api.call("/api/identity/otp/resend", ["processId": last.processID], .signature) }
+            _ = try await guarded(needs: .otp, action: "resend") {
+                try await api.call("/api/identity/otp/resend", ["processId": last.processID], .signature)
+            }
         } catch let error as OnboardingError where error.serverCode == "ONBOARDING_OTP_FAILED" {
             throw VerificationError.tooEarly
         }
@@ -177,7 +215,9 @@ public struct VerificationProcess: Sendable {
         try await requireOTPStep()
         let last = try requireLastStatus()
         let answer = try await onboarding.otpDetail(processID: last.processID, type: "USER_VERIFICATION")
-        guard let code = answer["otpCode"] as? String, !code.isEmpty else { throw OnboardingError(.networkBadServerResponse, httpStatus: 200, detail: "otpCode missing") }
+        guard let code = answer["otpCode"] as? String, !code.isEmpty else {
+            throw OnboardingError(.networkBadServerResponse, httpStatus: 200, detail: "otpCode missing")
+        }
         return code
     }
 
@@ -191,7 +231,9 @@ public struct VerificationProcess: Sendable {
         default: break
         }
         let last = try requireLastStatus()
-        _ = try await guarded(needs: nil) { try await api.call("/api/identity/cleanup", ["processId": last.processID], .signature) }
+        _ = try await guarded(needs: nil) {
+            try await api.call("/api/identity/cleanup", ["processId": last.processID], .signature)
+        }
         try records.saveStatus(.init(processID: last.processID, phase: nil, status: .notInitialized))
         return .intro
     }
@@ -221,7 +263,9 @@ public struct VerificationProcess: Sendable {
     /// exists, and the server's answer ("failed") would not say why.
     func requireOTPStep(action: String = "verify") async throws {
         let current = try await status()
-        guard Step.otp.accepts(current) else { throw VerificationError.wrongStep(current, needs: Step.otp.name, action: action) }
+        guard Step.otp.accepts(current) else {
+            throw VerificationError.wrongStep(current, needs: Step.otp.name, action: action)
+        }
     }
 
     func requireLastStatus() throws -> VerificationStore.LastStatus {
@@ -239,13 +283,18 @@ public struct VerificationProcess: Sendable {
             return try await call()
         } catch {
             guard !(error is VerificationError), !Self.isOffline(error) else { throw error }
-            if let state = try? await powerAuth.status().state, state != "ACTIVE" { throw VerificationError.activationNotActive }
+            if let state = try? await powerAuth.status().state, state != "ACTIVE" {
+                throw VerificationError.activationNotActive
+            }
             guard let error = error as? OnboardingError else { throw error }
             if let action, error.serverCode == "ONBOARDING_FAILED", case .success? = try? await status() {
                 throw VerificationError.succeeded(nothingTo: action)
             }
-            if let mapped = VerificationError.forServerCode(error.serverCode, message: error.serverMessage) { throw mapped }
-            if let step, error.serverCode == "ERROR_GENERIC", let current = try? await status(), !step.accepts(current) {
+            if let mapped = VerificationError.forServerCode(error.serverCode, message: error.serverMessage) {
+                throw mapped
+            }
+            if let step, error.serverCode == "ERROR_GENERIC", let current = try? await status(), !step.accepts(current)
+            {
                 throw VerificationError.wrongStep(current, needs: step.name, action: action ?? "do")
             }
             throw error
@@ -263,8 +312,12 @@ public struct VerificationProcess: Sendable {
         let name: String
         let accepts: @Sendable (VerificationState) -> Bool
 
-        static let intro = Step(name: "intro") { if case .intro = $0 { true } else if case .consent = $0 { true } else { false } }
-        static let scanning = Step(name: "scanDocument") { if case .scanDocument = $0 { true } else if case .documentsToScanSelect = $0 { true } else { false } }
+        static let intro = Step(name: "intro") {
+            if case .intro = $0 { true } else if case .consent = $0 { true } else { false }
+        }
+        static let scanning = Step(name: "scanDocument") {
+            if case .scanDocument = $0 { true } else if case .documentsToScanSelect = $0 { true } else { false }
+        }
         static let presenceCheck = Step(name: "presenceCheck") { $0 == .presenceCheck }
         static let otp = Step(name: "otp") { if case .otp = $0 { true } else { false } }
     }

@@ -17,20 +17,24 @@ public enum VerificationStateTable {
     private static func state(phase: VerificationPhase?, status: VerificationStatus) -> VerificationState? {
         switch (phase, status) {
         case (nil, .notInitialized): .intro
-        case (.documentUpload, .verificationPending), (.documentVerification, .inProgress): .processing(.documentVerification)
+        case (.documentUpload, .verificationPending), (.documentVerification, .inProgress):
+            .processing(.documentVerification)
         case (.documentVerification, .accepted): .processing(.documentAccepted)
-        case (.documentVerificationFinal, .inProgress), (.documentVerificationFinal, .accepted): .processing(.documentsCrossVerification)
+        case (.documentVerificationFinal, .inProgress), (.documentVerificationFinal, .accepted):
+            .processing(.documentsCrossVerification)
         case (.clientEvaluation, .inProgress): .processing(.clientVerification)
         case (.clientEvaluation, .accepted): .processing(.clientAccepted)
         case (.presenceCheck, .notInitialized), (.presenceCheck, .inProgress): .presenceCheck
         case (.presenceCheck, .verificationPending): .processing(.verifyingPresence)
         case (.otpVerification, .verificationPending): .otp(remainingAttempts: nil)
         case (.completed, .accepted): .success
-        case (.documentVerification, .rejected), (.documentVerificationFinal, .rejected), (.clientEvaluation, .rejected),
-             (.presenceCheck, .rejected), (.completed, .rejected):
+        case (.documentVerification, .rejected), (.documentVerificationFinal, .rejected),
+            (.clientEvaluation, .rejected),
+            (.presenceCheck, .rejected), (.completed, .rejected):
             .endstate(.rejected)
-        case (nil, .failed), (.documentUpload, .failed), (.documentVerification, .failed), (.documentVerificationFinal, .failed),
-             (.clientEvaluation, .failed), (.presenceCheck, .failed), (.completed, .failed):
+        case (nil, .failed), (.documentUpload, .failed), (.documentVerification, .failed),
+            (.documentVerificationFinal, .failed),
+            (.clientEvaluation, .failed), (.presenceCheck, .failed), (.completed, .failed):
             .failed
         default: nil
         }
@@ -40,7 +44,8 @@ public enum VerificationStateTable {
     /// failed or with errors → scan (again); all accepted (or none) → scan; any still in
     /// progress → processing; otherwise failed. Without a chosen set of types: no documents →
     /// choose the types, else failed.
-    public static func documentsState(_ documents: [ServerDocument], chosenTypes: [DocumentType]?) -> VerificationState {
+    public static func documentsState(_ documents: [ServerDocument], chosenTypes: [DocumentType]?) -> VerificationState
+    {
         guard let chosenTypes else { return documents.isEmpty ? .documentsToScanSelect : .failed }
         if documents.contains(where: { $0.status == .rejected || $0.status == .failed || !$0.errors.isEmpty }) {
             return .scanDocument(ScanProcess(types: chosenTypes, serverDocuments: documents))

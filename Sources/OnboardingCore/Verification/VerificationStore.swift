@@ -23,7 +23,8 @@ struct VerificationStore {
         guard let row = try store.verification(instanceID: instanceID) else { return Record() }
         var last: LastStatus?
         if let processID = row.processID, let status = row.status.flatMap(VerificationStatus.init(rawValue:)) {
-            last = LastStatus(processID: processID, phase: row.phase.flatMap(VerificationPhase.init(rawValue:)), status: status)
+            last = LastStatus(
+                processID: processID, phase: row.phase.flatMap(VerificationPhase.init(rawValue:)), status: status)
         }
         let types = row.documentTypes.map { $0.split(separator: ",").map { DocumentType(rawValue: String($0)) } }
         return Record(lastStatus: last, chosenTypes: types)
@@ -33,7 +34,10 @@ struct VerificationStore {
     /// has not begun) the document step.
     func saveStatus(_ last: LastStatus) throws {
         let clearsTypes: Set<VerificationStatus> = [.failed, .rejected, .notInitialized, .accepted]
-        try change(.status(processID: last.processID, phase: last.phase?.rawValue, status: last.status.rawValue, clearingDocumentTypes: clearsTypes.contains(last.status)))
+        try change(
+            .status(
+                processID: last.processID, phase: last.phase?.rawValue, status: last.status.rawValue,
+                clearingDocumentTypes: clearsTypes.contains(last.status)))
     }
 
     /// A status call failed: every later call needs a new one.

@@ -77,7 +77,9 @@ public struct DocumentStatus: RawRepresentable, Hashable, Sendable {
     public static let disposed = Self(rawValue: "DISPOSED")
 
     /// Still being uploaded or checked.
-    var isProcessing: Bool { [.uploadInProgress, .inProgress, .verificationPending, .verificationInProgress].contains(self) }
+    var isProcessing: Bool {
+        [.uploadInProgress, .inProgress, .verificationPending, .verificationInProgress].contains(self)
+    }
 }
 
 /// A document as `/api/identity/document/status` lists it.
@@ -89,7 +91,10 @@ public struct ServerDocument: Sendable, Equatable {
     public var status: DocumentStatus
     public var errors: [String]
 
-    public init(filename: String? = nil, id: String, type: DocumentType, side: DocumentSide?, status: DocumentStatus, errors: [String] = []) {
+    public init(
+        filename: String? = nil, id: String, type: DocumentType, side: DocumentSide?, status: DocumentStatus,
+        errors: [String] = []
+    ) {
         self.filename = filename
         self.id = id
         self.type = type

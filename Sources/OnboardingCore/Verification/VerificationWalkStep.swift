@@ -35,7 +35,9 @@ public enum VerificationWalkStep: Sendable, Equatable {
             if todo.isEmpty {
                 self = .chooseOtherDocuments(accepted: scan.documents.map(\.type))
             } else {
-                self = rejected.isEmpty ? .submitDocuments(todo, reupload: false) : .submitDocuments(rejected, reupload: true)
+                self =
+                    rejected.isEmpty
+                    ? .submitDocuments(todo, reupload: false) : .submitDocuments(rejected, reupload: true)
             }
         case .presenceCheck: self = .presenceCheck
         case .otp: self = .enterOTP

@@ -11,8 +11,10 @@ extension PostgresStore: DeviceActivationRecords {
         """
 
     public func deviceActivation(instanceID: String) throws -> DeviceActivationRow? {
-        try query("SELECT \(unescaped: Self.deviceActivationColumns) FROM powerauth_activation WHERE instance_id = \(instanceID)")
-            .first.map(Self.deviceActivation)
+        try query(
+            "SELECT \(unescaped: Self.deviceActivationColumns) FROM powerauth_activation WHERE instance_id = \(instanceID)"
+        )
+        .first.map(Self.deviceActivation)
     }
 
     public func insertDeviceActivation(_ activation: DeviceActivationRow) throws -> Bool {
@@ -22,21 +24,26 @@ extension PostgresStore: DeviceActivationRecords {
     public func takeSignatureCounter(instanceID: String, next: ([UInt8]) -> [UInt8]) throws -> [UInt8]? {
         try transaction { connection in
             // The bump locks the row: two hosts never take the same counter data.
-            guard let row = try connection.answer(
-                "UPDATE powerauth_activation SET counter = counter + 1 WHERE instance_id = \(instanceID) RETURNING counter_data", logger
-            ).first else {
+            guard
+                let row = try connection.answer(
+                    "UPDATE powerauth_activation SET counter = counter + 1 WHERE instance_id = \(instanceID) RETURNING counter_data",
+                    logger
+                ).first
+            else {
                 return nil
             }
             let current = try NamedCells(row).bytes("counter_data")
             _ = try connection.answer(
-                "UPDATE powerauth_activation SET counter_data = \(ByteBuffer(bytes: next(current))) WHERE instance_id = \(instanceID)", logger
+                "UPDATE powerauth_activation SET counter_data = \(ByteBuffer(bytes: next(current))) WHERE instance_id = \(instanceID)",
+                logger
             )
             return current
         }
     }
 
     public func saveDeviceToken(_ token: DeviceTokenRow, instanceID: String) throws {
-        try query("""
+        try query(
+            """
             UPDATE powerauth_activation SET token_id = \(token.id), token_secret = \(ByteBuffer(bytes: token.secret)), token_factor = \(token.factor)
             WHERE instance_id = \(instanceID)
             """)
@@ -60,21 +67,29 @@ extension PostgresStore: DeviceActivationRecords {
     }
 
     static func deviceActivations(_ connection: PostgresConnection, _ logger: Logger) throws -> [DeviceActivationRow] {
-        try connection.answer("SELECT \(unescaped: deviceActivationColumns) FROM powerauth_activation ORDER BY instance_id", logger).map(deviceActivation)
+        try connection.answer(
+            "SELECT \(unescaped: deviceActivationColumns) FROM powerauth_activation ORDER BY instance_id", logger
+        ).map(deviceActivation)
     }
 
     static func deviceActivation(_ row: PostgresRow) throws -> DeviceActivationRow {
         let cells = NamedCells(row)
         var token: DeviceTokenRow?
-        if let id: String? = try cells["token_id"], let id, let factor: String? = try cells["token_factor"], let factor {
+        if let id: String? = try cells["token_id"], let id, let factor: String? = try cells["token_factor"], let factor
+        {
             token = DeviceTokenRow(id: id, secret: try cells.optionalBytes("token_secret") ?? [], factor: factor)
         }
         return DeviceActivationRow(
-            instanceID: try cells["instance_id"], activationID: try cells["activation_id"], name: try cells["activation_name"],
-            createdAt: try cells["created_at"], serverPublicKey: try cells.bytes("server_public_key"), devicePublicKey: try cells.bytes("device_public_key"),
-            devicePrivateKeyVault: try cells.bytes("device_private_key_vault"), possessionKey: try cells.bytes("possession_key"),
-            transportKey: try cells.bytes("transport_key"), knowledgeKeyEncrypted: try cells.bytes("knowledge_key_encrypted"),
-            knowledgeKeySalt: try cells.bytes("knowledge_key_salt"), knowledgeKeyIterations: Int(try cells["knowledge_key_iterations", as: Int32.self]),
+            instanceID: try cells["instance_id"], activationID: try cells["activation_id"],
+            name: try cells["activation_name"],
+            createdAt: try cells["created_at"], serverPublicKey: try cells.bytes("server_public_key"),
+            devicePublicKey: try cells.bytes("device_public_key"),
+            devicePrivateKeyVault: try cells.bytes("device_private_key_vault"),
+            possessionKey: try cells.bytes("possession_key"),
+            transportKey: try cells.bytes("transport_key"),
+            knowledgeKeyEncrypted: try cells.bytes("knowledge_key_encrypted"),
+            knowledgeKeySalt: try cells.bytes("knowledge_key_salt"),
+            knowledgeKeyIterations: Int(try cells["knowledge_key_iterations", as: Int32.self]),
             counterData: try cells.bytes("counter_data"), counter: try cells["counter"], token: token
         )
     }

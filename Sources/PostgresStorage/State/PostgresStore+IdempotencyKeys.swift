@@ -5,31 +5,44 @@ import WalletModel
 extension PostgresStore: IdempotencyKeyRecords {
     public func claimIdempotencyKey(_ claim: IdempotencyKeyRow) throws -> IdempotencyKeyClaim {
         try transaction { connection in
-            let inserted = try connection.answer("""
+            let inserted = try connection.answer(
+                """
                 INSERT INTO idempotency_key (key, deeplink_hash, created_ms, request_id, serial_number, owner)
                 VALUES (\(claim.key), \(claim.deeplinkHash), \(claim.createdMilliseconds), \(claim.requestID), \(claim.serialNumber), \(claim.owner))
                 ON CONFLICT (key) DO NOTHING
-                """, logger).metadata.rows
+                """, logger
+            ).metadata.rows
             if inserted == 1 { return .inserted }
-            guard let row = try connection.answer("""
-                SELECT deeplink_hash, created_ms, request_id, serial_number, owner, status, answer FROM idempotency_key WHERE key = \(claim.key)
-                """, logger).first else {
+            guard
+                let row = try connection.answer(
+                    """
+                    SELECT deeplink_hash, created_ms, request_id, serial_number, owner, status, answer FROM idempotency_key WHERE key = \(claim.key)
+                    """, logger
+                ).first
+            else {
                 return .vanished
             }
             let cells = NamedCells(row)
-            return .held(IdempotencyKeyRow(
-                key: claim.key, deeplinkHash: try cells["deeplink_hash"], createdMilliseconds: try cells["created_ms"],
-                requestID: try cells["request_id"], serialNumber: try cells["serial_number"], owner: try cells["owner"],
-                status: try cells["status", as: Int32?.self].map(Int.init), answer: try cells["answer"]
-            ))
+            return .held(
+                IdempotencyKeyRow(
+                    key: claim.key, deeplinkHash: try cells["deeplink_hash"],
+                    createdMilliseconds: try cells["created_ms"],
+                    requestID: try cells["request_id"], serialNumber: try cells["serial_number"],
+                    owner: try cells["owner"],
+                    status: try cells["status", as: Int32?.self].map(Int.init), answer: try cells["answer"]
+                ))
         }
     }
 
-    public func takeOverIdempotencyKey(_ key: String, claimedAt: Int64, now: Int64, requestID: String, serialNumber: String?, owner: String) throws -> Bool {
-        try query("""
+    public func takeOverIdempotencyKey(
+        _ key: String, claimedAt: Int64, now: Int64, requestID: String, serialNumber: String?, owner: String
+    ) throws -> Bool {
+        try query(
+            """
             UPDATE idempotency_key SET created_ms = \(now), request_id = \(requestID), serial_number = \(serialNumber), owner = \(owner)
             WHERE key = \(key) AND answer IS NULL AND created_ms = \(claimedAt)
-            """).metadata.rows == 1
+            """
+        ).metadata.rows == 1
     }
 
     public func answerIdempotencyKey(_ key: String, status: Int, body: String) throws {

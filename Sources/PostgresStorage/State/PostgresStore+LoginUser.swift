@@ -9,17 +9,21 @@ extension PostgresStore: LoginUserRecords {
         """
 
     public func loginUser(instanceID: String) throws -> LoginUserRow? {
-        try query("SELECT \(unescaped: Self.loginUserColumns) FROM login_user WHERE instance_id = \(instanceID)").first.map(Self.loginUser)
+        try query("SELECT \(unescaped: Self.loginUserColumns) FROM login_user WHERE instance_id = \(instanceID)").first
+            .map(Self.loginUser)
     }
 
     public func saveLoginUser(_ user: LoginUserRow) throws {
-        try query(Self.insert(user, onConflict: """
-            ON CONFLICT (instance_id) DO UPDATE SET
-                identity = excluded.identity, device_name = excluded.device_name, mpin_id = excluded.mpin_id,
-                reg_ott = excluded.reg_ott, state = excluded.state, secret = excluded.secret, discovery = excluded.discovery,
-                failed_attempts = excluded.failed_attempts, last_login_at = excluded.last_login_at,
-                last_login_answer = excluded.last_login_answer, created_at = excluded.created_at
-            """))
+        try query(
+            Self.insert(
+                user,
+                onConflict: """
+                    ON CONFLICT (instance_id) DO UPDATE SET
+                        identity = excluded.identity, device_name = excluded.device_name, mpin_id = excluded.mpin_id,
+                        reg_ott = excluded.reg_ott, state = excluded.state, secret = excluded.secret, discovery = excluded.discovery,
+                        failed_attempts = excluded.failed_attempts, last_login_at = excluded.last_login_at,
+                        last_login_answer = excluded.last_login_answer, created_at = excluded.created_at
+                    """))
     }
 
     public func deleteLoginUser(instanceID: String) throws -> Bool {
@@ -37,14 +41,17 @@ extension PostgresStore: LoginUserRecords {
     }
 
     static func loginUsers(_ connection: PostgresConnection, _ logger: Logger) throws -> [LoginUserRow] {
-        try connection.answer("SELECT \(unescaped: loginUserColumns) FROM login_user ORDER BY instance_id", logger).map(loginUser)
+        try connection.answer("SELECT \(unescaped: loginUserColumns) FROM login_user ORDER BY instance_id", logger).map(
+            loginUser)
     }
 
     static func loginUser(_ row: PostgresRow) throws -> LoginUserRow {
         let cells = NamedCells(row)
         return LoginUserRow(
-            instanceID: try cells["instance_id"], identity: try cells["identity"], deviceName: try cells["device_name"], mpinID: try cells["mpin_id"],
-            regOTT: try cells["reg_ott"], state: try cells["state"], secret: try cells["secret"], discovery: try cells["discovery"],
+            instanceID: try cells["instance_id"], identity: try cells["identity"], deviceName: try cells["device_name"],
+            mpinID: try cells["mpin_id"],
+            regOTT: try cells["reg_ott"], state: try cells["state"], secret: try cells["secret"],
+            discovery: try cells["discovery"],
             failedAttempts: Int(try cells["failed_attempts", as: Int32.self]), lastLoginAt: try cells["last_login_at"],
             lastLoginAnswer: try cells["last_login_answer"], createdAt: try cells["created_at"]
         )

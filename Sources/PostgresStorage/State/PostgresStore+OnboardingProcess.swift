@@ -4,7 +4,8 @@ import WalletModel
 /// `onboarding_process` (migration v2).
 extension PostgresStore: OnboardingProcessRecords {
     public func onboardingProcessID(instanceID: String) throws -> String? {
-        try query("SELECT process_id FROM onboarding_process WHERE instance_id = \(instanceID)").first?.decode(String.self)
+        try query("SELECT process_id FROM onboarding_process WHERE instance_id = \(instanceID)").first?.decode(
+            String.self)
     }
 
     public func insertOnboardingProcess(_ process: OnboardingProcessRow) throws -> Bool {
@@ -12,7 +13,9 @@ extension PostgresStore: OnboardingProcessRecords {
     }
 
     public func deleteOnboardingProcess(instanceID: String, processID: String?) throws {
-        try query("DELETE FROM onboarding_process WHERE instance_id = \(instanceID) AND (\(processID)::text IS NULL OR process_id = \(processID))")
+        try query(
+            "DELETE FROM onboarding_process WHERE instance_id = \(instanceID) AND (\(processID)::text IS NULL OR process_id = \(processID))"
+        )
     }
 
     static func insert(_ process: OnboardingProcessRow, onConflict: String = "") -> PostgresQuery {
@@ -22,10 +25,15 @@ extension PostgresStore: OnboardingProcessRecords {
         """
     }
 
-    static func onboardingProcesses(_ connection: PostgresConnection, _ logger: Logger) throws -> [OnboardingProcessRow] {
-        try connection.answer("SELECT instance_id, process_id, started_at FROM onboarding_process ORDER BY instance_id", logger).map { row in
+    static func onboardingProcesses(_ connection: PostgresConnection, _ logger: Logger) throws -> [OnboardingProcessRow]
+    {
+        try connection.answer(
+            "SELECT instance_id, process_id, started_at FROM onboarding_process ORDER BY instance_id", logger
+        ).map { row in
             let cells = NamedCells(row)
-            return OnboardingProcessRow(instanceID: try cells["instance_id"], processID: try cells["process_id"], startedAt: try cells["started_at"])
+            return OnboardingProcessRow(
+                instanceID: try cells["instance_id"], processID: try cells["process_id"],
+                startedAt: try cells["started_at"])
         }
     }
 }

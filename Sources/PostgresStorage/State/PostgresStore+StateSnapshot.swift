@@ -12,7 +12,8 @@ extension PostgresStore: StateDatabase {
 
     static func stateSnapshot(_ connection: PostgresConnection, _ logger: Logger) throws -> StateSnapshot {
         StateSnapshot(
-            deviceActivations: try deviceActivations(connection, logger), onboardingProcesses: try onboardingProcesses(connection, logger),
+            deviceActivations: try deviceActivations(connection, logger),
+            onboardingProcesses: try onboardingProcesses(connection, logger),
             loginUsers: try loginUsers(connection, logger), verifications: try verifications(connection, logger)
         )
     }

@@ -12,11 +12,16 @@ public struct EciesDecryptor {
         self.parameters = parameters
     }
 
-    public func decryptRequest(_ payload: EciesPayload) throws -> (plaintext: [UInt8], response: EciesResponseEncryptor) {
-        guard let keyText = payload.ephemeralPublicKey else { throw PowerAuthError.malformedPayload("ephemeralPublicKey is missing") }
+    public func decryptRequest(_ payload: EciesPayload) throws -> (plaintext: [UInt8], response: EciesResponseEncryptor)
+    {
+        guard let keyText = payload.ephemeralPublicKey else {
+            throw PowerAuthError.malformedPayload("ephemeralPublicKey is missing")
+        }
         guard let keyBytes = Bytes.base64(keyText) else { throw PowerAuthError.invalidBase64("ephemeralPublicKey") }
         let ephemeral = try P256Keys.publicKey(keyBytes, what: "ephemeral public key")
-        let envelope = try EciesEnvelope(privateKey: privateKey, publicKey: ephemeral, ephemeralPublicKey: keyBytes, sharedInfo1: parameters.sharedInfo1)
+        let envelope = try EciesEnvelope(
+            privateKey: privateKey, publicKey: ephemeral, ephemeralPublicKey: keyBytes,
+            sharedInfo1: parameters.sharedInfo1)
         let plaintext = try envelope.open(payload, parameters: parameters, ephemeralPublicKey: keyBytes)
         return (plaintext, EciesResponseEncryptor(envelope: envelope, parameters: parameters))
     }
@@ -26,8 +31,11 @@ public struct EciesResponseEncryptor: Sendable {
     let envelope: EciesEnvelope
     let parameters: EciesParameters
 
-    public func encryptResponse(_ plaintext: [UInt8], nonce: [UInt8] = Bytes.random(16), timestamp: Int64 = EciesClock.nowMilliseconds()) throws -> EciesPayload {
-        try envelope.seal(plaintext, parameters: parameters, nonce: nonce, timestamp: timestamp, ephemeralPublicKey: nil)
+    public func encryptResponse(
+        _ plaintext: [UInt8], nonce: [UInt8] = Bytes.random(16), timestamp: Int64 = EciesClock.nowMilliseconds()
+    ) throws -> EciesPayload {
+        try envelope.seal(
+            plaintext, parameters: parameters, nonce: nonce, timestamp: timestamp, ephemeralPublicKey: nil)
     }
 }
 

@@ -9,7 +9,10 @@ public struct EciesEnvelope: Sendable {
     let macKey: [UInt8]
     let ivKey: [UInt8]
 
-    init(privateKey: P256.KeyAgreement.PrivateKey, publicKey: P256.KeyAgreement.PublicKey, ephemeralPublicKey: [UInt8], sharedInfo1: [UInt8]) throws {
+    init(
+        privateKey: P256.KeyAgreement.PrivateKey, publicKey: P256.KeyAgreement.PublicKey, ephemeralPublicKey: [UInt8],
+        sharedInfo1: [UInt8]
+    ) throws {
         let secret = try privateKey.sharedSecretFromKeyAgreement(with: publicKey)
         let info = Bytes.utf8(PowerAuthVersion.current) + sharedInfo1 + ephemeralPublicKey
         let derived = secret.x963DerivedSymmetricKey(using: SHA256.self, sharedInfo: info, outputByteCount: 48)
@@ -24,9 +27,13 @@ public struct EciesEnvelope: Sendable {
         KeyDerivation.deriveInternal(ivKey, data: nonce)
     }
 
-    func seal(_ plaintext: [UInt8], parameters: EciesParameters, nonce: [UInt8], timestamp: Int64, ephemeralPublicKey: [UInt8]?) throws -> EciesPayload {
+    func seal(
+        _ plaintext: [UInt8], parameters: EciesParameters, nonce: [UInt8], timestamp: Int64,
+        ephemeralPublicKey: [UInt8]?
+    ) throws -> EciesPayload {
         let encrypted = try Symmetric.aesEncrypt(plaintext, key: encryptionKey, iv: iv(nonce: nonce))
-        let sharedInfo2 = parameters.sharedInfo2(nonce: nonce, timestamp: timestamp, ephemeralPublicKey: ephemeralPublicKey)
+        let sharedInfo2 = parameters.sharedInfo2(
+            nonce: nonce, timestamp: timestamp, ephemeralPublicKey: ephemeralPublicKey)
         let mac = Symmetric.hmacSHA256(key: macKey, data: encrypted + sharedInfo2)
         return EciesPayload(
             ephemeralPublicKey: ephemeralPublicKey.map(Bytes.base64String),
@@ -40,7 +47,8 @@ public struct EciesEnvelope: Sendable {
     /// Checks the MAC first, then decrypts; nothing is decrypted when the MAC is wrong.
     func open(_ payload: EciesPayload, parameters: EciesParameters, ephemeralPublicKey: [UInt8]?) throws -> [UInt8] {
         let decoded = try payload.decoded()
-        let sharedInfo2 = parameters.sharedInfo2(nonce: decoded.nonce, timestamp: payload.timestamp, ephemeralPublicKey: ephemeralPublicKey)
+        let sharedInfo2 = parameters.sharedInfo2(
+            nonce: decoded.nonce, timestamp: payload.timestamp, ephemeralPublicKey: ephemeralPublicKey)
         let expected = Symmetric.hmacSHA256(key: macKey, data: decoded.encryptedData + sharedInfo2)
         guard Bytes.constantTimeEqual(expected, decoded.mac) else { throw PowerAuthError.macMismatch }
         return try Symmetric.aesDecrypt(decoded.encryptedData, key: encryptionKey, iv: iv(nonce: decoded.nonce))

@@ -32,8 +32,12 @@ public struct EciesPayload: Codable, Equatable, Sendable {
             mac: try field("mac", mac),
             nonce: try field("nonce", nonce)
         )
-        guard decoded.nonce.count == 16 else { throw PowerAuthError.invalidLength("nonce", expected: 16, actual: decoded.nonce.count) }
-        guard decoded.mac.count == 32 else { throw PowerAuthError.invalidLength("mac", expected: 32, actual: decoded.mac.count) }
+        guard decoded.nonce.count == 16 else {
+            throw PowerAuthError.invalidLength("nonce", expected: 16, actual: decoded.nonce.count)
+        }
+        guard decoded.mac.count == 32 else {
+            throw PowerAuthError.invalidLength("mac", expected: 32, actual: decoded.mac.count)
+        }
         guard !decoded.encryptedData.isEmpty, decoded.encryptedData.count % 16 == 0 else {
             throw PowerAuthError.malformedPayload("encryptedData is not a whole number of AES blocks")
         }

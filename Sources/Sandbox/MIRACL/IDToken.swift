@@ -5,7 +5,8 @@ import Foundation
 /// swift-crypto: the id_token of the simulated OIDC provider.
 enum IDToken {
     static func sign(claims: [String: Any], key: P256.Signing.PrivateKey) throws -> String {
-        let header = try JSONSerialization.data(withJSONObject: ["alg": "ES256", "typ": "JWT", "kid": "sandbox"], options: [.sortedKeys])
+        let header = try JSONSerialization.data(
+            withJSONObject: ["alg": "ES256", "typ": "JWT", "kid": "sandbox"], options: [.sortedKeys])
         let payload = try JSONSerialization.data(withJSONObject: claims, options: [.sortedKeys])
         let signingInput = base64URL(header) + "." + base64URL(payload)
         let signature = try key.signature(for: Data(signingInput.utf8))
@@ -16,13 +17,13 @@ enum IDToken {
     static func verifiedClaims(_ token: String, key: P256.Signing.PublicKey) -> [String: Any]? {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3,
-              let headerData = data(base64URL: parts[0]),
-              let header = try? JSONSerialization.jsonObject(with: headerData) as? [String: Any],
-              header["alg"] as? String == "ES256",
-              let signatureData = data(base64URL: parts[2]),
-              let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureData),
-              key.isValidSignature(signature, for: Data((parts[0] + "." + parts[1]).utf8)),
-              let payloadData = data(base64URL: parts[1])
+            let headerData = data(base64URL: parts[0]),
+            let header = try? JSONSerialization.jsonObject(with: headerData) as? [String: Any],
+            header["alg"] as? String == "ES256",
+            let signatureData = data(base64URL: parts[2]),
+            let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureData),
+            key.isValidSignature(signature, for: Data((parts[0] + "." + parts[1]).utf8)),
+            let payloadData = data(base64URL: parts[1])
         else { return nil }
         return try? JSONSerialization.jsonObject(with: payloadData) as? [String: Any]
     }

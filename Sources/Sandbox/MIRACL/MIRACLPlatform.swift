@@ -64,7 +64,10 @@ public final class MIRACLPlatform: Sendable {
     @discardableResult
     public func confirmEmail(userID: String) -> Bool {
         state.withLock { state in
-            guard let id = state.identities.values.filter({ $0.userID == userID }).max(by: { $0.expires < $1.expires })?.mpinID else { return false }
+            guard
+                let id = state.identities.values.filter({ $0.userID == userID }).max(by: { $0.expires < $1.expires })?
+                    .mpinID
+            else { return false }
             state.identities[id]?.active = true
             return true
         }

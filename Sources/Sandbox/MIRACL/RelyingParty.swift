@@ -37,10 +37,12 @@ public final class RelyingParty: Sendable {
 
     func logIn(_ request: RecordedRequest, base: String) -> SandboxReply {
         guard let body = MIRACLPlatform.object(request.body), let code = body["code"] as? String, !code.isEmpty,
-              let userID = body["userID"] as? String
+            let userID = body["userID"] as? String
         else { return Self.json(400, ["status": "ERROR", "message": "code and userID are required"]) }
-        let form = ["grant_type": "authorization_code", "code": code, "redirect_uri": redirectURI,
-                    "client_id": platform.options.clientID, "client_secret": platform.options.clientSecret]
+        let form = [
+            "grant_type": "authorization_code", "code": code, "redirect_uri": redirectURI,
+            "client_id": platform.options.clientID, "client_secret": platform.options.clientSecret,
+        ]
         guard let idToken = platform.token(form: form, base: base).idToken else {
             return Self.json(401, ["status": "ERROR", "message": "the authorization code was refused"])
         }
@@ -50,12 +52,12 @@ public final class RelyingParty: Sendable {
         let now = Int(platform.options.clock().timeIntervalSince1970)
         let nonce = claims["nonce"] as? String ?? ""
         let problem: String? =
-            if claims["iss"] as? String != base { "iss" }
-            else if claims["aud"] as? String != platform.options.clientID { "aud" }
-            else if (claims["exp"] as? Int ?? 0) <= now { "exp" }
-            else if !issuedNonces.withLock({ $0.remove(nonce) != nil }) { "nonce" }
-            else if claims["sub"] as? String != userID { "sub" }
-            else { nil }
+            if claims["iss"] as? String != base { "iss" } else if claims["aud"] as? String != platform.options.clientID
+            { "aud" } else if (claims["exp"] as? Int ?? 0) <= now {
+                "exp"
+            } else if !issuedNonces.withLock({ $0.remove(nonce) != nil }) {
+                "nonce"
+            } else if claims["sub"] as? String != userID { "sub" } else { nil }
         if let problem {
             return Self.json(401, ["status": "ERROR", "message": "the id_token's \(problem) does not hold"])
         }
@@ -64,6 +66,8 @@ public final class RelyingParty: Sendable {
 
     static func json(_ status: Int, _ object: [String: Any]) -> SandboxReply {
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
-        return .respond(status: status, headers: [("Content-Type", "application/json")], body: String(decoding: data, as: UTF8.self))
+        return .respond(
+            status: status, headers: [("Content-Type", "application/json")], body: String(decoding: data, as: UTF8.self)
+        )
     }
 }

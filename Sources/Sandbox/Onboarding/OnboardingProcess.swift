@@ -32,7 +32,8 @@ struct OnboardingProcess {
 
     /// The device's identity verification flag, mirrored on its activation.
     enum IdentityFlag: String {
-        case pending = "VERIFICATION_PENDING", inProgress = "VERIFICATION_IN_PROGRESS"
+        case pending = "VERIFICATION_PENDING"
+        case inProgress = "VERIFICATION_IN_PROGRESS"
     }
 
     var identityFlag: IdentityFlag?
@@ -56,11 +57,14 @@ struct OnboardingProcess {
     /// - Returns: the device activation to remove when it has just failed with one.
     mutating func expire(now: Date) -> String? {
         let age = now.timeIntervalSince(createdAt)
-        let expired = switch status {
-        case .activationInProgress: age > Self.activationTimeout || age > Self.processTimeout
-        case .verificationInProgress: now.timeIntervalSince(verificationStartedAt ?? createdAt) > Self.verificationTimeout || age > Self.processTimeout
-        case .failed, .finished: false
-        }
+        let expired =
+            switch status {
+            case .activationInProgress: age > Self.activationTimeout || age > Self.processTimeout
+            case .verificationInProgress:
+                now.timeIntervalSince(verificationStartedAt ?? createdAt) > Self.verificationTimeout
+                    || age > Self.processTimeout
+            case .failed, .finished: false
+            }
         guard expired else { return nil }
         status = .failed
         return activationID
@@ -78,7 +82,8 @@ struct OnboardingProcess {
 
     /// The check of an activation's OTP. The fifth failure fails the process;
     /// `remainingAttempts` is `5 - failed` while the process is active, else 0.
-    mutating func verify(otp code: String, activationID: String, now: Date, skipVerification: Bool) -> IdentityDecision {
+    mutating func verify(otp code: String, activationID: String, now: Date, skipVerification: Bool) -> IdentityDecision
+    {
         let refused = "POWER_AUTH_ACTIVATION_INVALID"
         guard status == .activationInProgress, !otp.isExpired(now: now) else {
             return .reject(message: refused, remainingAttempts: 0)

@@ -8,18 +8,24 @@ extension OnboardingServer {
         guard request.method == "POST" else { return PowerAuthServer.error(405, "ERROR_GENERIC", "use POST") }
         let encryption = PowerAuthHeaderFields.parse(request.header("X-PowerAuth-Encryption"))
         guard encryption?["version"] == PowerAuthVersion.current else {
-            return PowerAuthServer.error(400, "INVALID_REQUEST", "X-PowerAuth-Encryption header with version=\"3.2\" required")
+            return PowerAuthServer.error(
+                400, "INVALID_REQUEST", "X-PowerAuth-Encryption header with version=\"3.2\" required")
         }
         let identity = powerAuth.identity
         guard encryption?["application_key"] == identity.applicationKey else {
             return PowerAuthServer.error(401, "POWERAUTH_AUTH_FAIL", "unknown application key")
         }
-        let decryptor = EciesDecryptor(privateKey: identity.masterPrivateKey, parameters: .application(
-            sharedInfo1: EciesParameters.SharedInfo1.genericApplication, applicationKey: identity.applicationKey, applicationSecret: identity.applicationSecret))
+        let decryptor = EciesDecryptor(
+            privateKey: identity.masterPrivateKey,
+            parameters: .application(
+                sharedInfo1: EciesParameters.SharedInfo1.genericApplication, applicationKey: identity.applicationKey,
+                applicationSecret: identity.applicationSecret))
         let plaintext: [UInt8]
         let response: EciesResponseEncryptor
         do {
-            guard let payload = PowerAuthServer.payload(request.body) else { throw PowerAuthError.malformedPayload("body is not an encrypted payload") }
+            guard let payload = PowerAuthServer.payload(request.body) else {
+                throw PowerAuthError.malformedPayload("body is not an encrypted payload")
+            }
             try replayGuard.check(payload)
             (plaintext, response) = try decryptor.decryptRequest(payload)
         } catch {
@@ -27,12 +33,15 @@ extension OnboardingServer {
         }
         func encrypted(_ status: Int, _ envelope: String) -> SandboxReply {
             guard let payload = try? response.encryptResponse(Bytes.utf8(envelope)),
-                  let body = try? JSONEncoder().encode(payload)
+                let body = try? JSONEncoder().encode(payload)
             else { return PowerAuthServer.error(500, "ERROR_GENERIC", "encryption failed") }
-            return .respond(status: status, headers: PowerAuthServer.jsonHeaders, body: String(decoding: body, as: UTF8.self))
+            return .respond(
+                status: status, headers: PowerAuthServer.jsonHeaders, body: String(decoding: body, as: UTF8.self))
         }
         if let answer = injected.withLock({ $0.removeValue(forKey: request.path) }) {
-            return answer.encrypted ? encrypted(answer.status, answer.body) : .respond(status: answer.status, headers: PowerAuthServer.jsonHeaders, body: answer.body)
+            return answer.encrypted
+                ? encrypted(answer.status, answer.body)
+                : .respond(status: answer.status, headers: PowerAuthServer.jsonHeaders, body: answer.body)
         }
         guard let object = (PowerAuthServer.object(plaintext)?["requestObject"]) as? [String: Any] else {
             return PowerAuthServer.error(400, "INVALID_REQUEST", "requestObject missing")
@@ -54,7 +63,9 @@ extension OnboardingServer {
 
     private func answer(path: String, _ object: [String: Any]) -> Answer {
         if path == "/api/onboarding/start" { return start(object["identification"]) }
-        guard let id = object["processId"] as? String, !id.isEmpty else { return .error(400, "INVALID_REQUEST", "processId missing") }
+        guard let id = object["processId"] as? String, !id.isEmpty else {
+            return .error(400, "INVALID_REQUEST", "processId missing")
+        }
         let now = options.clock()
         let outcome: (Answer, remove: String?)? = updating(id) { process in
             let expired = process.expire(now: now)
@@ -69,13 +80,21 @@ extension OnboardingServer {
                 case .sent:
                     deliver(code, process: id)
                     return (.ok(nil), expired)
-                case .tooEarly: return (.error(400, "ONBOARDING_OTP_FAILED", "the OTP was sent less than \(Int(SentOTP.resendPeriod)) s ago"), expired)
-                case .notActive: return (.error(400, "ONBOARDING_FAILED", "the process is \(process.status.rawValue)"), expired)
+                case .tooEarly:
+                    return (
+                        .error(
+                            400, "ONBOARDING_OTP_FAILED",
+                            "the OTP was sent less than \(Int(SentOTP.resendPeriod)) s ago"), expired
+                    )
+                case .notActive:
+                    return (.error(400, "ONBOARDING_FAILED", "the process is \(process.status.rawValue)"), expired)
                 }
             default:
                 switch object["otpType"] as? String {
                 case "ACTIVATION":
-                    guard process.status == .activationInProgress else { return (.error(400, "ONBOARDING_FAILED", "the process is \(process.status.rawValue)"), expired) }
+                    guard process.status == .activationInProgress else {
+                        return (.error(400, "ONBOARDING_FAILED", "the process is \(process.status.rawValue)"), expired)
+                    }
                     return (.ok(["otpCode": process.otp.code]), expired)
                 case "USER_VERIFICATION":
                     guard process.status == .verificationInProgress, let otp = process.verification?.otp else {
@@ -102,21 +121,34 @@ extension OnboardingServer {
         let now = options.clock()
         let started: (process: OnboardingProcess, isNew: Bool)? = processes.withLock { table in
             for id in table.keys where table[id]?.identification == key {
-                if let expiredActivation = table[id]?.expire(now: now) { powerAuth.removeActivation(id: expiredActivation) }
+                if let expiredActivation = table[id]?.expire(now: now) {
+                    powerAuth.removeActivation(id: expiredActivation)
+                }
             }
-            if let running = table.values.first(where: { $0.identification == key && $0.status == .activationInProgress }) {
+            if let running = table.values.first(where: {
+                $0.identification == key && $0.status == .activationInProgress
+            }) {
                 return (running, false)
             }
-            let today = table.values.filter { $0.identification == key && now.timeIntervalSince($0.createdAt) < 24 * 60 * 60 }
+            let today = table.values.filter {
+                $0.identification == key && now.timeIntervalSince($0.createdAt) < 24 * 60 * 60
+            }
             guard today.count < options.processesPerDay else { return nil }
-            let process = OnboardingProcess(id: UUID().uuidString.lowercased(), identification: key, otp: options.makeOTP(), now: now)
+            let process = OnboardingProcess(
+                id: UUID().uuidString.lowercased(), identification: key, otp: options.makeOTP(), now: now)
             table[process.id] = process
             return (process, true)
         }
-        guard let started else { return .error(429, "TOO_MANY_ONBOARDING_PROCESSES", "too many onboarding processes for this identification today") }
+        guard let started else {
+            return .error(
+                429, "TOO_MANY_ONBOARDING_PROCESSES", "too many onboarding processes for this identification today")
+        }
         if started.isNew { deliver(started.process.otp.code, process: started.process.id) }
         log?("onboarding \(started.isNew ? "started" : "resumed") process=\(started.process.id)")
-        return .ok(["processId": started.process.id, "onboardingStatus": started.process.status.rawValue, "config": SentOTP.config])
+        return .ok([
+            "processId": started.process.id, "onboardingStatus": started.process.status.rawValue,
+            "config": SentOTP.config,
+        ])
     }
 
     /// What a test SMS gateway would send.

@@ -56,7 +56,10 @@ public final class OnboardingServer: Sendable {
 
     /// Serves the activation process and checks `credentialsType: ONBOARDING` device
     /// activations of `powerAuth` against its OTPs.
-    public init(powerAuth: PowerAuthServer, options: OnboardingOptions = OnboardingOptions(), log: (@Sendable (String) -> Void)? = nil) {
+    public init(
+        powerAuth: PowerAuthServer, options: OnboardingOptions = OnboardingOptions(),
+        log: (@Sendable (String) -> Void)? = nil
+    ) {
         self.powerAuth = powerAuth
         self.options = options
         self.log = log
@@ -124,7 +127,9 @@ public final class OnboardingServer: Sendable {
     /// Ends identity verification well: the process finishes and the device loses its
     /// verification flags.
     public func finishVerification(processID: String) {
-        let activationID: String?? = updating(processID) { process in process.finishVerification() ? process.activationID : nil }
+        let activationID: String?? = updating(processID) { process in
+            process.finishVerification() ? process.activationID : nil
+        }
         if let id = activationID ?? nil { powerAuth.setActivationFlags(id, []) }
     }
 

@@ -8,7 +8,9 @@ struct SentOTP {
     static let lifetime: TimeInterval = 5 * 60
     static let resendPeriod: TimeInterval = 30
     /// The `config` object the server sends with a process and a verification status.
-    static var config: [String: Any] { ["otpResendPeriod": "PT\(Int(resendPeriod))S", "otpResendPeriodSeconds": Int(resendPeriod)] }
+    static var config: [String: Any] {
+        ["otpResendPeriod": "PT\(Int(resendPeriod))S", "otpResendPeriodSeconds": Int(resendPeriod)]
+    }
 
     let code: String
     let issuedAt: Date

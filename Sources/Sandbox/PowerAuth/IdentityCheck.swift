@@ -13,6 +13,7 @@ public typealias IdentityCheck = @Sendable (_ attributes: [String: String], _ ac
 
 public enum IdentityChecks {
     public static let acceptNonEmpty: IdentityCheck = { attributes, _ in
-        attributes.isEmpty ? .reject(message: "POWER_AUTH_ACTIVATION_INVALID", remainingAttempts: nil) : .accept(flags: [])
+        attributes.isEmpty
+            ? .reject(message: "POWER_AUTH_ACTIVATION_INVALID", remainingAttempts: nil) : .accept(flags: [])
     }
 }

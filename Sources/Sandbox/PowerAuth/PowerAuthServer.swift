@@ -22,7 +22,10 @@ public final class PowerAuthServer: Sendable {
         var factor: SignatureFactor
     }
 
-    public init(identity: PowerAuthServerIdentity = .generate(), identityCheck: @escaping IdentityCheck = IdentityChecks.acceptNonEmpty) {
+    public init(
+        identity: PowerAuthServerIdentity = .generate(),
+        identityCheck: @escaping IdentityCheck = IdentityChecks.acceptNonEmpty
+    ) {
         self.identity = identity
         self.identityCheck = identityCheck
     }
@@ -96,7 +99,9 @@ public final class PowerAuthServer: Sendable {
     static let jsonHeaders = [("Content-Type", "application/json")]
 
     static func json(_ object: Any) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        let data =
+            (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+            ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self)
     }
 

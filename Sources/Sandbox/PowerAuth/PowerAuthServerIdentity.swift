@@ -36,11 +36,17 @@ public struct PowerAuthServerIdentity: Sendable {
     public static func loadOrCreate(path: String) throws -> PowerAuthServerIdentity {
         if FileManager.default.fileExists(atPath: path) {
             let file = try JSONDecoder().decode(File.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
-            guard let scalar = Bytes.base64(file.masterPrivateKey) else { throw PowerAuthError.invalidBase64("masterPrivateKey in \(path)") }
-            return PowerAuthServerIdentity(applicationKey: file.applicationKey, applicationSecret: file.applicationSecret, masterPrivateKey: try P256Keys.privateKey(scalar))
+            guard let scalar = Bytes.base64(file.masterPrivateKey) else {
+                throw PowerAuthError.invalidBase64("masterPrivateKey in \(path)")
+            }
+            return PowerAuthServerIdentity(
+                applicationKey: file.applicationKey, applicationSecret: file.applicationSecret,
+                masterPrivateKey: try P256Keys.privateKey(scalar))
         }
         let identity = generate()
-        let file = File(applicationKey: identity.applicationKey, applicationSecret: identity.applicationSecret, masterPrivateKey: Bytes.base64String(identity.masterPrivateKey.rawRepresentation))
+        let file = File(
+            applicationKey: identity.applicationKey, applicationSecret: identity.applicationSecret,
+            masterPrivateKey: Bytes.base64String(identity.masterPrivateKey.rawRepresentation))
         try writePrivate(try JSONEncoder().encode(file), to: path)
         return identity
     }

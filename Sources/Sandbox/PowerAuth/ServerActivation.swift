@@ -3,7 +3,11 @@ import PowerAuth
 
 /// One device activation as the simulated server keeps it.
 struct ServerActivation {
-    enum State: UInt8 { case active = 3, blocked = 4, removed = 5 }
+    enum State: UInt8 {
+        case active = 3
+        case blocked = 4
+        case removed = 5
+    }
 
     static let maxFailedAttempts: UInt8 = 5
     static let lookAhead: UInt8 = 20
@@ -61,7 +65,8 @@ struct ServerActivation {
 
     func statusBlob() -> StatusBlob {
         StatusBlob(
-            state: state.rawValue, currentVersion: 3, upgradeVersion: 3, counterByte: UInt8(truncatingIfNeeded: counter),
+            state: state.rawValue, currentVersion: 3, upgradeVersion: 3,
+            counterByte: UInt8(truncatingIfNeeded: counter),
             failedAttempts: failedAttempts, maxFailedAttempts: Self.maxFailedAttempts, counterLookAhead: Self.lookAhead,
             counterDataHash: HashCounter.hash(counterData, transportKey: keys.transport)
         )

@@ -34,18 +34,23 @@ enum DocumentUpload {
 
     /// The documents of a submit, and the ids of the originals they replace.
     /// - Throws: ``Refusal`` for a request the server refuses whole.
-    static func read(_ object: [String: Any], into verification: IdentityVerification, makeID: () -> String) throws(Refusal) -> (documents: [IdentityVerification.Document], originals: [String]) {
+    static func read(
+        _ object: [String: Any], into verification: IdentityVerification, makeID: () -> String
+    ) throws(Refusal) -> (documents: [IdentityVerification.Document], originals: [String]) {
         guard let items = object["documents"] as? [[String: Any]], !items.isEmpty,
-              let data = (object["data"] as? String).flatMap({ Data(base64Encoded: $0) }),
-              let resubmit = object["resubmit"] as? Bool
+            let data = (object["data"] as? String).flatMap({ Data(base64Encoded: $0) }),
+            let resubmit = object["resubmit"] as? Bool
         else { throw Refusal(code: "INVALID_REQUEST", message: "documents, data (base64) and resubmit are required") }
         let originals = items.compactMap { $0["originalDocumentId"] as? String }
         // All or none: a resubmit replaces every file, a first upload none.
         guard originals.count == (resubmit ? items.count : 0) else {
-            throw Refusal(code: "DOCUMENT_SUBMIT_FAILED", message: "resubmit must name an originalDocumentId for every document, and a first upload none")
+            throw Refusal(
+                code: "DOCUMENT_SUBMIT_FAILED",
+                message: "resubmit must name an originalDocumentId for every document, and a first upload none")
         }
         guard originals.allSatisfy(verification.hasDocument(id:)) else {
-            throw Refusal(code: "DOCUMENT_SUBMIT_FAILED", message: "an originalDocumentId is not a document of this verification")
+            throw Refusal(
+                code: "DOCUMENT_SUBMIT_FAILED", message: "an originalDocumentId is not a document of this verification")
         }
         let archive: Archive
         do {
@@ -59,7 +64,8 @@ enum DocumentUpload {
                 throw Refusal(code: "INVALID_REQUEST", message: "every document needs a filename and a type")
             }
             let side = item["side"] as? String ?? "FRONT"
-            documents.append(document(id: makeID(), filename: filename, type: type, side: side, bytes: entry(filename, of: archive)))
+            documents.append(
+                document(id: makeID(), filename: filename, type: type, side: side, bytes: entry(filename, of: archive)))
         }
         return (documents, originals)
     }
@@ -76,7 +82,9 @@ enum DocumentUpload {
         return content
     }
 
-    static func document(id: String, filename: String, type: String, side: String, bytes: Data?) -> IdentityVerification.Document {
+    static func document(
+        id: String, filename: String, type: String, side: String, bytes: Data?
+    ) -> IdentityVerification.Document {
         func has(_ marker: DocumentMarker) -> Bool { bytes?.range(of: marker.bytes) != nil }
         let status: String
         if bytes == nil || has(.fail) {
@@ -87,8 +95,9 @@ enum DocumentUpload {
             status = type.hasPrefix("SELFIE") ? "ACCEPTED" : "VERIFICATION_PENDING"
         }
         let errors = status == "FAILED" || status == "REJECTED" ? [IdentityVerification.documentError] : []
-        return IdentityVerification.Document(id: id, filename: filename, type: type, side: side, status: status, errors: errors,
-                                             endstate: has(.endstate), failsPresenceCheck: has(.presenceFail))
+        return IdentityVerification.Document(
+            id: id, filename: filename, type: type, side: side, status: status, errors: errors,
+            endstate: has(.endstate), failsPresenceCheck: has(.presenceFail))
     }
 
 }

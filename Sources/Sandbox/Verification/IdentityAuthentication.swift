@@ -42,7 +42,9 @@ extension OnboardingServer {
     /// the plaintext), then checks the signature or token. A bad signature or token is 401
     /// `POWERAUTH_AUTH_FAIL`; an undecryptable body or a missing `requestObject` is 500
     /// `ERROR_GENERIC`, as on the real server.
-    func authenticate(_ request: RecordedRequest, _ authentication: IdentityAuthentication) -> PowerAuthServer.Verified<IdentityCall> {
+    func authenticate(
+        _ request: RecordedRequest, _ authentication: IdentityAuthentication
+    ) -> PowerAuthServer.Verified<IdentityCall> {
         let authFailed = PowerAuthServer.error(401, "POWERAUTH_AUTH_FAIL", "authentication failed")
         var plaintext = request.body
         var response: EciesResponseEncryptor?
@@ -50,14 +52,21 @@ extension OnboardingServer {
             let encryption = PowerAuthHeaderFields.parse(request.header("X-PowerAuth-Encryption"))
             let signed = authentication.credential == .signature
             // The encryption header is sent only when the request is not signed.
-            guard signed || (encryption?["version"] == PowerAuthVersion.current && encryption?["application_key"] == powerAuth.identity.applicationKey) else {
+            guard
+                signed
+                    || (encryption?["version"] == PowerAuthVersion.current
+                        && encryption?["application_key"] == powerAuth.identity.applicationKey)
+            else {
                 return .failure(authFailed)
             }
             guard let activationID = signed ? PowerAuthServer.signingActivation(request) : encryption?["activation_id"],
-                  let decryptor = powerAuth.activationDecryptor(activationID, sharedInfo1: EciesParameters.SharedInfo1.genericActivation)
+                let decryptor = powerAuth.activationDecryptor(
+                    activationID, sharedInfo1: EciesParameters.SharedInfo1.genericActivation)
             else { return .failure(authFailed) }
             do {
-                guard let payload = PowerAuthServer.payload(request.body) else { throw PowerAuthError.malformedPayload("body is not an encrypted payload") }
+                guard let payload = PowerAuthServer.payload(request.body) else {
+                    throw PowerAuthError.malformedPayload("body is not an encrypted payload")
+                }
                 try replayGuard.check(payload)
                 (plaintext, response) = try decryptor.decryptRequest(payload)
             } catch {
@@ -67,8 +76,12 @@ extension OnboardingServer {
         let activationID: String
         switch authentication.credential {
         case .signature:
-            guard PowerAuthHeaderFields.parse(request.header("X-PowerAuth-Authorization"))?["pa_signature_type"] == SignatureFactor.possession.rawValue else {
-                return .failure(PowerAuthServer.error(401, "POWERAUTH_AUTH_FAIL", "this endpoint takes a possession signature"))
+            guard
+                PowerAuthHeaderFields.parse(request.header("X-PowerAuth-Authorization"))?["pa_signature_type"]
+                    == SignatureFactor.possession.rawValue
+            else {
+                return .failure(
+                    PowerAuthServer.error(401, "POWERAUTH_AUTH_FAIL", "this endpoint takes a possession signature"))
             }
             switch powerAuth.verifySignature(request, uriIdentifier: request.path, body: plaintext) {
             case .failure(let reply): return .failure(reply)
@@ -79,11 +92,14 @@ extension OnboardingServer {
             case .failure(let reply): return .failure(reply)
             case .success(let id): activationID = id
             }
-            if authentication.encrypted, PowerAuthHeaderFields.parse(request.header("X-PowerAuth-Encryption"))?["activation_id"] != activationID {
+            if authentication.encrypted,
+                PowerAuthHeaderFields.parse(request.header("X-PowerAuth-Encryption"))?["activation_id"] != activationID
+            {
                 return .failure(authFailed)
             }
         case .none:
-            guard let id = PowerAuthHeaderFields.parse(request.header("X-PowerAuth-Encryption"))?["activation_id"] else { return .failure(authFailed) }
+            guard let id = PowerAuthHeaderFields.parse(request.header("X-PowerAuth-Encryption"))?["activation_id"]
+            else { return .failure(authFailed) }
             activationID = id
         }
         guard let object = PowerAuthServer.object(plaintext)?["requestObject"] as? [String: Any] else {

@@ -6,14 +6,22 @@ import Foundation
 /// interval of 0 (tests) it runs until the flow waits for the user.
 struct IdentityVerification {
     enum Phase: String {
-        case documentUpload = "DOCUMENT_UPLOAD", documentVerification = "DOCUMENT_VERIFICATION"
-        case documentVerificationFinal = "DOCUMENT_VERIFICATION_FINAL", clientEvaluation = "CLIENT_EVALUATION"
-        case presenceCheck = "PRESENCE_CHECK", otpVerification = "OTP_VERIFICATION", completed = "COMPLETED"
+        case documentUpload = "DOCUMENT_UPLOAD"
+        case documentVerification = "DOCUMENT_VERIFICATION"
+        case documentVerificationFinal = "DOCUMENT_VERIFICATION_FINAL"
+        case clientEvaluation = "CLIENT_EVALUATION"
+        case presenceCheck = "PRESENCE_CHECK"
+        case otpVerification = "OTP_VERIFICATION"
+        case completed = "COMPLETED"
     }
 
     enum Status: String {
-        case notInitialized = "NOT_INITIALIZED", inProgress = "IN_PROGRESS", verificationPending = "VERIFICATION_PENDING"
-        case accepted = "ACCEPTED", rejected = "REJECTED", failed = "FAILED"
+        case notInitialized = "NOT_INITIALIZED"
+        case inProgress = "IN_PROGRESS"
+        case verificationPending = "VERIFICATION_PENDING"
+        case accepted = "ACCEPTED"
+        case rejected = "REJECTED"
+        case failed = "FAILED"
     }
 
     struct Document {
@@ -55,7 +63,8 @@ struct IdentityVerification {
     /// is 0). While the flow waits for the user, the clock of the steps stays at `now`, so
     /// the first step after a user event comes one interval later.
     /// - Returns: the OTPs issued, for delivery.
-    mutating func advance(now: Date, stepInterval: TimeInterval, presenceCheck: Bool, makeOTP: () -> String) -> [String] {
+    mutating func advance(now: Date, stepInterval: TimeInterval, presenceCheck: Bool, makeOTP: () -> String) -> [String]
+    {
         var issued: [String] = []
         while stepInterval == 0 || now.timeIntervalSince(lastStep) >= stepInterval {
             guard let result = step(now: now, presenceCheck: presenceCheck, makeOTP: makeOTP) else {
@@ -68,7 +77,10 @@ struct IdentityVerification {
         return issued
     }
 
-    private enum StepResult { case moved, otp(String) }
+    private enum StepResult {
+        case moved
+        case otp(String)
+    }
 
     private mutating func step(now: Date, presenceCheck: Bool, makeOTP: () -> String) -> StepResult? {
         switch (phase, status) {

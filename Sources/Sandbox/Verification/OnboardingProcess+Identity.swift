@@ -28,14 +28,20 @@ extension OnboardingProcess {
     /// Runs the background steps due by `now`. - Returns: the OTPs issued.
     mutating func advanceVerification(now: Date, options: OnboardingOptions) -> [String] {
         guard status == .verificationInProgress, identityFlag == .inProgress, verification != nil else { return [] }
-        return verification!.advance(now: now, stepInterval: options.verificationStepInterval, presenceCheck: options.presenceCheck, makeOTP: options.makeOTP)
+        return verification!.advance(
+            now: now, stepInterval: options.verificationStepInterval, presenceCheck: options.presenceCheck,
+            makeOTP: options.makeOTP)
     }
 
     /// `identity/init`: needs the `VERIFICATION_PENDING` flag, swaps it for `VERIFICATION_IN_PROGRESS`.
     mutating func initVerification(now: Date) -> Answer {
-        guard identityFlag == .pending else { return .error(500, "ERROR_GENERIC", "identity verification is already initialized") }
+        guard identityFlag == .pending else {
+            return .error(500, "ERROR_GENERIC", "identity verification is already initialized")
+        }
         guard verificationsStarted < Self.verificationLimit else {
-            return .error(429, "IDENTITY_VERIFICATION_LIMIT_REACHED", "\(Self.verificationLimit) identity verifications were started for this process")
+            return .error(
+                429, "IDENTITY_VERIFICATION_LIMIT_REACHED",
+                "\(Self.verificationLimit) identity verifications were started for this process")
         }
         verificationsStarted += 1
         verification = IdentityVerification(now: now)
@@ -76,11 +82,16 @@ extension OnboardingProcess {
         current.submit(upload.documents, replacing: upload.originals)
         verification = current
         for document in upload.documents {
-            errorScore += document.status == "FAILED" ? Score.documentFailed : document.status == "REJECTED" ? Score.documentRejected : 0
+            errorScore +=
+                document.status == "FAILED"
+                ? Score.documentFailed : document.status == "REJECTED" ? Score.documentRejected : 0
         }
         if current.spentDocuments > Self.documentLimit {
             if let limit = reset() { return limit }
-            return .error(429, "IDENTITY_VERIFICATION_LIMIT_REACHED", "more than \(Self.documentLimit) documents were replaced, rejected or failed; the verification starts again")
+            return .error(
+                429, "IDENTITY_VERIFICATION_LIMIT_REACHED",
+                "more than \(Self.documentLimit) documents were replaced, rejected or failed; the verification starts again"
+            )
         }
         return failOnLimits() ?? .ok(nil)
     }
@@ -88,10 +99,16 @@ extension OnboardingProcess {
     /// `document/status`: the verification's status and its documents (a replaced original
     /// is not listed), filtered by id when asked.
     func documentStatus(_ object: [String: Any]) -> Answer {
-        guard let verification, identityFlag == .inProgress else { return .error(500, "ERROR_GENERIC", "no identity verification runs") }
+        guard let verification, identityFlag == .inProgress else {
+            return .error(500, "ERROR_GENERIC", "no identity verification runs")
+        }
         let filter = (object["filter"] as? [[String: Any]])?.compactMap { $0["documentId"] as? String }
-        let documents = verification.listedDocuments.filter { filter?.contains($0.id) ?? true }.map { document -> [String: Any] in
-            var item: [String: Any] = ["filename": document.filename, "id": document.id, "type": document.type, "side": document.side, "status": document.status]
+        let documents = verification.listedDocuments.filter { filter?.contains($0.id) ?? true }.map {
+            document -> [String: Any] in
+            var item: [String: Any] = [
+                "filename": document.filename, "id": document.id, "type": document.type, "side": document.side,
+                "status": document.status,
+            ]
             if !document.errors.isEmpty { item["errors"] = document.errors }
             return item
         }
@@ -101,11 +118,13 @@ extension OnboardingProcess {
     /// `presence-check/init`: five earlier checks fail the process.
     mutating func initPresenceCheck() -> Answer {
         guard var current = verification, identityFlag == .inProgress, current.phase == .presenceCheck,
-              current.status == .notInitialized || current.status == .inProgress
+            current.status == .notInitialized || current.status == .inProgress
         else { return .error(500, "ERROR_GENERIC", "no presence check is expected now") }
         guard presenceChecks < Self.presenceCheckLimit else {
             status = .failed
-            return .error(429, "PRESENCE_CHECK_LIMIT_REACHED", "\(Self.presenceCheckLimit) presence checks were made for this process")
+            return .error(
+                429, "PRESENCE_CHECK_LIMIT_REACHED",
+                "\(Self.presenceCheckLimit) presence checks were made for this process")
         }
         presenceChecks += 1
         _ = current.initPresenceCheck()
@@ -121,10 +140,16 @@ extension OnboardingProcess {
     }
 
     mutating func resendVerificationOTP(_ code: String, now: Date) -> (Answer, sent: Bool) {
-        guard identityFlag == .inProgress, verification != nil else { return (.error(500, "ERROR_GENERIC", "no OTP is expected now"), false) }
+        guard identityFlag == .inProgress, verification != nil else {
+            return (.error(500, "ERROR_GENERIC", "no OTP is expected now"), false)
+        }
         switch verification!.resendOTP(code, now: now) {
         case .sent: return (.ok(nil), true)
-        case .tooEarly: return (.error(400, "ONBOARDING_OTP_FAILED", "the OTP was sent less than \(Int(SentOTP.resendPeriod)) s ago"), false)
+        case .tooEarly:
+            return (
+                .error(400, "ONBOARDING_OTP_FAILED", "the OTP was sent less than \(Int(SentOTP.resendPeriod)) s ago"),
+                false
+            )
         case .wrongState: return (.error(500, "ERROR_GENERIC", "no OTP is expected now"), false)
         }
     }
@@ -132,7 +157,9 @@ extension OnboardingProcess {
     /// `otp/verify`: a right OTP finishes the process (or, after a failed presence check,
     /// goes back to it); the fifth wrong one resets the verification.
     mutating func verifyVerificationOTP(_ object: [String: Any], now: Date) -> Answer {
-        guard let code = object["otpCode"] as? String else { return .error(400, "INVALID_REQUEST", "otpCode is required") }
+        guard let code = object["otpCode"] as? String else {
+            return .error(400, "INVALID_REQUEST", "otpCode is required")
+        }
         let result = identityFlag == .inProgress ? verification?.verifyOTP(code, now: now) ?? .notActive : .notActive
         var answer: (verified: Bool, expired: Bool, remaining: Int) = (false, false, 0)
         switch result {
@@ -147,7 +174,10 @@ extension OnboardingProcess {
             answer.verified = true
             _ = finishVerification()
         }
-        return .ok(["processId": id, "onboardingStatus": status.rawValue, "verified": answer.verified, "expired": answer.expired, "remainingAttempts": answer.remaining])
+        return .ok([
+            "processId": id, "onboardingStatus": status.rawValue, "verified": answer.verified,
+            "expired": answer.expired, "remainingAttempts": answer.remaining,
+        ])
     }
 
     /// The verification starts again from `VERIFICATION_PENDING`; nil unless that
@@ -163,9 +193,14 @@ extension OnboardingProcess {
     /// Fails the process when the error score is over its limit, or when a verification
     /// ends and five were started.
     private mutating func failOnLimits(endingVerification: Bool = false) -> Answer? {
-        guard (endingVerification && verificationsStarted >= Self.verificationLimit) || errorScore > Self.errorScoreLimit else { return nil }
+        guard
+            (endingVerification && verificationsStarted >= Self.verificationLimit) || errorScore > Self.errorScoreLimit
+        else { return nil }
         status = .failed
         identityFlag = nil
-        return .error(429, "ONBOARDING_PROCESS_LIMIT_REACHED", "the onboarding process reached its limits (verifications \(verificationsStarted), error score \(errorScore))")
+        return .error(
+            429, "ONBOARDING_PROCESS_LIMIT_REACHED",
+            "the onboarding process reached its limits (verifications \(verificationsStarted), error score \(errorScore))"
+        )
     }
 }

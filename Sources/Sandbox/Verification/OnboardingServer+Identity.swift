@@ -34,14 +34,17 @@ extension OnboardingServer {
         case .success(let authenticated): call = authenticated
         }
         if let answer = injected.withLock({ $0.removeValue(forKey: request.path) }) {
-            return answer.encrypted ? call.ok(PowerAuthServer.object(Bytes.utf8(answer.body))?["responseObject"] as? [String: Any])
+            return answer.encrypted
+                ? call.ok(PowerAuthServer.object(Bytes.utf8(answer.body))?["responseObject"] as? [String: Any])
                 : .respond(status: answer.status, headers: PowerAuthServer.jsonHeaders, body: answer.body)
         }
         guard let processID = processID(activationID: call.activationID) else {
             return PowerAuthServer.error(400, "ONBOARDING_FAILED", "no onboarding process made this device activation")
         }
         let now = options.clock()
-        let outcome: (answer: Answer, otps: [String], flag: OnboardingProcess.IdentityFlag?, failed: Bool)? = updating(processID) { process in
+        let outcome: (answer: Answer, otps: [String], flag: OnboardingProcess.IdentityFlag?, failed: Bool)? = updating(
+            processID
+        ) { process in
             // An expired process keeps its device activation, so that status can tell it so.
             _ = process.expire(now: now)
             var otps = process.advanceVerification(now: now, options: options)
@@ -49,13 +52,17 @@ extension OnboardingServer {
             if request.path == "/api/identity/status" {
                 answer = .ok(identityStatus(process))
             } else if process.status != .verificationInProgress || call.object["processId"] as? String != process.id {
-                answer = .error(400, "ONBOARDING_FAILED", "the onboarding process is \(process.status.rawValue), or the processId is not this device's")
+                answer = .error(
+                    400, "ONBOARDING_FAILED",
+                    "the onboarding process is \(process.status.rawValue), or the processId is not this device's")
             } else {
                 answer = event(request.path, call.object, process: &process, now: now, otps: &otps)
             }
             return (answer, otps, process.identityFlag, process.status == .failed)
         }
-        guard let outcome else { return PowerAuthServer.error(400, "ONBOARDING_FAILED", "onboarding process not found") }
+        guard let outcome else {
+            return PowerAuthServer.error(400, "ONBOARDING_FAILED", "onboarding process not found")
+        }
         for code in outcome.otps { log?("identity otp process=\(processID) code=\(code)") }
         if case .error(429, _, _) = outcome.answer, outcome.failed {
             powerAuth.removeActivation(id: call.activationID)
@@ -79,14 +86,18 @@ extension OnboardingServer {
         return answer
     }
 
-    private func event(_ path: String, _ object: [String: Any], process: inout OnboardingProcess, now: Date, otps: inout [String]) -> Answer {
+    private func event(
+        _ path: String, _ object: [String: Any], process: inout OnboardingProcess, now: Date, otps: inout [String]
+    ) -> Answer {
         switch path {
         case "/api/identity/init":
             return process.initVerification(now: now)
         case "/api/identity/cleanup":
             return process.cleanupVerification()
         case "/api/identity/consent/text":
-            guard object["consentType"] as? String == "GDPR" else { return .error(400, "INVALID_REQUEST", "consentType GDPR is required") }
+            guard object["consentType"] as? String == "GDPR" else {
+                return .error(400, "INVALID_REQUEST", "consentType GDPR is required")
+            }
             return .ok(["consentText": Self.consentText])
         case "/api/identity/consent/approve":
             return process.approveConsent(object)

@@ -5,7 +5,9 @@ import Crypto
 public enum ConsistencyCheck {
     /// Whether `proof` shows that the tree of `first` leaves with head `firstHash` is a
     /// prefix of the tree of `second` leaves with head `secondHash` (0 < first < second).
-    public static func holds(first: UInt64, second: UInt64, firstHash: [UInt8], secondHash: [UInt8], proof: [[UInt8]]) -> Bool {
+    public static func holds(
+        first: UInt64, second: UInt64, firstHash: [UInt8], secondHash: [UInt8], proof: [[UInt8]]
+    ) -> Bool {
         guard first > 0, first < second, !proof.isEmpty, proof.allSatisfy({ $0.count == 32 }) else { return false }
         // Step 2: a first tree of 2^k leaves is itself a node of the second.
         let path = first & (first - 1) == 0 ? [firstHash] + proof : proof

@@ -12,7 +12,8 @@ public struct TrustedLogKey: Sendable {
     public init?(verifierKey text: String) {
         let parts = text.split(separator: "+", maxSplits: 2, omittingEmptySubsequences: false)
         guard parts.count == 3, !parts[0].isEmpty, parts[1].count == 8, let hash = UInt32(parts[1], radix: 16),
-              let key = Data(base64Encoded: String(parts[2])), key.count == 33, key.first == 0x01 else { return nil }
+            let key = Data(base64Encoded: String(parts[2])), key.count == 33, key.first == 0x01
+        else { return nil }
         let expected = Array(SHA256.hash(data: Array(parts[0].utf8) + [0x0A] + Array(key)).prefix(4))
         guard expected == withUnsafeBytes(of: hash.bigEndian, Array.init) else { return nil }
         name = String(parts[0])
@@ -50,13 +51,15 @@ struct CosignerKey: Sendable {
 
     /// `NAME+HASH+BASE64(0x04 ‖ public key)`, to give the log.
     var verifierKey: String {
-        "\(name)+" + keyHash.map { String(format: "%02x", $0) }.joined() + "+" + Data([0x04] + publicKey).base64EncodedString()
+        "\(name)+" + keyHash.map { String(format: "%02x", $0) }.joined() + "+"
+            + Data([0x04] + publicKey).base64EncodedString()
     }
 
     /// The signature line for `text` (the checkpoint's lines) at `time`.
     func cosign(_ text: [UInt8], time: UInt64) -> String {
         let message = Array("cosignature/v1\ntime \(time)\n".utf8) + text
-        let signature = (try? Curve25519.Signing.PrivateKey(rawRepresentation: seed).signature(for: message)).map(Array.init) ?? []
+        let signature =
+            (try? Curve25519.Signing.PrivateKey(rawRepresentation: seed).signature(for: message)).map(Array.init) ?? []
         let timestamp = (0..<8).reversed().map { UInt8(truncatingIfNeeded: time >> (8 * $0)) }
         return "— \(name) " + Data(keyHash + timestamp + signature).base64EncodedString() + "\n"
     }

@@ -34,11 +34,17 @@ public final class WitnessServer: Sendable {
     func handle(_ request: RecordedRequest) -> SandboxReply? {
         guard request.path == "/add-checkpoint" else { return nil }
         guard request.method == "POST" else { return Self.text(405, "add-checkpoint is a POST\n") }
-        guard let submission = WitnessSubmission(request.body) else { return Self.text(400, "not an add-checkpoint request\n") }
+        guard let submission = WitnessSubmission(request.body) else {
+            return Self.text(400, "not an add-checkpoint request\n")
+        }
         let keys = logs.filter { $0.name == submission.origin }
         guard !keys.isEmpty else { return Self.text(404, "unknown log origin\n") }
-        guard keys.contains(where: { $0.signed(submission) }) else { return Self.text(403, "no signature by a trusted key of this log verifies\n") }
-        guard submission.oldSize <= submission.size else { return Self.text(400, "the old size is larger than the checkpoint's\n") }
+        guard keys.contains(where: { $0.signed(submission) }) else {
+            return Self.text(403, "no signature by a trusted key of this log verifies\n")
+        }
+        guard submission.oldSize <= submission.size else {
+            return Self.text(400, "the old size is larger than the checkpoint's\n")
+        }
         // The check against the latest tree and its update are one step under the lock.
         return latest.withLockedValue { latest -> SandboxReply in
             // Before its first cosignature, the witness holds the empty tree.
@@ -48,19 +54,30 @@ public final class WitnessServer: Sendable {
             }
             if submission.oldSize == submission.size {
                 guard submission.root == held.root else {
-                    return .respond(status: 409, headers: [("Content-Type", "text/x.tlog.size")], body: "\(held.size)\n")
+                    return .respond(
+                        status: 409, headers: [("Content-Type", "text/x.tlog.size")], body: "\(held.size)\n")
                 }
-                guard submission.proof.isEmpty else { return Self.text(400, "a proof between equal sizes must be empty\n") }
+                guard submission.proof.isEmpty else {
+                    return Self.text(400, "a proof between equal sizes must be empty\n")
+                }
             } else if submission.oldSize == 0 {
-                guard submission.proof.isEmpty else { return Self.text(422, "a proof from the empty tree must be empty\n") }
+                guard submission.proof.isEmpty else {
+                    return Self.text(422, "a proof from the empty tree must be empty\n")
+                }
             } else {
-                guard ConsistencyCheck.holds(first: submission.oldSize, second: submission.size, firstHash: held.root, secondHash: submission.root, proof: submission.proof) else {
+                guard
+                    ConsistencyCheck.holds(
+                        first: submission.oldSize, second: submission.size, firstHash: held.root,
+                        secondHash: submission.root, proof: submission.proof)
+                else {
                     return Self.text(422, "the consistency proof does not verify\n")
                 }
             }
             latest[submission.origin] = (submission.size, submission.root)
             let time = UInt64(max(0, clock().timeIntervalSince1970))
-            return .respond(status: 200, headers: [("Content-Type", "text/plain; charset=utf-8")], body: key.cosign(submission.text, time: time))
+            return .respond(
+                status: 200, headers: [("Content-Type", "text/plain; charset=utf-8")],
+                body: key.cosign(submission.text, time: time))
         }
     }
 

@@ -48,7 +48,9 @@ struct SQLiteLedger: AttemptLedger {
         let records = try WalletRepository.records(matching: query, db)
         var open: OpenAttempt?
         if let activating = records.first(where: { $0.state == .activating }),
-           let row = try AuditLog.openAttempt(serialNumber: activating.serialNumber, tokenUniqueReference: activating.deviceAccountIdentifier, db) {
+            let row = try AuditLog.openAttempt(
+                serialNumber: activating.serialNumber, tokenUniqueReference: activating.deviceAccountIdentifier, db)
+        {
             open = OpenAttempt(
                 attemptID: row["attempt_id"], requestID: row["request_id"], deeplinkHash: row["deeplink_hash"],
                 ownerIsAlive: ProcessIdentity(pid: row["owner_pid"] ?? 0, start: row["owner_start"] ?? "").isAlive

@@ -46,7 +46,9 @@ extension Store {
         var written = 0
         while let (line, fields) = try rows.next() {
             do {
-                if try WalletRepository.upsert(fields, overwriteState: rows.overwriteState, with: upsert, db) { written += 1 }
+                if try WalletRepository.upsert(fields, overwriteState: rows.overwriteState, with: upsert, db) {
+                    written += 1
+                }
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                 throw Refused(result: .conflict(line: line, fields))
             }

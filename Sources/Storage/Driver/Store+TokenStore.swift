@@ -11,7 +11,8 @@ extension Store: TokenStore {
         try write { db in try WalletRepository.insert(record, db) }
     }
 
-    public func removePass(matching query: PassQuery, choose: ([PassRecord]) throws -> PassRecord) throws -> PassRecord {
+    public func removePass(matching query: PassQuery, choose: ([PassRecord]) throws -> PassRecord) throws -> PassRecord
+    {
         try write { db in
             let record = try choose(try WalletRepository.records(matching: query, db))
             try WalletRepository.delete(record, db)
@@ -64,12 +65,16 @@ extension Store: TokenStore {
             let held = (try WalletRepository.count(db), try AuditLog.count(db))
             let heldState = try StateTables.snapshot(db).heldTables
             guard held == (0, 0), heldState.isEmpty else {
-                throw StorageError.targetNotEmpty(options.path, passes: held.0, auditRows: held.1, stateTables: heldState)
+                throw StorageError.targetNotEmpty(
+                    options.path, passes: held.0, auditRows: held.1, stateTables: heldState)
             }
             var passes = 0
             while let record = try copy.nextPass() {
                 guard try WalletRepository.insert(record, db) == .inserted else {
-                    throw StorageError(.storageIO, "the source holds two records that collide (serial \(Mask.identifier(record.serialNumber))); nothing was copied")
+                    throw StorageError(
+                        .storageIO,
+                        "the source holds two records that collide (serial \(Mask.identifier(record.serialNumber))); nothing was copied"
+                    )
                 }
                 passes += 1
             }
@@ -80,7 +85,9 @@ extension Store: TokenStore {
                 _ = try AuditLog.append(row, previous: stored.previousHash, db)
                 rows += 1
             }
-            try db.execute(sql: "UPDATE metadata SET value = ? WHERE key = 'deeplink-hash-key'", arguments: [Data(copy.deeplinkHashKey)])
+            try db.execute(
+                sql: "UPDATE metadata SET value = ? WHERE key = 'deeplink-hash-key'",
+                arguments: [Data(copy.deeplinkHashKey)])
             let state = try copy.state.stateSnapshot()
             try StateTables.insert(state, db)
             return CopyCounts(passes: passes, auditRows: rows, stateRows: state.rowCount)

@@ -1,4 +1,5 @@
 import GRDB
+import TransparencyLog
 import WalletModel
 
 extension Store: TransparencyLogStore {
@@ -7,7 +8,10 @@ extension Store: TransparencyLogStore {
     }
 
     public func auditRowSeqs(attemptID: Int64) throws -> [Int64] {
-        try read { db in try Int64.fetchAll(db, sql: "SELECT seq FROM audit_row WHERE attempt_id = ? ORDER BY seq", arguments: [attemptID]) }
+        try read { db in
+            try Int64.fetchAll(
+                db, sql: "SELECT seq FROM audit_row WHERE attempt_id = ? ORDER BY seq", arguments: [attemptID])
+        }
     }
 
     public func storedTreeBlocks() throws -> Int64 {
@@ -22,7 +26,9 @@ extension Store: TransparencyLogStore {
         try read { try TransparencyLogTables.leafBlocks(blocks, $0) }
     }
 
-    public func storeTree(nodes: [(node: MerkleNode, hash: [UInt8])], leafBlocks: [(block: Int64, hashes: [UInt8])]) throws {
+    public func storeTree(
+        nodes: [(node: MerkleNode, hash: [UInt8])], leafBlocks: [(block: Int64, hashes: [UInt8])]
+    ) throws {
         try write { db in
             try TransparencyLogTables.insert(leafBlocks, db)
             try TransparencyLogTables.insert(nodes, db)

@@ -6,8 +6,11 @@ import WalletModel
 extension Store: DeviceActivationRecords {
     public func deviceActivation(instanceID: String) throws -> DeviceActivationRow? {
         try read { db in
-            try Row.fetchOne(db, sql: "SELECT \(DeviceActivationTable.columns) FROM powerauth_activation WHERE instance_id = ?", arguments: [instanceID])
-                .map(DeviceActivationTable.activation)
+            try Row.fetchOne(
+                db, sql: "SELECT \(DeviceActivationTable.columns) FROM powerauth_activation WHERE instance_id = ?",
+                arguments: [instanceID]
+            )
+            .map(DeviceActivationTable.activation)
         }
     }
 
@@ -20,13 +23,19 @@ extension Store: DeviceActivationRecords {
 
     public func takeSignatureCounter(instanceID: String, next: ([UInt8]) -> [UInt8]) throws -> [UInt8]? {
         try write { db in
-            try db.execute(sql: "UPDATE powerauth_activation SET counter = counter + 1 WHERE instance_id = ?", arguments: [instanceID])
+            try db.execute(
+                sql: "UPDATE powerauth_activation SET counter = counter + 1 WHERE instance_id = ?",
+                arguments: [instanceID])
             guard db.changesCount == 1,
-                  let current = try Data.fetchOne(db, sql: "SELECT counter_data FROM powerauth_activation WHERE instance_id = ?", arguments: [instanceID])
+                let current = try Data.fetchOne(
+                    db, sql: "SELECT counter_data FROM powerauth_activation WHERE instance_id = ?",
+                    arguments: [instanceID])
             else {
                 return nil
             }
-            try db.execute(sql: "UPDATE powerauth_activation SET counter_data = ? WHERE instance_id = ?", arguments: [Data(next(Array(current))), instanceID])
+            try db.execute(
+                sql: "UPDATE powerauth_activation SET counter_data = ? WHERE instance_id = ?",
+                arguments: [Data(next(Array(current))), instanceID])
             return Array(current)
         }
     }
@@ -34,7 +43,8 @@ extension Store: DeviceActivationRecords {
     public func saveDeviceToken(_ token: DeviceTokenRow, instanceID: String) throws {
         try write { db in
             try db.execute(
-                sql: "UPDATE powerauth_activation SET token_id = ?, token_secret = ?, token_factor = ? WHERE instance_id = ?",
+                sql:
+                    "UPDATE powerauth_activation SET token_id = ?, token_secret = ?, token_factor = ? WHERE instance_id = ?",
                 arguments: [token.id, Data(token.secret), token.factor, instanceID]
             )
         }
@@ -58,12 +68,15 @@ enum DeviceActivationTable {
     static func insert(_ activation: DeviceActivationRow, _ db: Database, onConflict: String = "") throws {
         let a = activation
         let values: [(any DatabaseValueConvertible)?] = [
-            a.instanceID, a.activationID, a.name, a.createdAt, Data(a.serverPublicKey), Data(a.devicePublicKey), Data(a.devicePrivateKeyVault),
-            Data(a.possessionKey), Data(a.transportKey), Data(a.knowledgeKeyEncrypted), Data(a.knowledgeKeySalt), a.knowledgeKeyIterations,
+            a.instanceID, a.activationID, a.name, a.createdAt, Data(a.serverPublicKey), Data(a.devicePublicKey),
+            Data(a.devicePrivateKeyVault),
+            Data(a.possessionKey), Data(a.transportKey), Data(a.knowledgeKeyEncrypted), Data(a.knowledgeKeySalt),
+            a.knowledgeKeyIterations,
             Data(a.counterData), a.counter, a.token?.id, a.token.map { Data($0.secret) }, a.token?.factor,
         ]
         try db.execute(
-            sql: "INSERT INTO powerauth_activation (\(columns)) VALUES (\(Array(repeating: "?", count: values.count).joined(separator: ", ")))"
+            sql:
+                "INSERT INTO powerauth_activation (\(columns)) VALUES (\(Array(repeating: "?", count: values.count).joined(separator: ", ")))"
                 + " \(onConflict)",
             arguments: StatementArguments(values)
         )
@@ -80,11 +93,14 @@ enum DeviceActivationTable {
             token = DeviceTokenRow(id: id, secret: bytes("token_secret"), factor: factor)
         }
         return DeviceActivationRow(
-            instanceID: row["instance_id"], activationID: row["activation_id"], name: row["activation_name"], createdAt: row["created_at"],
+            instanceID: row["instance_id"], activationID: row["activation_id"], name: row["activation_name"],
+            createdAt: row["created_at"],
             serverPublicKey: bytes("server_public_key"), devicePublicKey: bytes("device_public_key"),
-            devicePrivateKeyVault: bytes("device_private_key_vault"), possessionKey: bytes("possession_key"), transportKey: bytes("transport_key"),
+            devicePrivateKeyVault: bytes("device_private_key_vault"), possessionKey: bytes("possession_key"),
+            transportKey: bytes("transport_key"),
             knowledgeKeyEncrypted: bytes("knowledge_key_encrypted"), knowledgeKeySalt: bytes("knowledge_key_salt"),
-            knowledgeKeyIterations: row["knowledge_key_iterations"], counterData: bytes("counter_data"), counter: row["counter"], token: token
+            knowledgeKeyIterations: row["knowledge_key_iterations"], counterData: bytes("counter_data"),
+            counter: row["counter"], token: token
         )
     }
 }

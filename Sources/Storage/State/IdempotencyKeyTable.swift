@@ -10,26 +10,39 @@ extension Store: IdempotencyKeyRecords {
                     INSERT INTO idempotency_key (key, deeplink_hash, created_ms, request_id, serial_number, owner) VALUES (?, ?, ?, ?, ?, ?)
                     ON CONFLICT (key) DO NOTHING
                     """,
-                arguments: [claim.key, claim.deeplinkHash, claim.createdMilliseconds, claim.requestID, claim.serialNumber, claim.owner]
+                arguments: [
+                    claim.key, claim.deeplinkHash, claim.createdMilliseconds, claim.requestID, claim.serialNumber,
+                    claim.owner,
+                ]
             )
             if db.changesCount == 1 { return .inserted }
-            guard let row = try Row.fetchOne(
-                db, sql: "SELECT deeplink_hash, created_ms, request_id, serial_number, owner, status, answer FROM idempotency_key WHERE key = ?",
-                arguments: [claim.key]
-            ) else {
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql:
+                        "SELECT deeplink_hash, created_ms, request_id, serial_number, owner, status, answer FROM idempotency_key WHERE key = ?",
+                    arguments: [claim.key]
+                )
+            else {
                 return .vanished
             }
-            return .held(IdempotencyKeyRow(
-                key: claim.key, deeplinkHash: row["deeplink_hash"], createdMilliseconds: row["created_ms"], requestID: row["request_id"],
-                serialNumber: row["serial_number"], owner: row["owner"], status: row["status"], answer: row["answer"]
-            ))
+            return .held(
+                IdempotencyKeyRow(
+                    key: claim.key, deeplinkHash: row["deeplink_hash"], createdMilliseconds: row["created_ms"],
+                    requestID: row["request_id"],
+                    serialNumber: row["serial_number"], owner: row["owner"], status: row["status"],
+                    answer: row["answer"]
+                ))
         }
     }
 
-    public func takeOverIdempotencyKey(_ key: String, claimedAt: Int64, now: Int64, requestID: String, serialNumber: String?, owner: String) throws -> Bool {
+    public func takeOverIdempotencyKey(
+        _ key: String, claimedAt: Int64, now: Int64, requestID: String, serialNumber: String?, owner: String
+    ) throws -> Bool {
         try write { db in
             try db.execute(
-                sql: "UPDATE idempotency_key SET created_ms = ?, request_id = ?, serial_number = ?, owner = ? WHERE key = ? AND answer IS NULL AND created_ms = ?",
+                sql:
+                    "UPDATE idempotency_key SET created_ms = ?, request_id = ?, serial_number = ?, owner = ? WHERE key = ? AND answer IS NULL AND created_ms = ?",
                 arguments: [now, requestID, serialNumber, owner, key, claimedAt]
             )
             return db.changesCount == 1
@@ -37,11 +50,16 @@ extension Store: IdempotencyKeyRecords {
     }
 
     public func answerIdempotencyKey(_ key: String, status: Int, body: String) throws {
-        try write { db in try db.execute(sql: "UPDATE idempotency_key SET status = ?, answer = ? WHERE key = ?", arguments: [status, body, key]) }
+        try write { db in
+            try db.execute(
+                sql: "UPDATE idempotency_key SET status = ?, answer = ? WHERE key = ?", arguments: [status, body, key])
+        }
     }
 
     public func releaseIdempotencyKey(_ key: String) throws {
-        try write { db in try db.execute(sql: "DELETE FROM idempotency_key WHERE key = ? AND answer IS NULL", arguments: [key]) }
+        try write { db in
+            try db.execute(sql: "DELETE FROM idempotency_key WHERE key = ? AND answer IS NULL", arguments: [key])
+        }
     }
 
     public func purgeIdempotencyKeys(claimedBefore milliseconds: Int64) throws -> Int {

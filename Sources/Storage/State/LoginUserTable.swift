@@ -5,19 +5,24 @@ import WalletModel
 extension Store: LoginUserRecords {
     public func loginUser(instanceID: String) throws -> LoginUserRow? {
         try read { db in
-            try Row.fetchOne(db, sql: "SELECT \(LoginUserTable.columns) FROM login_user WHERE instance_id = ?", arguments: [instanceID]).map(LoginUserTable.user)
+            try Row.fetchOne(
+                db, sql: "SELECT \(LoginUserTable.columns) FROM login_user WHERE instance_id = ?",
+                arguments: [instanceID]
+            ).map(LoginUserTable.user)
         }
     }
 
     public func saveLoginUser(_ user: LoginUserRow) throws {
         try write { db in
-            try LoginUserTable.insert(user, db, onConflict: """
-                ON CONFLICT (instance_id) DO UPDATE SET
-                    identity = excluded.identity, device_name = excluded.device_name, mpin_id = excluded.mpin_id,
-                    reg_ott = excluded.reg_ott, state = excluded.state, secret = excluded.secret, discovery = excluded.discovery,
-                    failed_attempts = excluded.failed_attempts, last_login_at = excluded.last_login_at,
-                    last_login_answer = excluded.last_login_answer, created_at = excluded.created_at
-                """)
+            try LoginUserTable.insert(
+                user, db,
+                onConflict: """
+                    ON CONFLICT (instance_id) DO UPDATE SET
+                        identity = excluded.identity, device_name = excluded.device_name, mpin_id = excluded.mpin_id,
+                        reg_ott = excluded.reg_ott, state = excluded.state, secret = excluded.secret, discovery = excluded.discovery,
+                        failed_attempts = excluded.failed_attempts, last_login_at = excluded.last_login_at,
+                        last_login_answer = excluded.last_login_answer, created_at = excluded.created_at
+                    """)
         }
     }
 
@@ -40,7 +45,8 @@ enum LoginUserTable {
         try db.execute(
             sql: "INSERT INTO login_user (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \(onConflict)",
             arguments: [
-                u.instanceID, u.identity, u.deviceName, u.mpinID, u.regOTT, u.state, u.secret, u.discovery, u.failedAttempts, u.lastLoginAt,
+                u.instanceID, u.identity, u.deviceName, u.mpinID, u.regOTT, u.state, u.secret, u.discovery,
+                u.failedAttempts, u.lastLoginAt,
                 u.lastLoginAnswer, u.createdAt,
             ]
         )
@@ -52,9 +58,11 @@ enum LoginUserTable {
 
     static func user(_ row: Row) -> LoginUserRow {
         LoginUserRow(
-            instanceID: row["instance_id"], identity: row["identity"], deviceName: row["device_name"], mpinID: row["mpin_id"],
+            instanceID: row["instance_id"], identity: row["identity"], deviceName: row["device_name"],
+            mpinID: row["mpin_id"],
             regOTT: row["reg_ott"], state: row["state"], secret: row["secret"], discovery: row["discovery"],
-            failedAttempts: row["failed_attempts"], lastLoginAt: row["last_login_at"], lastLoginAnswer: row["last_login_answer"],
+            failedAttempts: row["failed_attempts"], lastLoginAt: row["last_login_at"],
+            lastLoginAnswer: row["last_login_answer"],
             createdAt: row["created_at"]
         )
     }

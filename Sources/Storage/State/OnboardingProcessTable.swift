@@ -4,7 +4,10 @@ import WalletModel
 /// `onboarding_process` (migration v4).
 extension Store: OnboardingProcessRecords {
     public func onboardingProcessID(instanceID: String) throws -> String? {
-        try read { db in try String.fetchOne(db, sql: "SELECT process_id FROM onboarding_process WHERE instance_id = ?", arguments: [instanceID]) }
+        try read { db in
+            try String.fetchOne(
+                db, sql: "SELECT process_id FROM onboarding_process WHERE instance_id = ?", arguments: [instanceID])
+        }
     }
 
     public func insertOnboardingProcess(_ process: OnboardingProcessRow) throws -> Bool {
@@ -17,7 +20,8 @@ extension Store: OnboardingProcessRecords {
     public func deleteOnboardingProcess(instanceID: String, processID: String?) throws {
         try write { db in
             try db.execute(
-                sql: "DELETE FROM onboarding_process WHERE instance_id = ? AND (? IS NULL OR process_id = ?)", arguments: [instanceID, processID, processID]
+                sql: "DELETE FROM onboarding_process WHERE instance_id = ? AND (? IS NULL OR process_id = ?)",
+                arguments: [instanceID, processID, processID]
             )
         }
     }
@@ -32,8 +36,11 @@ enum OnboardingProcessTable {
     }
 
     static func all(_ db: Database) throws -> [OnboardingProcessRow] {
-        try Row.fetchAll(db, sql: "SELECT instance_id, process_id, started_at FROM onboarding_process ORDER BY instance_id").map { row in
-            OnboardingProcessRow(instanceID: row["instance_id"], processID: row["process_id"], startedAt: row["started_at"])
+        try Row.fetchAll(
+            db, sql: "SELECT instance_id, process_id, started_at FROM onboarding_process ORDER BY instance_id"
+        ).map { row in
+            OnboardingProcessRow(
+                instanceID: row["instance_id"], processID: row["process_id"], startedAt: row["started_at"])
         }
     }
 }

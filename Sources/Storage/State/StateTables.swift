@@ -11,7 +11,8 @@ extension Store: StateDatabase {
 enum StateTables {
     static func snapshot(_ db: Database) throws -> StateSnapshot {
         StateSnapshot(
-            deviceActivations: try DeviceActivationTable.all(db), onboardingProcesses: try OnboardingProcessTable.all(db),
+            deviceActivations: try DeviceActivationTable.all(db),
+            onboardingProcesses: try OnboardingProcessTable.all(db),
             loginUsers: try LoginUserTable.all(db), verifications: try VerificationTable.all(db)
         )
     }

@@ -5,21 +5,28 @@ import WalletModel
 extension Store: VerificationRecords {
     public func verification(instanceID: String) throws -> VerificationRow? {
         try read { db in
-            try Row.fetchOne(db, sql: "SELECT \(VerificationTable.columns) FROM identity_verification WHERE instance_id = ?", arguments: [instanceID])
-                .map(VerificationTable.verification)
+            try Row.fetchOne(
+                db, sql: "SELECT \(VerificationTable.columns) FROM identity_verification WHERE instance_id = ?",
+                arguments: [instanceID]
+            )
+            .map(VerificationTable.verification)
         }
     }
 
     public func changeVerification(instanceID: String, _ change: VerificationChange, updatedAt: String) throws {
-        let (assignments, values): (String, [String?]) = switch change {
-        case .status(let processID, let phase, let status, let clearing):
-            ("process_id = excluded.process_id, phase = excluded.phase, status = excluded.status" + (clearing ? ", document_types = NULL" : ""),
-             [processID, phase, status, nil])
-        case .statusForgotten:
-            ("process_id = NULL, phase = NULL, status = NULL", [nil, nil, nil, nil])
-        case .documentTypes(let types):
-            ("document_types = excluded.document_types", [nil, nil, nil, types])
-        }
+        let (assignments, values): (String, [String?]) =
+            switch change {
+            case .status(let processID, let phase, let status, let clearing):
+                (
+                    "process_id = excluded.process_id, phase = excluded.phase, status = excluded.status"
+                        + (clearing ? ", document_types = NULL" : ""),
+                    [processID, phase, status, nil]
+                )
+            case .statusForgotten:
+                ("process_id = NULL, phase = NULL, status = NULL", [nil, nil, nil, nil])
+            case .documentTypes(let types):
+                ("document_types = excluded.document_types", [nil, nil, nil, types])
+            }
         try write { db in
             try db.execute(
                 sql: """
@@ -33,7 +40,9 @@ extension Store: VerificationRecords {
     }
 
     public func deleteVerification(instanceID: String) throws {
-        try write { db in try db.execute(sql: "DELETE FROM identity_verification WHERE instance_id = ?", arguments: [instanceID]) }
+        try write { db in
+            try db.execute(sql: "DELETE FROM identity_verification WHERE instance_id = ?", arguments: [instanceID])
+        }
     }
 }
 

@@ -15,19 +15,22 @@ enum AuditLog {
 
     /// The hash of the last row, or the genesis hash.
     static func lastHash(_ db: Database) throws -> String {
-        try String.fetchOne(db.cachedStatement(sql: "SELECT hash FROM audit_row ORDER BY seq DESC LIMIT 1")) ?? AuditRow.genesisHash
+        try String.fetchOne(db.cachedStatement(sql: "SELECT hash FROM audit_row ORDER BY seq DESC LIMIT 1"))
+            ?? AuditRow.genesisHash
     }
 
     /// Appends a row chained to `previous`, the hash of the last row.
     /// - Returns: the row's hash.
     static func append(_ row: AuditRow, previous: String, _ db: Database) throws -> String {
         // Bound through the C API: this runs twice per activation (measured in a batch).
-        let insert = DirectStatement(try db.cachedStatement(sql: """
-            INSERT INTO audit_row (attempt_id, event, at, request_id, serial_number, pass_type_identifier,
-                token_unique_reference, device_label, deeplink_hash, owner_pid, owner_start, outcome, error_code,
-                http_status, card_last4, comment, latency_ms, previous_hash, hash)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """), db)
+        let insert = DirectStatement(
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO audit_row (attempt_id, event, at, request_id, serial_number, pass_type_identifier,
+                        token_unique_reference, device_label, deeplink_hash, owner_pid, owner_start, outcome, error_code,
+                        http_status, card_last4, comment, latency_ms, previous_hash, hash)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """), db)
         insert.bind(1, Int(row.attemptID))
         insert.bind(2, row.event.rawValue)
         insert.bind(3, row.at.iso8601)
@@ -62,19 +65,25 @@ enum AuditLog {
 
     /// The "started" row of the attempt still open on a pass, if any.
     static func openAttempt(serialNumber: String, tokenUniqueReference: String, _ db: Database) throws -> Row? {
-        try Row.fetchOne(db, sql: """
-            SELECT s.attempt_id, s.owner_pid, s.owner_start, s.request_id, s.at, s.pass_type_identifier, s.device_label, s.deeplink_hash
-            FROM audit_row s
-            WHERE s.event = 'started' AND s.serial_number = ? AND s.token_unique_reference = ?
-              AND NOT EXISTS (SELECT 1 FROM audit_row f WHERE f.attempt_id = s.attempt_id AND f.event = 'finished')
-            ORDER BY s.seq DESC LIMIT 1
-            """, arguments: [serialNumber, tokenUniqueReference])
+        try Row.fetchOne(
+            db,
+            sql: """
+                SELECT s.attempt_id, s.owner_pid, s.owner_start, s.request_id, s.at, s.pass_type_identifier, s.device_label, s.deeplink_hash
+                FROM audit_row s
+                WHERE s.event = 'started' AND s.serial_number = ? AND s.token_unique_reference = ?
+                  AND NOT EXISTS (SELECT 1 FROM audit_row f WHERE f.attempt_id = s.attempt_id AND f.event = 'finished')
+                ORDER BY s.seq DESC LIMIT 1
+                """, arguments: [serialNumber, tokenUniqueReference])
     }
 
     /// Streams the rows in chain order.
-    static func forEachRow(after seq: Int64 = 0, limit: Int? = nil, _ db: Database, _ body: (StoredAuditRow) throws -> Void) throws {
+    static func forEachRow(
+        after seq: Int64 = 0, limit: Int? = nil, _ db: Database, _ body: (StoredAuditRow) throws -> Void
+    ) throws {
         let rows = try Row.fetchCursor(
-            db, sql: "SELECT \(storedColumns) FROM audit_row WHERE seq > ? ORDER BY seq" + (limit.map { " LIMIT \($0)" } ?? ""), arguments: [seq]
+            db,
+            sql: "SELECT \(storedColumns) FROM audit_row WHERE seq > ? ORDER BY seq"
+                + (limit.map { " LIMIT \($0)" } ?? ""), arguments: [seq]
         )
         while let row = try rows.next() {
             try body(stored(row))
@@ -100,7 +109,8 @@ enum AuditLog {
                 )
             }
         }
-        return StoredAuditRow(seq: row[0], attemptID: row[1], event: row[2], previousHash: row[18], hash: row[19], content: content)
+        return StoredAuditRow(
+            seq: row[0], attemptID: row[1], event: row[2], previousHash: row[18], hash: row[19], content: content)
     }
 }
 
@@ -116,24 +126,40 @@ extension AuditLog {
             WHERE s.event = 'started'
             """
         var arguments: StatementArguments = []
-        if let serial = filter.serialNumber { sql += " AND s.serial_number = ?"; arguments += [serial] }
-        if let outcome = filter.outcome { sql += " AND f.outcome = ?"; arguments += [outcome] }
-        if let since = filter.since { sql += " AND s.at >= ?"; arguments += [since.iso8601] }
-        if let until = filter.until { sql += " AND s.at <= ?"; arguments += [until.iso8601] }
-        if let id = filter.id { sql += " AND s.attempt_id = ?"; arguments += [id] }
+        if let serial = filter.serialNumber {
+            sql += " AND s.serial_number = ?"
+            arguments += [serial]
+        }
+        if let outcome = filter.outcome {
+            sql += " AND f.outcome = ?"
+            arguments += [outcome]
+        }
+        if let since = filter.since {
+            sql += " AND s.at >= ?"
+            arguments += [since.iso8601]
+        }
+        if let until = filter.until {
+            sql += " AND s.at <= ?"
+            arguments += [until.iso8601]
+        }
+        if let id = filter.id {
+            sql += " AND s.attempt_id = ?"
+            arguments += [id]
+        }
         if filter.unfinished { sql += " AND f.attempt_id IS NULL" }
         let rows = try Row.fetchCursor(db, sql: sql + " ORDER BY s.attempt_id", arguments: arguments)
         while let row = try rows.next() {
-            try body(AuditEntry(
-                id: row["attempt_id"], requestID: row["request_id"],
-                startedAt: Timestamp(iso8601: row["started_at"]) ?? Timestamp(milliseconds: 0),
-                finishedAt: (row["finished_at"] as String?).flatMap { Timestamp(iso8601: $0) },
-                serialNumber: row["serial_number"], passTypeIdentifier: row["pass_type_identifier"],
-                tokenUniqueReference: row["token_unique_reference"], device: row["device_label"],
-                outcome: row["outcome"], errorCode: row["error_code"], httpStatus: row["http_status"],
-                cardLast4Digits: row["card_last4"], comment: row["comment"], latencyMilliseconds: row["latency_ms"],
-                deeplinkHash: row["deeplink_hash"]
-            ))
+            try body(
+                AuditEntry(
+                    id: row["attempt_id"], requestID: row["request_id"],
+                    startedAt: Timestamp(iso8601: row["started_at"]) ?? Timestamp(milliseconds: 0),
+                    finishedAt: (row["finished_at"] as String?).flatMap { Timestamp(iso8601: $0) },
+                    serialNumber: row["serial_number"], passTypeIdentifier: row["pass_type_identifier"],
+                    tokenUniqueReference: row["token_unique_reference"], device: row["device_label"],
+                    outcome: row["outcome"], errorCode: row["error_code"], httpStatus: row["http_status"],
+                    cardLast4Digits: row["card_last4"], comment: row["comment"], latencyMilliseconds: row["latency_ms"],
+                    deeplinkHash: row["deeplink_hash"]
+                ))
         }
     }
 }

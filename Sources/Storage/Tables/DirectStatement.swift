@@ -29,7 +29,8 @@ struct DirectStatement {
                 return
             }
             base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
-                _ = sqlite3_bind_text(handle, index, $0, Int32(bytes.count), unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+                _ = sqlite3_bind_text(
+                    handle, index, $0, Int32(bytes.count), unsafeBitCast(-1, to: sqlite3_destructor_type.self))
             }
         }
     }
@@ -46,7 +47,9 @@ struct DirectStatement {
     /// Binds bytes (copied by SQLite) as a blob.
     func bind(_ index: Int32, blob: [UInt8]) {
         blob.withUnsafeBytes { bytes in
-            _ = sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+            _ = sqlite3_bind_blob(
+                handle, index, bytes.baseAddress, Int32(bytes.count),
+                unsafeBitCast(-1, to: sqlite3_destructor_type.self))
         }
     }
 
@@ -69,7 +72,9 @@ struct DirectStatement {
         /// The text of the 0-based column `index`, or nil when it is NULL.
         func text(_ index: Int32) -> String? {
             guard let bytes = sqlite3_column_text(handle, index) else { return nil }
-            return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, index))), as: UTF8.self)
+            return String(
+                decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, index))),
+                as: UTF8.self)
         }
     }
 
@@ -88,6 +93,7 @@ struct DirectStatement {
 
     /// The error of a step that answered `code`; read before the statement is reset.
     private func failure(_ code: Int32) -> DatabaseError {
-        DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+        DatabaseError(
+            resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import TransparencyLog
 import WalletModel
 
 /// The statements of the audit's transparency log: the tree's stored nodes and the
@@ -10,7 +11,8 @@ enum TransparencyLogTables {
     }
 
     static func storedBlocks(_ db: Database) throws -> Int64 {
-        let last = try Int64.fetchOne(db, sql: "SELECT max(idx) FROM audit_tree_node WHERE level = ?", arguments: [AuditTree.storedLevel])
+        let last = try Int64.fetchOne(
+            db, sql: "SELECT max(idx) FROM audit_tree_node WHERE level = ?", arguments: [StoredTreeLayout.storedLevel])
         return last.map { $0 + 1 } ?? 0
     }
 
@@ -18,7 +20,9 @@ enum TransparencyLogTables {
         var found: [MerkleNode: [UInt8]] = [:]
         let statement = try db.cachedStatement(sql: "SELECT hash FROM audit_tree_node WHERE level = ? AND idx = ?")
         for node in nodes {
-            if let hash = try Data.fetchOne(statement, arguments: [node.level, node.index]) { found[node] = Array(hash) }
+            if let hash = try Data.fetchOne(statement, arguments: [node.level, node.index]) {
+                found[node] = Array(hash)
+            }
         }
         return found
     }
@@ -33,7 +37,8 @@ enum TransparencyLogTables {
     }
 
     static func insert(_ leafBlocks: [(block: Int64, hashes: [UInt8])], _ db: Database) throws {
-        let statement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO audit_tree_leaves (block, hashes) VALUES (?, ?)")
+        let statement = try db.cachedStatement(
+            sql: "INSERT OR IGNORE INTO audit_tree_leaves (block, hashes) VALUES (?, ?)")
         for (block, hashes) in leafBlocks {
             let direct = DirectStatement(statement, db)
             direct.bind(1, Int(block))
@@ -44,7 +49,8 @@ enum TransparencyLogTables {
 
     static func insert(_ nodes: [(node: MerkleNode, hash: [UInt8])], _ db: Database) throws {
         // Through the C API (GRDB's argument boxing costs more than the insert).
-        let statement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO audit_tree_node (level, idx, hash) VALUES (?, ?, ?)")
+        let statement = try db.cachedStatement(
+            sql: "INSERT OR IGNORE INTO audit_tree_node (level, idx, hash) VALUES (?, ?, ?)")
         for (node, hash) in nodes {
             let direct = DirectStatement(statement, db)
             direct.bind(1, node.level)
@@ -63,23 +69,35 @@ enum TransparencyLogTables {
 
     static func checkpoint(size: Int64?, origin: String?, _ db: Database) throws -> StoredCheckpoint? {
         var conditions: [String] = [], arguments: StatementArguments = []
-        if let size { conditions.append("size = ?"); arguments += [size] }
-        if let origin { conditions.append("origin = ?"); arguments += [origin] }
+        if let size {
+            conditions.append("size = ?")
+            arguments += [size]
+        }
+        if let origin {
+            conditions.append("origin = ?")
+            arguments += [origin]
+        }
         let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-        let row = try Row.fetchOne(db, sql: "SELECT size, note FROM audit_checkpoint \(filter) ORDER BY size DESC, rowid DESC LIMIT 1", arguments: arguments)
+        let row = try Row.fetchOne(
+            db, sql: "SELECT size, note FROM audit_checkpoint \(filter) ORDER BY size DESC, rowid DESC LIMIT 1",
+            arguments: arguments)
         return row.map { StoredCheckpoint(size: $0[0], note: $0[1]) }
     }
 
     static func cosignatures(size: Int64, origin: String, _ db: Database) throws -> [StoredCosignature] {
         try Row.fetchAll(
-            db, sql: "SELECT origin, size, witness, line, time FROM audit_cosignature WHERE origin = ? AND size = ? ORDER BY witness",
+            db,
+            sql:
+                "SELECT origin, size, witness, line, time FROM audit_cosignature WHERE origin = ? AND size = ? ORDER BY witness",
             arguments: [origin, size]
         ).map(cosignature)
     }
 
     static func latestCosignature(witness: String, origin: String, _ db: Database) throws -> StoredCosignature? {
         try Row.fetchOne(
-            db, sql: "SELECT origin, size, witness, line, time FROM audit_cosignature WHERE witness = ? AND origin = ? ORDER BY size DESC LIMIT 1",
+            db,
+            sql:
+                "SELECT origin, size, witness, line, time FROM audit_cosignature WHERE witness = ? AND origin = ? ORDER BY size DESC LIMIT 1",
             arguments: [witness, origin]
         ).map(cosignature)
     }
@@ -93,7 +111,9 @@ enum TransparencyLogTables {
     }
 
     static func checkpoints(_ db: Database) throws -> [StoredCheckpoint] {
-        try Row.fetchAll(db, sql: "SELECT size, note FROM audit_checkpoint ORDER BY size, rowid").map { StoredCheckpoint(size: $0["size"], note: $0["note"]) }
+        try Row.fetchAll(db, sql: "SELECT size, note FROM audit_checkpoint ORDER BY size, rowid").map {
+            StoredCheckpoint(size: $0["size"], note: $0["note"])
+        }
     }
 
     static func insert(_ cosignature: StoredCosignature, _ db: Database) throws {
@@ -104,6 +124,8 @@ enum TransparencyLogTables {
     }
 
     static func cosignatures(_ db: Database) throws -> [StoredCosignature] {
-        try Row.fetchAll(db, sql: "SELECT origin, size, witness, line, time FROM audit_cosignature ORDER BY size, origin, witness").map(cosignature)
+        try Row.fetchAll(
+            db, sql: "SELECT origin, size, witness, line, time FROM audit_cosignature ORDER BY size, origin, witness"
+        ).map(cosignature)
     }
 }

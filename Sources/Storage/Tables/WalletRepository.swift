@@ -3,7 +3,8 @@ import WalletModel
 
 /// SQL access to the `pass_record` table. Callers provide the transaction.
 enum WalletRepository {
-    static let columns = "pass_type_identifier, serial_number, device_account_identifier, state, device_label, card_suffix"
+    static let columns =
+        "pass_type_identifier, serial_number, device_account_identifier, state, device_label, card_suffix"
     static let order = "ORDER BY serial_number, pass_type_identifier, device_account_identifier"
 
     /// Inserts a new record, or says what it collides with.
@@ -11,8 +12,10 @@ enum WalletRepository {
         do {
             try db.execute(
                 sql: "INSERT INTO pass_record (\(columns)) VALUES (?, ?, ?, ?, ?, ?)",
-                arguments: [record.passTypeIdentifier, record.serialNumber, record.deviceAccountIdentifier,
-                            record.state.rawValue, record.device, record.cardSuffix]
+                arguments: [
+                    record.passTypeIdentifier, record.serialNumber, record.deviceAccountIdentifier,
+                    record.state.rawValue, record.device, record.cardSuffix,
+                ]
             )
             return .inserted
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
@@ -23,7 +26,8 @@ enum WalletRepository {
     static func exists(_ record: PassRecord, _ db: Database) throws -> Bool {
         try Bool.fetchOne(
             db,
-            sql: "SELECT 1 FROM pass_record WHERE serial_number = ? AND pass_type_identifier = ? AND device_account_identifier = ?",
+            sql:
+                "SELECT 1 FROM pass_record WHERE serial_number = ? AND pass_type_identifier = ? AND device_account_identifier = ?",
             arguments: [record.serialNumber, record.passTypeIdentifier, record.deviceAccountIdentifier]
         ) ?? false
     }
@@ -45,19 +49,24 @@ enum WalletRepository {
         select.bind(3, query.device)
         var records: [PassRecord] = []
         try select.forEachRow { row in
-            records.append(PassRecord(
-                passTypeIdentifier: row.text(0) ?? "", serialNumber: row.text(1) ?? "", deviceAccountIdentifier: row.text(2) ?? "",
-                state: row.text(3).flatMap(PassState.init(rawValue:)) ?? .requiresActivation, device: row.text(4), cardSuffix: row.text(5)
-            ))
+            records.append(
+                PassRecord(
+                    passTypeIdentifier: row.text(0) ?? "", serialNumber: row.text(1) ?? "",
+                    deviceAccountIdentifier: row.text(2) ?? "",
+                    state: row.text(3).flatMap(PassState.init(rawValue:)) ?? .requiresActivation, device: row.text(4),
+                    cardSuffix: row.text(5)
+                ))
         }
         return records
     }
 
     /// Bound through the C API, like the audit's insert: an activation runs this twice.
     static func setState(_ state: PassState, of record: PassRecord, _ db: Database) throws {
-        let update = DirectStatement(try db.cachedStatement(
-            sql: "UPDATE pass_record SET state = ? WHERE serial_number = ? AND pass_type_identifier = ? AND device_account_identifier = ?"
-        ), db)
+        let update = DirectStatement(
+            try db.cachedStatement(
+                sql:
+                    "UPDATE pass_record SET state = ? WHERE serial_number = ? AND pass_type_identifier = ? AND device_account_identifier = ?"
+            ), db)
         update.bind(1, state.rawValue)
         update.bind(2, record.serialNumber)
         update.bind(3, record.passTypeIdentifier)
@@ -67,7 +76,8 @@ enum WalletRepository {
 
     static func delete(_ record: PassRecord, _ db: Database) throws {
         try db.execute(
-            sql: "DELETE FROM pass_record WHERE serial_number = ? AND pass_type_identifier = ? AND device_account_identifier = ?",
+            sql:
+                "DELETE FROM pass_record WHERE serial_number = ? AND pass_type_identifier = ? AND device_account_identifier = ?",
             arguments: [record.serialNumber, record.passTypeIdentifier, record.deviceAccountIdentifier]
         )
     }
@@ -76,7 +86,8 @@ enum WalletRepository {
     static func forEach(state: PassState?, _ db: Database, _ body: (PassRecord) throws -> Void) throws {
         let cursor: RowCursor
         if let state {
-            cursor = try Row.fetchCursor(db, sql: "SELECT \(columns) FROM pass_record WHERE state = ? \(order)", arguments: [state.rawValue])
+            cursor = try Row.fetchCursor(
+                db, sql: "SELECT \(columns) FROM pass_record WHERE state = ? \(order)", arguments: [state.rawValue])
         } else {
             cursor = try Row.fetchCursor(db, sql: "SELECT \(columns) FROM pass_record \(order)")
         }
@@ -100,15 +111,21 @@ enum WalletRepository {
 
     /// - Throws: a constraint `DatabaseError` when two records break the label's uniqueness.
     static func createDeviceIndex(_ db: Database) throws {
-        try db.execute(sql: "CREATE UNIQUE INDEX pass_record_device ON pass_record (serial_number, pass_type_identifier, ifnull(device_label, ''))")
+        try db.execute(
+            sql:
+                "CREATE UNIQUE INDEX pass_record_device ON pass_record (serial_number, pass_type_identifier, ifnull(device_label, ''))"
+        )
     }
 
     /// Up to `limit` records after `after` (from the first when nil), in serial order.
     static func page(after: PassRecord?, limit: Int, _ db: Database) throws -> [PassRecord] {
         try Row.fetchAll(
             db,
-            sql: "SELECT \(columns) FROM pass_record WHERE (serial_number, pass_type_identifier, device_account_identifier) > (?, ?, ?) \(order) LIMIT \(limit)",
-            arguments: [after?.serialNumber ?? "", after?.passTypeIdentifier ?? "", after?.deviceAccountIdentifier ?? ""]
+            sql:
+                "SELECT \(columns) FROM pass_record WHERE (serial_number, pass_type_identifier, device_account_identifier) > (?, ?, ?) \(order) LIMIT \(limit)",
+            arguments: [
+                after?.serialNumber ?? "", after?.passTypeIdentifier ?? "", after?.deviceAccountIdentifier ?? "",
+            ]
         ).map(record)
     }
 
@@ -126,19 +143,20 @@ enum WalletRepository {
         let kept = """
             (?7 = 0 AND state IN ('activated', 'activating') AND ?4 IN ('requiresActivation', 'activating') AND state IS NOT ?4)
             """
-        return try db.makeStatement(sql: """
-            INSERT INTO pass_record (\(columns))
-            VALUES (?1, ?2, ?3, ifnull(?4, 'requiresActivation'), ?5, ?6)
-            ON CONFLICT (serial_number, pass_type_identifier, device_account_identifier) DO UPDATE SET
-                state = CASE WHEN \(kept) THEN state ELSE ifnull(?4, state) END,
-                device_label = ifnull(?5, device_label),
-                card_suffix = ifnull(?6, card_suffix)
-            -- Rewriting an unchanged row costs as much as a change: skip it.
-            WHERE (\(kept) AND tokenctl_state_kept())
-               OR (NOT \(kept) AND state IS NOT ifnull(?4, state))
-               OR device_label IS NOT ifnull(?5, device_label)
-               OR card_suffix IS NOT ifnull(?6, card_suffix)
-            """)
+        return try db.makeStatement(
+            sql: """
+                INSERT INTO pass_record (\(columns))
+                VALUES (?1, ?2, ?3, ifnull(?4, 'requiresActivation'), ?5, ?6)
+                ON CONFLICT (serial_number, pass_type_identifier, device_account_identifier) DO UPDATE SET
+                    state = CASE WHEN \(kept) THEN state ELSE ifnull(?4, state) END,
+                    device_label = ifnull(?5, device_label),
+                    card_suffix = ifnull(?6, card_suffix)
+                -- Rewriting an unchanged row costs as much as a change: skip it.
+                WHERE (\(kept) AND tokenctl_state_kept())
+                   OR (NOT \(kept) AND state IS NOT ifnull(?4, state))
+                   OR device_label IS NOT ifnull(?5, device_label)
+                   OR card_suffix IS NOT ifnull(?6, card_suffix)
+                """)
     }
 
     /// - Returns: whether a row was inserted or changed (false when it was already equal).
@@ -146,7 +164,9 @@ enum WalletRepository {
     /// Binds and steps through the SQLite C API: an import runs this once per row, and
     /// GRDB's argument boxing and per-call checks cost more than the insert itself
     /// (measured on 1,000,000 rows, Benchmarks/wallet.sh).
-    static func upsert(_ fields: ValidatedPassFields, overwriteState: Bool, with statement: Statement, _ db: Database) throws -> Bool {
+    static func upsert(
+        _ fields: ValidatedPassFields, overwriteState: Bool, with statement: Statement, _ db: Database
+    ) throws -> Bool {
         let direct = DirectStatement(statement, db)
         direct.bind(7, overwriteState ? 1 : 0)
         direct.bind(1, fields.passTypeIdentifier)

@@ -108,7 +108,10 @@ struct ActivationMachine: Sendable {
             state = .done
             return .stop(result)
         case (.idle, .parsed(.success(let deeplink))):
-            state = .parsed(PassQuery(serialNumber: deeplink.serialNumber, passTypeIdentifier: deeplink.passTypeIdentifier, device: device))
+            state = .parsed(
+                PassQuery(
+                    serialNumber: deeplink.serialNumber, passTypeIdentifier: deeplink.passTypeIdentifier, device: device
+                ))
             result.serialNumber = deeplink.serialNumber
             return .checkUser
         case (.parsed(let query), .userCheckAnswered(let error)):
@@ -132,7 +135,9 @@ struct ActivationMachine: Sendable {
     /// Whether this attempt only resolves (`--dry-run`).
     var isDryRun: Bool { dryRunEndpoint != nil }
 
-    private mutating func resolved(_ records: [PassRecord], open: OpenAttempt?, attemptID: Int64, query: PassQuery, userCheck: ActivationError?) -> Action {
+    private mutating func resolved(
+        _ records: [PassRecord], open: OpenAttempt?, attemptID: Int64, query: PassQuery, userCheck: ActivationError?
+    ) -> Action {
         if !isDryRun { result.auditID = attemptID }
         switch PassResolution(records: records, query: query) {
         case .refused(let error):
@@ -146,14 +151,20 @@ struct ActivationMachine: Sendable {
             var closing: OpenAttempt?
             if record.state == .activating && !isDryRun {
                 if let open, open.ownerIsAlive {
-                    return stopAudited(record: record, error: ActivationError(
-                        code: .activationInProgress,
-                        message: "an activation of this pass is already in progress (audit \(open.attemptID)); nothing was sent"))
+                    return stopAudited(
+                        record: record,
+                        error: ActivationError(
+                            code: .activationInProgress,
+                            message:
+                                "an activation of this pass is already in progress (audit \(open.attemptID)); nothing was sent"
+                        ))
                 }
                 closing = open
-                result.warnings.append(open.map {
-                    "audit \($0.attemptID) was left unfinished by a process that is gone; closed as UNKNOWN (activation.interrupted): TMP may have activated the token"
-                } ?? "the pass was marked activating without an open attempt; treating it as waiting for activation")
+                result.warnings.append(
+                    open.map {
+                        "audit \($0.attemptID) was left unfinished by a process that is gone; closed as UNKNOWN (activation.interrupted): TMP may have activated the token"
+                    } ?? "the pass was marked activating without an open attempt; treating it as waiting for activation"
+                )
             }
             if let userCheck {
                 return stopAudited(record: record, error: userCheck, closing: closing)
@@ -169,7 +180,9 @@ struct ActivationMachine: Sendable {
         }
     }
 
-    private mutating func answered(_ answer: Result<HTTPResponse, TransportError>, record: PassRecord, tries: Int) -> Action {
+    private mutating func answered(
+        _ answer: Result<HTTPResponse, TransportError>, record: PassRecord, tries: Int
+    ) -> Action {
         let mapped: TMPAnswer
         switch answer {
         case .success(let response):
@@ -182,11 +195,16 @@ struct ActivationMachine: Sendable {
         }
         result.apply(mapped)
         state = .closing
-        return .writeFinished(Finish(record: record, answer: mapped, passState: mapped.outcome == .approved ? .activated : .requiresActivation))
+        return .writeFinished(
+            Finish(
+                record: record, answer: mapped,
+                passState: mapped.outcome == .approved ? .activated : .requiresActivation))
     }
 
     /// Nothing will be sent: in a real run the attempt is audited whole; a dry run stops.
-    private mutating func stopAudited(record: PassRecord?, error: ActivationError?, closing: OpenAttempt? = nil) -> Action {
+    private mutating func stopAudited(
+        record: PassRecord?, error: ActivationError?, closing: OpenAttempt? = nil
+    ) -> Action {
         result.error = error
         guard !isDryRun else {
             state = .done

@@ -48,7 +48,8 @@ public struct ActivationResult: Sendable, Equatable {
         if let code = entry.errorCode.flatMap(ErrorCode.init(rawValue:)) {
             error = ActivationError(code: code, message: Self.auditedMessage(code))
         } else if outcome == .unknown || outcome == .error {
-            error = ActivationError(code: .storageCorrupt, message: "audit \(entry.id) is \(text) without an error code")
+            error = ActivationError(
+                code: .storageCorrupt, message: "audit \(entry.id) is \(text) without an error code")
         }
     }
 

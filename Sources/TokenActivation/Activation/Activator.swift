@@ -28,9 +28,11 @@ public struct Activator: Sendable {
     ///   - userCheck: asked (once) only when `onboarding.require-finished-user-activation` is on.
     ///   - clock, sleep: injected for tests.
     public init(
-        settings: ActivationSettings, store: any StoreDriver, environment: [String: String], transports: TransportFactory = .curl,
+        settings: ActivationSettings, store: any StoreDriver, environment: [String: String],
+        transports: TransportFactory = .curl,
         userCheck: any UserActivationCheck,
-        logger: Logger = Logger(label: "tokenctl.activation"), clock: @escaping @Sendable () -> Timestamp = Timestamp.now,
+        logger: Logger = Logger(label: "tokenctl.activation"),
+        clock: @escaping @Sendable () -> Timestamp = Timestamp.now,
         sleep: @escaping @Sendable (Duration) -> Void = Activator.pause
     ) {
         self.settings = settings
@@ -110,13 +112,18 @@ public struct Activator: Sendable {
     func gates(store: any StateDatabase) async -> ActivationError? {
         do {
             if settings.onboarding.requiresFinishedUserActivation,
-               case .notFinished(let reason, let nextStep) = try await userCheck.status(store: store) {
-                return ActivationError(code: .userActivationRequired, message: "user activation required: \(reason)", nextStep: nextStep)
+                case .notFinished(let reason, let nextStep) = try await userCheck.status(store: store)
+            {
+                return ActivationError(
+                    code: .userActivationRequired, message: "user activation required: \(reason)", nextStep: nextStep)
             }
             if let seconds = settings.onboarding.pinLoginWithinSeconds {
                 let now = Date(timeIntervalSince1970: Double(clock().milliseconds) / 1000)
-                if case .notFinished(let reason, let nextStep) = try PINLoginGate.status(store: store, instanceID: settings.onboarding.instanceID, within: seconds, now: now) {
-                    return ActivationError(code: .loginRequired, message: "PIN login required: \(reason)", nextStep: nextStep)
+                if case .notFinished(let reason, let nextStep) = try PINLoginGate.status(
+                    store: store, instanceID: settings.onboarding.instanceID, within: seconds, now: now)
+                {
+                    return ActivationError(
+                        code: .loginRequired, message: "PIN login required: \(reason)", nextStep: nextStep)
                 }
             }
             return nil
@@ -133,7 +140,9 @@ public struct Activator: Sendable {
 
     /// One TMP client per worker: on one keep-alive transport each, or all on one shared
     /// transport (`tmp.transport=multi`, when the transport factory has one).
-    func makeClients(count: Int, headers: [(name: String, value: String)]) -> ([Result<TMPClient, ActivationError>], SharedTransport?) {
+    func makeClients(
+        count: Int, headers: [(name: String, value: String)]
+    ) -> ([Result<TMPClient, ActivationError>], SharedTransport?) {
         let options = settings.tmp.connection.transportOptions
         func client(_ transport: any HTTPTransport) -> Result<TMPClient, ActivationError> {
             .success(TMPClient(transport: transport, baseURL: settings.tmp.baseURL, authentication: headers))
@@ -150,13 +159,15 @@ public struct Activator: Sendable {
                 return (Array(repeating: failure(error), count: count), nil)
             }
         }
-        return ((0..<count).map { _ -> Result<TMPClient, ActivationError> in
-            do throws(TransportError) {
-                return client(try transports.transport(options))
-            } catch {
-                return failure(error)
-            }
-        }, nil)
+        return (
+            (0..<count).map { _ -> Result<TMPClient, ActivationError> in
+                do throws(TransportError) {
+                    return client(try transports.transport(options))
+                } catch {
+                    return failure(error)
+                }
+            }, nil
+        )
     }
 
     /// A random version 4 UUID.

@@ -20,12 +20,16 @@ struct Attempt: Sendable {
         let move: AttemptWrite.StateMove?
         let closing: Int64?
         switch action {
-        case .writeStarted(let start): (kind, move, closing) = (.started, .init(start.record, to: .activating), start.closing?.attemptID)
+        case .writeStarted(let start):
+            (kind, move, closing) = (.started, .init(start.record, to: .activating), start.closing?.attemptID)
         case .writeStopped(let stop): (kind, move, closing) = (.stopped, nil, stop.closing?.attemptID)
-        case .writeFinished(let finish): (kind, move, closing) = (.finished, .init(finish.record, to: finish.passState), nil)
+        case .writeFinished(let finish):
+            (kind, move, closing) = (.finished, .init(finish.record, to: finish.passState), nil)
         case .checkUser, .resolveRecords, .send, .stop: return nil
         }
-        return AttemptWrite(kind: kind, attemptID: attemptID, rows: rows(of: action, attemptID: attemptID, latency: latency), move: move, closing: closing)
+        return AttemptWrite(
+            kind: kind, attemptID: attemptID, rows: rows(of: action, attemptID: attemptID, latency: latency),
+            move: move, closing: closing)
     }
 
     /// The audit rows a write action appends, in order.
@@ -54,13 +58,14 @@ struct Attempt: Sendable {
             finished.httpStatus = finish.answer.httpStatus
             finished.cardLast4Digits = finish.answer.cardLast4Digits
             finished.comment = finish.answer.comment
-            finished.latencyMilliseconds = latency.map { Int($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) }
+            finished.latencyMilliseconds = latency.map {
+                Int($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000)
+            }
             return [finished]
         case .checkUser, .resolveRecords, .send, .stop:
             return []
         }
     }
-
 
     /// The "finished" row that closes the attempt of a process (or host) that died
     /// mid-request as UNKNOWN.
@@ -74,7 +79,8 @@ struct Attempt: Sendable {
             attemptID: open.attemptID, event: .finished, at: time, requestID: open.requestID,
             serialNumber: record.serialNumber, passTypeIdentifier: record.passTypeIdentifier,
             tokenUniqueReference: record.deviceAccountIdentifier, device: record.device,
-            deeplinkHash: open.deeplinkHash, outcome: Outcome.unknown.rawValue, errorCode: ErrorCode.activationInterrupted.rawValue
+            deeplinkHash: open.deeplinkHash, outcome: Outcome.unknown.rawValue,
+            errorCode: ErrorCode.activationInterrupted.rawValue
         )
     }
 
@@ -82,7 +88,8 @@ struct Attempt: Sendable {
         AuditRow(
             attemptID: attemptID, event: event, at: clock(), requestID: requestID,
             serialNumber: serialNumber, passTypeIdentifier: record?.passTypeIdentifier ?? passTypeIdentifier,
-            tokenUniqueReference: record?.deviceAccountIdentifier, device: record?.device ?? device, deeplinkHash: deeplinkHash
+            tokenUniqueReference: record?.deviceAccountIdentifier, device: record?.device ?? device,
+            deeplinkHash: deeplinkHash
         )
     }
 }

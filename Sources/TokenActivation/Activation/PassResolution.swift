@@ -19,10 +19,12 @@ enum PassResolution: Equatable {
         } else if let activated = records.first(where: { $0.state == .activated }) {
             self = .alreadyActivated(activated)
         } else if let other = records.first {
-            self = .refused(ActivationError(
-                code: .walletNotActivatable,
-                message: "the pass record for \(query.description) is \(other.state.rawValue) and is never sent to TMP"
-            ))
+            self = .refused(
+                ActivationError(
+                    code: .walletNotActivatable,
+                    message:
+                        "the pass record for \(query.description) is \(other.state.rawValue) and is never sent to TMP"
+                ))
         } else {
             self = .refused(ActivationError(WalletError.notFound(query)))
         }

@@ -64,7 +64,8 @@ struct Session: Sendable {
     ///     committed (or, without one, before returning): the worker's previous activation
     ///     is then committed whole and can be answered.
     func run(
-        _ job: ActivationJob, client index: Int, deferringFinish: Bool, keepUnwritten: ((AttemptWrite, any Error) -> Void)?, settlePrevious: () -> Void
+        _ job: ActivationJob, client index: Int, deferringFinish: Bool,
+        keepUnwritten: ((AttemptWrite, any Error) -> Void)?, settlePrevious: () -> Void
     ) -> DeferredActivation {
         var settled = false
         func settle() {
@@ -82,7 +83,8 @@ struct Session: Sendable {
         )
         let attempt = Attempt(
             deeplinkHash: deeplinkHasher.hash(job.text), serialNumber: job.deeplink.serialNumber,
-            passTypeIdentifier: job.deeplink.passTypeIdentifier, device: job.device, requestID: requestID, clock: activator.clock
+            passTypeIdentifier: job.deeplink.passTypeIdentifier, device: job.device, requestID: requestID,
+            clock: activator.clock
         )
         // The request id goes into each event's metadata, which is built only when the
         // level lets the event through (a logger's own metadata would be set on every line).
@@ -100,12 +102,14 @@ struct Session: Sendable {
                     action = machine.handle(.resolved(try ledger.resolve(query)))
                 case .resolveRecords(let query):
                     let decided = machine
-                    let committed = Result { try ledger.begin(query) { resolved in
-                        var machine = decided
-                        let action = machine.handle(.resolved(resolved))
-                        let step = attempt.step(action, attemptID: resolved.attemptID, latency: nil)
-                        return ((machine, action, resolved.attemptID), step)
-                    } }
+                    let committed = Result {
+                        try ledger.begin(query) { resolved in
+                            var machine = decided
+                            let action = machine.handle(.resolved(resolved))
+                            let step = attempt.step(action, attemptID: resolved.attemptID, latency: nil)
+                            return ((machine, action, resolved.attemptID), step)
+                        }
+                    }
                     settle()
                     let (next, written, id) = try committed.get()
                     machine = next
@@ -113,15 +117,19 @@ struct Session: Sendable {
                     action = written.committedEvent.map { machine.handle($0) } ?? written
                 case .writeFinished where deferringFinish:
                     let latency = began.map { ContinuousClock.now - $0 }
-                    finish = attempt.step(action, attemptID: attemptID, latency: latency).map { DeferredActivation.Finish(step: $0, write: ledger.submit($0)) }
+                    finish = attempt.step(action, attemptID: attemptID, latency: latency).map {
+                        DeferredActivation.Finish(step: $0, write: ledger.submit($0))
+                    }
                     action = machine.handle(.finishCommitted)
                 case .writeStarted, .writeStopped, .writeFinished:
                     let latency = began.map { ContinuousClock.now - $0 }
                     if let step = attempt.step(action, attemptID: attemptID, latency: latency) {
                         do {
                             try ledger.write(step)
-                        } catch where step.kind == .finished && keepUnwritten != nil {
-                            return DeferredActivation(result: unwritten(step, error, result: machine.result, keep: keepUnwritten!), finish: nil)
+                        } catch  where step.kind == .finished && keepUnwritten != nil {
+                            return DeferredActivation(
+                                result: unwritten(step, error, result: machine.result, keep: keepUnwritten!),
+                                finish: nil)
                         }
                     }
                     action = action.committedEvent.map { machine.handle($0) } ?? .stop(machine.result)
@@ -129,24 +137,40 @@ struct Session: Sendable {
                     if delay > .zero {
                         activator.sleep(delay)
                     }
-                    guard case .success(let client) = prepared else { return DeferredActivation(result: machine.result, finish: nil) }
-                    logger.info("activation.sending", metadata: ["request-id": "\(requestID)", "serial": "\(Mask.identifier(record.serialNumber))", "attempt": "\(attemptID)"])
+                    guard case .success(let client) = prepared else {
+                        return DeferredActivation(result: machine.result, finish: nil)
+                    }
+                    logger.info(
+                        "activation.sending",
+                        metadata: [
+                            "request-id": "\(requestID)", "serial": "\(Mask.identifier(record.serialNumber))",
+                            "attempt": "\(attemptID)",
+                        ])
                     if began == nil { began = .now }
-                    action = machine.handle(.tmpAnswered(client.send(tokenUniqueReference: record.deviceAccountIdentifier, requestID: requestID)))
+                    action = machine.handle(
+                        .tmpAnswered(
+                            client.send(tokenUniqueReference: record.deviceAccountIdentifier, requestID: requestID)))
                 case .stop(let result):
-                    logger.info("activation.finished", metadata: ["request-id": "\(requestID)", "outcome": "\(result.outcome.rawValue)", "error": "\(result.error?.code.rawValue ?? "-")"])
+                    logger.info(
+                        "activation.finished",
+                        metadata: [
+                            "request-id": "\(requestID)", "outcome": "\(result.outcome.rawValue)",
+                            "error": "\(result.error?.code.rawValue ?? "-")",
+                        ])
                     return DeferredActivation(result: result, finish: finish)
                 }
             }
         } catch {
             return DeferredActivation(result: ActivationResult(outcome: .error, error: .coded(error)), finish: nil)
         }
-    
+
     }
 
     /// A deferred activation's result once its "finished" write is committed: an error if the
     /// write failed, or, with `keepUnwritten`, TMP's answer with a warning while the write waits.
-    func settle(_ activation: DeferredActivation, keepUnwritten: ((AttemptWrite, any Error) -> Void)?) -> ActivationResult {
+    func settle(
+        _ activation: DeferredActivation, keepUnwritten: ((AttemptWrite, any Error) -> Void)?
+    ) -> ActivationResult {
         guard let finish = activation.finish else { return activation.result }
         do {
             try finish.write.result()
@@ -159,14 +183,18 @@ struct Session: Sendable {
 
     /// TMP answered (or was asked): the answer is reported as it came, never as "nothing was
     /// sent"; its audit row waits for the database.
-    private func unwritten(_ step: AttemptWrite, _ error: any Error, result: ActivationResult, keep: (AttemptWrite, any Error) -> Void) -> ActivationResult {
+    private func unwritten(
+        _ step: AttemptWrite, _ error: any Error, result: ActivationResult, keep: (AttemptWrite, any Error) -> Void
+    ) -> ActivationResult {
         keep(step, error)
         let code = ActivationError.coded(error).code.rawValue
         var result = result
         result.warnings.append(
             "the answer could not be written to the audit yet (\(code)); it is kept and written as soon as the database accepts writes again, until then the pass stays activating"
         )
-        activator.logger.error("activation.finishNotWritten", metadata: ["request-id": "\(result.requestID ?? "-")", "attempt": "\(step.attemptID)", "error": "\(code)"])
+        activator.logger.error(
+            "activation.finishNotWritten",
+            metadata: ["request-id": "\(result.requestID ?? "-")", "attempt": "\(step.attemptID)", "error": "\(code)"])
         return result
     }
 }

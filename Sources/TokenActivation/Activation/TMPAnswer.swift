@@ -1,5 +1,5 @@
-import Foundation
 import ErrorCodes
+import Foundation
 import HTTPTransport
 
 /// What TMP's answer (or its absence) means, per the contract: a 2xx JSON body whose
@@ -15,7 +15,10 @@ struct TMPAnswer: Sendable, Equatable {
     var cardLast4Digits: String?
     var comment: String?
 
-    init(outcome: Outcome, error: ActivationError? = nil, httpStatus: Int? = nil, cardLast4Digits: String? = nil, comment: String? = nil) {
+    init(
+        outcome: Outcome, error: ActivationError? = nil, httpStatus: Int? = nil, cardLast4Digits: String? = nil,
+        comment: String? = nil
+    ) {
         self.outcome = outcome
         self.error = error
         self.httpStatus = httpStatus
@@ -29,19 +32,35 @@ struct TMPAnswer: Sendable, Equatable {
         case 200..<300:
             self = Self.decode(response.body, status: status)
         case 300..<400:
-            self.init(outcome: .error, error: ActivationError(code: .tmpRedirect, message: "TMP answered with a redirect (HTTP \(status)); redirects are not followed"), httpStatus: status)
+            self.init(
+                outcome: .error,
+                error: ActivationError(
+                    code: .tmpRedirect,
+                    message: "TMP answered with a redirect (HTTP \(status)); redirects are not followed"),
+                httpStatus: status)
         case 500..<600:
-            self.init(outcome: .unknown, error: ActivationError(code: .tmpServerError, message: "TMP failed with HTTP \(status); the activation may or may not have happened"), httpStatus: status)
+            self.init(
+                outcome: .unknown,
+                error: ActivationError(
+                    code: .tmpServerError,
+                    message: "TMP failed with HTTP \(status); the activation may or may not have happened"),
+                httpStatus: status)
         default:
-            self.init(outcome: .error, error: ActivationError(code: .tmpUnexpectedStatus, message: "TMP answered HTTP \(status)"), httpStatus: status)
+            self.init(
+                outcome: .error,
+                error: ActivationError(code: .tmpUnexpectedStatus, message: "TMP answered HTTP \(status)"),
+                httpStatus: status)
         }
     }
 
     init(_ error: TransportError) {
-        let message = error.wasSent
+        let message =
+            error.wasSent
             ? "TMP did not answer (\(error.words)); the request was sent, so the activation may or may not have happened"
             : "TMP could not be reached (\(error.words)); nothing was sent"
-        self.init(outcome: error.wasSent ? .unknown : .error, error: ActivationError(code: Self.code(error.kind), message: message))
+        self.init(
+            outcome: error.wasSent ? .unknown : .error,
+            error: ActivationError(code: Self.code(error.kind), message: message))
     }
 
     /// TMP's code for a transport failure.
@@ -63,7 +82,9 @@ struct TMPAnswer: Sendable, Equatable {
         func protocolError(_ code: ErrorCode, _ message: String) -> TMPAnswer {
             TMPAnswer(outcome: .error, error: ActivationError(code: code, message: message), httpStatus: status)
         }
-        guard !body.isEmpty else { return protocolError(.tmpInvalidBody, "TMP answered HTTP \(status) with an empty body") }
+        guard !body.isEmpty else {
+            return protocolError(.tmpInvalidBody, "TMP answered HTTP \(status) with an empty body")
+        }
         guard let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] else {
             return protocolError(.tmpInvalidBody, "TMP answered HTTP \(status) with a body that is not a JSON object")
         }
@@ -76,14 +97,19 @@ struct TMPAnswer: Sendable, Equatable {
         case "DECLINED": outcome = .declined
         case "FAILED": outcome = .failed
         default:
-            return protocolError(.tmpUnknownStatus, "TMP answered an unknown issuerMobileAppAuthResponse (expected APPROVED, DECLINED or FAILED)")
+            return protocolError(
+                .tmpUnknownStatus,
+                "TMP answered an unknown issuerMobileAppAuthResponse (expected APPROVED, DECLINED or FAILED)")
         }
-        return TMPAnswer(outcome: outcome, httpStatus: status, cardLast4Digits: lastFour(object["cardLast4Digits"]), comment: sanitized(object["comment"]))
+        return TMPAnswer(
+            outcome: outcome, httpStatus: status, cardLast4Digits: lastFour(object["cardLast4Digits"]),
+            comment: sanitized(object["comment"]))
     }
 
     /// Exactly four ASCII digits, else dropped.
     static func lastFour(_ value: Any?) -> String? {
-        guard let text = value as? String, text.utf8.count == 4, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        guard let text = value as? String, text.utf8.count == 4, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 })
+        else { return nil }
         return text
     }
 
@@ -91,7 +117,9 @@ struct TMPAnswer: Sendable, Equatable {
     /// each hold any number of scalars: the cut bounds what is stored).
     static func sanitized(_ value: Any?) -> String? {
         guard let text = value as? String else { return nil }
-        let kept = text.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F && !($0.value >= 0x80 && $0.value < 0xA0) }
+        let kept = text.unicodeScalars.filter {
+            $0.value >= 0x20 && $0.value != 0x7F && !($0.value >= 0x80 && $0.value < 0xA0)
+        }
         return String(String.UnicodeScalarView(kept.prefix(maximumCommentLength)))
     }
 }

@@ -27,9 +27,10 @@ struct TMPClient: Sendable {
 
     func request(tokenUniqueReference: String, requestID: String) -> HTTPRequest {
         let body = JSONObject(["tokenUniqueReference": .string(tokenUniqueReference)]).text
-        let headers: [(name: String, value: String)] = [
-            ("Content-Type", "application/json"), ("Accept", "application/json"), ("X-Request-ID", requestID),
-        ] + authentication
+        let headers: [(name: String, value: String)] =
+            [
+                ("Content-Type", "application/json"), ("Accept", "application/json"), ("X-Request-ID", requestID),
+            ] + authentication
         return HTTPRequest(method: "POST", url: endpoint, headers: headers, body: Array(body.utf8))
     }
 

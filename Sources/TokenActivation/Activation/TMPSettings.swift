@@ -68,12 +68,15 @@ public struct TMPSettings: Sendable, Equatable {
     /// pauses between them.
     public var longestAttemptMilliseconds: Int {
         let pauses = (1..<max(1, retry.attempts)).reduce(Duration.zero) { $0 + retry.backoff(after: $1) }
-        return timeoutMilliseconds * retry.attempts + Int(pauses.components.seconds * 1000 + pauses.components.attoseconds / 1_000_000_000_000_000)
+        return timeoutMilliseconds * retry.attempts
+            + Int(pauses.components.seconds * 1000 + pauses.components.attoseconds / 1_000_000_000_000_000)
     }
 
     /// Base URL, timeouts and TLS files as one value.
     public var connection: ConnectionSettings {
-        ConnectionSettings(baseURL: baseURL, connectTimeoutMilliseconds: connectTimeoutMilliseconds, timeoutMilliseconds: timeoutMilliseconds, tls: tls)
+        ConnectionSettings(
+            baseURL: baseURL, connectTimeoutMilliseconds: connectTimeoutMilliseconds,
+            timeoutMilliseconds: timeoutMilliseconds, tls: tls)
     }
 }
 

@@ -1,6 +1,7 @@
 import ErrorCodes
 import Foundation
 import Logging
+import TransparencyLog
 import WalletModel
 
 /// The library side of the audit as a transparency log (DESIGN §9): signed checkpoints of
@@ -48,7 +49,8 @@ public struct TransparencyLog: Sendable {
             }
         }
         if let stored = try store.storedCheckpoint(size: size, origin: origin), stored.keyID == signer.keyID,
-           let checkpoint = checkpoint(in: stored.note) {
+            let checkpoint = checkpoint(in: stored.note)
+        {
             return Signed(checkpoint: checkpoint, note: try cosigned(stored, in: store).note, isNew: false)
         }
         let checkpoint = Checkpoint(origin: origin, size: UInt64(size), rootHash: root)
@@ -73,19 +75,29 @@ public struct TransparencyLog: Sendable {
         let signed = max(newest?.size ?? 0, cosigned)
         guard head.size >= signed else {
             let by = cosigned == signed ? "a witness cosigned" : "this log signed"
-            throw AuditError(code: .auditInconsistent, message: "the audit has \(head.size) rows, but \(by) a checkpoint of \(signed) rows of \(origin): the log was cut (a failover that lost rows, or a restored backup); no checkpoint is signed until an operator decides (operations.md, \"A log that was cut\")")
+            throw AuditError(
+                code: .auditInconsistent,
+                message:
+                    "the audit has \(head.size) rows, but \(by) a checkpoint of \(signed) rows of \(origin): the log was cut (a failover that lost rows, or a restored backup); no checkpoint is signed until an operator decides (operations.md, \"A log that was cut\")"
+            )
         }
         guard let newest, let stored = checkpoint(in: newest.note) else { return }
         let root = newest.size == head.size ? head.root : try tree.rootHash(size: newest.size)
         guard root == stored.rootHash else {
-            throw AuditError(code: .auditInconsistent, message: "the audit's tree of \(newest.size) rows has another head than the checkpoint of \(newest.size) rows this log signed (the tree now has \(head.size)): the log was rewritten (forked); no checkpoint is signed until an operator decides (operations.md, \"A log that was cut\")")
+            throw AuditError(
+                code: .auditInconsistent,
+                message:
+                    "the audit's tree of \(newest.size) rows has another head than the checkpoint of \(newest.size) rows this log signed (the tree now has \(head.size)): the log was rewritten (forked); no checkpoint is signed until an operator decides (operations.md, \"A log that was cut\")"
+            )
         }
     }
 
     /// `checkpoint` with the cosignatures stored for it, one line each after the log's
     /// signature (a C2SP checkpoint as its witnesses cosigned it).
     public static func cosigned(_ checkpoint: StoredCheckpoint, in store: any TokenStore) throws -> StoredCheckpoint {
-        let lines = try store.storedCosignatures(size: checkpoint.size, origin: checkpoint.origin).map { $0.line + "\n" }
+        let lines = try store.storedCosignatures(size: checkpoint.size, origin: checkpoint.origin).map {
+            $0.line + "\n"
+        }
         return StoredCheckpoint(size: checkpoint.size, note: checkpoint.note + lines.joined())
     }
 
@@ -118,7 +130,11 @@ public struct TransparencyLog: Sendable {
             guard !seqs.isEmpty else { throw AuditError.notFound(id: entry) }
             if let row {
                 guard row < seqs.count else {
-                    throw AuditError(code: .auditNotFound, message: "audit entry \(entry) has no finished row yet (the attempt has not ended); prove --row started")
+                    throw AuditError(
+                        code: .auditNotFound,
+                        message:
+                            "audit entry \(entry) has no finished row yet (the attempt has not ended); prove --row started"
+                    )
                 }
                 seqs = [seqs[row]]
             }
@@ -126,12 +142,18 @@ public struct TransparencyLog: Sendable {
             let checkpoint = try Self.checkpoint(size: size, in: store)
             guard checkpoint.size >= last else {
                 let which = size == nil ? "the newest checkpoint" : "the checkpoint of --size \(checkpoint.size)"
-                throw AuditError(code: .auditNoCheckpoint, message: "audit entry \(entry)'s row \(last) lies after \(which) (\(checkpoint.size) rows); sign one with tokenctl audit checkpoint (or give a larger --size), then prove again")
+                throw AuditError(
+                    code: .auditNoCheckpoint,
+                    message:
+                        "audit entry \(entry)'s row \(last) lies after \(which) (\(checkpoint.size) rows); sign one with tokenctl audit checkpoint (or give a larger --size), then prove again"
+                )
             }
             let tree = AuditTree(store: store)
             let rows = try seqs.map { seq in
                 let (data, hash) = try tree.leaf(seq - 1)
-                return RowProof(index: seq - 1, leafData: data, leafHash: hash, proof: try tree.inclusionProof(index: seq - 1, size: checkpoint.size))
+                return RowProof(
+                    index: seq - 1, leafData: data, leafHash: hash,
+                    proof: try tree.inclusionProof(index: seq - 1, size: checkpoint.size))
             }
             return EntryProof(entry: entry, rows: rows, checkpoint: checkpoint)
         }
@@ -140,29 +162,51 @@ public struct TransparencyLog: Sendable {
     /// The proof that the tree of `from` leaves is a prefix of the tree of the stored
     /// checkpoint of `to` (the newest when nil). With `oldRoot`, the older tree's head as a
     /// checkpoint gave it: `audit.inconsistent` when this log's tree of that size has another.
-    public func consistency(from: Int64, to: Int64?, oldRoot: [UInt8]? = nil, oldOrigin: String? = nil) throws -> (checkpoint: StoredCheckpoint, proof: [[UInt8]]) {
+    public func consistency(
+        from: Int64, to: Int64?, oldRoot: [UInt8]? = nil, oldOrigin: String? = nil
+    ) throws -> (checkpoint: StoredCheckpoint, proof: [[UInt8]]) {
         try store.using(logger: logger) { store in
             let tree = AuditTree(store: store)
             let rows = try tree.size()
             if from > rows {
-                throw AuditError(code: .auditInconsistent, message: "the older checkpoint signs \(from) rows, but the audit has \(rows): rows were cut from its end (row \(rows + 1) on is missing)")
+                throw AuditError(
+                    code: .auditInconsistent,
+                    message:
+                        "the older checkpoint signs \(from) rows, but the audit has \(rows): rows were cut from its end (row \(rows + 1) on is missing)"
+                )
             }
             let checkpoint = try Self.checkpoint(size: to, in: store)
             if let oldOrigin, oldOrigin != checkpoint.origin {
-                throw AuditError(code: .auditInconsistent, message: "the older checkpoint is of log \(oldOrigin), the newer of \(checkpoint.origin): a proof between two logs proves nothing (operations.md, \"Rotating the log's key\", says how an auditor bridges them)")
+                throw AuditError(
+                    code: .auditInconsistent,
+                    message:
+                        "the older checkpoint is of log \(oldOrigin), the newer of \(checkpoint.origin): a proof between two logs proves nothing (operations.md, \"Rotating the log's key\", says how an auditor bridges them)"
+                )
             }
             if from == 0 {
                 // Every tree extends the empty one, whose head is SHA-256 of nothing.
                 guard oldRoot == nil || oldRoot == MerkleHash.emptyTree else {
-                    throw AuditError(code: .auditInconsistent, message: "the older checkpoint signs 0 rows with another head than the empty tree's: it is not a checkpoint of this log")
+                    throw AuditError(
+                        code: .auditInconsistent,
+                        message:
+                            "the older checkpoint signs 0 rows with another head than the empty tree's: it is not a checkpoint of this log"
+                    )
                 }
                 return (checkpoint, [])
             }
             guard from <= checkpoint.size else {
-                throw AuditError(code: .auditNoCheckpoint, message: "the checkpoint of \(checkpoint.size) rows does not reach the older one's \(from); sign a newer one with tokenctl audit checkpoint")
+                throw AuditError(
+                    code: .auditNoCheckpoint,
+                    message:
+                        "the checkpoint of \(checkpoint.size) rows does not reach the older one's \(from); sign a newer one with tokenctl audit checkpoint"
+                )
             }
             if let oldRoot, try tree.rootHash(size: from) != oldRoot {
-                throw AuditError(code: .auditInconsistent, message: "this log's tree of \(from) rows has another head than the older checkpoint: the log was rewritten since, or the checkpoint is another log's (audit verify --checkpoint names the first differing leaf)")
+                throw AuditError(
+                    code: .auditInconsistent,
+                    message:
+                        "this log's tree of \(from) rows has another head than the older checkpoint: the log was rewritten since, or the checkpoint is another log's (audit verify --checkpoint names the first differing leaf)"
+                )
             }
             return (checkpoint, try tree.consistencyProof(from: from, to: checkpoint.size))
         }
@@ -191,15 +235,25 @@ public struct TransparencyLog: Sendable {
         do {
             opened = try SignedNote.open(note, verifiers: [verifier])
         } catch .malformed {
-            throw AuditError(code: .usageInvalid, message: "\(what) is not a signed note (a checkpoint, a blank line, then signature lines), as audit checkpoint prints it")
+            throw AuditError(
+                code: .usageInvalid,
+                message:
+                    "\(what) is not a signed note (a checkpoint, a blank line, then signature lines), as audit checkpoint prints it"
+            )
         } catch .noVerifiableSignature(let read) {
             let names = Set(read.unverified.map { "\($0.name)+\(NoteKey.hex($0.keyHash))" }).sorted()
-            throw AuditError(code: .auditInconsistent, message: "\(what) is another log's: it is signed by \(names.joined(separator: ", ")), not by \(verifier.name)+\(NoteKey.hex(verifier.keyHash)) (--verifier-key)")
+            throw AuditError(
+                code: .auditInconsistent,
+                message:
+                    "\(what) is another log's: it is signed by \(names.joined(separator: ", ")), not by \(verifier.name)+\(NoteKey.hex(verifier.keyHash)) (--verifier-key)"
+            )
         } catch {
-            throw AuditError(code: .auditInconsistent, message: "\(what) does not verify with \(verifier.name)'s key: \(error)")
+            throw AuditError(
+                code: .auditInconsistent, message: "\(what) does not verify with \(verifier.name)'s key: \(error)")
         }
         guard let checkpoint = Checkpoint(text: opened.text) else {
-            throw AuditError(code: .usageInvalid, message: "\(what)'s signed text is not a checkpoint (origin, size, root hash)")
+            throw AuditError(
+                code: .usageInvalid, message: "\(what)'s signed text is not a checkpoint (origin, size, root hash)")
         }
         return checkpoint
     }
@@ -211,7 +265,9 @@ public struct TransparencyLog: Sendable {
             let stored = try store.storedCheckpoints()
             let heads = try stored.map { stored in
                 guard let checkpoint = Self.checkpoint(in: stored.note), Int64(checkpoint.size) == stored.size else {
-                    throw AuditError(code: .auditInconsistent, message: "the stored checkpoint of \(stored.size) rows is not a checkpoint of that size")
+                    throw AuditError(
+                        code: .auditInconsistent,
+                        message: "the stored checkpoint of \(stored.size) rows is not a checkpoint of that size")
                 }
                 return (stored.size, checkpoint.rootHash)
             }
@@ -225,14 +281,26 @@ public struct TransparencyLog: Sendable {
     private static func check(_ heads: [(size: Int64, root: [UInt8])], rows: Int64, tree: AuditTree) throws {
         guard let largest = heads.map(\.size).max() else { return }
         if largest > rows {
-            throw AuditError(code: .auditInconsistent, message: "a checkpoint signs \(largest) rows, but the audit has \(rows): rows were cut from its end (leaf \(rows) on, row \(rows + 1) on, is missing)")
+            throw AuditError(
+                code: .auditInconsistent,
+                message:
+                    "a checkpoint signs \(largest) rows, but the audit has \(rows): rows were cut from its end (leaf \(rows) on, row \(rows + 1) on, is missing)"
+            )
         }
         let recomputed = try tree.recompute(size: largest, heads: Set(heads.map(\.size)))
         for head in heads.sorted(by: { $0.size < $1.size }) where recomputed.heads[head.size] != head.root {
             if let leaf = try tree.firstStoredLeafDiffering(from: recomputed, size: head.size) {
-                throw AuditError(code: .auditInconsistent, message: "the audit is not the log its checkpoint of \(head.size) rows signed: leaf \(leaf) (row \(leaf + 1)) differs from the tree as it was stored")
+                throw AuditError(
+                    code: .auditInconsistent,
+                    message:
+                        "the audit is not the log its checkpoint of \(head.size) rows signed: leaf \(leaf) (row \(leaf + 1)) differs from the tree as it was stored"
+                )
             }
-            throw AuditError(code: .auditInconsistent, message: "the audit is not the log its checkpoint of \(head.size) rows signed: its rows make another tree head (the stored tree agrees with the rows, so it was rewritten too: the first differing leaf cannot be named)")
+            throw AuditError(
+                code: .auditInconsistent,
+                message:
+                    "the audit is not the log its checkpoint of \(head.size) rows signed: its rows make another tree head (the stored tree agrees with the rows, so it was rewritten too: the first differing leaf cannot be named)"
+            )
         }
     }
 
@@ -247,12 +315,18 @@ public struct TransparencyLog: Sendable {
         if let size {
             guard let found = try store.storedCheckpoint(size: size, origin: nil) else {
                 let newest = try store.storedCheckpoint(size: nil, origin: nil)
-                throw AuditError(code: .auditNoCheckpoint, message: "no checkpoint of \(size) rows is stored (\(newest.map { "the newest is of \($0.size) rows" } ?? "none is")); sign one with tokenctl audit checkpoint")
+                throw AuditError(
+                    code: .auditNoCheckpoint,
+                    message:
+                        "no checkpoint of \(size) rows is stored (\(newest.map { "the newest is of \($0.size) rows" } ?? "none is")); sign one with tokenctl audit checkpoint"
+                )
             }
             return found
         }
         guard let newest = try store.storedCheckpoint(size: nil, origin: nil) else {
-            throw AuditError(code: .auditNoCheckpoint, message: "no checkpoint of the audit is stored yet; sign one with tokenctl audit checkpoint")
+            throw AuditError(
+                code: .auditNoCheckpoint,
+                message: "no checkpoint of the audit is stored yet; sign one with tokenctl audit checkpoint")
         }
         return newest
     }
@@ -266,15 +340,22 @@ public struct TransparencyLog: Sendable {
     /// Sends the stored checkpoint of `size` rows (the newest when nil) to the publisher's
     /// witnesses, on one open store; answers each witness's outcome, the checkpoint with
     /// every cosignature stored for it, and the witnesses (verifier keys) among them.
-    public func publish(size: Int64?, with publisher: WitnessPublisher) async throws -> (
+    public func publish(
+        size: Int64?, with publisher: WitnessPublisher
+    ) async throws -> (
         checkpoint: StoredCheckpoint, outcomes: [WitnessPublisher.Outcome], stored: Set<String>
     ) {
         try await store.using(logger: logger) { store async throws in
             let access = OpenStoreAccess(store: store)
             let plain = try await access.run { store in try Self.signedCheckpoint(size: size, in: store) }
             let outcomes = await publisher.publish(plain, through: access)
-            let stored = try await access.run { store in try store.storedCosignatures(size: plain.size, origin: plain.origin) }
-            return (try await access.run { store in try Self.cosigned(plain, in: store) }, outcomes, Set(stored.map(\.witness)))
+            let stored = try await access.run { store in
+                try store.storedCosignatures(size: plain.size, origin: plain.origin)
+            }
+            return (
+                try await access.run { store in try Self.cosigned(plain, in: store) }, outcomes,
+                Set(stored.map(\.witness))
+            )
         }
     }
 }

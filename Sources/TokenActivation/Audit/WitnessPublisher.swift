@@ -1,6 +1,7 @@
 import ErrorCodes
 import Foundation
 import HTTPTransport
+import TransparencyLog
 import WalletModel
 
 /// A witness of `audit.witnesses`: its submission prefix and the key it cosigns with.
@@ -45,14 +46,20 @@ public struct WitnessPublisher: Sendable {
     static let conflictRetries = 2
 
     /// - Parameter transport: makes each witness's transport.
-    public init(witnesses: [Witness], transport: () throws -> any HTTPTransport, onRequest: @escaping @Sendable (RequestResult) -> Void = { _ in }) rethrows {
+    public init(
+        witnesses: [Witness], transport: () throws -> any HTTPTransport,
+        onRequest: @escaping @Sendable (RequestResult) -> Void = { _ in }
+    ) rethrows {
         self.witnesses = witnesses
         self.transports = try witnesses.map { _ in try transport() }
         self.onRequest = onRequest
     }
 
     /// One transport for every witness (their requests then go one at a time).
-    public init(witnesses: [Witness], transport: any HTTPTransport, onRequest: @escaping @Sendable (RequestResult) -> Void = { _ in }) {
+    public init(
+        witnesses: [Witness], transport: any HTTPTransport,
+        onRequest: @escaping @Sendable (RequestResult) -> Void = { _ in }
+    ) {
         self.init(witnesses: witnesses, transport: { transport }, onRequest: onRequest)
     }
 
@@ -60,11 +67,15 @@ public struct WitnessPublisher: Sendable {
     /// each is asked in this run, also one that cosigned this size before (an
     /// `add-checkpoint` from the size it holds is cheap, and it is how a rollback shows).
     /// With `deadline`, a witness that has not answered by then is a failure named so.
-    public func publish(_ checkpoint: StoredCheckpoint, through access: some AuditStoreAccess, deadline: ContinuousClock.Instant? = nil) async -> [Outcome] {
+    public func publish(
+        _ checkpoint: StoredCheckpoint, through access: some AuditStoreAccess, deadline: ContinuousClock.Instant? = nil
+    ) async -> [Outcome] {
         await withTaskGroup(of: (Int, Outcome?).self) { group in
             for (index, witness) in witnesses.enumerated() {
                 let transport = transports[index]
-                group.addTask { (index, await outcome(of: checkpoint, to: witness, through: access, transport: transport)) }
+                group.addTask {
+                    (index, await outcome(of: checkpoint, to: witness, through: access, transport: transport))
+                }
             }
             if let deadline {
                 group.addTask {
@@ -80,23 +91,42 @@ public struct WitnessPublisher: Sendable {
             }
             group.cancelAll()
             return zip(witnesses, outcomes).map { witness, outcome in
-                outcome ?? Outcome(witness: witness, result: .failure(AuditError(code: .auditWitnessUnreachable, message: "witness \(witness.url) did not answer before the service's stop deadline")))
+                outcome
+                    ?? Outcome(
+                        witness: witness,
+                        result: .failure(
+                            AuditError(
+                                code: .auditWitnessUnreachable,
+                                message: "witness \(witness.url) did not answer before the service's stop deadline")))
             }
         }
     }
 
-    private func outcome(of checkpoint: StoredCheckpoint, to witness: Witness, through access: some AuditStoreAccess, transport: any HTTPTransport) async -> Outcome {
+    private func outcome(
+        of checkpoint: StoredCheckpoint, to witness: Witness, through access: some AuditStoreAccess,
+        transport: any HTTPTransport
+    ) async -> Outcome {
         do {
-            return Outcome(witness: witness, result: .success(try await publish(checkpoint, to: witness, through: access, transport: transport)))
+            return Outcome(
+                witness: witness,
+                result: .success(try await publish(checkpoint, to: witness, through: access, transport: transport)))
         } catch let error as AuditError {
             return Outcome(witness: witness, result: .failure(error))
         } catch {
             let code = (error as? any CodedError)?.code ?? .storageIO
-            return Outcome(witness: witness, result: .failure(AuditError(code: code, message: "witness \(witness.url): \((error as? any CodedError)?.message ?? "\(error)")")))
+            return Outcome(
+                witness: witness,
+                result: .failure(
+                    AuditError(
+                        code: code,
+                        message: "witness \(witness.url): \((error as? any CodedError)?.message ?? "\(error)")")))
         }
     }
 
-    private func publish(_ signed: StoredCheckpoint, to witness: Witness, through access: some AuditStoreAccess, transport: any HTTPTransport) async throws -> StoredCosignature {
+    private func publish(
+        _ signed: StoredCheckpoint, to witness: Witness, through access: some AuditStoreAccess,
+        transport: any HTTPTransport
+    ) async throws -> StoredCosignature {
         let key = witness.verifier.verifierKey
         let origin = signed.origin
         var checkpoint = signed
@@ -109,17 +139,26 @@ public struct WitnessPublisher: Sendable {
                 // cut or replaced since. The newest stored checkpoint tells which.
                 let newest = try await access.run { store in try store.storedCheckpoint(size: nil, origin: origin) }
                 guard let newest, newest.size >= old else {
-                    throw refused(witness, "it cosigned a tree of \(old) rows, and this log has a checkpoint of only \(newest?.size ?? checkpoint.size): the log was cut or replaced by an older copy since")
+                    throw refused(
+                        witness,
+                        "it cosigned a tree of \(old) rows, and this log has a checkpoint of only \(newest?.size ?? checkpoint.size): the log was cut or replaced by an older copy since"
+                    )
                 }
                 checkpoint = newest
             }
             guard let body = TransparencyLog.checkpoint(in: checkpoint.note)?.text else {
-                throw AuditError(code: .auditInconsistent, message: "the stored checkpoint of \(checkpoint.size) rows is not a checkpoint")
+                throw AuditError(
+                    code: .auditInconsistent,
+                    message: "the stored checkpoint of \(checkpoint.size) rows is not a checkpoint")
             }
             let (from, to) = (old, checkpoint.size)
-            let proof = from == 0 || from == to ? [] : try await access.run { store in try AuditTree(store: store).consistencyProof(from: from, to: to) }
+            let proof =
+                from == 0 || from == to
+                ? []
+                : try await access.run { store in try AuditTree(store: store).consistencyProof(from: from, to: to) }
             let request = HTTPRequest(
-                method: "POST", url: witness.url + WitnessExchange.path, headers: [("Content-Type", "text/plain; charset=utf-8")],
+                method: "POST", url: witness.url + WitnessExchange.path,
+                headers: [("Content-Type", "text/plain; charset=utf-8")],
                 body: WitnessExchange.request(oldSize: UInt64(from), proof: proof, note: checkpoint.note)
             )
             let response: HTTPResponse
@@ -127,29 +166,43 @@ public struct WitnessPublisher: Sendable {
                 response = try await transport.send(request)
             } catch {
                 onRequest(.failed)
-                throw AuditError(code: .auditWitnessUnreachable, message: "witness \(witness.url) could not be reached: \(error.words)")
+                throw AuditError(
+                    code: .auditWitnessUnreachable,
+                    message: "witness \(witness.url) could not be reached: \(error.words)")
             }
-            switch WitnessExchange.answer(status: response.status, body: response.body, checkpoint: body, witness: witness.verifier) {
+            switch WitnessExchange.answer(
+                status: response.status, body: response.body, checkpoint: body, witness: witness.verifier)
+            {
             case .cosigned(let signature, let time):
                 onRequest(.cosigned)
                 try Self.checkTime(time, of: witness)
-                let stored = StoredCosignature(origin: origin, size: checkpoint.size, witness: key, line: "— \(signature.name) \(signature.base64)", time: Int64(time))
+                let stored = StoredCosignature(
+                    origin: origin, size: checkpoint.size, witness: key,
+                    line: "— \(signature.name) \(signature.base64)", time: Int64(time))
                 try await access.run { store in try store.storeCosignature(stored) }
                 return stored
             case .conflict(let size):
                 onRequest(.conflict)
                 guard Int64(exactly: size) != from else {
-                    throw refused(witness, "it holds another tree head of \(size) rows than this log's: the log forked (was rewritten) below what the witness cosigned")
+                    throw refused(
+                        witness,
+                        "it holds another tree head of \(size) rows than this log's: the log forked (was rewritten) below what the witness cosigned"
+                    )
                 }
                 old = Int64(exactly: size) ?? Int64.max
             case .refused(let status, let reason):
                 guard status < 500 else {
                     onRequest(.failed)
-                    throw AuditError(code: .auditWitnessUnreachable, message: "witness \(witness.url) answered HTTP \(status)")
+                    throw AuditError(
+                        code: .auditWitnessUnreachable, message: "witness \(witness.url) answered HTTP \(status)")
                 }
                 onRequest(.refused)
                 if status == 403 || status == 404 || reason.hasPrefix(WitnessExchange.otherKeyReason) {
-                    throw AuditError(code: .auditNotConfigured, message: "witness \(witness.url) is not set up for this log: \(reason); configure the log's origin and verifier key on the witness, or correct its verifier-key in audit.witnesses")
+                    throw AuditError(
+                        code: .auditNotConfigured,
+                        message:
+                            "witness \(witness.url) is not set up for this log: \(reason); configure the log's origin and verifier key on the witness, or correct its verifier-key in audit.witnesses"
+                    )
                 }
                 throw refused(witness, "\(reason) (HTTP \(status))")
             }
@@ -161,9 +214,15 @@ public struct WitnessPublisher: Sendable {
     /// would be refused by strict verifiers, so it is not stored.
     static let maximumClockSkewSeconds: UInt64 = 300
 
-    static func checkTime(_ time: UInt64, of witness: Witness, now: UInt64 = UInt64(Date().timeIntervalSince1970)) throws {
+    static func checkTime(
+        _ time: UInt64, of witness: Witness, now: UInt64 = UInt64(Date().timeIntervalSince1970)
+    ) throws {
         guard time <= now + maximumClockSkewSeconds else {
-            throw AuditError(code: .auditWitnessUnreachable, message: "witness \(witness.url) dated its cosignature \(time - now) s in the future (more than \(maximumClockSkewSeconds) s); it was not stored: check the witness's clock")
+            throw AuditError(
+                code: .auditWitnessUnreachable,
+                message:
+                    "witness \(witness.url) dated its cosignature \(time - now) s in the future (more than \(maximumClockSkewSeconds) s); it was not stored: check the witness's clock"
+            )
         }
     }
 

@@ -1,8 +1,8 @@
 import ErrorCodes
-import OnboardingCore
 import Glibc
-import WalletModel
+import OnboardingCore
 import Synchronization
+import WalletModel
 
 /// What a batch did, by outcome and by error code.
 public struct BatchSummary: Sendable, Equatable {
@@ -61,7 +61,9 @@ extension Activator {
         let runtime = try await ActivationRuntime(activator: self, options: .init(workers: workers))
         defer { runtime.close() }
         let chunks = DescriptorChunks(descriptor: descriptor, name: input.name, stopWaiting: { stop.isRequested })
-        let bytesRead: (@Sendable (Int) -> Void)? = progress.map { progress in { @Sendable bytes in progress(bytes, totalBytes) } }
+        let bytesRead: (@Sendable (Int) -> Void)? = progress.map { progress in
+            { @Sendable bytes in progress(bytes, totalBytes) }
+        }
         var summary = try await runtime.batch(
             chunks, window: workers * Self.reorderWindowPerWorker,
             decode: { @Sendable line in ActivationRuntime.BatchLine.deeplink(line, dryRun: dryRun) },

@@ -33,7 +33,9 @@ extension Array where Element == UInt8 {
     /// Without leading and trailing spaces, tabs and carriage returns.
     public var trimmingSpaces: ArraySlice<UInt8> {
         let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
-        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return [] }
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else {
+            return []
+        }
         return self[first...last]
     }
 }

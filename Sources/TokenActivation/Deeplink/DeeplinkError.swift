@@ -1,4 +1,5 @@
 import ErrorCodes
+
 /// Why a deeplink was rejected. Messages name the rule that failed and never repeat the
 /// deeplink: it arrives from anyone who can open a URL on the machine.
 public struct DeeplinkError: CodedError, Equatable, CustomStringConvertible {

@@ -36,12 +36,13 @@ struct URIParts {
 
     init?(_ bytes: [UInt8]) {
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0,
-              Self.isSchemeStart(bytes[0]), bytes[1..<colon].allSatisfy(Self.isSchemeCharacter)
+            Self.isSchemeStart(bytes[0]), bytes[1..<colon].allSatisfy(Self.isSchemeCharacter)
         else { return nil }
         let rest = bytes[(colon + 1)...]
         guard rest.starts(with: [UInt8(ascii: "/"), UInt8(ascii: "/")]) else { return nil }
         let authorityStart = rest.startIndex + 2
-        let authorityEnd = bytes[authorityStart...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") } ?? bytes.endIndex
+        let authorityEnd =
+            bytes[authorityStart...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") } ?? bytes.endIndex
         let questionMark = bytes[authorityEnd...].firstIndex(of: UInt8(ascii: "?"))
         scheme = String(decoding: bytes[..<colon], as: UTF8.self)
         host = String(decoding: bytes[authorityStart..<authorityEnd], as: UTF8.self)

@@ -26,7 +26,8 @@ public struct DeeplinkParser: Sendable {
     /// The error of a deeplink holding `byte`, which a URI cannot (a non-ASCII byte
     /// included, so also a line that is not UTF-8).
     public static func invalidCharacter(_ byte: UInt8) -> DeeplinkError {
-        let what = byte < 0x20 || byte == 0x7F ? "a control character" : byte >= 0x80 ? "a non-ASCII character" : "a character"
+        let what =
+            byte < 0x20 || byte == 0x7F ? "a control character" : byte >= 0x80 ? "a non-ASCII character" : "a character"
         return DeeplinkError(.invalidCharacter, "the deeplink contains \(what) that must be percent-encoded")
     }
 
@@ -40,9 +41,12 @@ public struct DeeplinkParser: Sendable {
         guard let parts = URIParts(bytes) else {
             throw DeeplinkError(.malformed, "the deeplink is not of the form scheme://host/path?query")
         }
-        guard let format = formats.first(where: { $0.matches(scheme: parts.scheme, host: parts.host, path: parts.path) }) else {
+        guard
+            let format = formats.first(where: { $0.matches(scheme: parts.scheme, host: parts.host, path: parts.path) })
+        else {
             let allowed = formats.map(\.description).joined(separator: ", ")
-            throw DeeplinkError(.formatMismatch, "the deeplink's scheme, host or path does not match a configured format (\(allowed))")
+            throw DeeplinkError(
+                .formatMismatch, "the deeplink's scheme, host or path does not match a configured format (\(allowed))")
         }
         var serial: [UInt8]?
         var passType: [UInt8]?
@@ -67,7 +71,9 @@ public struct DeeplinkParser: Sendable {
     }
 
     private static func store(_ value: [UInt8], in slot: inout [UInt8]?, name: String) throws(DeeplinkError) {
-        guard slot == nil else { throw DeeplinkError(.duplicateParameter, "the parameter \(name) occurs more than once") }
+        guard slot == nil else {
+            throw DeeplinkError(.duplicateParameter, "the parameter \(name) occurs more than once")
+        }
         slot = value
     }
 
@@ -114,9 +120,10 @@ public struct DeeplinkParser: Sendable {
             let byte = bytes[index]
             if byte == UInt8(ascii: "%") {
                 guard index + 2 < bytes.endIndex,
-                      let high = Hex.value(of: bytes[index + 1]), let low = Hex.value(of: bytes[index + 2])
+                    let high = Hex.value(of: bytes[index + 1]), let low = Hex.value(of: bytes[index + 2])
                 else {
-                    throw DeeplinkError(.invalidPercentEncoding, "the query has a % not followed by two hexadecimal digits")
+                    throw DeeplinkError(
+                        .invalidPercentEncoding, "the query has a % not followed by two hexadecimal digits")
                 }
                 result.append(high << 4 | low)
                 index += 3
@@ -128,12 +135,13 @@ public struct DeeplinkParser: Sendable {
         return result
     }
 
-
     /// RFC 3986 unreserved: ALPHA / DIGIT / "-" / "." / "_" / "~".
     static func isUnreserved(_ byte: UInt8) -> Bool {
-        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+            || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
             || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
-            || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~")
+            || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
+            || byte == UInt8(ascii: "~")
     }
 
     /// Unreserved, reserved (gen-delims and sub-delims) and `%`.

@@ -65,7 +65,9 @@ struct ByteReader {
             let count = try readChunk(into: end, maximum: buffer.count - end)
             if count == 0 { finished = true } else { end += count }
         }
-        guard end - position >= prefix.count, Array(buffer[position..<position + prefix.count]) == prefix else { return }
+        guard end - position >= prefix.count, Array(buffer[position..<position + prefix.count]) == prefix else {
+            return
+        }
         position += prefix.count
         bytesConsumed += prefix.count
     }

@@ -66,7 +66,8 @@ struct CSVRecordReader {
                     }
                 case .unquoted:
                     if byte == 0x22 {
-                        throw .invalidRow(line: startLine, "a double quote inside an unquoted value (quote the whole value)")
+                        throw .invalidRow(
+                            line: startLine, "a double quote inside an unquoted value (quote the whole value)")
                     }
                 }
                 // Outside quotes: separators, line ends, or ordinary bytes.

@@ -1,5 +1,6 @@
 import ErrorCodes
 import WalletModel
+
 /// Why an import file was rejected. Nothing from a rejected file is written.
 /// Messages give the line number and the reason, never a raw value.
 public struct ImportError: CodedError, Equatable, CustomStringConvertible {
@@ -35,6 +36,9 @@ public struct ImportError: CodedError, Equatable, CustomStringConvertible {
 
     static func conflict(line: Int, _ fields: ValidatedPassFields) -> Self {
         let device = fields.device.map { "device \"\($0)\"" } ?? "no device label"
-        return Self(.importConflict, line: line, "serial \(Mask.identifier(fields.serialNumber)) with \(device) is already bound to another device account id (earlier in this file or in the wallet)")
+        return Self(
+            .importConflict, line: line,
+            "serial \(Mask.identifier(fields.serialNumber)) with \(device) is already bound to another device account id (earlier in this file or in the wallet)"
+        )
     }
 }

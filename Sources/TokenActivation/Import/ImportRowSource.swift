@@ -17,7 +17,8 @@ struct CSVRowSource: ImportRowSource {
     init(reader: ByteReader) throws(ImportError) {
         records = CSVRecordReader(reader: reader)
         guard let header = try records.next() else {
-            throw .invalidHeader(line: 1, "the file is empty; expected a header row such as serialNumber,deviceAccountIdentifier")
+            throw .invalidHeader(
+                line: 1, "the file is empty; expected a header row such as serialNumber,deviceAccountIdentifier")
         }
         for name in header.fields {
             guard let column = PassRecordFields.Name(rawValue: name) else {
@@ -28,7 +29,8 @@ struct CSVRowSource: ImportRowSource {
             }
             columns.append(column)
         }
-        for required in [PassRecordFields.Name.serialNumber, .deviceAccountIdentifier] where !columns.contains(required) {
+        for required in [PassRecordFields.Name.serialNumber, .deviceAccountIdentifier] where !columns.contains(required)
+        {
             throw .invalidHeader(line: header.line, "the header lacks the required column \(required.rawValue)")
         }
     }
@@ -40,7 +42,8 @@ struct CSVRowSource: ImportRowSource {
     mutating func next() throws -> (line: Int, fields: ValidatedPassFields)? {
         guard let record = try records.next() else { return nil }
         guard record.fields.count == columns.count else {
-            throw ImportError.invalidRow(line: record.line, "expected \(columns.count) fields as in the header, found \(record.fields.count)")
+            throw ImportError.invalidRow(
+                line: record.line, "expected \(columns.count) fields as in the header, found \(record.fields.count)")
         }
         var fields = PassRecordFields()
         for (column, value) in zip(columns, record.fields) where !value.isEmpty {
@@ -72,14 +75,16 @@ struct JSONLinesRowSource: ImportRowSource {
             do {
                 object = try decoder.decode([String: String?].self, from: Data(bytes))
             } catch DecodingError.typeMismatch(_, let context) where !context.codingPath.isEmpty {
-                throw ImportError.invalidRow(line: line, "\(context.codingPath[0].stringValue) must be a string or null")
+                throw ImportError.invalidRow(
+                    line: line, "\(context.codingPath[0].stringValue) must be a string or null")
             } catch {
                 throw ImportError.invalidRow(line: line, "not a JSON object")
             }
             var fields = PassRecordFields()
             for (key, value) in object {
                 guard let name = PassRecordFields.Name(rawValue: key) else {
-                    throw ImportError.invalidRow(line: line, "unknown key \"\(key)\"; keys are \(CSVRowSource.columnList)")
+                    throw ImportError.invalidRow(
+                        line: line, "unknown key \"\(key)\"; keys are \(CSVRowSource.columnList)")
                 }
                 if let value, !value.isEmpty { fields[name] = value }
             }

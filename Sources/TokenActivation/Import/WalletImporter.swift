@@ -54,15 +54,16 @@ struct WalletImporter {
     private func write(on store: any TokenStore, canReadAgain: Bool) throws -> ImportSummary? {
         try withRows { rows, totalBytes in
             var count = 0
-            let result = try store.importPasses(PassImport(overwriteState: overwriteState, canReadAgain: canReadAgain && totalBytes != nil) {
-                guard let row = try rows.next() else {
-                    progress?(rows.bytesConsumed, totalBytes)
-                    return nil
-                }
-                count += 1
-                if count & 0x3FFF == 0 { progress?(rows.bytesConsumed, totalBytes) }
-                return row
-            })
+            let result = try store.importPasses(
+                PassImport(overwriteState: overwriteState, canReadAgain: canReadAgain && totalBytes != nil) {
+                    guard let row = try rows.next() else {
+                        progress?(rows.bytesConsumed, totalBytes)
+                        return nil
+                    }
+                    count += 1
+                    if count & 0x3FFF == 0 { progress?(rows.bytesConsumed, totalBytes) }
+                    return row
+                })
             switch result {
             case .imported(let inserted, let updated, let keptStates):
                 return ImportSummary(rows: count, inserted: inserted, updated: updated, keptStates: keptStates)
@@ -81,10 +82,11 @@ struct WalletImporter {
         defer { if case .file = input { _ = Glibc.close(descriptor) } }
         var reader = ByteReader(descriptor: descriptor, name: input.name)
         let format = try self.format ?? WalletFileFormat.inferred(fromPath: input.name) ?? Self.sniff(&reader)
-        let source: any ImportRowSource = switch format {
-        case .csv: try CSVRowSource(reader: reader)
-        case .jsonl: JSONLinesRowSource(reader: reader)
-        }
+        let source: any ImportRowSource =
+            switch format {
+            case .csv: try CSVRowSource(reader: reader)
+            case .jsonl: JSONLinesRowSource(reader: reader)
+            }
         let rows = ReadAheadRowSource(source)
         defer { rows.finish() }
         return try body(rows, totalBytes)

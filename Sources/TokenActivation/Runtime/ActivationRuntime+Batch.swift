@@ -63,12 +63,14 @@ extension ActivationRuntime {
         try await withoutActuallyEscaping(emitInOrder) { emit in
             let bytesRead = ByteCount()
             let counted = CountedSummary()
-            let order = BatchOrder(window: window, inline: InlineSink { number, line in
-                guard case .result(let result) = line else { return }
-                counted.summary.count(result)
-                emit(number, result)
-                progress?(bytesRead.value)
-            })
+            let order = BatchOrder(
+                window: window,
+                inline: InlineSink { number, line in
+                    guard case .result(let result) = line else { return }
+                    counted.summary.count(result)
+                    emit(number, result)
+                    progress?(bytesRead.value)
+                })
             defer { order.closeSink() }
             return try await run(chunks, order: order, bytesRead: bytesRead, decode: decode, isStopping: isStopping) {
                 while await order.next() != nil {}
@@ -102,7 +104,8 @@ extension ActivationRuntime {
     /// Reads and starts the lines of a batch.
     /// - Returns: whether it stopped early.
     private func read<Chunks: AsyncSequence>(
-        _ chunks: Chunks, into order: BatchOrder, decode: @Sendable ([UInt8]) -> BatchLine, isStopping: @escaping @Sendable () -> Bool,
+        _ chunks: Chunks, into order: BatchOrder, decode: @Sendable ([UInt8]) -> BatchLine,
+        isStopping: @escaping @Sendable () -> Bool,
         counted: (Int) -> Void
     ) async -> Bool where Chunks.Element: Collection<UInt8> {
         var splitter = LineSplitter(limit: Activator.batchLineLimit)
@@ -136,7 +139,8 @@ extension ActivationRuntime {
 
     /// Runs line `number`, or settles it at once when it is blank or cannot run.
     private func run(
-        _ number: Int, _ text: ArraySlice<UInt8>, order: BatchOrder, decode: ([UInt8]) -> BatchLine, isStopping: @escaping @Sendable () -> Bool
+        _ number: Int, _ text: ArraySlice<UInt8>, order: BatchOrder, decode: ([UInt8]) -> BatchLine,
+        isStopping: @escaping @Sendable () -> Bool
     ) async {
         guard !text.isEmpty else { return order.settle(number, .blank) }
         let (line, device, dryRun): (String, String?, Bool)
@@ -153,8 +157,10 @@ extension ActivationRuntime {
             return order.settle(number, .result(.refused(error)))
         }
         let job = ActivationJob(
-            deeplink: deeplink, text: line, device: device, dryRun: dryRun, refusal: await gateRefusal(), requestID: nil, submitted: .now,
-            isWithdrawn: isStopping, deliver: { result in result.map { order.settle(number, .result($0)) } ?? order.withdraw(number) }
+            deeplink: deeplink, text: line, device: device, dryRun: dryRun, refusal: await gateRefusal(),
+            requestID: nil, submitted: .now,
+            isWithdrawn: isStopping,
+            deliver: { result in result.map { order.settle(number, .result($0)) } ?? order.withdraw(number) }
         )
         if !submit(job, bounded: false) {
             order.settle(number, .result(.notRun(Self.stopping)))

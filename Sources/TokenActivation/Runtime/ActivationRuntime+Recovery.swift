@@ -25,19 +25,26 @@ extension ActivationRuntime {
         var closed: [Int64] = []
         var seen: Set<PassQuery> = []
         for record in try store.activatingPasses() where serialNumber == nil || record.serialNumber == serialNumber {
-            let query = PassQuery(serialNumber: record.serialNumber, passTypeIdentifier: record.passTypeIdentifier, device: record.device)
+            let query = PassQuery(
+                serialNumber: record.serialNumber, passTypeIdentifier: record.passTypeIdentifier, device: record.device)
             guard seen.insert(query).inserted else { continue }
             let resolved = try ledger.resolve(query)
             guard let open = resolved.openAttempt, !open.ownerIsAlive,
-                  let activating = resolved.records.first(where: { $0.state == .activating }) else { continue }
+                let activating = resolved.records.first(where: { $0.state == .activating })
+            else { continue }
             let row = Attempt.interrupted(open, record: activating, at: activator.clock())
-            let step = AttemptWrite(kind: .finished, attemptID: open.attemptID, rows: [row], move: .init(activating, to: .requiresActivation), closing: nil)
+            let step = AttemptWrite(
+                kind: .finished, attemptID: open.attemptID, rows: [row],
+                move: .init(activating, to: .requiresActivation), closing: nil)
             do {
                 try ledger.write(step)
                 closed.append(open.attemptID)
-                activator.logger.warning("activation.interruptedClosed", metadata: [
-                    "attempt": "\(open.attemptID)", "request-id": "\(open.requestID)", "serial": "\(Mask.identifier(activating.serialNumber))",
-                ])
+                activator.logger.warning(
+                    "activation.interruptedClosed",
+                    metadata: [
+                        "attempt": "\(open.attemptID)", "request-id": "\(open.requestID)",
+                        "serial": "\(Mask.identifier(activating.serialNumber))",
+                    ])
             } catch let error as any CodedError where error.code == .activationInterrupted {
                 // Another process or host closed it first.
             }
@@ -79,10 +86,13 @@ extension ActivationRuntime {
             Thread.sleep(forTimeInterval: 0.2)
         }
         if !unwrittenAttempts.isEmpty {
-            activator.logger.error("activation.finishLost", metadata: [
-                "attempts": "\(unwrittenAttempts.map(String.init).joined(separator: ","))",
-                "detail": "the database refused these answers until the end; the next start closes them as UNKNOWN (activation.interrupted)",
-            ])
+            activator.logger.error(
+                "activation.finishLost",
+                metadata: [
+                    "attempts": "\(unwrittenAttempts.map(String.init).joined(separator: ","))",
+                    "detail":
+                        "the database refused these answers until the end; the next start closes them as UNKNOWN (activation.interrupted)",
+                ])
         }
     }
 }

@@ -15,7 +15,8 @@ extension ActivationRuntime {
     /// that has not arrived.
     func work(_ worker: Int) {
         var held: Held?
-        let keep: ((AttemptWrite, any Error) -> Void)? = options.keepsUnwritten ? { [self] step, _ in unwritten.withLock { $0.append(step) } } : nil
+        let keep: ((AttemptWrite, any Error) -> Void)? =
+            options.keepsUnwritten ? { [self] step, _ in unwritten.withLock { $0.append(step) } } : nil
         func answerHeld() {
             guard let last = held else { return }
             held = nil
@@ -51,7 +52,8 @@ extension ActivationRuntime {
                 }
                 started()
                 let activation = session.run(
-                    job, client: worker, deferringFinish: options.defersFinish, keepUnwritten: keep, settlePrevious: answerHeld
+                    job, client: worker, deferringFinish: options.defersFinish, keepUnwritten: keep,
+                    settlePrevious: answerHeld
                 )
                 if activation.finish == nil {
                     deliver(job, activation.result)

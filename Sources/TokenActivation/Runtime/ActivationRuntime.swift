@@ -1,6 +1,6 @@
 import Dispatch
-import Foundation
 import ErrorCodes
+import Foundation
 import Synchronization
 import WalletModel
 
@@ -57,7 +57,9 @@ public final class ActivationRuntime: Sendable {
         wakeups = (0..<options.workers).map { _ in DispatchSemaphore(value: 0) }
         store = try activator.store.open(logger: activator.logger)
         do {
-            session = try await Session(activator: activator, store: store, clients: options.workers, checkingGates: !options.gatesPerActivation)
+            session = try await Session(
+                activator: activator, store: store, clients: options.workers, checkingGates: !options.gatesPerActivation
+            )
         } catch {
             try? store.close()
             throw error
@@ -101,7 +103,9 @@ public final class ActivationRuntime: Sendable {
     /// - Parameter requestID: the id to audit the attempt under (an Idempotency-Key's,
     ///   stored with the key first); a new one when nil.
     /// - Returns: nil, with nothing run, when the runtime is full or stopping.
-    public func activate(deeplink text: String, device: String? = nil, dryRun: Bool = false, requestID: String? = nil) async -> ActivationResult? {
+    public func activate(
+        deeplink text: String, device: String? = nil, dryRun: Bool = false, requestID: String? = nil
+    ) async -> ActivationResult? {
         let deeplink: Deeplink
         do {
             deeplink = try activator.parser.parse(text)
@@ -112,12 +116,15 @@ public final class ActivationRuntime: Sendable {
     }
 
     /// The same, for a deeplink already parsed.
-    func activate(_ deeplink: Deeplink, text: String, device: String?, dryRun: Bool, requestID: String?) async -> ActivationResult? {
+    func activate(
+        _ deeplink: Deeplink, text: String, device: String?, dryRun: Bool, requestID: String?
+    ) async -> ActivationResult? {
         let refusal = await gateRefusal()
         return await withCheckedContinuation { (continuation: CheckedContinuation<ActivationResult?, Never>) in
             // Never withdrawn: its result is never nil.
             let job = ActivationJob(
-                deeplink: deeplink, text: text, device: device, dryRun: dryRun, refusal: refusal, requestID: requestID, submitted: .now,
+                deeplink: deeplink, text: text, device: device, dryRun: dryRun, refusal: refusal, requestID: requestID,
+                submitted: .now,
                 deliver: { continuation.resume(returning: $0) }
             )
             if !submit(job, bounded: true) { continuation.resume(returning: nil) }
@@ -133,7 +140,10 @@ public final class ActivationRuntime: Sendable {
     /// - Parameter bounded: refuse it when the runtime is at its capacity.
     /// - Returns: false, with the job not queued, when it was refused.
     func submit(_ job: ActivationJob, bounded: Bool) -> Bool {
-        enum Handed { case worker(Int), queued, refused }
+        enum Handed {
+            case worker(Int)
+            case queued, refused
+        }
         let handed = queue.withLock { queue -> Handed in
             guard !queue.stopping, !bounded || queue.busy + queue.waiting < options.capacity else { return .refused }
             queue.append(job)
@@ -162,7 +172,8 @@ public final class ActivationRuntime: Sendable {
     }
 
     /// Why a job was not run: the runtime stopped before it was queued.
-    static let stopping = ActivationError(code: .serviceOverloaded, message: "the runtime is stopping; nothing was sent")
+    static let stopping = ActivationError(
+        code: .serviceOverloaded, message: "the runtime is stopping; nothing was sent")
 
     /// A new request id, for a caller that stores it before the activation runs.
     public static func makeRequestID() -> String {

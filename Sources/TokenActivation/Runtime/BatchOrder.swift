@@ -102,7 +102,10 @@ final class BatchOrder: Sendable {
             }
         }
         let (reader, producer) = state.withLock { state in
-            (state.hasNext ? state.reader.take() : nil, sink != nil && state.hasRoomToWake ? state.producer.take() : nil)
+            (
+                state.hasNext ? state.reader.take() : nil,
+                sink != nil && state.hasRoomToWake ? state.producer.take() : nil
+            )
         }
         reader?.resume()
         producer?.resume()
@@ -112,9 +115,14 @@ final class BatchOrder: Sendable {
     /// line was handed out. Called by one task.
     func next() async -> (number: Int, line: Line)? {
         while true {
-            enum Step { case line(Int, Line, CheckedContinuation<Void, Never>?), done, wait }
+            enum Step {
+                case line(Int, Line, CheckedContinuation<Void, Never>?)
+                case done, wait
+            }
             let step = state.withLock { state -> Step in
-                if !state.inline, state.nextOut < state.cutoff, let line = state.finished.removeValue(forKey: state.nextOut) {
+                if !state.inline, state.nextOut < state.cutoff,
+                    let line = state.finished.removeValue(forKey: state.nextOut)
+                {
                     state.nextOut += 1
                     return .line(state.nextOut - 1, line, state.hasRoomToWake ? state.producer.take() : nil)
                 }
@@ -134,7 +142,9 @@ final class BatchOrder: Sendable {
 
     /// Waits in `slot` until woken, unless `ready` holds already (checked under the lock, so
     /// no wake-up is missed).
-    private func park(_ slot: WritableKeyPath<State, CheckedContinuation<Void, Never>?>, unless ready: KeyPath<State, Bool>) async {
+    private func park(
+        _ slot: WritableKeyPath<State, CheckedContinuation<Void, Never>?>, unless ready: KeyPath<State, Bool>
+    ) async {
         await withCheckedContinuation { continuation in
             let isReady = state.withLock { state -> Bool in
                 if state[keyPath: ready] { return true }

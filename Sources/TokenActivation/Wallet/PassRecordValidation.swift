@@ -1,5 +1,6 @@
 import ErrorCodes
 import WalletModel
+
 /// The limits of pass record values, shared by `wallet add` and `wallet import`.
 enum PassRecordValidation {
     static let maxSerialBytes = 128
@@ -8,12 +9,16 @@ enum PassRecordValidation {
 
     static func validate(_ fields: PassRecordFields) throws(PassRecordError) -> ValidatedPassFields {
         guard let serial = fields.serialNumber, !serial.isEmpty else { throw .missing(.serialNumber) }
-        guard let accountID = fields.deviceAccountIdentifier, !accountID.isEmpty else { throw .missing(.deviceAccountIdentifier) }
+        guard let accountID = fields.deviceAccountIdentifier, !accountID.isEmpty else {
+            throw .missing(.deviceAccountIdentifier)
+        }
         try checkText(serial, .serialNumber, maxBytes: maxSerialBytes)
         guard accountID.utf8.count <= maxDeviceAccountIdentifierLength,
-              accountID.utf8.allSatisfy({ isASCIIAlphanumeric($0) })
+            accountID.utf8.allSatisfy({ isASCIIAlphanumeric($0) })
         else {
-            throw .invalid(.deviceAccountIdentifier, "must be 1 to \(maxDeviceAccountIdentifierLength) letters or digits (A-Z, a-z, 0-9)")
+            throw .invalid(
+                .deviceAccountIdentifier,
+                "must be 1 to \(maxDeviceAccountIdentifierLength) letters or digits (A-Z, a-z, 0-9)")
         }
         let passType = fields.passTypeIdentifier ?? PassRecord.defaultPassType
         try checkText(passType, .passTypeIdentifier, maxBytes: maxPassTypeBytes)
@@ -40,7 +45,8 @@ enum PassRecordValidation {
         )
     }
 
-    private static func checkText(_ value: String, _ name: PassRecordFields.Name, maxBytes: Int) throws(PassRecordError) {
+    private static func checkText(_ value: String, _ name: PassRecordFields.Name, maxBytes: Int) throws(PassRecordError)
+    {
         guard !value.isEmpty, value.utf8.count <= maxBytes else {
             throw .invalid(name, "must be 1 to \(maxBytes) bytes")
         }

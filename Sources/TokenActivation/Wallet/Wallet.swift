@@ -66,7 +66,10 @@ public struct Wallet: Sendable {
     /// - Throws: ``ImportError`` naming the line and reason, ``StorageError``.
     /// - Parameter overwriteState: let the file's state move an activated or activating pass
     ///   back (by default such a state is kept and counted in ``ImportSummary/keptStates``).
-    public func importRecords(from input: ImportInput, format: WalletFileFormat? = nil, overwriteState: Bool = false, progress: ImportProgress? = nil) throws -> ImportSummary {
+    public func importRecords(
+        from input: ImportInput, format: WalletFileFormat? = nil, overwriteState: Bool = false,
+        progress: ImportProgress? = nil
+    ) throws -> ImportSummary {
         let importer = WalletImporter(input: input, format: format, progress: progress, overwriteState: overwriteState)
         let summary = try store.using(logger: logger) { store in try importer.run(on: store) }
         logger.info("wallet.imported", metadata: ["rows": "\(summary.rows)", "inserted": "\(summary.inserted)"])

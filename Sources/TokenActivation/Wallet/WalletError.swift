@@ -1,5 +1,6 @@
 import ErrorCodes
 import WalletModel
+
 /// A wallet administration failure. Messages carry identifiers masked only.
 public struct WalletError: CodedError, Equatable, CustomStringConvertible {
     public let code: ErrorCode
@@ -16,16 +17,26 @@ public struct WalletError: CodedError, Equatable, CustomStringConvertible {
     }
 
     static func ambiguous(_ query: PassQuery, matches: [PassRecord]) -> Self {
-        let labels = matches.map { $0.device.map { "\"\(SafeText.escaped($0))\"" } ?? "(no device label)" }.joined(separator: ", ")
-        return Self(.walletAmbiguous, "\(matches.count) pass records match \(query.description) (devices: \(labels)); name one with --device or --pass-type-id")
+        let labels = matches.map { $0.device.map { "\"\(SafeText.escaped($0))\"" } ?? "(no device label)" }.joined(
+            separator: ", ")
+        return Self(
+            .walletAmbiguous,
+            "\(matches.count) pass records match \(query.description) (devices: \(labels)); name one with --device or --pass-type-id"
+        )
     }
 
     static func duplicate(_ record: PassRecord) -> Self {
-        Self(.walletDuplicate, "a pass record with serial \(Mask.identifier(record.serialNumber)) and device account id \(Mask.identifier(record.deviceAccountIdentifier)) already exists")
+        Self(
+            .walletDuplicate,
+            "a pass record with serial \(Mask.identifier(record.serialNumber)) and device account id \(Mask.identifier(record.deviceAccountIdentifier)) already exists"
+        )
     }
 
     static func conflict(_ record: PassRecord) -> Self {
         let device = record.device.map { "device \"\(SafeText.escaped($0))\"" } ?? "no device label"
-        return Self(.walletConflict, "serial \(SafeText.escaped(Mask.identifier(record.serialNumber))) with \(device) already belongs to another device account id; remove it first or give another --device")
+        return Self(
+            .walletConflict,
+            "serial \(SafeText.escaped(Mask.identifier(record.serialNumber))) with \(device) already belongs to another device account id; remove it first or give another --device"
+        )
     }
 }

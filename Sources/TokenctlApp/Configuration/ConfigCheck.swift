@@ -29,44 +29,72 @@ public enum ConfigCheck {
 
     /// - Returns: a result per part; the onboarding, PowerAuth and login parts are marked
     ///   unused unless a gate needs them (an issuer who only activates tokens).
-    public static func run(_ settings: Settings, environment: [String: String], serviceChecks: [() throws -> Void] = []) -> [Result] {
+    public static func run(
+        _ settings: Settings, environment: [String: String], serviceChecks: [() throws -> Void] = []
+    ) -> [Result] {
         let tmp = settings.tmp, onboarding = settings.onboarding.connection, login = settings.login
         let gates = settings.onboarding
-        let unusedOnboarding = gates.requiresFinishedUserActivation
-            ? nil : "no gate needs it (onboarding.require-finished-user-activation is false); the onboarding, device and verification commands do"
-        let unusedLogin = gates.pinLoginWithinSeconds != nil
+        let unusedOnboarding =
+            gates.requiresFinishedUserActivation
+            ? nil
+            : "no gate needs it (onboarding.require-finished-user-activation is false); the onboarding, device and verification commands do"
+        let unusedLogin =
+            gates.pinLoginWithinSeconds != nil
             ? nil : "no gate needs it (onboarding.require-pin-login-within-seconds is null); the login commands do"
         // Made apart from the list below, which the type checker reads whole.
         let allServiceChecks: [() throws -> Void] = settings.service.checks + serviceChecks
         let witnessChecks: [() throws -> Void] = Self.witnessChecks(settings.audit.witnesses)
         var results: [Result] = [
-            part("tmp", [{ try notPlaceholder(ConfigKeys.tmpBaseURL, tmp.baseURL) }] + tmp.connection.checks(keyPrefix: "tmp")) {
+            part(
+                "tmp",
+                [{ try notPlaceholder(ConfigKeys.tmpBaseURL, tmp.baseURL) }] + tmp.connection.checks(keyPrefix: "tmp")
+            ) {
                 let headers = try TMPCredentials.secretHeaders(tmp, environment: environment)
-                let authentication = headers.isEmpty ? "no authentication" : headers.map { $0.name == "Authorization" ? "bearer token" : "API key header \($0.name)" }.joined(separator: ", ")
+                let authentication =
+                    headers.isEmpty
+                    ? "no authentication"
+                    : headers.map { $0.name == "Authorization" ? "bearer token" : "API key header \($0.name)" }.joined(
+                        separator: ", ")
                 return "\(tmp.baseURL), \(authentication)"
             },
-            part("onboarding", [{ try notPlaceholder(ConfigKeys.onboardingBaseURL, onboarding.baseURL) }]
-                + onboarding.checks(keyPrefix: OnboardingSettings.Keys.prefix)) { onboarding.baseURL },
+            part(
+                "onboarding",
+                [{ try notPlaceholder(ConfigKeys.onboardingBaseURL, onboarding.baseURL) }]
+                    + onboarding.checks(keyPrefix: OnboardingSettings.Keys.prefix)
+            ) { onboarding.baseURL },
             part("powerauth", []) {
                 let powerAuth = settings.onboarding.powerAuth
-                guard powerAuth != OnboardingSettings.PowerAuth() || environment[ConfigKeys.Secret.powerAuthApplicationSecret.variable] != nil else {
+                guard
+                    powerAuth != OnboardingSettings.PowerAuth()
+                        || environment[ConfigKeys.Secret.powerAuthApplicationSecret.variable] != nil
+                else {
                     return "not configured (device and onboarding activate need it)"
                 }
                 try notPlaceholder(ConfigKeys.powerAuthBaseURL, powerAuth.baseURL)
-                let resolved = try settings.deviceService(environment: environment, logger: Logger(label: "tokenctl.config")).powerAuthSettings()
+                let resolved = try settings.deviceService(
+                    environment: environment, logger: Logger(label: "tokenctl.config")
+                ).powerAuthSettings()
                 return "\(resolved.baseURL), application key and secret set"
             },
-            part("login", [
-                { try notPlaceholder(ConfigKeys.loginBackendURL, login.connection.baseURL) },
-                { try notPlaceholder(ConfigKeys.loginRelyingPartyURL, login.relyingPartyURL) },
-                { try ConnectionSettings.checkTransportSecurity(login.relyingPartyURL, key: ConfigKeys.loginRelyingPartyURL) },
-            ] + login.connection.checks(keyPrefix: LoginSettings.Keys.prefix, urlKey: ConfigKeys.loginBackendURL)) {
+            part(
+                "login",
+                [
+                    { try notPlaceholder(ConfigKeys.loginBackendURL, login.connection.baseURL) },
+                    { try notPlaceholder(ConfigKeys.loginRelyingPartyURL, login.relyingPartyURL) },
+                    {
+                        try ConnectionSettings.checkTransportSecurity(
+                            login.relyingPartyURL, key: ConfigKeys.loginRelyingPartyURL)
+                    },
+                ] + login.connection.checks(keyPrefix: LoginSettings.Keys.prefix, urlKey: ConfigKeys.loginBackendURL)
+            ) {
                 "\(login.connection.baseURL), client \(login.clientID)"
             },
             part("service", allServiceChecks) {
                 let service = settings.service
                 var detail = "socket \(service.socket), mode 0\(String(service.socketMode, radix: 8))"
-                if service.tls.certificateFile != nil { detail += ", TLS" + (service.tls.clientCAFile != nil ? " with client certificates" : "") }
+                if service.tls.certificateFile != nil {
+                    detail += ", TLS" + (service.tls.clientCAFile != nil ? " with client certificates" : "")
+                }
                 if service.bearerTokenFile != nil { detail += ", bearer token" }
                 return detail
             },
@@ -77,13 +105,16 @@ public enum ConfigCheck {
                 let (origin, signer) = try settings.audit.signer()
                 let count = settings.audit.witnesses.count
                 let witnesses: String = count == 0 ? "" : ", \(count) witness" + (count == 1 ? "" : "es")
-                return "log \(origin), signing key \(signer.keyID), a checkpoint every \(settings.audit.checkpointIntervalSeconds) s in the service" + witnesses
+                return
+                    "log \(origin), signing key \(signer.keyID), a checkpoint every \(settings.audit.checkpointIntervalSeconds) s in the service"
+                    + witnesses
             },
             part("database", []) {
                 if let postgres = settings.postgres {
                     if let problem = postgres.passwordProblem { throw problem }
                     try TLSFiles(caFile: postgres.caFile).check(keyPrefix: "database.tls")
-                    return "PostgreSQL \(postgres.displayURL), host id \(postgres.hostID), lease \(postgres.leaseMilliseconds) ms"
+                    return
+                        "PostgreSQL \(postgres.displayURL), host id \(postgres.hostID), lease \(postgres.leaseMilliseconds) ms"
                 }
                 let exists = try Store.checkLocation(settings.database)
                 return "SQLite \(settings.database.path)" + (exists ? "" : " (created at first use)")
@@ -109,7 +140,11 @@ public enum ConfigCheck {
         }
         let urls = witnesses.map { $0.url.lowercased() }
         if let repeated = urls.first(where: { url in urls.filter { $0 == url }.count > 1 }) {
-            checks.append { throw ConfigurationError.invalidValue(key: key, origin: .environment, expected: "a list naming each witness once (\(repeated) is named twice)") }
+            checks.append {
+                throw ConfigurationError.invalidValue(
+                    key: key, origin: .environment,
+                    expected: "a list naming each witness once (\(repeated) is named twice)")
+            }
         }
         return checks
     }
@@ -129,7 +164,9 @@ public enum ConfigCheck {
     private static func part(_ name: String, _ checks: [() throws -> Void], detail: () throws -> String) -> Result {
         var errors: [any CodedError] = []
         func record(_ error: any Error) {
-            errors.append(error as? any CodedError ?? ConfigurationError.invalidValue(key: name, origin: .environment, expected: "\(error)"))
+            errors.append(
+                error as? any CodedError
+                    ?? ConfigurationError.invalidValue(key: name, origin: .environment, expected: "\(error)"))
         }
         for check in checks {
             do { try check() } catch { record(error) }

@@ -7,6 +7,7 @@ import PostgresStorage
 import Storage
 import TokenActivation
 import TokenctlConfiguration
+import TransparencyLog
 import WalletModel
 
 extension Settings {
@@ -50,15 +51,19 @@ extension Activator {
     ///   - onboardingTransports: the user gates' (the onboarding and PowerAuth servers); TMP's by default.
     ///   - userCheck: by default ``OnboardingUserCheck`` on the configured onboarding server.
     public init(
-        settings: Settings, environment: [String: String], transports: TransportFactory = .curl, onboardingTransports: TransportFactory? = nil,
+        settings: Settings, environment: [String: String], transports: TransportFactory = .curl,
+        onboardingTransports: TransportFactory? = nil,
         userCheck: (any UserActivationCheck)? = nil,
-        logger: Logger = Logger(label: "tokenctl.activation"), clock: @escaping @Sendable () -> Timestamp = Timestamp.now,
+        logger: Logger = Logger(label: "tokenctl.activation"),
+        clock: @escaping @Sendable () -> Timestamp = Timestamp.now,
         sleep: @escaping @Sendable (Duration) -> Void = Activator.pause
     ) {
         self.init(
             settings: settings.activation, store: settings.store, environment: environment, transports: transports,
             userCheck: userCheck
-                ?? OnboardingUserCheck(settings: settings.onboarding, environment: environment, logger: logger, transports: onboardingTransports ?? transports),
+                ?? OnboardingUserCheck(
+                    settings: settings.onboarding, environment: environment, logger: logger,
+                    transports: onboardingTransports ?? transports),
             logger: logger, clock: clock, sleep: sleep
         )
     }
@@ -84,17 +89,27 @@ extension AuditSettings {
     /// names what is missing.
     public func signer() throws -> (origin: String, signer: NoteSigner) {
         guard let origin else {
-            throw AuditError(code: .auditNotConfigured, message: "audit.origin is not set: name the log (such as bank.example/tokenctl-audit) in the configuration, then make its key with tokenctl audit key generate --origin NAME --out FILE")
+            throw AuditError(
+                code: .auditNotConfigured,
+                message:
+                    "audit.origin is not set: name the log (such as bank.example/tokenctl-audit) in the configuration, then make its key with tokenctl audit key generate --origin NAME --out FILE"
+            )
         }
         guard let file = signingKeyFile else {
-            throw AuditError(code: .auditNotConfigured, message: "audit.signing-key-file is not set: make a key with tokenctl audit key generate --origin \(origin) --out FILE and name the file there")
+            throw AuditError(
+                code: .auditNotConfigured,
+                message:
+                    "audit.signing-key-file is not set: make a key with tokenctl audit key generate --origin \(origin) --out FILE and name the file there"
+            )
         }
         let read: String?
         do {
             read = try SecretFile.secret(file: file, key: Keys.signingKeyFile, variable: "", environment: [:])
         } catch {
             guard !FileManager.default.fileExists(atPath: file) else { throw error }
-            throw error.advising("A lost signing key cannot be made again: restore the file from its backup, or start a new log (a new origin, tokenctl audit key generate; operations.md, \"Rotating the log's key\")")
+            throw error.advising(
+                "A lost signing key cannot be made again: restore the file from its backup, or start a new log (a new origin, tokenctl audit key generate; operations.md, \"Rotating the log's key\")"
+            )
         }
         guard let text = read else {
             throw ConfigurationError.secretMissing("\(Keys.signingKeyFile) names \(file), which is empty")
@@ -103,12 +118,16 @@ extension AuditSettings {
         do {
             signer = try NoteSigner(signerKey: text)
         } catch {
-            throw ConfigurationError.fileInvalid(key: Keys.signingKeyFile, path: file, expected: "a signed-note private key (PRIVATE+KEY+NAME+HASH+KEY, as tokenctl audit key generate writes)")
+            throw ConfigurationError.fileInvalid(
+                key: Keys.signingKeyFile, path: file,
+                expected: "a signed-note private key (PRIVATE+KEY+NAME+HASH+KEY, as tokenctl audit key generate writes)"
+            )
         }
         guard signer.name == origin else {
             throw ConfigurationError.fileInvalid(
                 key: Keys.signingKeyFile, path: file,
-                expected: "a key of audit.origin's log: the key in it is \(signer.name)'s, not audit.origin's (\(origin)), and a checkpoint's signature names its log"
+                expected:
+                    "a key of audit.origin's log: the key in it is \(signer.name)'s, not audit.origin's (\(origin)), and a checkpoint's signature names its log"
             )
         }
         return (origin, signer)
@@ -120,12 +139,18 @@ extension AuditSettings {
     /// `audit.witness-timeout-ms` (connecting within 3 s of it); nil when no witness is
     /// configured.
     public func witnessPublisher(
-        transports: TransportFactory = .curl, onRequest: @escaping @Sendable (WitnessPublisher.RequestResult) -> Void = { _ in }
+        transports: TransportFactory = .curl,
+        onRequest: @escaping @Sendable (WitnessPublisher.RequestResult) -> Void = { _ in }
     ) throws -> WitnessPublisher? {
         guard !witnesses.isEmpty else { return nil }
-        let list = try witnesses.map { Witness(url: $0.url, verifier: try Cosignature.Verifier(verifierKey: $0.verifierKey)) }
-        let options = CurlTransportOptions(connectTimeoutMilliseconds: min(3_000, witnessTimeoutMilliseconds), timeoutMilliseconds: witnessTimeoutMilliseconds)
-        return try WitnessPublisher(witnesses: list, transport: { try transports.transport(options) }, onRequest: onRequest)
+        let list = try witnesses.map {
+            Witness(url: $0.url, verifier: try Cosignature.Verifier(verifierKey: $0.verifierKey))
+        }
+        let options = CurlTransportOptions(
+            connectTimeoutMilliseconds: min(3_000, witnessTimeoutMilliseconds),
+            timeoutMilliseconds: witnessTimeoutMilliseconds)
+        return try WitnessPublisher(
+            witnesses: list, transport: { try transports.transport(options) }, onRequest: onRequest)
     }
 }
 

@@ -1,6 +1,7 @@
 import Logging
 import TokenActivation
 import TokenctlConfiguration
+import TransparencyLog
 import WalletModel
 
 /// What `tokenctl db copy` moved.
@@ -33,7 +34,9 @@ public struct DatabaseCopy: Sendable {
         self.init(from: source.store, to: target.store, logger: logger)
     }
 
-    public init(from source: any StoreDriver, to target: any StoreDriver, logger: Logger = Logger(label: "tokenctl.database")) {
+    public init(
+        from source: any StoreDriver, to target: any StoreDriver, logger: Logger = Logger(label: "tokenctl.database")
+    ) {
         self.source = source
         self.target = target
         self.logger = logger
@@ -41,7 +44,10 @@ public struct DatabaseCopy: Sendable {
 
     public func run() throws -> CopyReport {
         guard source.backend != target.backend else {
-            throw StorageError(.storageUnsupported, "db copy moves between SQLite and PostgreSQL: one side must be a file (--database), the other a postgres:// URL")
+            throw StorageError(
+                .storageUnsupported,
+                "db copy moves between SQLite and PostgreSQL: one side must be a file (--database), the other a postgres:// URL"
+            )
         }
         // The source's checkpoints are checked against its rows before anything is written:
         // a log that was cut or rewritten is not copied (the target stays empty).
@@ -51,14 +57,19 @@ public struct DatabaseCopy: Sendable {
         let copied = try source.using(logger: logger) { source in
             let expected = try source.counts()
             let passes = Pages { after in try source.passPage(after: after, limit: Self.pageSize) }
-            let audit = Pages { (after: StoredAuditRow?) in try source.auditPage(after: after?.seq ?? 0, limit: Self.pageSize) }
+            let audit = Pages { (after: StoredAuditRow?) in
+                try source.auditPage(after: after?.seq ?? 0, limit: Self.pageSize)
+            }
             let copy = StoreCopy(
                 nextPass: { try passes.next() }, nextAuditRow: { try audit.next() },
                 deeplinkHashKey: try source.deeplinkHashKey(), state: source
             )
             let copied = try target.using(logger: logger) { target in try target.load(copy) }
             guard (copied.passes, copied.auditRows) == expected else {
-                throw StorageError(.storageIO, "the source changed during the copy (\(expected.passes) records and \(expected.auditRows) audit rows before, \(copied.passes) and \(copied.auditRows) read); stop the handlers and copy again into an empty database")
+                throw StorageError(
+                    .storageIO,
+                    "the source changed during the copy (\(expected.passes) records and \(expected.auditRows) audit rows before, \(copied.passes) and \(copied.auditRows) read); stop the handlers and copy again into an empty database"
+                )
             }
             return copied
         }
@@ -66,13 +77,19 @@ public struct DatabaseCopy: Sendable {
         if let broken {
             throw AuditError.chainBroken(broken)
         }
-        let (checkpoints, cosignatures) = try source.using(logger: logger) { (try $0.storedCheckpoints(), try $0.storedCosignatures()) }
+        let (checkpoints, cosignatures) = try source.using(logger: logger) {
+            (try $0.storedCheckpoints(), try $0.storedCosignatures())
+        }
         try target.using(logger: logger) { target in
             for checkpoint in checkpoints { try target.storeCheckpoint(checkpoint) }
             for cosignature in cosignatures { try target.storeCosignature(cosignature) }
         }
         _ = try TransparencyLog(store: target, logger: logger).verifyStored()
-        logger.info("database.copied", metadata: ["passes": "\(copied.passes)", "audit-rows": "\(copied.auditRows)", "state-rows": "\(copied.stateRows)"])
+        logger.info(
+            "database.copied",
+            metadata: [
+                "passes": "\(copied.passes)", "audit-rows": "\(copied.auditRows)", "state-rows": "\(copied.stateRows)",
+            ])
         return CopyReport(
             passes: copied.passes, auditRows: copied.auditRows, stateRows: copied.stateRows, verifiedRows: rows,
             checkpoints: checkpoints.count, cosignatures: cosignatures.count

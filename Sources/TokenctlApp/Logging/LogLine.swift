@@ -51,7 +51,8 @@ struct LogLine {
         case .stringConvertible(let value): .string(value.description)
         case .array(let values): .array(values.map(json))
         case .dictionary(let fields):
-            .object(fields.sorted { $0.key < $1.key }.reduce(into: JSONObject([:])) { $0.append($1.key, json($1.value)) })
+            .object(
+                fields.sorted { $0.key < $1.key }.reduce(into: JSONObject([:])) { $0.append($1.key, json($1.value)) })
         }
     }
 

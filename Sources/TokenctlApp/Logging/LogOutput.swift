@@ -48,7 +48,8 @@ public enum LogOutput {
     static var format: LogFormat { state.withLock { $0.format } }
 
     /// Whether standard error is the journal's stream (checked once).
-    public static let journalStream = isJournalStream(ProcessInfo.processInfo.environment["JOURNAL_STREAM"], descriptor: STDERR_FILENO)
+    public static let journalStream = isJournalStream(
+        ProcessInfo.processInfo.environment["JOURNAL_STREAM"], descriptor: STDERR_FILENO)
 
     /// A message for the person at the terminal, such as `tokenctl: … (code)`, as written to
     /// standard error: under the journal with the priority of an error (`<3>`).
@@ -68,7 +69,8 @@ public enum LogOutput {
     /// meets a line it cannot parse.
     public static func errorRecord(_ text: String) -> String {
         guard format == .json else { return errorLine(text) }
-        return LogLine(format: .json, journal: journalStream).render(level: .error, label: "tokenctl", message: "\(text)", metadata: [:], time: Date()) + "\n"
+        return LogLine(format: .json, journal: journalStream).render(
+            level: .error, label: "tokenctl", message: "\(text)", metadata: [:], time: Date()) + "\n"
     }
 
     /// Whether `descriptor` is the stream `$JOURNAL_STREAM` (`DEVICE:INODE`) names: a child

@@ -22,7 +22,8 @@ struct SupervisedLogHandler: LogHandler {
 
     func log(event: LogEvent) {
         let fields = metadata.merging(event.metadata ?? [:]) { _, new in new }
-        let line = LogLine(format: LogOutput.format, journal: journal)
+        let line =
+            LogLine(format: LogOutput.format, journal: journal)
             .render(level: event.level, label: label, message: event.message, metadata: fields, time: Date()) + "\n"
         var bytes = Array(line.utf8)
         bytes.withUnsafeMutableBytes { buffer in

@@ -6,7 +6,9 @@ public struct ChainCheck {
 
     /// - Parameter content: the row's content, nil when its event or time cannot be read.
     /// - Returns: why this row breaks the chain, or nil.
-    public mutating func check(seq: Int64, entryID: Int64?, event: String?, previousHash: String, hash: String, content: AuditRow?) -> BrokenRow? {
+    public mutating func check(
+        seq: Int64, entryID: Int64?, event: String?, previousHash: String, hash: String, content: AuditRow?
+    ) -> BrokenRow? {
         func broken(_ reason: String) -> BrokenRow {
             BrokenRow(seq: seq, entryID: entryID, event: event, reason: reason)
         }
@@ -64,12 +66,16 @@ public struct StoredAuditRow: Sendable, Equatable {
 extension ChainCheck {
     /// - Returns: why `row` breaks the chain, or nil.
     public mutating func check(_ row: StoredAuditRow) -> BrokenRow? {
-        check(seq: row.seq, entryID: row.attemptID, event: row.event, previousHash: row.previousHash, hash: row.hash, content: row.content)
+        check(
+            seq: row.seq, entryID: row.attemptID, event: row.event, previousHash: row.previousHash, hash: row.hash,
+            content: row.content)
     }
 
     /// Checks the chain over the rows `forEach` walks, oldest first.
     /// - Returns: the rows read, and the first broken row (nil when the chain holds).
-    public static func verify(_ forEach: ((StoredAuditRow) throws -> Void) throws -> Void) throws -> (rows: Int, broken: BrokenRow?) {
+    public static func verify(
+        _ forEach: ((StoredAuditRow) throws -> Void) throws -> Void
+    ) throws -> (rows: Int, broken: BrokenRow?) {
         var chain = ChainCheck()
         var rows = 0
         var broken: BrokenRow?

@@ -18,8 +18,10 @@ public struct AuditEntry: Sendable, Equatable {
     public var deeplinkHash: String
 
     public init(
-        id: Int64, requestID: String, startedAt: Timestamp, finishedAt: Timestamp?, serialNumber: String, passTypeIdentifier: String?,
-        tokenUniqueReference: String?, device: String?, outcome: String?, errorCode: String?, httpStatus: Int?, cardLast4Digits: String?,
+        id: Int64, requestID: String, startedAt: Timestamp, finishedAt: Timestamp?, serialNumber: String,
+        passTypeIdentifier: String?,
+        tokenUniqueReference: String?, device: String?, outcome: String?, errorCode: String?, httpStatus: Int?,
+        cardLast4Digits: String?,
         comment: String?, latencyMilliseconds: Int?, deeplinkHash: String
     ) {
         self.id = id
@@ -50,7 +52,10 @@ public struct AuditFilter: Sendable, Equatable {
     /// Only attempts with no "finished" entry: in flight now, or left by a process that died.
     public var unfinished: Bool
 
-    public init(serialNumber: String? = nil, outcome: String? = nil, since: Timestamp? = nil, until: Timestamp? = nil, id: Int64? = nil, unfinished: Bool = false) {
+    public init(
+        serialNumber: String? = nil, outcome: String? = nil, since: Timestamp? = nil, until: Timestamp? = nil,
+        id: Int64? = nil, unfinished: Bool = false
+    ) {
         self.serialNumber = serialNumber
         self.outcome = outcome
         self.since = since

@@ -17,7 +17,9 @@ public struct AuditError: CodedError, Equatable {
 
     /// The hash chain breaks at `row`: named by its entry id (what `audit show` takes).
     public static func chainBroken(_ row: BrokenRow) -> AuditError {
-        let place = row.entryID.map { "audit entry \($0)" + (row.event.map { " (its \($0) row)" } ?? "") } ?? "stored row \(row.seq)"
+        let place =
+            row.entryID.map { "audit entry \($0)" + (row.event.map { " (its \($0) row)" } ?? "") }
+            ?? "stored row \(row.seq)"
         return AuditError(code: .auditChainBroken, message: "the audit chain is broken at \(place): \(row.reason)")
     }
 }

@@ -24,8 +24,10 @@ public struct AuditRow: Sendable, Equatable {
 
     public init(
         attemptID: Int64, event: Event, at: Timestamp, requestID: String, serialNumber: String,
-        passTypeIdentifier: String? = nil, tokenUniqueReference: String? = nil, device: String? = nil, deeplinkHash: String,
-        ownerPID: Int32? = nil, ownerStart: String? = nil, outcome: String? = nil, errorCode: String? = nil, httpStatus: Int? = nil,
+        passTypeIdentifier: String? = nil, tokenUniqueReference: String? = nil, device: String? = nil,
+        deeplinkHash: String,
+        ownerPID: Int32? = nil, ownerStart: String? = nil, outcome: String? = nil, errorCode: String? = nil,
+        httpStatus: Int? = nil,
         cardLast4Digits: String? = nil, comment: String? = nil, latencyMilliseconds: Int? = nil
     ) {
         self.attemptID = attemptID

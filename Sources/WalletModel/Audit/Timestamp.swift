@@ -92,10 +92,13 @@ public struct Timestamp: Sendable, Equatable, Comparable, Hashable {
             return true
         }
         guard let year = number(4), expect("-"), let month = number(2), expect("-"), let day = number(2),
-              (1...12).contains(month), (1...31).contains(day) else { return nil }
+            (1...12).contains(month), (1...31).contains(day)
+        else { return nil }
         var hour = 0, minute = 0, second = 0, millisecond = 0, offsetMinutes = 0
         if index < bytes.count {
-            guard expect("T") || expect(" "), let h = number(2), expect(":"), let m = number(2), h < 24, m < 60 else { return nil }
+            guard expect("T") || expect(" "), let h = number(2), expect(":"), let m = number(2), h < 24, m < 60 else {
+                return nil
+            }
             hour = h
             minute = m
             if expect(":") {

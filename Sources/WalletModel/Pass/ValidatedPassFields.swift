@@ -7,7 +7,10 @@ public struct ValidatedPassFields: Sendable, Equatable {
     public var device: String?
     public var cardSuffix: String?
 
-    public init(serialNumber: String, deviceAccountIdentifier: String, passTypeIdentifier: String, state: PassState?, device: String?, cardSuffix: String?) {
+    public init(
+        serialNumber: String, deviceAccountIdentifier: String, passTypeIdentifier: String, state: PassState?,
+        device: String?, cardSuffix: String?
+    ) {
         self.serialNumber = serialNumber
         self.deviceAccountIdentifier = deviceAccountIdentifier
         self.passTypeIdentifier = passTypeIdentifier

@@ -1,5 +1,4 @@
 import ErrorCodes
-
 import Glibc
 
 /// Where and how to reach the PostgreSQL database (`database.url` and the keys beside it).
@@ -78,7 +77,8 @@ public struct PostgresURL: Sendable, Equatable {
     /// - Throws: a message naming what is wrong, for the caller's `config.invalidValue`.
     public init(parsing text: String) throws(PostgresURLError) {
         guard let schemeEnd = text.range(of: "://"), Self.isPostgres(text) else {
-            throw PostgresURLError("it must start with postgres:// (postgres://USER@HOST:PORT/DATABASE?sslmode=verify-full)")
+            throw PostgresURLError(
+                "it must start with postgres:// (postgres://USER@HOST:PORT/DATABASE?sslmode=verify-full)")
         }
         var rest = Substring(text[schemeEnd.upperBound...])
         var query = ""
@@ -89,27 +89,38 @@ public struct PostgresURL: Sendable, Equatable {
         guard let slash = rest.firstIndex(of: "/") else { throw PostgresURLError("it names no database (…/DATABASE)") }
         let authority = rest[..<slash]
         database = try Self.decoded(rest[rest.index(after: slash)...], "database")
-        guard !database.isEmpty, !database.contains("/") else { throw PostgresURLError("it names no database (…/DATABASE)") }
-        guard let at = authority.lastIndex(of: "@") else { throw PostgresURLError("it names no user (postgres://USER@HOST/…)") }
+        guard !database.isEmpty, !database.contains("/") else {
+            throw PostgresURLError("it names no database (…/DATABASE)")
+        }
+        guard let at = authority.lastIndex(of: "@") else {
+            throw PostgresURLError("it names no user (postgres://USER@HOST/…)")
+        }
         let userInfo = authority[..<at]
         guard !userInfo.contains(":") else {
-            throw PostgresURLError("it holds a password: put it in database.password-file or TOKENCTL_DATABASE_PASSWORD instead")
+            throw PostgresURLError(
+                "it holds a password: put it in database.password-file or TOKENCTL_DATABASE_PASSWORD instead")
         }
         user = try Self.decoded(userInfo, "user")
         guard !user.isEmpty else { throw PostgresURLError("it names no user (postgres://USER@HOST/…)") }
         var hostPort = authority[authority.index(after: at)...]
         port = 5432
         if hostPort.hasPrefix("[") {
-            guard let close = hostPort.firstIndex(of: "]") else { throw PostgresURLError("its IPv6 host has no closing ]") }
+            guard let close = hostPort.firstIndex(of: "]") else {
+                throw PostgresURLError("its IPv6 host has no closing ]")
+            }
             let after = hostPort[hostPort.index(after: close)...]
             host = String(hostPort[hostPort.index(after: hostPort.startIndex)..<close])
             if !after.isEmpty {
-                guard after.hasPrefix(":"), let number = Int(after.dropFirst()) else { throw PostgresURLError("its port is not a number") }
+                guard after.hasPrefix(":"), let number = Int(after.dropFirst()) else {
+                    throw PostgresURLError("its port is not a number")
+                }
                 port = number
             }
         } else {
             if let colon = hostPort.lastIndex(of: ":") {
-                guard let number = Int(hostPort[hostPort.index(after: colon)...]) else { throw PostgresURLError("its port is not a number") }
+                guard let number = Int(hostPort[hostPort.index(after: colon)...]) else {
+                    throw PostgresURLError("its port is not a number")
+                }
                 port = number
                 hostPort = hostPort[..<colon]
             }
@@ -129,7 +140,9 @@ public struct PostgresURL: Sendable, Equatable {
             tls = mode
         }
         if tls == .verifyFull && Self.isIPAddress(host) {
-            throw PostgresURLError("sslmode=verify-full needs a host name (the server's certificate is checked against it, and TLS cannot send an IP address as the name): use the name in the certificate, or sslmode=verify-ca")
+            throw PostgresURLError(
+                "sslmode=verify-full needs a host name (the server's certificate is checked against it, and TLS cannot send an IP address as the name): use the name in the certificate, or sslmode=verify-ca"
+            )
         }
     }
 
@@ -158,7 +171,9 @@ extension String {
         var iterator = utf8.makeIterator()
         while let byte = iterator.next() {
             if byte == UInt8(ascii: "%") {
-                guard let high = iterator.next().flatMap(Hex.value(of:)), let low = iterator.next().flatMap(Hex.value(of:)) else { return nil }
+                guard let high = iterator.next().flatMap(Hex.value(of:)),
+                    let low = iterator.next().flatMap(Hex.value(of:))
+                else { return nil }
                 bytes.append(high << 4 | low)
             } else {
                 bytes.append(byte)

@@ -20,8 +20,13 @@ public struct StorageError: CodedError, Equatable, CustomStringConvertible {
     }
 
     /// `tokenctl db copy` found data in its target.
-    public static func targetNotEmpty(_ place: String, passes: Int, auditRows: Int, stateTables: [String]) -> StorageError {
+    public static func targetNotEmpty(
+        _ place: String, passes: Int, auditRows: Int, stateTables: [String]
+    ) -> StorageError {
         let state = stateTables.isEmpty ? "" : " and onboarding state (\(stateTables.joined(separator: ", ")))"
-        return StorageError(.storageTargetNotEmpty, "the database \(place) already holds \(passes) pass records and \(auditRows) audit rows\(state); db copy writes only into an empty database")
+        return StorageError(
+            .storageTargetNotEmpty,
+            "the database \(place) already holds \(passes) pass records and \(auditRows) audit rows\(state); db copy writes only into an empty database"
+        )
     }
 }

@@ -28,7 +28,10 @@ public struct StoreOptions: Sendable, Equatable {
     /// 0 for a command, which opens one connection and writes nothing to open it.
     public var concurrentReaders = 0
 
-    public init(path: String, createsDirectory: Bool = false, busyTimeoutMilliseconds: Int = 30_000, durability: Durability = .normal, readsOnly: Bool = false) {
+    public init(
+        path: String, createsDirectory: Bool = false, busyTimeoutMilliseconds: Int = 30_000,
+        durability: Durability = .normal, readsOnly: Bool = false
+    ) {
         self.path = path
         self.createsDirectory = createsDirectory
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds

@@ -99,7 +99,9 @@ public struct PassImport {
     /// The next validated row and its line; nil at the end.
     public var next: () throws -> (line: Int, fields: ValidatedPassFields)?
 
-    public init(overwriteState: Bool, canReadAgain: Bool, next: @escaping () throws -> (line: Int, fields: ValidatedPassFields)?) {
+    public init(
+        overwriteState: Bool, canReadAgain: Bool, next: @escaping () throws -> (line: Int, fields: ValidatedPassFields)?
+    ) {
         self.overwriteState = overwriteState
         self.canReadAgain = canReadAgain
         self.next = next
@@ -125,7 +127,10 @@ public struct StoreCopy {
     /// The onboarding state's tables are read from here.
     public var state: any StateDatabase
 
-    public init(nextPass: @escaping () throws -> PassRecord?, nextAuditRow: @escaping () throws -> StoredAuditRow?, deeplinkHashKey: [UInt8], state: any StateDatabase) {
+    public init(
+        nextPass: @escaping () throws -> PassRecord?, nextAuditRow: @escaping () throws -> StoredAuditRow?,
+        deeplinkHashKey: [UInt8], state: any StateDatabase
+    ) {
         self.nextPass = nextPass
         self.nextAuditRow = nextAuditRow
         self.deeplinkHashKey = deeplinkHashKey
@@ -152,7 +157,10 @@ extension ChainCheck {
     /// - Throws: ``AuditError`` `chainBroken` naming the row, with "nothing was copied".
     public mutating func checkCopied(_ row: StoredAuditRow) throws -> AuditRow {
         if let broken = check(row) {
-            throw AuditError.chainBroken(BrokenRow(seq: broken.seq, entryID: broken.entryID, event: broken.event, reason: broken.reason + " in the source; nothing was copied"))
+            throw AuditError.chainBroken(
+                BrokenRow(
+                    seq: broken.seq, entryID: broken.entryID, event: broken.event,
+                    reason: broken.reason + " in the source; nothing was copied"))
         }
         // A row the check passed has content.
         return row.content!

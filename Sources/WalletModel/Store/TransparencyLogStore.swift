@@ -1,6 +1,8 @@
+import TransparencyLog
+
 /// The audit's transparency log as a driver keeps it (DESIGN §9): the Merkle tree's stored
 /// hashes (for each whole block of rows its leaf hashes, and the nodes of
-/// ``AuditTree/storedLevel`` and up) and the signed checkpoints, all append-only. The leaves
+/// ``StoredTreeLayout/storedLevel`` and up) and the signed checkpoints, all append-only. The leaves
 /// are the audit rows themselves, read in chain order.
 public protocol TransparencyLogStore {
     /// The tree's size: the rows of the audit chain (rows are numbered from 1, without gaps).
@@ -12,7 +14,7 @@ public protocol TransparencyLogStore {
     /// The positions (seq) of the rows of audit entry `attemptID`, in chain order.
     func auditRowSeqs(attemptID: Int64) throws -> [Int64]
 
-    /// How many blocks of 2^``AuditTree/storedLevel`` leaves the stored nodes cover, from leaf 0.
+    /// How many blocks of 2^``StoredTreeLayout/storedLevel`` leaves the stored nodes cover, from leaf 0.
     func storedTreeBlocks() throws -> Int64
 
     /// The stored hashes of those of `nodes` that are stored.
@@ -52,6 +54,13 @@ public protocol TransparencyLogStore {
 
     /// The largest tree of log `origin` that any witness cosigned here.
     func largestCosignedSize(origin: String) throws -> Int64?
+}
+
+/// How a driver lays the tree out: nodes of 2^4 = 16 leaves and up are stored as nodes; below
+/// them, each whole block of 16 rows keeps its leaf hashes in one value.
+public enum StoredTreeLayout {
+    public static let storedLevel = 4
+    public static let blockSize = Int64(1) << Int64(storedLevel)
 }
 
 /// A checkpoint as stored: the tree size it signs and the signed note's text.

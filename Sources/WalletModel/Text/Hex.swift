@@ -20,7 +20,9 @@ public enum Hex {
         bytes.reserveCapacity(characters.count / 2)
         var index = 0
         while index < characters.count {
-            guard let high = value(of: characters[index]), let low = value(of: characters[index + 1]) else { return nil }
+            guard let high = value(of: characters[index]), let low = value(of: characters[index + 1]) else {
+                return nil
+            }
             bytes.append(high << 4 | low)
             index += 2
         }

@@ -77,7 +77,9 @@ public struct JSONObject: Sendable, Equatable {
             output.append(UInt8(ascii: "\""))
             return
         }
-        if !string.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }), !SafeText.containsUnsafe(string) {
+        if !string.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }),
+            !SafeText.containsUnsafe(string)
+        {
             output.append(contentsOf: string.utf8)
             output.append(UInt8(ascii: "\""))
             return

@@ -9,7 +9,8 @@
 public enum SafeText {
     /// The longest label (a device label, a device or activation name), in characters.
     public static let maxLabelCharacters = 64
-    public static let labelRule = "1 to \(maxLabelCharacters) characters without control or bidirectional formatting characters"
+    public static let labelRule =
+        "1 to \(maxLabelCharacters) characters without control or bidirectional formatting characters"
 
     /// Whether `text` is a label: see ``labelRule``.
     /// The first `count` Unicode scalars of `text`: a cut that bounds what is kept or shown

@@ -1,9 +1,9 @@
 import ArgumentParser
-import CommandLine
 import ErrorCodes
 import Foundation
 import TokenActivation
 import TokenctlApp
+import TokenctlCommandLine
 import WalletModel
 
 struct AuditCheckpoint: AsyncParsableCommand {
@@ -38,7 +38,11 @@ struct AuditCheckpoint: AsyncParsableCommand {
             let (origin, signer) = try settings.audit.signer()
             let publisher = try publish ? settings.audit.witnessPublisher() : nil
             if publish, publisher == nil {
-                throw AuditError(code: .auditNotConfigured, message: "--publish sends the checkpoint to the witnesses of audit.witnesses, and none is configured: add {\"url\": …, \"verifier-key\": …} for each")
+                throw AuditError(
+                    code: .auditNotConfigured,
+                    message:
+                        "--publish sends the checkpoint to the witnesses of audit.witnesses, and none is configured: add {\"url\": …, \"verifier-key\": …} for each"
+                )
             }
             let log = TransparencyLog(settings: settings)
             let signed = try log.checkpoint(origin: origin, signer: signer)
@@ -55,14 +59,18 @@ struct AuditCheckpoint: AsyncParsableCommand {
                     "rootHash": .string(Data(signed.checkpoint.rootHash).base64EncodedString()),
                     "new": .bool(signed.isNew), "checkpoint": .string(note),
                 ])
-                if publisher != nil { object.append("witnesses", .array(outcomes.map { Self.json($0, stored: stored) })) }
+                if publisher != nil {
+                    object.append("witnesses", .array(outcomes.map { Self.json($0, stored: stored) }))
+                }
                 Output.line(object.text)
             } else {
                 Output.write(note)
             }
             // Every refusal on standard error; the exit status is the first one's (the JSON
             // object above already names each witness's outcome).
-            let failures = outcomes.compactMap { outcome -> AuditError? in if case .failure(let error) = outcome.result { error } else { nil } }
+            let failures = outcomes.compactMap { outcome -> AuditError? in
+                if case .failure(let error) = outcome.result { error } else { nil }
+            }
             guard let first = failures.first else { return }
             Output.flush()
             for failure in failures { Output.error("\(failure.message) (\(failure.code.rawValue))") }
@@ -77,15 +85,17 @@ struct AuditCheckpoint: AsyncParsableCommand {
         let isStored = JSONObject.Value.bool(stored.contains(outcome.witness.verifier.verifierKey))
         return switch outcome.result {
         case .success(let cosignature):
-            .object(JSONObject([
-                "url": .string(outcome.witness.url), "cosigned": .bool(true), "stored": isStored,
-                "size": .int(Int(cosignature.size)), "time": .int(Int(cosignature.time)),
-            ]))
+            .object(
+                JSONObject([
+                    "url": .string(outcome.witness.url), "cosigned": .bool(true), "stored": isStored,
+                    "size": .int(Int(cosignature.size)), "time": .int(Int(cosignature.time)),
+                ]))
         case .failure(let error):
-            .object(JSONObject([
-                "url": .string(outcome.witness.url), "cosigned": .bool(false), "stored": isStored,
-                "code": .string(error.code.rawValue), "message": .string(error.message),
-            ]))
+            .object(
+                JSONObject([
+                    "url": .string(outcome.witness.url), "cosigned": .bool(false), "stored": isStored,
+                    "code": .string(error.code.rawValue), "message": .string(error.message),
+                ]))
         }
     }
 }

@@ -1,7 +1,8 @@
 import ArgumentParser
-import CommandLine
 import TokenActivation
 import TokenctlApp
+import TokenctlCommandLine
+import TransparencyLog
 import WalletModel
 
 struct AuditCommand: AsyncParsableCommand {
@@ -26,32 +27,48 @@ struct AuditFilterOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Only attempts for this serial number.", valueName: "serial"))
     var serial: String?
 
-    @Option(help: ArgumentHelp("Only this outcome: APPROVED, DECLINED, FAILED, ALREADY_ACTIVATED, UNKNOWN, ERROR.", valueName: "outcome"), completion: .list(["APPROVED", "DECLINED", "FAILED", "ALREADY_ACTIVATED", "UNKNOWN", "ERROR"]))
+    @Option(
+        help: ArgumentHelp(
+            "Only this outcome: APPROVED, DECLINED, FAILED, ALREADY_ACTIVATED, UNKNOWN, ERROR.", valueName: "outcome"),
+        completion: .list(["APPROVED", "DECLINED", "FAILED", "ALREADY_ACTIVATED", "UNKNOWN", "ERROR"]))
     var outcome: String?
 
-    @Option(help: ArgumentHelp("Started at or after (ISO 8601 date or date-time; UTC unless an offset is given).", valueName: "time"))
+    @Option(
+        help: ArgumentHelp(
+            "Started at or after (ISO 8601 date or date-time; UTC unless an offset is given).", valueName: "time"))
     var since: String?
 
-    @Option(help: ArgumentHelp("Started at or before (ISO 8601 date or date-time; a date alone includes that whole day).", valueName: "time"))
+    @Option(
+        help: ArgumentHelp(
+            "Started at or before (ISO 8601 date or date-time; a date alone includes that whole day).",
+            valueName: "time"))
     var until: String?
 
-    @Flag(help: "Only attempts with no finished entry: in flight now, or left by a process that died (the next activation of the pass closes them as UNKNOWN).")
+    @Flag(
+        help:
+            "Only attempts with no finished entry: in flight now, or left by a process that died (the next activation of the pass closes them as UNKNOWN)."
+    )
     var unfinished = false
 
     func validate() throws {
         if unfinished && outcome != nil {
-            throw ValidationError("--unfinished lists attempts without an outcome; it cannot be combined with --outcome")
+            throw ValidationError(
+                "--unfinished lists attempts without an outcome; it cannot be combined with --outcome")
         }
         if let outcome, Self.outcome(outcome) == nil {
-            throw ValidationError("--outcome must be one of \(Self.outcomes.map(\.rawValue).joined(separator: ", ")) (any case)")
+            throw ValidationError(
+                "--outcome must be one of \(Self.outcomes.map(\.rawValue).joined(separator: ", ")) (any case)")
         }
         for (name, value) in [("--since", since), ("--until", until)] {
             if let value, Timestamp(iso8601: value) == nil {
-                throw ValidationError("\(name) must be an ISO 8601 date or date-time, such as 2026-11-21 or 2026-11-21T06:10:00Z")
+                throw ValidationError(
+                    "\(name) must be an ISO 8601 date or date-time, such as 2026-11-21 or 2026-11-21T06:10:00Z")
             }
         }
         // An empty window is a mistake to name, not 0 entries to print.
-        if let since, let until, let from = Timestamp(iso8601: since), let to = Timestamp(iso8601Until: until), from > to {
+        if let since, let until, let from = Timestamp(iso8601: since), let to = Timestamp(iso8601Until: until),
+            from > to
+        {
             throw ValidationError("--since \(since) is later than --until \(until); nothing could match")
         }
     }
@@ -65,7 +82,8 @@ struct AuditFilterOptions: ParsableArguments {
 
     var filter: AuditFilter {
         AuditFilter(
-            serialNumber: serial, outcome: outcome.flatMap(Self.outcome)?.rawValue, since: since.flatMap(Timestamp.init(iso8601:)),
+            serialNumber: serial, outcome: outcome.flatMap(Self.outcome)?.rawValue,
+            since: since.flatMap(Timestamp.init(iso8601:)),
             until: until.flatMap(Timestamp.init(iso8601Until:)), unfinished: unfinished
         )
     }
@@ -91,7 +109,8 @@ struct AuditList: AsyncParsableCommand {
 }
 
 struct AuditShow: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one audit entry by id (exit 66 when there is none).")
+    static let configuration = CommandConfiguration(
+        commandName: "show", abstract: "Show one audit entry by id (exit 66 when there is none).")
 
     @Argument(help: "The audit id (auditId in activate's output).")
     var id: Int64
@@ -114,9 +133,13 @@ struct AuditShow: AsyncParsableCommand {
 }
 
 struct AuditExport: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "export", abstract: "Write audit entries as CSV or JSON Lines (masked unless --reveal).")
+    static let configuration = CommandConfiguration(
+        commandName: "export", abstract: "Write audit entries as CSV or JSON Lines (masked unless --reveal).")
 
-    @Option(help: ArgumentHelp("jsonl (default: keeps nulls, numbers and free-text comments as they are) or csv (for spreadsheets). wallet export defaults to csv because that is the import format operators edit.", valueName: "format"))
+    @Option(
+        help: ArgumentHelp(
+            "jsonl (default: keeps nulls, numbers and free-text comments as they are) or csv (for spreadsheets). wallet export defaults to csv because that is the import format operators edit.",
+            valueName: "format"))
     var format: WalletFileFormat = .jsonl
 
     @OptionGroup var filter: AuditFilterOptions
@@ -149,10 +172,14 @@ struct AuditVerify: AsyncParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("A checkpoint kept from audit checkpoint ('-' for standard input).", valueName: "file"), completion: .file())
+    @Option(
+        help: ArgumentHelp("A checkpoint kept from audit checkpoint ('-' for standard input).", valueName: "file"),
+        completion: .file())
     var checkpoint: String?
 
-    @Option(name: .customLong("verifier-key"), help: ArgumentHelp("The log's verifier key, as audit key generate printed it.", valueName: "key"))
+    @Option(
+        name: .customLong("verifier-key"),
+        help: ArgumentHelp("The log's verifier key, as audit key generate printed it.", valueName: "key"))
     var verifierKey: String?
 
     @Flag(help: "Print the result as JSON.")
@@ -160,9 +187,12 @@ struct AuditVerify: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
-        if (checkpoint == nil) != (verifierKey == nil) { throw ValidationError("--checkpoint and --verifier-key go together") }
+        if (checkpoint == nil) != (verifierKey == nil) {
+            throw ValidationError("--checkpoint and --verifier-key go together")
+        }
         if let verifierKey, (try? NoteVerifier(verifierKey: verifierKey)) == nil {
-            throw ValidationError("--verifier-key is not a signed-note verifier key (NAME+HASH+KEY, as audit key generate prints it)")
+            throw ValidationError(
+                "--verifier-key is not a signed-note verifier key (NAME+HASH+KEY, as audit key generate prints it)")
         }
     }
 
@@ -172,20 +202,29 @@ struct AuditVerify: AsyncParsableCommand {
             if let checkpoint, let verifierKey {
                 let verifier = try NoteVerifier(verifierKey: verifierKey)
                 let note = try InputFile.read(checkpoint, option: "--checkpoint")
-                let (signed, rows) = try TransparencyLog(settings: settings).verify(note: Array(note), verifier: verifier)
-                Output.print(json: json ? JSONObject(["verified": .bool(true), "checkpointSize": .int(Int(signed.size)), "rows": .int(Int(rows))]) : nil,
-                             lines: ["checkpoint verified: \(signed.origin) at \(signed.size) rows, signed by its key; the log (\(rows) rows) extends it"])
+                let (signed, rows) = try TransparencyLog(settings: settings).verify(
+                    note: Array(note), verifier: verifier)
+                Output.print(
+                    json: json
+                        ? JSONObject([
+                            "verified": .bool(true), "checkpointSize": .int(Int(signed.size)), "rows": .int(Int(rows)),
+                        ]) : nil,
+                    lines: [
+                        "checkpoint verified: \(signed.origin) at \(signed.size) rows, signed by its key; the log (\(rows) rows) extends it"
+                    ])
                 return
             }
             let (rows, broken) = try Audit(settings: settings).verify()
             if let broken { throw AuditError.chainBroken(broken) }
             let checkpoints = try TransparencyLog(settings: settings).verifyStored()
             if json {
-                Output.line(JSONObject(["verified": .bool(true), "rows": .int(rows), "checkpoints": .int(checkpoints)]).text)
+                Output.line(
+                    JSONObject(["verified": .bool(true), "rows": .int(rows), "checkpoints": .int(checkpoints)]).text)
             } else {
-                Output.line("audit chain verified: \(rows) row\(rows == 1 ? "" : "s")" + (checkpoints == 0 ? "" : "; \(checkpoints) checkpoint\(checkpoints == 1 ? "" : "s") hold"))
+                Output.line(
+                    "audit chain verified: \(rows) row\(rows == 1 ? "" : "s")"
+                        + (checkpoints == 0 ? "" : "; \(checkpoints) checkpoint\(checkpoints == 1 ? "" : "s") hold"))
             }
         }
     }
 }
-

@@ -1,6 +1,7 @@
 import ArgumentParser
-import CommandLine
+import TokenctlCommandLine
 import TokenctlConfiguration
+import TransparencyLog
 import WalletModel
 
 struct AuditKeyCommand: ParsableCommand {
@@ -23,7 +24,10 @@ struct AuditKeyGenerate: AsyncParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("The log's name, as audit.origin will say it (such as bank.example/tokenctl-audit; no spaces, no '+').", valueName: "origin"))
+    @Option(
+        help: ArgumentHelp(
+            "The log's name, as audit.origin will say it (such as bank.example/tokenctl-audit; no spaces, no '+').",
+            valueName: "origin"))
     var origin: String
 
     @Option(help: ArgumentHelp("The new key file (made 0600).", valueName: "file"), completion: .file())
@@ -36,7 +40,9 @@ struct AuditKeyGenerate: AsyncParsableCommand {
 
     func validate() throws {
         guard AuditSettings.isValidOrigin(origin) else {
-            throw ValidationError("--origin must be a log's name of at most 255 bytes, without spaces, '+', control or direction-changing characters, such as bank.example/tokenctl-audit")
+            throw ValidationError(
+                "--origin must be a log's name of at most 255 bytes, without spaces, '+', control or direction-changing characters, such as bank.example/tokenctl-audit"
+            )
         }
         guard out != "-" else {
             throw ValidationError("--out must name a file: a private key is never written to standard output")
@@ -46,13 +52,18 @@ struct AuditKeyGenerate: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(json: json) {
             let signer = try NoteSigner.generate(name: origin)
-            try OutputFile.write(Array((signer.signerKey + "\n").utf8), to: out, option: "--out", mode: 0o600, exclusive: true)
+            try OutputFile.write(
+                Array((signer.signerKey + "\n").utf8), to: out, option: "--out", mode: 0o600, exclusive: true)
             let verifierKey = signer.verifier.verifierKey
             if json {
-                Output.line(JSONObject(["origin": .string(origin), "verifierKey": .string(verifierKey), "file": .string(out)]).text)
+                Output.line(
+                    JSONObject(["origin": .string(origin), "verifierKey": .string(verifierKey), "file": .string(out)])
+                        .text)
             } else {
                 Output.line(verifierKey)
-                Output.error("wrote the signing key to \(SafeText.escaped(out)) (0600); set audit.origin to \(origin) and audit.signing-key-file to that file, and give auditors the verifier key above")
+                Output.error(
+                    "wrote the signing key to \(SafeText.escaped(out)) (0600); set audit.origin to \(origin) and audit.signing-key-file to that file, and give auditors the verifier key above"
+                )
             }
         }
     }

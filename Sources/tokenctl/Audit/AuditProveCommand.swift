@@ -1,8 +1,9 @@
 import ArgumentParser
-import CommandLine
 import Foundation
 import TokenActivation
 import TokenctlApp
+import TokenctlCommandLine
+import TransparencyLog
 import WalletModel
 
 struct AuditProve: AsyncParsableCommand {
@@ -26,13 +27,20 @@ struct AuditProve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The stored checkpoint's size (default: the newest).", valueName: "rows"))
     var size: Int64?
 
-    @Option(help: "Which of the entry's rows: started or finished (default: the last one, finished when the attempt ended).")
+    @Option(
+        help: "Which of the entry's rows: started or finished (default: the last one, finished when the attempt ended)."
+    )
     var row: Row?
 
-    @Option(help: ArgumentHelp("Write the tlog-proof to this file instead of standard output.", valueName: "file"), completion: .file())
+    @Option(
+        help: ArgumentHelp("Write the tlog-proof to this file instead of standard output.", valueName: "file"),
+        completion: .file())
     var out: String?
 
-    @Option(name: .customLong("leaf-data"), help: ArgumentHelp("Also write the row's leaf data to this file (needs --reveal).", valueName: "file"), completion: .file())
+    @Option(
+        name: .customLong("leaf-data"),
+        help: ArgumentHelp("Also write the row's leaf data to this file (needs --reveal).", valueName: "file"),
+        completion: .file())
     var leafData: String?
 
     @Flag(help: "Print JSON instead of text.")
@@ -44,7 +52,9 @@ struct AuditProve: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
-        if leafData != nil, !reveal { throw ValidationError("--leaf-data needs --reveal: the leaf data holds identifiers whole") }
+        if leafData != nil, !reveal {
+            throw ValidationError("--leaf-data needs --reveal: the leaf data holds identifiers whole")
+        }
         if let size, size < 1 { throw ValidationError("--size must be 1 or more") }
     }
 
@@ -52,7 +62,8 @@ struct AuditProve: AsyncParsableCommand {
         try await reportingErrors(json: json) {
             // The leaf data's file is made first: one that cannot be is named before any proof is printed.
             if let leafData { try OutputFile.checkWritable(leafData, option: "--leaf-data") }
-            let proof = try TransparencyLog(settings: try await global.readingSettings()).prove(entry: entry, size: size, row: row.map { $0 == .started ? 0 : 1 })
+            let proof = try TransparencyLog(settings: try await global.readingSettings()).prove(
+                entry: entry, size: size, row: row.map { $0 == .started ? 0 : 1 })
             if json {
                 let rows: [JSONObject] = proof.rows.map { row in
                     JSONObject([
@@ -62,7 +73,11 @@ struct AuditProve: AsyncParsableCommand {
                         "proof": .array(row.proof.map { .string(Data($0).base64EncodedString()) }),
                     ])
                 }
-                Output.line(JSONObject(["entry": .int(Int(entry)), "rows": .array(rows.map { .object($0) }), "checkpoint": .string(proof.checkpoint.note)]).text)
+                Output.line(
+                    JSONObject([
+                        "entry": .int(Int(entry)), "rows": .array(rows.map { .object($0) }),
+                        "checkpoint": .string(proof.checkpoint.note),
+                    ]).text)
                 return
             }
             let chosen = proof.rows.count - 1
@@ -93,10 +108,16 @@ struct AuditConsistency: AsyncParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("The older checkpoint's file ('-' for standard input).", valueName: "file"), completion: .file())
+    @Option(
+        help: ArgumentHelp("The older checkpoint's file ('-' for standard input).", valueName: "file"),
+        completion: .file())
     var from: String
 
-    @Option(name: .customLong("verifier-key"), help: ArgumentHelp("The log's verifier key that signed the older checkpoint (default: the key of audit.signing-key-file).", valueName: "key"))
+    @Option(
+        name: .customLong("verifier-key"),
+        help: ArgumentHelp(
+            "The log's verifier key that signed the older checkpoint (default: the key of audit.signing-key-file).",
+            valueName: "key"))
     var verifierKey: String?
 
     @Option(help: ArgumentHelp("The newer stored checkpoint's size (default: the newest).", valueName: "rows"))
@@ -112,23 +133,33 @@ struct AuditConsistency: AsyncParsableCommand {
             let verifier: NoteVerifier
             if let verifierKey {
                 guard let given = try? NoteVerifier(verifierKey: verifierKey) else {
-                    throw UsageError(message: "--verifier-key is not a signed-note verifier key (NAME+HASH+KEY, as audit key generate prints it)")
+                    throw UsageError(
+                        message:
+                            "--verifier-key is not a signed-note verifier key (NAME+HASH+KEY, as audit key generate prints it)"
+                    )
                 }
                 verifier = given
             } else if settings.audit.signingKeyFile != nil, settings.audit.origin != nil {
                 verifier = try settings.audit.signer().signer.verifier
             } else {
-                throw UsageError(message: "the older checkpoint's signature is checked with the log's key: give --verifier-key (as audit key generate printed it)")
+                throw UsageError(
+                    message:
+                        "the older checkpoint's signature is checked with the log's key: give --verifier-key (as audit key generate printed it)"
+                )
             }
             let note = try InputFile.read(from, option: "--from")
-            let old = try TransparencyLog.open(Array(note), verifier: verifier, what: "--from \(SafeText.escaped(from))")
+            let old = try TransparencyLog.open(
+                Array(note), verifier: verifier, what: "--from \(SafeText.escaped(from))")
             let log = TransparencyLog(settings: settings)
-            let (checkpoint, proof) = try log.consistency(from: Int64(old.size), to: to, oldRoot: old.rootHash, oldOrigin: old.origin)
+            let (checkpoint, proof) = try log.consistency(
+                from: Int64(old.size), to: to, oldRoot: old.rootHash, oldOrigin: old.origin)
             if json {
-                Output.line(JSONObject([
-                    "from": .int(Int(old.size)), "to": .int(Int(checkpoint.size)),
-                    "proof": .array(proof.map { .string(Data($0).base64EncodedString()) }), "checkpoint": .string(checkpoint.note),
-                ]).text)
+                Output.line(
+                    JSONObject([
+                        "from": .int(Int(old.size)), "to": .int(Int(checkpoint.size)),
+                        "proof": .array(proof.map { .string(Data($0).base64EncodedString()) }),
+                        "checkpoint": .string(checkpoint.note),
+                    ]).text)
             } else {
                 for hash in proof { Output.line(Data(hash).base64EncodedString()) }
             }

@@ -1,9 +1,9 @@
 import ArgumentParser
-import CommandLine
 import Foundation
+import ServiceCommand
 import TokenActivation
 import TokenctlApp
-import ServiceCommand
+import TokenctlCommandLine
 
 struct ConfigCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -64,14 +64,20 @@ struct ConfigCheckCommand: AsyncParsableCommand {
         try await reportingErrors(json: json) {
             let settings = try await global.settings()
             // The TLS pair loaded as serve loads it: a key that does not fit its certificate is refused here too.
-            let results = ConfigCheck.run(settings, environment: ProcessInfo.processInfo.environment, serviceChecks: [
-                { try ServiceTLSCheck.check(settings.service) },
-            ])
-            Output.print(json: json ? ConfigText.json(results, configFile: settings.configFile) : nil, lines: ConfigText.lines(results, configFile: settings.configFile))
+            let results = ConfigCheck.run(
+                settings, environment: ProcessInfo.processInfo.environment,
+                serviceChecks: [
+                    { try ServiceTLSCheck.check(settings.service) }
+                ])
+            Output.print(
+                json: json ? ConfigText.json(results, configFile: settings.configFile) : nil,
+                lines: ConfigText.lines(results, configFile: settings.configFile))
             let failures = results.flatMap(\.failures)
             Output.flush()
             for result in results where result.unusedBecause != nil {
-                for warning in result.errors { Output.error("warning: \(result.part) (unused): \(warning.message) (\(warning.code.rawValue))") }
+                for warning in result.errors {
+                    Output.error("warning: \(result.part) (unused): \(warning.message) (\(warning.code.rawValue))")
+                }
             }
             for failure in failures { Output.error("\(failure.message) (\(failure.code.rawValue))") }
             if let worst = failures.map(\.code.exitStatus).min() { throw ExitCode(worst.rawValue) }

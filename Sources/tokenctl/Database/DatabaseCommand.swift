@@ -1,7 +1,7 @@
 import ArgumentParser
-import CommandLine
 import TokenActivation
 import TokenctlApp
+import TokenctlCommandLine
 import TokenctlConfiguration
 import WalletModel
 
@@ -66,7 +66,9 @@ struct DatabaseMigrateCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(json: json) {
             let (applied, status) = try DatabaseAdmin(settings: try await global.settings()).migrate()
-            let summary = applied.isEmpty ? "schema current; nothing to apply" : "applied \(applied.count): \(applied.joined(separator: ", "))"
+            let summary =
+                applied.isEmpty
+                ? "schema current; nothing to apply" : "applied \(applied.count): \(applied.joined(separator: ", "))"
             var object = DatabaseText.json(status)
             object.append("appliedNow", .array(applied.map { .string($0) }))
             Output.print(json: json ? object : nil, lines: [summary] + DatabaseText.lines(status))
@@ -92,7 +94,9 @@ struct DatabaseCopyCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("The target: postgres://USER@HOST[:PORT]/DATABASE[?sslmode=…] or a SQLite file.", valueName: "url-or-path"))
+    @Option(
+        help: ArgumentHelp(
+            "The target: postgres://USER@HOST[:PORT]/DATABASE[?sslmode=…] or a SQLite file.", valueName: "url-or-path"))
     var to: String
 
     @Flag(help: "Print JSON instead of text.")
@@ -113,11 +117,14 @@ struct DatabaseCopyCommand: AsyncParsableCommand {
             let report = try DatabaseCopy(from: source, to: target).run()
             let object = JSONObject([
                 "passes": .int(report.passes), "auditRows": .int(report.auditRows), "stateRows": .int(report.stateRows),
-                "verifiedRows": .int(report.verifiedRows), "checkpoints": .int(report.checkpoints), "cosignatures": .int(report.cosignatures),
+                "verifiedRows": .int(report.verifiedRows), "checkpoints": .int(report.checkpoints),
+                "cosignatures": .int(report.cosignatures),
             ])
-            Output.print(json: json ? object : nil, lines: [
-                "copied \(report.passes) pass records, \(report.auditRows) audit rows and \(report.stateRows) rows of onboarding state; the target's chain verifies (\(report.verifiedRows) rows); \(report.checkpoints) signed checkpoints of the audit log, each verified on the target, and \(report.cosignatures) witness cosignatures",
-            ])
+            Output.print(
+                json: json ? object : nil,
+                lines: [
+                    "copied \(report.passes) pass records, \(report.auditRows) audit rows and \(report.stateRows) rows of onboarding state; the target's chain verifies (\(report.verifiedRows) rows); \(report.checkpoints) signed checkpoints of the audit log, each verified on the target, and \(report.cosignatures) witness cosignatures"
+                ])
         }
     }
 }

@@ -1,7 +1,7 @@
-import CommandLine
 import ErrorCodes
 import TokenActivation
 import TokenctlApp
+import TokenctlCommandLine
 import WalletModel
 
 /// The text and JSON of `tokenctl db status` and `db migrate`.
@@ -20,7 +20,8 @@ enum DatabaseText {
     static func json(_ status: DatabaseStatus) -> JSONObject {
         JSONObject([
             "backend": .string(status.backend), "location": .string(status.location), "applied": .int(status.applied),
-            "known": .int(status.known), "pending": .array(status.pending.map { .string($0) }), "current": .bool(status.isCurrent),
+            "known": .int(status.known), "pending": .array(status.pending.map { .string($0) }),
+            "current": .bool(status.isCurrent),
         ])
     }
 }
@@ -34,8 +35,16 @@ struct DatabaseOutcome: CodedError {
     /// `db migrate` says too).
     static func notCurrent(_ status: DatabaseStatus) -> DatabaseOutcome {
         if status.isNewer {
-            return DatabaseOutcome(code: .storageSchemaTooNew, message: "the database has schema version \(status.applied), newer than this tokenctl knows (\(status.known)); use a newer tokenctl")
+            return DatabaseOutcome(
+                code: .storageSchemaTooNew,
+                message:
+                    "the database has schema version \(status.applied), newer than this tokenctl knows (\(status.known)); use a newer tokenctl"
+            )
         }
-        return DatabaseOutcome(code: .storageMigrationRequired, message: "\(status.pending.count) \(status.pending.count == 1 ? "migration" : "migrations") pending; run tokenctl db migrate")
+        return DatabaseOutcome(
+            code: .storageMigrationRequired,
+            message:
+                "\(status.pending.count) \(status.pending.count == 1 ? "migration" : "migrations") pending; run tokenctl db migrate"
+        )
     }
 }

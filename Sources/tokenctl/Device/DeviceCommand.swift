@@ -1,10 +1,10 @@
 import ArgumentParser
-import CommandLine
 import Foundation
 import Logging
 import OnboardingCore
 import TokenActivation
 import TokenctlApp
+import TokenctlCommandLine
 import WalletModel
 
 struct DeviceCommand: AsyncParsableCommand {
@@ -19,12 +19,19 @@ struct DeviceCommand: AsyncParsableCommand {
             onboarding.instance-id. Exit codes: 77 not activated, refused or authentication failed; \
             69 server unreachable; 76 unexpected answer; 65 already activated; 64 PIN missing or invalid.
             """,
-        subcommands: [DeviceActivate.self, DeviceStatus.self, DeviceShow.self, DeviceToken.self, DeviceRequest.self, DeviceRemove.self]
+        subcommands: [
+            DeviceActivate.self, DeviceStatus.self, DeviceShow.self, DeviceToken.self, DeviceRequest.self,
+            DeviceRemove.self,
+        ]
     )
 }
 
 struct PINOptions: ParsableArguments {
-    @Option(name: .customLong("pin-file"), help: ArgumentHelp("Read the PIN from this file (mode 0600); without it, a terminal prompt asks.", valueName: "file"), completion: .file())
+    @Option(
+        name: .customLong("pin-file"),
+        help: ArgumentHelp(
+            "Read the PIN from this file (mode 0600); without it, a terminal prompt asks.", valueName: "file"),
+        completion: .file())
     var pinFile: String?
 
     /// The PIN when `factor` needs the knowledge factor; possession alone asks for none.
@@ -34,7 +41,11 @@ struct PINOptions: ParsableArguments {
 }
 
 struct SignatureOptions: ParsableArguments {
-    @Option(name: .customLong("signature-type"), help: ArgumentHelp("possession, or possession_knowledge (needs the PIN). Default: possession for `device token`, possession_knowledge for `device remove` (the server needs two factors to remove).", valueName: "type"), completion: .list(["possession", "possession_knowledge"]))
+    @Option(
+        name: .customLong("signature-type"),
+        help: ArgumentHelp(
+            "possession, or possession_knowledge (needs the PIN). Default: possession for `device token`, possession_knowledge for `device remove` (the server needs two factors to remove).",
+            valueName: "type"), completion: .list(["possession", "possession_knowledge"]))
     var signatureType: String?
 
     func validate() throws {
@@ -55,7 +66,8 @@ struct SignatureOptions: ParsableArguments {
 
 extension GlobalOptions {
     func deviceService() async throws -> DeviceService {
-        try await settings().deviceService(environment: ProcessInfo.processInfo.environment, logger: Logger(label: "tokenctl.device"))
+        try await settings().deviceService(
+            environment: ProcessInfo.processInfo.environment, logger: Logger(label: "tokenctl.device"))
     }
 }
 
@@ -69,7 +81,9 @@ struct DeviceActivate: AsyncParsableCommand {
             """
     )
 
-    @Option(name: .customLong("attribute"), help: ArgumentHelp("An identity attribute key=value; repeat for more.", valueName: "key=value"))
+    @Option(
+        name: .customLong("attribute"),
+        help: ArgumentHelp("An identity attribute key=value; repeat for more.", valueName: "key=value"))
     var attributes: [String] = []
 
     @Option(help: "A name for this device activation.")
@@ -89,10 +103,12 @@ struct DeviceActivate: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors(json: output.json) {
-            let identity = Dictionary(attributes.map { attribute -> (String, String) in
-                let parts = attribute.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                return (String(parts[0]), String(parts[1]))
-            }) { _, last in last }
+            let identity = Dictionary(
+                attributes.map { attribute -> (String, String) in
+                    let parts = attribute.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                    return (String(parts[0]), String(parts[1]))
+                }
+            ) { _, last in last }
             let service = try await global.deviceService().resolvingServer()
             let pinBytes = try PINInput.read(file: pin.pinFile, confirm: true)
             let activation = try await service.activate(name: name, identityAttributes: identity, pin: pinBytes)
@@ -124,7 +140,8 @@ struct DeviceStatus: AsyncParsableCommand {
 }
 
 struct DeviceShow: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "show", abstract: "Show the stored activation (no server call; no keys printed).")
+    static let configuration = CommandConfiguration(
+        commandName: "show", abstract: "Show the stored activation (no server call; no keys printed).")
 
     @OptionGroup var output: OutputOptions
     @OptionGroup var global: GlobalOptions
@@ -132,14 +149,18 @@ struct DeviceShow: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(json: output.json) {
             let service = try await global.deviceService()
-            guard let activation = try await service.show() else { throw PowerAuthClientError.notActivated(instance: service.settings.instanceID) }
+            guard let activation = try await service.show() else {
+                throw PowerAuthClientError.notActivated(instance: service.settings.instanceID)
+            }
             Output.print(json: output.json ? DeviceText.json(activation) : nil, lines: DeviceText.lines(activation))
         }
     }
 }
 
 struct DeviceToken: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "token", abstract: "Create a MAC token (signed request) and store it for `device request --auth token`.")
+    static let configuration = CommandConfiguration(
+        commandName: "token",
+        abstract: "Create a MAC token (signed request) and store it for `device request --auth token`.")
 
     @OptionGroup var signature: SignatureOptions
     @OptionGroup var pin: PINOptions
@@ -153,7 +174,8 @@ struct DeviceToken: AsyncParsableCommand {
             let pinBytes = try pin.pin(for: factor)
             let token = try await service.createToken(factor: factor, pin: pinBytes)
             if output.json {
-                Output.line(JSONObject(["tokenId": .string(token.id), "signatureType": .string(token.factor.rawValue)]).text)
+                Output.line(
+                    JSONObject(["tokenId": .string(token.id), "signatureType": .string(token.factor.rawValue)]).text)
             } else {
                 Output.line("token \(token.id) stored (\(token.factor.rawValue))")
             }
@@ -181,7 +203,9 @@ struct DeviceRequest: AsyncParsableCommand {
     @Option(help: "The JSON body.")
     var body: String = #"{"requestObject":{}}"#
 
-    @Option(help: ArgumentHelp("possession, possession_knowledge or token.", valueName: "auth"), completion: .list(["possession", "possession_knowledge", "token"]))
+    @Option(
+        help: ArgumentHelp("possession, possession_knowledge or token.", valueName: "auth"),
+        completion: .list(["possession", "possession_knowledge", "token"]))
     var auth: String = SignatureFactor.possession.rawValue
 
     @OptionGroup var pin: PINOptions
@@ -206,7 +230,8 @@ struct DeviceRequest: AsyncParsableCommand {
             } else {
                 let factor = SignatureFactor(rawValue: auth) ?? .possession
                 let pinBytes = try pin.pin(for: factor)
-                answer = try await service.signedRequest(path: path, body: Array(body.utf8), factor: factor, pin: pinBytes)
+                answer = try await service.signedRequest(
+                    path: path, body: Array(body.utf8), factor: factor, pin: pinBytes)
             }
             Output.line(String(decoding: answer, as: UTF8.self))
         }
@@ -216,7 +241,8 @@ struct DeviceRequest: AsyncParsableCommand {
 struct DeviceRemove: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "remove",
-        abstract: "Remove the activation on the server (signed with the PIN) and forget it here; --local only forgets it.",
+        abstract:
+            "Remove the activation on the server (signed with the PIN) and forget it here; --local only forgets it.",
         discussion: """
             The server requires two factors to remove an activation, so the PIN is asked (or read \
             with --pin-file); a possession-only signature is refused with 401. A blocked or lost \

@@ -1,7 +1,7 @@
-import CommandLine
 import OnboardingCore
 import TokenActivation
 import TokenctlApp
+import TokenctlCommandLine
 import WalletModel
 
 /// Text and JSON shapes of the device commands. Keys are never printed.
@@ -59,8 +59,9 @@ enum DeviceText {
             "state         \(status.state)",
             "flags         \(status.flags.isEmpty ? "none" : status.flags.joined(separator: ", "))",
             "failed        \(status.blob.failedAttempts) of \(status.blob.maxFailedAttempts)",
-            "counter       " + (status.counterDistance.map { $0 == 0 ? "in step with the server" : "server \($0) ahead" }
-                ?? "the server is behind this device (a failed or lost signature); the next valid signature catches it up"),
+            "counter       "
+                + (status.counterDistance.map { $0 == 0 ? "in step with the server" : "server \($0) ahead" }
+                    ?? "the server is behind this device (a failed or lost signature); the next valid signature catches it up"),
             "fingerprint   \(status.fingerprint)",
         ]
     }

@@ -1,17 +1,20 @@
-import CommandLine
 import Glibc
 import OnboardingCore
+import TokenctlCommandLine
 
 /// Where a PIN comes from: `--pin-file` (a file only its owner can read), or a
 /// prompt without echo on the controlling terminal. Never a command-line argument.
 enum PINInput {
     /// - Parameter invalid: the error for a missing or unreadable PIN, in the caller's domain
     ///   (`powerauth.invalidPIN` by default, `login.invalidPIN` for the PIN login).
-    static func read(file: String?, confirm: Bool = false, invalid: (String) -> any Error = PowerAuthClientError.invalidPIN) throws -> [UInt8] {
+    static func read(
+        file: String?, confirm: Bool = false, invalid: (String) -> any Error = PowerAuthClientError.invalidPIN
+    ) throws -> [UInt8] {
         do {
             if let file { return try fromFile(file) }
             guard isatty(STDIN_FILENO) == 1 else {
-                throw PowerAuthClientError.invalidPIN("no PIN: give --pin-file FILE (mode 0600), or run on a terminal to be asked")
+                throw PowerAuthClientError.invalidPIN(
+                    "no PIN: give --pin-file FILE (mode 0600), or run on a terminal to be asked")
             }
             let pin = try prompt("PIN: ")
             if confirm, try prompt("PIN again: ") != pin {
@@ -25,9 +28,17 @@ enum PINInput {
 
     private static func fromFile(_ path: String) throws -> [UInt8] {
         var info = stat()
-        guard stat(path, &info) == 0 else { throw PowerAuthClientError.invalidPIN("--pin-file \(path) cannot be read: \(String(cString: strerror(errno)))") }
-        guard info.st_mode & S_IFMT == S_IFREG else { throw PowerAuthClientError.invalidPIN("--pin-file \(path) is not a regular file; name the file holding the PIN") }
-        guard info.st_mode & 0o077 == 0 else { throw PowerAuthClientError.invalidPIN("--pin-file \(path) is readable by group or others; chmod 600 it") }
+        guard stat(path, &info) == 0 else {
+            throw PowerAuthClientError.invalidPIN(
+                "--pin-file \(path) cannot be read: \(String(cString: strerror(errno)))")
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw PowerAuthClientError.invalidPIN(
+                "--pin-file \(path) is not a regular file; name the file holding the PIN")
+        }
+        guard info.st_mode & 0o077 == 0 else {
+            throw PowerAuthClientError.invalidPIN("--pin-file \(path) is readable by group or others; chmod 600 it")
+        }
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw PowerAuthClientError.invalidPIN("--pin-file \(path) cannot be opened") }
         defer { close(descriptor) }

@@ -1,10 +1,10 @@
 import ArgumentParser
-import CommandLine
 import Foundation
 import Logging
 import OnboardingCore
 import TokenActivation
 import TokenctlApp
+import TokenctlCommandLine
 import WalletModel
 
 struct LoginCommand: AsyncParsableCommand {
@@ -25,7 +25,10 @@ struct LoginCommand: AsyncParsableCommand {
             75 identity not confirmed yet, or a login ticket expired (run it again); 76 malformed answer; \
             78 configuration.
             """,
-        subcommands: [LoginRegister.self, LoginConfirm.self, LoginResendEmail.self, LoginSetPIN.self, LoginRun.self, LoginStatusCommand.self, LoginDelete.self]
+        subcommands: [
+            LoginRegister.self, LoginConfirm.self, LoginResendEmail.self, LoginSetPIN.self, LoginRun.self,
+            LoginStatusCommand.self, LoginDelete.self,
+        ]
     )
 }
 
@@ -55,7 +58,9 @@ struct LoginRegister: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
-        guard !identity.isEmpty, identity.count <= 254, !identity.contains(where: { $0.isWhitespace || $0.isNewline }), !SafeText.containsUnsafe(identity) else {
+        guard !identity.isEmpty, identity.count <= 254, !identity.contains(where: { $0.isWhitespace || $0.isNewline }),
+            !SafeText.containsUnsafe(identity)
+        else {
             throw ValidationError("--identity must be the user's e-mail address")
         }
         try LabelOption.check(deviceName, option: "--device-name")
@@ -64,7 +69,8 @@ struct LoginRegister: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(json: output.json) {
             let status = try await global.loginService().register(identity: identity, deviceName: deviceName)
-            LoginText.print(status, json: output.json, done: "registration started; a confirmation e-mail is on its way")
+            LoginText.print(
+                status, json: output.json, done: "registration started; a confirmation e-mail is on its way")
         }
     }
 }
@@ -73,7 +79,8 @@ struct LoginConfirm: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "confirm",
         abstract: "Fetch the client secret once the e-mail link was opened (exit 75 before).",
-        discussion: "The client secret is kept until `tokenctl login set-pin` turns it into the PIN-less token: run that next."
+        discussion:
+            "The client secret is kept until `tokenctl login set-pin` turns it into the PIN-less token: run that next."
     )
 
     @OptionGroup var output: OutputOptions
@@ -108,7 +115,8 @@ struct LoginSetPIN: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "set-pin",
         abstract: "Finish the registration with a PIN (4 to 12 digits); no network call.",
-        discussion: "The PIN comes from --pin-file (mode 0600) or is asked twice on a terminal. It is not stored: only the token, which is useless without it."
+        discussion:
+            "The PIN comes from --pin-file (mode 0600) or is asked twice on a terminal. It is not stored: only the token, which is useless without it."
     )
 
     @OptionGroup var pin: PINOptions
@@ -130,7 +138,8 @@ struct LoginRun: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Log in with the PIN: an authorization code, redeemed by the relying party.",
-        discussion: "A wrong PIN exits 2 and says how many attempts are left; the third in a row blocks the identity (exit 3) and deletes its token."
+        discussion:
+            "A wrong PIN exits 2 and says how many attempts are left; the third in a row blocks the identity (exit 3) and deletes its token."
     )
 
     @OptionGroup var pin: PINOptions
@@ -177,7 +186,9 @@ struct LoginDelete: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(json: output.json) {
             guard try await global.loginService().delete() else { throw LoginError.noUser }
-            Output.print(json: output.json ? JSONObject(["deleted": .bool(true)]) : nil, lines: ["deleted; register again with `tokenctl login register --identity EMAIL`"])
+            Output.print(
+                json: output.json ? JSONObject(["deleted": .bool(true)]) : nil,
+                lines: ["deleted; register again with `tokenctl login register --identity EMAIL`"])
         }
     }
 }

@@ -1,8 +1,8 @@
-import CommandLine
 import Foundation
 import OnboardingCore
 import TokenActivation
 import TokenctlApp
+import TokenctlCommandLine
 import WalletModel
 
 /// Text and JSON shapes of the login commands: never the PIN, the token, a ticket or the mpinId.
@@ -27,7 +27,9 @@ enum LoginText {
     static func lines(_ status: LoginStatus, done: String?) -> [String] {
         var lines: [String] = done.map { [$0] } ?? []
         guard status.hasUser else {
-            return lines + ["no login user on this installation", "next          \(NextStepText.command(status.nextStep))"]
+            return lines + [
+                "no login user on this installation", "next          \(NextStepText.command(status.nextStep))",
+            ]
         }
         let state = status.state
         lines += [
@@ -38,8 +40,9 @@ enum LoginText {
         if status.failedAttempts > 0 { lines.append("wrong PINs    \(status.failedAttempts) since the last login") }
         if let last = status.lastLoginAt { lines.append("last login    \(last.ISO8601Format())") }
         if let registered = status.registeredBackendURL {
-            lines.append("server        \(SafeText.escaped(registered)) (where it registered; login.backend-url names another: "
-                + "\(NextStepText.command(.deleteLoginAndRegister)) to move it)")
+            lines.append(
+                "server        \(SafeText.escaped(registered)) (where it registered; login.backend-url names another: "
+                    + "\(NextStepText.command(.deleteLoginAndRegister)) to move it)")
         }
         lines.append("next          \(NextStepText.command(status.nextStep))")
         return lines
@@ -56,6 +59,8 @@ enum LoginText {
     }
 
     static func lines(_ outcome: LoginOutcome) -> [String] {
-        ["logged in as \(outcome.identity) at \(outcome.loggedInAt.ISO8601Format()); the relying party accepted the login"]
+        [
+            "logged in as \(outcome.identity) at \(outcome.loggedInAt.ISO8601Format()); the relying party accepted the login"
+        ]
     }
 }

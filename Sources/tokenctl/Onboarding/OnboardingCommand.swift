@@ -1,10 +1,10 @@
 import ArgumentParser
-import CommandLine
 import Foundation
 import Logging
 import OnboardingCore
 import TokenActivation
 import TokenctlApp
+import TokenctlCommandLine
 import WalletModel
 
 struct OnboardingCommand: AsyncParsableCommand {
@@ -22,13 +22,17 @@ struct OnboardingCommand: AsyncParsableCommand {
             running, or the OTP resend period has not passed, or too many processes today; 69 server \
             unreachable or failing (5xx); 76 malformed answer; 78 configuration.
             """,
-        subcommands: [OnboardingStart.self, OnboardingStatus.self, OnboardingActivate.self, OnboardingCancel.self, OnboardingResendOTP.self, OnboardingOTP.self]
+        subcommands: [
+            OnboardingStart.self, OnboardingStatus.self, OnboardingActivate.self, OnboardingCancel.self,
+            OnboardingResendOTP.self, OnboardingOTP.self,
+        ]
     )
 }
 
 extension GlobalOptions {
     func onboardingService() async throws -> OnboardingService {
-        try await settings().onboardingService(environment: ProcessInfo.processInfo.environment, logger: Logger(label: "tokenctl.onboarding"))
+        try await settings().onboardingService(
+            environment: ProcessInfo.processInfo.environment, logger: Logger(label: "tokenctl.onboarding"))
     }
 }
 
@@ -46,20 +50,26 @@ struct OnboardingStart: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The credentials object, as JSON.", valueName: "json"))
     var credentials: String?
 
-    @Option(name: .customLong("credentials-file"), help: ArgumentHelp("Read the credentials object from this file (- for standard input).", valueName: "file"), completion: .file(extensions: ["json"]))
+    @Option(
+        name: .customLong("credentials-file"),
+        help: ArgumentHelp("Read the credentials object from this file (- for standard input).", valueName: "file"),
+        completion: .file(extensions: ["json"]))
     var credentialsFile: String?
 
     @OptionGroup var output: OutputOptions
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
-        guard (credentials == nil) != (credentialsFile == nil) else { throw ValidationError("give exactly one of --credentials JSON and --credentials-file FILE") }
+        guard (credentials == nil) != (credentialsFile == nil) else {
+            throw ValidationError("give exactly one of --credentials JSON and --credentials-file FILE")
+        }
     }
 
     func run() async throws {
         try await reportingErrors(json: output.json) {
             let service = try await global.onboardingService().resolvingServer()
-            let started = try await service.start(credentials: try OnboardingText.credentials(text: credentials, file: credentialsFile))
+            let started = try await service.start(
+                credentials: try OnboardingText.credentials(text: credentials, file: credentialsFile))
             Output.print(json: output.json ? OnboardingText.json(started) : nil, lines: OnboardingText.lines(started))
         }
     }
@@ -78,7 +88,9 @@ struct OnboardingStatus: AsyncParsableCommand {
         var failed = false
         try await reportingErrors(json: output.json) {
             let (processID, status) = try await global.onboardingService().status()
-            Output.print(json: output.json ? OnboardingText.json(processID: processID, status) : nil, lines: OnboardingText.lines(processID: processID, status))
+            Output.print(
+                json: output.json ? OnboardingText.json(processID: processID, status) : nil,
+                lines: OnboardingText.lines(processID: processID, status))
             failed = status == .failed
         }
         // A failed process is an answer, not an error: printed like the others, exit 3.
@@ -118,7 +130,8 @@ struct OnboardingActivate: AsyncParsableCommand {
             let service = try await global.onboardingService().resolvingServer()
             let pinBytes = try PINInput.read(file: pin.pinFile, confirm: true)
             let activated = try await service.activate(otp: otp, name: name, pin: pinBytes)
-            Output.print(json: output.json ? OnboardingText.json(activated) : nil, lines: OnboardingText.lines(activated))
+            Output.print(
+                json: output.json ? OnboardingText.json(activated) : nil, lines: OnboardingText.lines(activated))
         }
     }
 }
@@ -130,7 +143,9 @@ struct OnboardingCancel: AsyncParsableCommand {
         discussion: "The process is forgotten here even when the server cannot be told, unless --no-force."
     )
 
-    @Flag(name: .customLong("force"), inversion: .prefixedNo, help: "Forget the process here even when the server call fails.")
+    @Flag(
+        name: .customLong("force"), inversion: .prefixedNo,
+        help: "Forget the process here even when the server call fails.")
     var force = true
 
     @OptionGroup var output: OutputOptions
@@ -141,7 +156,11 @@ struct OnboardingCancel: AsyncParsableCommand {
             let confirmed = try await global.onboardingService().cancel(force: force)
             Output.print(
                 json: output.json ? JSONObject(["cancelled": .bool(true), "serverConfirmed": .bool(confirmed)]) : nil,
-                lines: [confirmed ? "cancelled" : "cancelled here; the server could not be told, so its process runs on until it expires"]
+                lines: [
+                    confirmed
+                        ? "cancelled"
+                        : "cancelled here; the server could not be told, so its process runs on until it expires"
+                ]
             )
         }
     }
@@ -159,7 +178,8 @@ struct OnboardingResendOTP: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(json: output.json) {
             try await global.onboardingService().resendOTP()
-            Output.print(json: output.json ? JSONObject(["resent": .bool(true)]) : nil, lines: ["a new OTP is on its way"])
+            Output.print(
+                json: output.json ? JSONObject(["resent": .bool(true)]) : nil, lines: ["a new OTP is on its way"])
         }
     }
 }

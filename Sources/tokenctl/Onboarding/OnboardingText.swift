@@ -1,8 +1,8 @@
-import CommandLine
 import Foundation
 import OnboardingCore
 import TokenActivation
 import TokenctlApp
+import TokenctlCommandLine
 import WalletModel
 
 /// Text and JSON shapes of the onboarding commands. OTPs and PINs are never printed
@@ -18,7 +18,9 @@ enum OnboardingText {
         } else {
             data = Data()
         }
-        guard let value = try? JSONDecoder().decode(JSONValue.self, from: data), case .object(let members) = value, !members.isEmpty else {
+        guard let value = try? JSONDecoder().decode(JSONValue.self, from: data), case .object(let members) = value,
+            !members.isEmpty
+        else {
             throw UsageError(message: "the credentials must be a non-empty JSON object")
         }
         return value
@@ -37,7 +39,8 @@ enum OnboardingText {
             "process       \(started.processID)",
             "status        \(started.status?.rawValue ?? "unknown")",
             "next          the user receives an OTP: tokenctl onboarding activate --otp CODE"
-                + (started.otpResendPeriodSeconds.map { " (a new one after \($0) s: tokenctl onboarding resend-otp)" } ?? ""),
+                + (started.otpResendPeriodSeconds.map { " (a new one after \($0) s: tokenctl onboarding resend-otp)" }
+                    ?? ""),
         ]
     }
 
@@ -72,7 +75,9 @@ enum OnboardingText {
         switch activated.flags {
         case .none: lines.append("the activation flags could not be read: tokenctl device status shows them")
         case .some(let flags) where flags.isEmpty: lines.append("the user activation is finished")
-        case .some(let flags): lines.append("flags \(flags.joined(separator: ", ")): identity verification must end before tokens can be activated")
+        case .some(let flags):
+            lines.append(
+                "flags \(flags.joined(separator: ", ")): identity verification must end before tokens can be activated")
         }
         return lines
     }

@@ -1,6 +1,6 @@
 import ArgumentParser
-import CommandLine
 import TokenctlApp
+import TokenctlCommandLine
 import TokenctlConfiguration
 
 /// The command words of an argument list, checked against the command tree before
@@ -8,7 +8,9 @@ import TokenctlConfiguration
 enum CommandPath {
     /// The command types named by the leading words, and the first word that names no
     /// subcommand where one was expected (with the names it could have been).
-    static func resolve(_ arguments: [String], root: any ParsableCommand.Type) -> (path: [any ParsableCommand.Type], unknown: (word: String, candidates: [String])?) {
+    static func resolve(
+        _ arguments: [String], root: any ParsableCommand.Type
+    ) -> (path: [any ParsableCommand.Type], unknown: (word: String, candidates: [String])?) {
         var path: [any ParsableCommand.Type] = [root]
         for word in arguments {
             guard !word.hasPrefix("-") else { break }

@@ -1,8 +1,8 @@
-import CommandLine
 import Dispatch
 import Glibc
 import TokenActivation
 import TokenctlApp
+import TokenctlCommandLine
 
 /// Signals for a command that stops on its own terms, on one dispatch queue. The batch's
 /// first SIGINT or SIGTERM asks it to stop (``BatchStop``) and says so on standard error; a
@@ -43,7 +43,8 @@ final class InterruptHandler: @unchecked Sendable {
             source.setEventHandler { [unowned self] in
                 if self.signal != nil {
                     Output.flush()
-                    Output.error("second signal: abandoning the requests in flight (they are closed as UNKNOWN by the next run)")
+                    Output.error(
+                        "second signal: abandoning the requests in flight (they are closed as UNKNOWN by the next run)")
                     _exit(128 + number)
                 }
                 self.signal = number

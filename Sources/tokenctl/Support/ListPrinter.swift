@@ -1,6 +1,6 @@
-import CommandLine
 import TokenActivation
 import TokenctlApp
+import TokenctlCommandLine
 import WalletModel
 
 /// Prints a list as it streams: a JSON array (one object a line) or a text table with a

@@ -1,13 +1,14 @@
-import CommandLine
 import TokenActivation
 import TokenctlApp
+import TokenctlCommandLine
 import WalletModel
 
 /// Human-readable renderings of pass records. Stored text is shown through
 /// ``SafeText/escaped(_:)``, and the device label is cut to its column, so a label can
 /// neither reorder the line nor push the columns after it.
 enum PassRecordText {
-    static let tableHeader = [("SERIAL", 18), ("DEVICE ACCOUNT ID", 20), ("STATE", 20), ("DEVICE", 16), ("CARD", 6)]
+    static let tableHeader =
+        [("SERIAL", 18), ("DEVICE ACCOUNT ID", 20), ("STATE", 20), ("DEVICE", 16), ("CARD", 6)]
         .map { TableCell.pad($0.0, $0.1) }.joined() + "PASS TYPE"
 
     static func tableRow(_ record: PassRecord, reveal: Bool) -> String {

@@ -1,6 +1,6 @@
-import CommandLine
 import Glibc
 import Synchronization
+import TokenctlCommandLine
 
 /// A one-line progress bar on standard error. `update` redraws at most ten times a second;
 /// `tick` redraws with the elapsed time, so the line moves while requests are slow. Any

@@ -1,10 +1,10 @@
 import ArgumentParser
-import CommandLine
 import Foundation
 import Logging
 import OnboardingCore
 import TokenActivation
 import TokenctlApp
+import TokenctlCommandLine
 import WalletModel
 
 struct VerificationCommand: AsyncParsableCommand {
@@ -27,7 +27,8 @@ struct VerificationCommand: AsyncParsableCommand {
             activation, or it is no longer active; 78 configuration.
             """,
         subcommands: [
-            VerificationStatusCommand.self, VerificationConsent.self, VerificationDocuments.self, VerificationPresenceCheck.self,
+            VerificationStatusCommand.self, VerificationConsent.self, VerificationDocuments.self,
+            VerificationPresenceCheck.self,
             VerificationOTPCommand.self, VerificationRestart.self, VerificationCancel.self, VerificationRun.self,
         ]
     )
@@ -35,7 +36,8 @@ struct VerificationCommand: AsyncParsableCommand {
 
 extension GlobalOptions {
     func verificationService() async throws -> VerificationService {
-        try await settings().verificationService(environment: ProcessInfo.processInfo.environment, logger: Logger(label: "tokenctl.verification"))
+        try await settings().verificationService(
+            environment: ProcessInfo.processInfo.environment, logger: Logger(label: "tokenctl.verification"))
     }
 
     /// Runs `body` on the verification with the server configuration checked first.
@@ -56,7 +58,8 @@ func printState(_ state: VerificationState, json: Bool) throws {
 struct VerificationStatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: "Ask the server where the verification stands, and name the next step (exit 3 when it failed or ended)."
+        abstract:
+            "Ask the server where the verification stands, and name the next step (exit 3 when it failed or ended)."
     )
 
     @OptionGroup var output: OutputOptions
@@ -71,7 +74,9 @@ struct VerificationStatusCommand: AsyncParsableCommand {
         if report.presenceCheckFailed {
             var object = VerificationText.json(report.state)
             object.append("presenceCheckFailed", .bool(true))
-            Output.print(json: output.json ? object : nil, lines: VerificationText.lines(report.state, note: VerificationText.presenceCheckFailed))
+            Output.print(
+                json: output.json ? object : nil,
+                lines: VerificationText.lines(report.state, note: VerificationText.presenceCheckFailed))
             return
         }
         try printState(report.state, json: output.json)
@@ -124,8 +129,10 @@ struct VerificationRestart: AsyncParsableCommand {
 struct VerificationCancel: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cancel",
-        abstract: "Cancel the whole onboarding process; the server removes the device activation, and it is forgotten here.",
-        discussion: "Onboarding must then start again (`tokenctl onboarding start`). A verification that succeeded is cancelled only with --force: it discards the verified device activation."
+        abstract:
+            "Cancel the whole onboarding process; the server removes the device activation, and it is forgotten here.",
+        discussion:
+            "Onboarding must then start again (`tokenctl onboarding start`). A verification that succeeded is cancelled only with --force: it discards the verified device activation."
     )
 
     @Flag(help: "Cancel also a verification that succeeded, discarding the verified device activation.")
@@ -137,8 +144,12 @@ struct VerificationCancel: AsyncParsableCommand {
         try await reportingErrors(json: output.json) {
             try await global.withVerification { try await $0.cancelWholeProcess(force: force) }
             Output.print(
-                json: output.json ? JSONObject(["cancelled": .bool(true), "next": .string(NextStepText.command(.onboard))]) : nil,
-                lines: ["the onboarding process is cancelled and the device activation forgotten", "next          \(NextStepText.command(.onboard))"]
+                json: output.json
+                    ? JSONObject(["cancelled": .bool(true), "next": .string(NextStepText.command(.onboard))]) : nil,
+                lines: [
+                    "the onboarding process is cancelled and the device activation forgotten",
+                    "next          \(NextStepText.command(.onboard))",
+                ]
             )
         }
     }

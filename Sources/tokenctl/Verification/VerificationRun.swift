@@ -1,5 +1,4 @@
 import ArgumentParser
-import CommandLine
 import Dispatch
 import ErrorCodes
 import Foundation
@@ -7,6 +6,7 @@ import Glibc
 import OnboardingCore
 import TokenActivation
 import TokenctlApp
+import TokenctlCommandLine
 import WalletModel
 
 struct VerificationRun: AsyncParsableCommand {
@@ -24,24 +24,32 @@ struct VerificationRun: AsyncParsableCommand {
             """
     )
 
-    @Option(name: .customLong("poll-interval"), help: ArgumentHelp("Seconds between status calls while the server works.", valueName: "seconds"))
+    @Option(
+        name: .customLong("poll-interval"),
+        help: ArgumentHelp("Seconds between status calls while the server works.", valueName: "seconds"))
     var pollInterval: Double = 2
 
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
-        guard pollInterval >= 0.1, pollInterval <= 60 else { throw ValidationError("--poll-interval must be between 0.1 and 60 seconds") }
+        guard pollInterval >= 0.1, pollInterval <= 60 else {
+            throw ValidationError("--poll-interval must be between 0.1 and 60 seconds")
+        }
     }
 
     func run() async throws {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
-            throw reportedUsage("verification run needs a terminal; without one, use the single commands: `tokenctl verification status` names the next one")
+            throw reportedUsage(
+                "verification run needs a terminal; without one, use the single commands: `tokenctl verification status` names the next one"
+            )
         }
         let interrupt = InterruptHandler(exitingWith: Self.resumeMessage)
         defer { interrupt.cancel() }
         var outcome = VerificationWalk.Outcome.stopped
         try await reportingErrors(json: false) {
-            outcome = try await global.withVerification { try await VerificationWalk(process: $0, pollInterval: pollInterval).run() }
+            outcome = try await global.withVerification {
+                try await VerificationWalk(process: $0, pollInterval: pollInterval).run()
+            }
         }
         switch outcome {
         case .verified: return
@@ -50,7 +58,9 @@ struct VerificationRun: AsyncParsableCommand {
             throw ExitCode(130)
         case .consentNotApproved:
             let code = ErrorCode.verificationConsentNotApproved
-            Output.error("the consent was not approved; the verification waits for it: run `tokenctl verification run` again to read and approve it (\(code.rawValue))")
+            Output.error(
+                "the consent was not approved; the verification waits for it: run `tokenctl verification run` again to read and approve it (\(code.rawValue))"
+            )
             throw ExitCode(code.exitStatus.rawValue)
         case .ended: throw ExitCode(3)
         }
@@ -97,13 +107,17 @@ struct VerificationWalk {
                 guard try await submit(documents, reupload: reupload) else { return .stopped }
             case .presenceCheck:
                 _ = try await process.presenceCheckInit()
-                guard ask("Do the presence check in the presence-check app, then press Enter: ") != nil else { return .stopped }
+                guard ask("Do the presence check in the presence-check app, then press Enter: ") != nil else {
+                    return .stopped
+                }
                 _ = try await process.presenceCheckSubmit()
             case .enterOTP:
                 guard let code = ask("OTP: ") else { return .stopped }
                 do {
                     _ = try await process.verifyOTP(code.trimmingCharacters(in: .whitespaces))
-                } catch let error as VerificationError where error.code == .verificationWrongOTP || error.code == .verificationOTPFailed {
+                } catch let error as VerificationError
+                    where error.code == .verificationWrongOTP || error.code == .verificationOTPFailed
+                {
                     say(error.message)
                 }
             case .offerRestart(let rejected):
@@ -124,9 +138,11 @@ struct VerificationWalk {
     /// answer is asked again); false at end of input.
     private func chooseDocuments() async throws -> Bool {
         while true {
-            guard let answer = ask("Documents to scan (ID_CARD, PASSPORT, DRIVING_LICENSE; e.g. ID_CARD PASSPORT): ") else { return false }
+            guard let answer = ask("Documents to scan (ID_CARD, PASSPORT, DRIVING_LICENSE; e.g. ID_CARD PASSPORT): ")
+            else { return false }
             do {
-                _ = try await process.selectDocumentTypes(try answer.split(separator: " ").map { try DocumentsSelect.documentType(String($0)) })
+                _ = try await process.selectDocumentTypes(
+                    try answer.split(separator: " ").map { try DocumentsSelect.documentType(String($0)) })
                 return true
             } catch let error as UsageError {
                 say(error.message)
@@ -152,7 +168,10 @@ struct VerificationWalk {
             var files: [DocumentImageFile] = []
             for document in documents {
                 for side in reupload ? document.sidesToSubmit : document.type.sides ?? [] {
-                    let what = reupload ? "new image of the \(document.type) \(side.rawValue.lowercased())" : "\(document.type) \(side.rawValue.lowercased()) image"
+                    let what =
+                        reupload
+                        ? "new image of the \(document.type) \(side.rawValue.lowercased())"
+                        : "\(document.type) \(side.rawValue.lowercased()) image"
                     guard let path = askFile(what) else { return false }
                     files.append(DocumentImageFile(type: document.type, side: side, path: path))
                 }
@@ -161,7 +180,10 @@ struct VerificationWalk {
                 _ = try await process.submitDocuments(files, reupload: reupload)
                 say("submitted \(files.count) image\(files.count == 1 ? "" : "s")")
                 return true
-            } catch let error as VerificationError where [.verificationFileTooLarge, .verificationFileUnreadable, .verificationInvalidDocument].contains(error.code) {
+            } catch let error as VerificationError
+                where [.verificationFileTooLarge, .verificationFileUnreadable, .verificationInvalidDocument].contains(
+                    error.code)
+            {
                 say("\(error.message); give the files again")
             }
         }

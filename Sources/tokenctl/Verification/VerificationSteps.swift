@@ -1,9 +1,9 @@
 import ArgumentParser
-import CommandLine
 import Foundation
 import OnboardingCore
 import TokenActivation
 import TokenctlApp
+import TokenctlCommandLine
 import WalletModel
 
 struct VerificationDocuments: AsyncParsableCommand {
@@ -33,14 +33,16 @@ struct DocumentsSelect: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(json: output.json) {
             let chosen = try types.map(Self.documentType)
-            VerificationText.print(try await global.withVerification { try await $0.selectDocumentTypes(chosen) }, json: output.json)
+            VerificationText.print(
+                try await global.withVerification { try await $0.selectDocumentTypes(chosen) }, json: output.json)
         }
     }
 
     static func documentType(_ text: String) throws -> DocumentType {
         let name = text.uppercased().replacingOccurrences(of: "-", with: "_")
         guard let type = DocumentType.scannable.first(where: { $0.rawValue == name }) else {
-            throw UsageError(message: "unknown document type \(SafeText.escaped(text)): use ID_CARD, PASSPORT or DRIVING_LICENSE")
+            throw UsageError(
+                message: "unknown document type \(SafeText.escaped(text)): use ID_CARD, PASSPORT or DRIVING_LICENSE")
         }
         return type
     }
@@ -63,13 +65,19 @@ struct DocumentsSubmit: AsyncParsableCommand {
             """
     )
 
-    @Option(name: .customLong("id-card-front"), help: ArgumentHelp("The ID card's front.", valueName: "file"), completion: .file())
+    @Option(
+        name: .customLong("id-card-front"), help: ArgumentHelp("The ID card's front.", valueName: "file"),
+        completion: .file())
     var idCardFront: String?
-    @Option(name: .customLong("id-card-back"), help: ArgumentHelp("The ID card's back.", valueName: "file"), completion: .file())
+    @Option(
+        name: .customLong("id-card-back"), help: ArgumentHelp("The ID card's back.", valueName: "file"),
+        completion: .file())
     var idCardBack: String?
     @Option(help: ArgumentHelp("The passport's photo page.", valueName: "file"), completion: .file())
     var passport: String?
-    @Option(name: .customLong("driving-license"), help: ArgumentHelp("The driving licence's front.", valueName: "file"), completion: .file())
+    @Option(
+        name: .customLong("driving-license"), help: ArgumentHelp("The driving licence's front.", valueName: "file"),
+        completion: .file())
     var drivingLicense: String?
 
     @Flag(help: "Replace rejected images (each file carries the id of the image it replaces).")
@@ -79,23 +87,32 @@ struct DocumentsSubmit: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     var files: [DocumentImageFile] {
-        [(idCardFront, DocumentType.idCard, DocumentSide.front), (idCardBack, .idCard, .back), (passport, .passport, .front), (drivingLicense, .drivingLicense, .front)]
-            .compactMap { path, type, side in path.map { DocumentImageFile(type: type, side: side, path: $0) } }
+        [
+            (idCardFront, DocumentType.idCard, DocumentSide.front), (idCardBack, .idCard, .back),
+            (passport, .passport, .front), (drivingLicense, .drivingLicense, .front),
+        ]
+        .compactMap { path, type, side in path.map { DocumentImageFile(type: type, side: side, path: $0) } }
     }
 
     func validate() throws {
-        guard !files.isEmpty else { throw ValidationError("give at least one image: --id-card-front, --id-card-back, --passport or --driving-license") }
+        guard !files.isEmpty else {
+            throw ValidationError(
+                "give at least one image: --id-card-front, --id-card-back, --passport or --driving-license")
+        }
     }
 
     func run() async throws {
         try await reportingErrors(json: output.json) {
-            VerificationText.print(try await global.withVerification { try await $0.submitDocuments(files, reupload: reupload) }, json: output.json)
+            VerificationText.print(
+                try await global.withVerification { try await $0.submitDocuments(files, reupload: reupload) },
+                json: output.json)
         }
     }
 }
 
 struct DocumentsStatus: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "status", abstract: "List the documents the server holds, with their status and errors.")
+    static let configuration = CommandConfiguration(
+        commandName: "status", abstract: "List the documents the server holds, with their status and errors.")
 
     @OptionGroup var output: OutputOptions
     @OptionGroup var global: GlobalOptions
@@ -105,12 +122,20 @@ struct DocumentsStatus: AsyncParsableCommand {
             guard let documents = try await global.withVerification({ try await $0.documents() }) else {
                 let state = VerificationState.success
                 Output.print(
-                    json: output.json ? JSONObject(["documents": .array([]), "state": .string(state.name), "next": .string(VerificationText.next(state))]) : nil,
-                    lines: ["the verification succeeded; the server lists documents only while a verification is in progress"]
+                    json: output.json
+                        ? JSONObject([
+                            "documents": .array([]), "state": .string(state.name),
+                            "next": .string(VerificationText.next(state)),
+                        ]) : nil,
+                    lines: [
+                        "the verification succeeded; the server lists documents only while a verification is in progress"
+                    ]
                 )
                 return
             }
-            Output.print(json: output.json ? VerificationText.documentsJSON(documents) : nil, lines: VerificationText.documentLines(documents))
+            Output.print(
+                json: output.json ? VerificationText.documentsJSON(documents) : nil,
+                lines: VerificationText.documentLines(documents))
         }
     }
 }
@@ -139,7 +164,10 @@ struct PresenceCheckStart: AsyncParsableCommand {
             // The session attributes are the presence-check app's credentials: JSON only.
             Output.print(
                 json: output.json ? Self.json(attributes, next: next) : nil,
-                lines: ["state         presenceCheck (started; session attributes: \(attributes.keys.sorted().joined(separator: ", ")), in --json)", "next          \(next)"]
+                lines: [
+                    "state         presenceCheck (started; session attributes: \(attributes.keys.sorted().joined(separator: ", ")), in --json)",
+                    "next          \(next)",
+                ]
             )
         }
     }
@@ -149,19 +177,24 @@ extension PresenceCheckStart {
     static func json(_ attributes: [String: String], next: String) -> JSONObject {
         var session = JSONObject([:])
         for (key, value) in attributes.sorted(by: { $0.key < $1.key }) { session.append(key, .string(value)) }
-        return JSONObject(["state": .string(VerificationState.presenceCheck.name), "sessionAttributes": .object(session), "next": .string(next)])
+        return JSONObject([
+            "state": .string(VerificationState.presenceCheck.name), "sessionAttributes": .object(session),
+            "next": .string(next),
+        ])
     }
 }
 
 struct PresenceCheckDone: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "done", abstract: "Tell the server the user has done the presence check.")
+    static let configuration = CommandConfiguration(
+        commandName: "done", abstract: "Tell the server the user has done the presence check.")
 
     @OptionGroup var output: OutputOptions
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
         try await reportingErrors(json: output.json) {
-            VerificationText.print(try await global.withVerification { try await $0.presenceCheckSubmit() }, json: output.json)
+            VerificationText.print(
+                try await global.withVerification { try await $0.presenceCheckSubmit() }, json: output.json)
         }
     }
 }
@@ -184,14 +217,19 @@ struct OTPVerify: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The OTP.", valueName: "code"))
     var code: String?
 
-    @Option(name: .customLong("otp-file"), help: ArgumentHelp("Read the OTP from this file (- for standard input).", valueName: "file"), completion: .file())
+    @Option(
+        name: .customLong("otp-file"),
+        help: ArgumentHelp("Read the OTP from this file (- for standard input).", valueName: "file"),
+        completion: .file())
     var otpFile: String?
 
     @OptionGroup var output: OutputOptions
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
-        guard code == nil || otpFile == nil else { throw ValidationError("give the OTP once: as the argument or with --otp-file") }
+        guard code == nil || otpFile == nil else {
+            throw ValidationError("give the OTP once: as the argument or with --otp-file")
+        }
     }
 
     func run() async throws {
@@ -203,7 +241,8 @@ struct OTPVerify: AsyncParsableCommand {
 }
 
 struct OTPResend: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "resend", abstract: "Ask the server for a new OTP (refused within 30 s of the last, exit 75).")
+    static let configuration = CommandConfiguration(
+        commandName: "resend", abstract: "Ask the server for a new OTP (refused within 30 s of the last, exit 75).")
 
     @OptionGroup var output: OutputOptions
     @OptionGroup var global: GlobalOptions
@@ -211,7 +250,9 @@ struct OTPResend: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(json: output.json) {
             try await global.withVerification { try await $0.resendOTP() }
-            Output.print(json: output.json ? JSONObject(["resent": .bool(true)]) : nil, lines: ["a new OTP is on its way", "next          \(NextStepText.command(.verifyVerificationOTP))"])
+            Output.print(
+                json: output.json ? JSONObject(["resent": .bool(true)]) : nil,
+                lines: ["a new OTP is on its way", "next          \(NextStepText.command(.verifyVerificationOTP))"])
         }
     }
 }
@@ -242,7 +283,10 @@ enum OTPInput {
         } else if let file {
             code = String(decoding: try InputFile.read(file, option: "--otp-file"), as: UTF8.self)
         } else {
-            guard isatty(STDIN_FILENO) == 1 else { throw UsageError(message: "no OTP: give it as the argument or with --otp-file, or run on a terminal to be asked") }
+            guard isatty(STDIN_FILENO) == 1 else {
+                throw UsageError(
+                    message: "no OTP: give it as the argument or with --otp-file, or run on a terminal to be asked")
+            }
             FileHandle.standardError.write(Data("OTP: ".utf8))
             code = readLine() ?? ""
         }

@@ -1,7 +1,7 @@
-import CommandLine
 import OnboardingCore
 import TokenActivation
 import TokenctlApp
+import TokenctlCommandLine
 import WalletModel
 
 /// Text and JSON shapes of the verification commands: every answer names the state and the
@@ -22,7 +22,8 @@ enum VerificationText {
                 otherDocuments(process.documents.map(\.type))
             }
         case .processing: "the server is working; run `tokenctl verification status` again in a few seconds"
-        case .presenceCheck: NextStepText.command(.startPresenceCheck) + "; " + NextStepText.command(.finishPresenceCheck)
+        case .presenceCheck:
+            NextStepText.command(.startPresenceCheck) + "; " + NextStepText.command(.finishPresenceCheck)
         case .otp: NextStepText.command(.verifyVerificationOTP) + " (a new one: `tokenctl verification otp resend`)"
         case .failed: NextStepText.command(.restartVerification)
         case .endstate: NextStepText.command(.cancelVerificationAndOnboard)
@@ -42,7 +43,9 @@ enum VerificationText {
     /// The `submit` options for a document type, for all its sides or the ones given.
     static func options(_ type: DocumentType, _ sides: [DocumentSide]? = nil) -> String {
         switch type {
-        case .idCard: (sides ?? [.front, .back]).map { $0 == .front ? "--id-card-front F" : "--id-card-back F" }.joined(separator: " ")
+        case .idCard:
+            (sides ?? [.front, .back]).map { $0 == .front ? "--id-card-front F" : "--id-card-back F" }.joined(
+                separator: " ")
         case .passport: "--passport F"
         case .drivingLicense: "--driving-license F"
         default: type.rawValue
@@ -88,14 +91,24 @@ enum VerificationText {
         case .otp(let remaining): object.append("remainingAttempts", remaining.map { .int($0) } ?? .null)
         case .endstate(let reason): object.append("reason", .string(reason.rawValue))
         case .scanDocument(let process):
-            object.append("documents", .array(process.documents.map { document in
-                .object(JSONObject([
-                    "type": .string(document.type.rawValue), "state": .string(document.uploadState.rawValue),
-                    "sides": .array(document.sides.map { side in
-                        .object(JSONObject(["side": .string(side.side.rawValue), "id": .string(side.serverID), "rejected": .bool(side.rejected)]))
-                    }),
-                ]))
-            }))
+            object.append(
+                "documents",
+                .array(
+                    process.documents.map { document in
+                        .object(
+                            JSONObject([
+                                "type": .string(document.type.rawValue),
+                                "state": .string(document.uploadState.rawValue),
+                                "sides": .array(
+                                    document.sides.map { side in
+                                        .object(
+                                            JSONObject([
+                                                "side": .string(side.side.rawValue), "id": .string(side.serverID),
+                                                "rejected": .bool(side.rejected),
+                                            ]))
+                                    }),
+                            ]))
+                    }))
             object.append("nextDocument", process.nextDocumentToScan.map { .string($0.type.rawValue) } ?? .null)
         default: break
         }
@@ -111,9 +124,14 @@ enum VerificationText {
 
     static func documentLines(_ documents: [ServerDocument]) -> [String] {
         guard !documents.isEmpty else { return ["no documents on the server"] }
-        let rows = [["TYPE", "SIDE", "STATUS", "ID", "ERRORS"]] + documents.map { document in
-            [document.type.rawValue, document.side?.rawValue ?? "-", document.status.rawValue, document.id, document.errors.joined(separator: "; ")].map(SafeText.escaped)
-        }
+        let rows =
+            [["TYPE", "SIDE", "STATUS", "ID", "ERRORS"]]
+            + documents.map { document in
+                [
+                    document.type.rawValue, document.side?.rawValue ?? "-", document.status.rawValue, document.id,
+                    document.errors.joined(separator: "; "),
+                ].map(SafeText.escaped)
+            }
         // Columns as wide as their widest cell; the last one unpadded, so no line ends in spaces.
         let widths = (0..<4).map { column in rows.map { DisplayWidth.of($0[column]) }.max() ?? 0 }
         return rows.map { row in
@@ -125,12 +143,18 @@ enum VerificationText {
     }
 
     static func documentsJSON(_ documents: [ServerDocument]) -> JSONObject {
-        JSONObject(["documents": .array(documents.map { document in
-            .object(JSONObject([
-                "id": .string(document.id), "filename": document.filename.map { .string($0) } ?? .null,
-                "type": .string(document.type.rawValue), "side": document.side.map { .string($0.rawValue) } ?? .null,
-                "status": .string(document.status.rawValue), "errors": .array(document.errors.map { .string($0) }),
-            ]))
-        })])
+        JSONObject([
+            "documents": .array(
+                documents.map { document in
+                    .object(
+                        JSONObject([
+                            "id": .string(document.id), "filename": document.filename.map { .string($0) } ?? .null,
+                            "type": .string(document.type.rawValue),
+                            "side": document.side.map { .string($0.rawValue) } ?? .null,
+                            "status": .string(document.status.rawValue),
+                            "errors": .array(document.errors.map { .string($0) }),
+                        ]))
+                })
+        ])
     }
 }

@@ -1,7 +1,7 @@
 import ArgumentParser
-import CommandLine
 import TokenActivation
 import TokenctlApp
+import TokenctlCommandLine
 import WalletModel
 
 struct WalletCommand: AsyncParsableCommand {
@@ -13,7 +13,9 @@ struct WalletCommand: AsyncParsableCommand {
             in human and --json output unless --reveal is given; `wallet export` always writes \
             whole values (it is a backup).
             """,
-        subcommands: [WalletAdd.self, WalletShow.self, WalletList.self, WalletRemove.self, WalletImport.self, WalletExport.self]
+        subcommands: [
+            WalletAdd.self, WalletShow.self, WalletList.self, WalletRemove.self, WalletImport.self, WalletExport.self,
+        ]
     )
 }
 
@@ -22,7 +24,9 @@ struct PassSelection: ParsableArguments {
     @Argument(help: "The pass serial number.")
     var serial: String
 
-    @Option(name: .customLong("device"), help: ArgumentHelp("Only the pass with this device label (e.g. iPhone, Watch).", valueName: "label"))
+    @Option(
+        name: .customLong("device"),
+        help: ArgumentHelp("Only the pass with this device label (e.g. iPhone, Watch).", valueName: "label"))
     var device: String?
 
     @Option(name: .customLong("pass-type-id"), help: ArgumentHelp("Only passes of this pass type.", valueName: "id"))

@@ -1,7 +1,7 @@
 import ArgumentParser
-import CommandLine
 import TokenActivation
 import TokenctlApp
+import TokenctlCommandLine
 
 struct WalletExport: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -10,7 +10,10 @@ struct WalletExport: AsyncParsableCommand {
         discussion: "Identifiers are never masked here; --reveal is accepted and changes nothing."
     )
 
-    @Option(help: ArgumentHelp("csv (default: the import format, with its header; operators edit it) or jsonl. audit export defaults to jsonl because its entries carry nulls and free text.", valueName: "format"))
+    @Option(
+        help: ArgumentHelp(
+            "csv (default: the import format, with its header; operators edit it) or jsonl. audit export defaults to jsonl because its entries carry nulls and free text.",
+            valueName: "format"))
     var format: WalletFileFormat = .csv
 
     @Flag(help: "Accepted for symmetry with other commands; export always writes whole values.")

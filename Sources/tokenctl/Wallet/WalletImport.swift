@@ -1,7 +1,7 @@
 import ArgumentParser
-import CommandLine
 import TokenActivation
 import TokenctlApp
+import TokenctlCommandLine
 import WalletModel
 
 extension WalletFileFormat: ExpressibleByArgument {}
@@ -24,13 +24,19 @@ struct WalletImport: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("The file to import, or - for standard input.", valueName: "file"), completion: .file(extensions: ["csv", "jsonl"]))
+    @Argument(
+        help: ArgumentHelp("The file to import, or - for standard input.", valueName: "file"),
+        completion: .file(extensions: ["csv", "jsonl"]))
     var file: String
 
-    @Option(help: ArgumentHelp("csv or jsonl (default: from the file extension, else from the content).", valueName: "format"))
+    @Option(
+        help: ArgumentHelp(
+            "csv or jsonl (default: from the file extension, else from the content).", valueName: "format"))
     var format: WalletFileFormat?
 
-    @Flag(name: .customLong("overwrite-state"), help: "Let the file's state move an activated or activating pass back (it would be sent again).")
+    @Flag(
+        name: .customLong("overwrite-state"),
+        help: "Let the file's state move an activated or activating pass back (it would be sent again).")
     var overwriteState = false
 
     @Flag(help: "Print the summary as JSON.")
@@ -44,19 +50,27 @@ struct WalletImport: AsyncParsableCommand {
             let bar = Output.standardErrorIsTerminal && !json ? ProgressBar(label: "importing") : nil
             defer { bar?.clear() }
             let input: ImportInput = file == "-" ? .standardInput : .file(file)
-            let summary = try Wallet(settings: settings).importRecords(from: input, format: format, overwriteState: overwriteState) { read, total in
+            let summary = try Wallet(settings: settings).importRecords(
+                from: input, format: format, overwriteState: overwriteState
+            ) { read, total in
                 bar?.update(done: read, total: total)
             }
             bar?.clear()
             if json {
-                Output.line(JSONObject([
-                    "rows": .int(summary.rows), "inserted": .int(summary.inserted),
-                    "updated": .int(summary.updated), "unchanged": .int(summary.unchanged), "keptStates": .int(summary.keptStates),
-                ]).text)
+                Output.line(
+                    JSONObject([
+                        "rows": .int(summary.rows), "inserted": .int(summary.inserted),
+                        "updated": .int(summary.updated), "unchanged": .int(summary.unchanged),
+                        "keptStates": .int(summary.keptStates),
+                    ]).text)
             } else {
-                Output.line("imported \(summary.rows) row\(summary.rows == 1 ? "" : "s"): \(summary.inserted) new, \(summary.updated) updated, \(summary.unchanged) unchanged")
+                Output.line(
+                    "imported \(summary.rows) row\(summary.rows == 1 ? "" : "s"): \(summary.inserted) new, \(summary.updated) updated, \(summary.unchanged) unchanged"
+                )
                 if summary.keptStates > 0 {
-                    Output.line("kept the state of \(summary.keptStates) activated or activating pass\(summary.keptStates == 1 ? "" : "es") (--overwrite-state lets the file's state win)")
+                    Output.line(
+                        "kept the state of \(summary.keptStates) activated or activating pass\(summary.keptStates == 1 ? "" : "es") (--overwrite-state lets the file's state win)"
+                    )
                 }
             }
         }

@@ -1,7 +1,7 @@
 import ArgumentParser
-import CommandLine
 import TokenActivation
 import TokenctlApp
+import TokenctlCommandLine
 import WalletModel
 
 struct WalletList: AsyncParsableCommand {
@@ -11,7 +11,9 @@ struct WalletList: AsyncParsableCommand {
         discussion: "--json prints an array of pass objects; output streams, whatever the wallet size."
     )
 
-    @Option(help: ArgumentHelp("Only records in this state: \(PassState.names).", valueName: "state"), completion: .list(PassState.allCases.map(\.rawValue)))
+    @Option(
+        help: ArgumentHelp("Only records in this state: \(PassState.names).", valueName: "state"),
+        completion: .list(PassState.allCases.map(\.rawValue)))
     var state: String?
 
     @OptionGroup var output: OutputOptions
@@ -28,7 +30,8 @@ struct WalletList: AsyncParsableCommand {
             let settings = try await global.readingSettings()
             var list = ListPrinter(json: output.json, header: PassRecordText.tableHeader)
             try Wallet(settings: settings).forEach(state: state.flatMap(PassState.init)) { record in
-                list.add(record.json(reveal: output.reveal), text: PassRecordText.tableRow(record, reveal: output.reveal))
+                list.add(
+                    record.json(reveal: output.reveal), text: PassRecordText.tableRow(record, reveal: output.reveal))
             }
             list.finish(noun: "pass record", plural: "pass records")
         }

@@ -1,14 +1,15 @@
 import ArgumentParser
-import CommandLine
 import TokenActivation
 import TokenctlApp
+import TokenctlCommandLine
 import WalletModel
 
 struct WalletRemove: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "remove",
         abstract: "Remove one pass record.",
-        discussion: "When several records share the serial, name one with --device (or --pass-type-id); otherwise exit 66, as when none matches."
+        discussion:
+            "When several records share the serial, name one with --device (or --pass-type-id); otherwise exit 66, as when none matches."
     )
 
     @OptionGroup var selection: PassSelection

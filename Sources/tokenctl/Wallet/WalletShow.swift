@@ -1,7 +1,7 @@
 import ArgumentParser
-import CommandLine
 import TokenActivation
 import TokenctlApp
+import TokenctlCommandLine
 import WalletModel
 
 struct WalletShow: AsyncParsableCommand {

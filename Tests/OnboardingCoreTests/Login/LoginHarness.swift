@@ -2,11 +2,12 @@ import Foundation
 import GRDB
 import HTTPTransport
 import Logging
-@testable import OnboardingCore
 import Sandbox
 import Storage
 import TestSupport
 import WalletModel
+
+@testable import OnboardingCore
 
 /// The PIN login on a real SQLite file and real libcurl, against the sandbox's MIRACL
 /// platform and relying party on a free port, both reading one clock that moves when told.
@@ -26,7 +27,8 @@ final class LoginHarness: @unchecked Sendable {
 
     var settings: LoginSettings {
         LoginSettings(
-            connection: ConnectionSettings(baseURL: sandbox.baseURL, connectTimeoutMilliseconds: 1_000, timeoutMilliseconds: 5_000),
+            connection: ConnectionSettings(
+                baseURL: sandbox.baseURL, connectTimeoutMilliseconds: 1_000, timeoutMilliseconds: 5_000),
             clientID: "sandbox-client", relyingPartyURL: sandbox.baseURL + "/rp"
         )
     }
@@ -58,14 +60,18 @@ final class LoginHarness: @unchecked Sendable {
 
     func emailLink(userID: String? = nil) async throws -> String {
         let user = (userID ?? identity).addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
-        let answer = try await send(HTTPRequest(method: "GET", url: "\(sandbox.baseURL)/_sandbox/mpin/email?userId=\(user)", headers: [], body: []))
+        let answer = try await send(
+            HTTPRequest(
+                method: "GET", url: "\(sandbox.baseURL)/_sandbox/mpin/email?userId=\(user)", headers: [], body: []))
         let object = try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any]
         guard let link = object?["link"] as? String else { throw LinkError.noEmail }
         return link
     }
 
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        try await CurlTransport(options: CurlTransportOptions(connectTimeoutMilliseconds: 1_000, timeoutMilliseconds: 5_000)).send(request)
+        try await CurlTransport(
+            options: CurlTransportOptions(connectTimeoutMilliseconds: 1_000, timeoutMilliseconds: 5_000)
+        ).send(request)
     }
 
     /// The stored row, read straight from the file.
@@ -76,10 +82,16 @@ final class LoginHarness: @unchecked Sendable {
 
     /// Requests the sandbox received on the platform and relying party paths.
     var loginRequestCount: Int {
-        sandbox.requests.filter { $0.path.hasPrefix("/rps") || $0.path.hasPrefix("/rp/") || $0.path == "/authorize" || $0.path.hasPrefix("/dta2") }.count
+        sandbox.requests.filter {
+            $0.path.hasPrefix("/rps") || $0.path.hasPrefix("/rp/") || $0.path == "/authorize"
+                || $0.path.hasPrefix("/dta2")
+        }.count
     }
 
-    enum LinkError: Error { case noEmail, notConfirmed(Int) }
+    enum LinkError: Error {
+        case noEmail
+        case notConfirmed(Int)
+    }
 
     func stop() async throws {
         try await sandbox.shutdown()

@@ -1,6 +1,7 @@
 import ErrorCodes
-@testable import OnboardingCore
 import Testing
+
+@testable import OnboardingCore
 
 /// The legal transitions of the login user, as a table: every step from every state.
 @Suite struct LoginStepTests {
@@ -17,7 +18,9 @@ import Testing
     @Test(arguments: LoginStep.allCases)
     func eachStepRunsOnlyFromItsStates(step: LoginStep) {
         for state in Self.states {
-            #expect(step.isAllowed(from: state) == Self.allowed[step]!.contains(state), "\(step) from \(state?.rawValue ?? "no user")")
+            #expect(
+                step.isAllowed(from: state) == Self.allowed[step]!.contains(state),
+                "\(step) from \(state?.rawValue ?? "no user")")
         }
     }
 
@@ -32,20 +35,22 @@ import Testing
                 #expect(error.code == .loginWrongState)
                 #expect(error.nextStep == LoginStep.nextStep(from: state))
                 // The step it names can run from this state (a blocked user is deleted by `register`).
-                let named: LoginStep? = switch error.nextStep {
-                case .confirmLogin?: .confirm
-                case .setLoginPIN?: .setPIN
-                case .logIn?: .logIn
-                case .registerLogin?, .deleteLoginAndRegister?: .register
-                default: nil
-                }
+                let named: LoginStep? =
+                    switch error.nextStep {
+                    case .confirmLogin?: .confirm
+                    case .setLoginPIN?: .setPIN
+                    case .logIn?: .logIn
+                    case .registerLogin?, .deleteLoginAndRegister?: .register
+                    default: nil
+                    }
                 #expect(named?.isAllowed(from: state) == true, "\(step) from \(state?.rawValue ?? "no user")")
             }
         }
     }
 
     @Test(arguments: [
-        (LoginUserState?.none, NextStep.registerLogin), (.invalid, .registerLogin), (.startedRegistration, .confirmLogin),
+        (LoginUserState?.none, NextStep.registerLogin), (.invalid, .registerLogin),
+        (.startedRegistration, .confirmLogin),
         (.activated, .setLoginPIN), (.registered, .logIn), (.blocked, .deleteLoginAndRegister),
     ])
     func theNextStepFollowsTheState(state: LoginUserState?, next: NextStep) {

@@ -1,8 +1,9 @@
 import Foundation
 import HTTPTransport
-@testable import OnboardingCore
 import TestSupport
 import Testing
+
+@testable import OnboardingCore
 
 /// Every request the client builds, compared field by field with the request of the same step
 /// in the recording of the MIRACL MFA SDK core talking to a real MIRACL server. Random values
@@ -20,8 +21,10 @@ import Testing
         let settings = recording[1].responseJSON
         return Discovery(
             registerURL: settings["registerURL"] as! String, signatureURL: settings["signatureURL"] as! String,
-            certivoxURL: settings["certivoxURL"] as! String, mpinAuthServerURL: settings["mpinAuthServerURL"] as! String,
-            mobileAuthenticateURL: settings["mobileAuthenticateURL"] as! String, codeStatusURL: settings["codeStatusURL"] as! String
+            certivoxURL: settings["certivoxURL"] as! String,
+            mpinAuthServerURL: settings["mpinAuthServerURL"] as! String,
+            mobileAuthenticateURL: settings["mobileAuthenticateURL"] as! String,
+            codeStatusURL: settings["codeStatusURL"] as! String
         )
     }
 
@@ -31,7 +34,10 @@ import Testing
 
     /// Same keys, and equal values except where `random` names a key whose value is only
     /// checked to be a string of the same length.
-    func expectSameFields(_ ours: [String: Any], _ recorded: [String: Any], random: Set<String> = [], extra: Set<String> = [], differing: Set<String> = []) {
+    func expectSameFields(
+        _ ours: [String: Any], _ recorded: [String: Any], random: Set<String> = [], extra: Set<String> = [],
+        differing: Set<String> = []
+    ) {
         #expect(Set(ours.keys).subtracting(extra) == Set(recorded.keys), "fields differ")
         for (key, value) in recorded where !differing.contains(key) {
             if random.contains(key) {
@@ -44,7 +50,8 @@ import Testing
 
     /// A value as sorted JSON text, so numbers, booleans and nested objects compare exactly.
     func canonical(_ value: Any?) -> String {
-        guard let value, let data = try? JSONSerialization.data(withJSONObject: ["v": value], options: [.sortedKeys]) else { return "nil" }
+        guard let value, let data = try? JSONSerialization.data(withJSONObject: ["v": value], options: [.sortedKeys])
+        else { return "nil" }
         return String(decoding: data, as: UTF8.self)
     }
 
@@ -63,7 +70,9 @@ import Testing
         #expect(settings.body.isEmpty)
 
         let registerRecorded = recording[24].requestJSON
-        let register = MIRACLRequests.register(discovery: discovery, clientID: client, userID: "testUser1@example.com", deviceName: "d", accessCode: registerRecorded["wid"] as! String)
+        let register = MIRACLRequests.register(
+            discovery: discovery, clientID: client, userID: "testUser1@example.com", deviceName: "d",
+            accessCode: registerRecorded["wid"] as! String)
         step(24, register)
         expectSameFields(try body(register), registerRecorded, extra: ["deviceName"])
 
@@ -83,17 +92,22 @@ import Testing
         step(26, MIRACLRequests.clientSecret(discovery: discovery, clientID: client, params: params))
 
         let codeStatusRecorded = recording[38].requestJSON
-        let codeStatus = MIRACLRequests.codeStatus(discovery: discovery, clientID: client, accessCode: codeStatusRecorded["wid"] as! String, userID: "testUser1@example.com")
+        let codeStatus = MIRACLRequests.codeStatus(
+            discovery: discovery, clientID: client, accessCode: codeStatusRecorded["wid"] as! String,
+            userID: "testUser1@example.com")
         step(38, codeStatus)
         expectSameFields(try body(codeStatus), codeStatusRecorded)
 
         let pass1Recorded = recording[39].requestJSON
-        let pass1 = MIRACLRequests.pass1(discovery: discovery, clientID: client, mpinID: mpinID, u: String(repeating: "0", count: 130))
+        let pass1 = MIRACLRequests.pass1(
+            discovery: discovery, clientID: client, mpinID: mpinID, u: String(repeating: "0", count: 130))
         step(39, pass1)
         expectSameFields(try body(pass1), pass1Recorded, random: ["U"])
 
         let pass2Recorded = recording[40].requestJSON
-        let pass2 = MIRACLRequests.pass2(discovery: discovery, clientID: client, mpinID: mpinID, accessCode: pass2Recorded["WID"] as! String, v: String(repeating: "0", count: 130))
+        let pass2 = MIRACLRequests.pass2(
+            discovery: discovery, clientID: client, mpinID: mpinID, accessCode: pass2Recorded["WID"] as! String,
+            v: String(repeating: "0", count: 130))
         step(40, pass2)
         expectSameFields(try body(pass2), pass2Recorded, random: ["V"])
         #expect(String(decoding: pass2.body, as: UTF8.self).contains(#""OTP":false"#))
@@ -119,8 +133,12 @@ import Testing
     @Test func aTextPlainAnswerWithEscapedAmpersandsIsReadAsJSON() async throws {
         let recorded = recording[25].response.data!.replacingOccurrences(of: "&", with: "\\u0026")
         let transport = ClosureTransport(status: 200, json: recorded)
-        let client = MIRACLClient(settings: LoginSettings(connection: .init(baseURL: "http://127.0.0.1:1", connectTimeoutMilliseconds: 1, timeoutMilliseconds: 1), clientID: "c", relyingPartyURL: "http://127.0.0.1:1"), transport: transport)
-        let answer = try await client.send(MIRACLRequests.signature(discovery: discovery, clientID: "c", mpinID: "00", regOTT: "x"))
+        let client = MIRACLClient(
+            settings: LoginSettings(
+                connection: .init(baseURL: "http://127.0.0.1:1", connectTimeoutMilliseconds: 1, timeoutMilliseconds: 1),
+                clientID: "c", relyingPartyURL: "http://127.0.0.1:1"), transport: transport)
+        let answer = try await client.send(
+            MIRACLRequests.signature(discovery: discovery, clientID: "c", mpinID: "00", regOTT: "x"))
         #expect(answer.string("params") == recording[25].responseJSON["params"] as? String)
     }
 }

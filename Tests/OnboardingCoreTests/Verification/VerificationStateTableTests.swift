@@ -1,20 +1,47 @@
 import ErrorCodes
 import Testing
+
 @testable import OnboardingCore
 
 /// Every cell of the contract's (phase, status) table, the empty ones included.
 @Suite struct VerificationStateTableTests {
     typealias Cell = VerificationStateTable.Cell
-    static let columns: [VerificationStatus] = [.notInitialized, .inProgress, .verificationPending, .accepted, .rejected, .failed]
+    static let columns: [VerificationStatus] = [
+        .notInitialized, .inProgress, .verificationPending, .accepted, .rejected, .failed,
+    ]
 
     /// The contract's table, row by row in the column order above; nil is an empty cell.
     static let table: [(VerificationPhase?, [Cell?])] = [
         (nil, [.state(.intro), nil, nil, nil, nil, .state(.failed)]),
         (.documentUpload, [nil, .documents, .state(.processing(.documentVerification)), nil, nil, .state(.failed)]),
-        (.documentVerification, [nil, .state(.processing(.documentVerification)), nil, .state(.processing(.documentAccepted)), .state(.endstate(.rejected)), .state(.failed)]),
-        (.documentVerificationFinal, [nil, .state(.processing(.documentsCrossVerification)), nil, .state(.processing(.documentsCrossVerification)), .state(.endstate(.rejected)), .state(.failed)]),
-        (.clientEvaluation, [nil, .state(.processing(.clientVerification)), nil, .state(.processing(.clientAccepted)), .state(.endstate(.rejected)), .state(.failed)]),
-        (.presenceCheck, [.state(.presenceCheck), .state(.presenceCheck), .state(.processing(.verifyingPresence)), nil, .state(.endstate(.rejected)), .state(.failed)]),
+        (
+            .documentVerification,
+            [
+                nil, .state(.processing(.documentVerification)), nil, .state(.processing(.documentAccepted)),
+                .state(.endstate(.rejected)), .state(.failed),
+            ]
+        ),
+        (
+            .documentVerificationFinal,
+            [
+                nil, .state(.processing(.documentsCrossVerification)), nil,
+                .state(.processing(.documentsCrossVerification)), .state(.endstate(.rejected)), .state(.failed),
+            ]
+        ),
+        (
+            .clientEvaluation,
+            [
+                nil, .state(.processing(.clientVerification)), nil, .state(.processing(.clientAccepted)),
+                .state(.endstate(.rejected)), .state(.failed),
+            ]
+        ),
+        (
+            .presenceCheck,
+            [
+                .state(.presenceCheck), .state(.presenceCheck), .state(.processing(.verifyingPresence)), nil,
+                .state(.endstate(.rejected)), .state(.failed),
+            ]
+        ),
         (.otpVerification, [nil, nil, .state(.otp(remainingAttempts: nil)), nil, nil, nil]),
         (.completed, [nil, nil, nil, .state(.success), .state(.endstate(.rejected)), .state(.failed)]),
     ]
@@ -24,7 +51,9 @@ import Testing
         var cells = 0
         for (phase, row) in Self.table {
             for (status, expected) in zip(Self.columns, row) {
-                #expect(VerificationStateTable.cell(phase: phase, status: status) == (expected ?? .empty), "\(phase?.rawValue ?? "none") × \(status.rawValue)")
+                #expect(
+                    VerificationStateTable.cell(phase: phase, status: status) == (expected ?? .empty),
+                    "\(phase?.rawValue ?? "none") × \(status.rawValue)")
                 cells += 1
             }
         }
@@ -38,7 +67,10 @@ import Testing
         #expect(error.code.exitStatus.rawValue == 76)
     }
 
-    static func document(_ status: DocumentStatus, errors: [String] = [], type: DocumentType = .idCard, side: DocumentSide = .front, id: String = "d1") -> ServerDocument {
+    static func document(
+        _ status: DocumentStatus, errors: [String] = [], type: DocumentType = .idCard, side: DocumentSide = .front,
+        id: String = "d1"
+    ) -> ServerDocument {
         ServerDocument(filename: "f.jpg", id: id, type: type, side: side, status: status, errors: errors)
     }
 
@@ -67,18 +99,24 @@ import Testing
     }
 
     @Test func processingIsDocumentVerification() {
-        #expect(VerificationStateTable.documentsState([Self.document(.inProgress)], chosenTypes: [.idCard]) == .processing(.documentVerification))
+        #expect(
+            VerificationStateTable.documentsState([Self.document(.inProgress)], chosenTypes: [.idCard])
+                == .processing(.documentVerification))
     }
 }
 
 @Suite struct ScanProcessTests {
     @Test func groupsTheServersDocumentsOntoTheChosenTypes() {
-        let process = ScanProcess(types: [.idCard, .passport, .drivingLicense], serverDocuments: [
-            ServerDocument(id: "front1", type: .idCard, side: .front, status: .accepted),
-            ServerDocument(id: "back1", type: .idCard, side: .back, status: .rejected, errors: ["Error verifying the document."]),
-            ServerDocument(id: "pass1", type: .passport, side: .front, status: .accepted),
-            ServerDocument(id: "selfie", type: .selfiePhoto, side: nil, status: .accepted),
-        ])
+        let process = ScanProcess(
+            types: [.idCard, .passport, .drivingLicense],
+            serverDocuments: [
+                ServerDocument(id: "front1", type: .idCard, side: .front, status: .accepted),
+                ServerDocument(
+                    id: "back1", type: .idCard, side: .back, status: .rejected,
+                    errors: ["Error verifying the document."]),
+                ServerDocument(id: "pass1", type: .passport, side: .front, status: .accepted),
+                ServerDocument(id: "selfie", type: .selfiePhoto, side: nil, status: .accepted),
+            ])
         #expect(process.documents.map(\.type) == [.idCard, .passport, .drivingLicense])
         #expect(process.documents.map(\.uploadState) == [.rejected, .accepted, .notUploaded])
         #expect(process.nextDocumentToScan?.type == .idCard)
@@ -94,12 +132,16 @@ import Testing
         (.verificationPending, [], .accepted),
     ])
     func aSideIsRejectedByItsErrors(status: DocumentStatus, errors: [String], state: ScanProcess.UploadState) {
-        let process = ScanProcess(types: [.passport], serverDocuments: [ServerDocument(id: "p", type: .passport, side: .front, status: status, errors: errors)])
+        let process = ScanProcess(
+            types: [.passport],
+            serverDocuments: [ServerDocument(id: "p", type: .passport, side: .front, status: status, errors: errors)])
         #expect(process.documents[0].uploadState == state)
     }
 
     @Test func allAcceptedHasNothingToScan() {
-        let process = ScanProcess(types: [.passport], serverDocuments: [ServerDocument(id: "p", type: .passport, side: nil, status: .accepted)])
+        let process = ScanProcess(
+            types: [.passport],
+            serverDocuments: [ServerDocument(id: "p", type: .passport, side: nil, status: .accepted)])
         #expect(process.nextDocumentToScan == nil)
         #expect(process.documents[0].sides.first?.side == .front, "a document without a side is its front")
     }

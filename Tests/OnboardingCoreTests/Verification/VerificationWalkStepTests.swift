@@ -1,10 +1,12 @@
 import Testing
+
 @testable import OnboardingCore
 
 /// What `verification run` does next in each state, as a table.
 @Suite struct VerificationWalkStepTests {
     static let accepted = ServerDocument(id: "front", type: .idCard, side: .front, status: .accepted)
-    static let rejected = ServerDocument(id: "back", type: .idCard, side: .back, status: .rejected, errors: ["unreadable"])
+    static let rejected = ServerDocument(
+        id: "back", type: .idCard, side: .back, status: .rejected, errors: ["unreadable"])
 
     @Test(arguments: [
         (VerificationState.intro, VerificationWalkStep.approveConsent),
@@ -35,7 +37,9 @@ import Testing
     }
 
     @Test func newDocumentsAreAskedForAndAcceptedOnesAreNot() {
-        let scan = ScanProcess(types: [.idCard, .passport], serverDocuments: [Self.accepted, ServerDocument(id: "b", type: .idCard, side: .back, status: .accepted)])
+        let scan = ScanProcess(
+            types: [.idCard, .passport],
+            serverDocuments: [Self.accepted, ServerDocument(id: "b", type: .idCard, side: .back, status: .accepted)])
         #expect(VerificationWalkStep(.scanDocument(scan)) == .submitDocuments([scan.documents[1]], reupload: false))
     }
 

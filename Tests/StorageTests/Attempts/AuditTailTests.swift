@@ -1,16 +1,17 @@
 import GRDB
-
-import Testing
 import TestSupport
-@testable import Storage
+import Testing
 import WalletModel
+
+@testable import Storage
 
 @Suite struct AuditTailTests {
     let directory = TemporaryDirectory()
 
     func row(_ attemptID: Int64, _ event: AuditRow.Event) -> AuditRow {
         AuditRow(
-            attemptID: attemptID, event: event, at: Timestamp(milliseconds: 1_764_000_000_000 + attemptID), requestID: "r\(attemptID)",
+            attemptID: attemptID, event: event, at: Timestamp(milliseconds: 1_764_000_000_000 + attemptID),
+            requestID: "r\(attemptID)",
             serialNumber: "SN\(attemptID)", deeplinkHash: String(repeating: "ab", count: 32)
         )
     }

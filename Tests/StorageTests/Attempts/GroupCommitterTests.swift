@@ -1,11 +1,11 @@
 import Foundation
 import GRDB
-
 import Synchronization
-import Testing
 import TestSupport
-@testable import Storage
+import Testing
 import WalletModel
+
+@testable import Storage
 
 @Suite struct GroupCommitterTests {
     let directory = TemporaryDirectory()
@@ -31,10 +31,11 @@ import WalletModel
                 let succeeded: Bool
                 do {
                     succeeded = try committer.run { db, _ in
-                        try db.execute(sql: """
-                            INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier)
-                            VALUES ('t', ?, 'd')
-                            """, arguments: ["S\(job)"])
+                        try db.execute(
+                            sql: """
+                                INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier)
+                                VALUES ('t', ?, 'd')
+                                """, arguments: ["S\(job)"])
                         if job % 7 == 3 { throw Refused() }
                         return true
                     }
@@ -64,11 +65,17 @@ import WalletModel
         let path = directory.file("wallet.sqlite")
         let (seen, refusedFailed) = try await Threads.run { () throws -> (Int, Bool) in
             let written = committer.submit { db, _ in
-                try db.execute(sql: "INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier) VALUES ('t', 'S1', 'd')")
+                try db.execute(
+                    sql:
+                        "INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier) VALUES ('t', 'S1', 'd')"
+                )
             }
             let refused = committer.submit { _, _ in throw Refused() }
             try committer.run { db, _ in
-                try db.execute(sql: "INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier) VALUES ('t', 'S2', 'd')")
+                try db.execute(
+                    sql:
+                        "INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier) VALUES ('t', 'S2', 'd')"
+                )
             }
             // Committed: another connection sees it.
             let seen = try DatabaseQueue(path: path).read { db in

@@ -1,9 +1,9 @@
 import GRDB
-
 import TestSupport
-@testable import Storage
-import WalletModel
 import Testing
+import WalletModel
+
+@testable import Storage
 
 /// The C-API binding used by the import and the audit stores exactly what GRDB would.
 @Suite struct DirectStatementTests {

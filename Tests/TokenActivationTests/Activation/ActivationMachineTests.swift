@@ -1,8 +1,9 @@
 import ErrorCodes
 import HTTPTransport
 import Testing
-@testable import TokenActivation
 import WalletModel
+
+@testable import TokenActivation
 
 /// Every decision of an activation attempt, on the machine alone: no database, no
 /// network, no clock. A scripted world answers the machine's actions.
@@ -24,15 +25,24 @@ struct ActivationMachineTests {
         var actions: [ActivationMachine.Action] = []
         var result = ActivationResult(outcome: .error)
         var sends: Int { actions.filter { if case .send = $0 { true } else { false } }.count }
-        var backoffs: [Duration] { actions.compactMap { if case .send(_, let after) = $0, after > .zero { after } else { nil } } }
-        var finish: ActivationMachine.Finish? { actions.lazy.compactMap { if case .writeFinished(let f) = $0 { f } else { nil } }.first }
-        var stop: ActivationMachine.Stop? { actions.lazy.compactMap { if case .writeStopped(let s) = $0 { s } else { nil } }.first }
-        var start: ActivationMachine.Start? { actions.lazy.compactMap { if case .writeStarted(let s) = $0 { s } else { nil } }.first }
+        var backoffs: [Duration] {
+            actions.compactMap { if case .send(_, let after) = $0, after > .zero { after } else { nil } }
+        }
+        var finish: ActivationMachine.Finish? {
+            actions.lazy.compactMap { if case .writeFinished(let f) = $0 { f } else { nil } }.first
+        }
+        var stop: ActivationMachine.Stop? {
+            actions.lazy.compactMap { if case .writeStopped(let s) = $0 { s } else { nil } }.first
+        }
+        var start: ActivationMachine.Start? {
+            actions.lazy.compactMap { if case .writeStarted(let s) = $0 { s } else { nil } }.first
+        }
     }
 
     static let waiting = PassRecord(serialNumber: "SN1", deviceAccountIdentifier: "DAPL0001", device: "iPhone")
     static let retry = TMPSettings.Retry(attempts: 3, backoffMilliseconds: [100, 300])
-    static let deeplink = Deeplink(format: DeeplinkFormat("mybank://activate")!, serialNumber: "SN1", passTypeIdentifier: nil, action: nil)
+    static let deeplink = Deeplink(
+        format: DeeplinkFormat("mybank://activate")!, serialNumber: "SN1", passTypeIdentifier: nil, action: nil)
 
     static func json(_ status: Int, _ value: String, extra: String = "") -> HTTPResponse {
         HTTPResponse(status: status, body: Array(#"{"issuerMobileAppAuthResponse":"\#(value)"\#(extra)}"#.utf8))
@@ -48,7 +58,8 @@ struct ActivationMachineTests {
 
     /// Plays the executor: answers each action from `world` until the machine stops.
     static func drive(_ world: World, dryRun: Bool = false) -> Run {
-        var machine = ActivationMachine(requestID: "req-1", device: nil, retry: retry, dryRunEndpoint: dryRun ? "http://tmp/x" : nil)
+        var machine = ActivationMachine(
+            requestID: "req-1", device: nil, retry: retry, dryRunEndpoint: dryRun ? "http://tmp/x" : nil)
         var run = Run()
         var answers = world.answers[...]
         var action = machine.handle(.parsed(.success(deeplink)))
@@ -56,7 +67,8 @@ struct ActivationMachineTests {
             run.actions.append(action)
             switch action {
             case .checkUser: action = machine.handle(.userCheckAnswered(world.userCheck))
-            case .resolveRecords: action = machine.handle(.recordsResolved(world.records, openAttempt: world.open, attemptID: 7))
+            case .resolveRecords:
+                action = machine.handle(.recordsResolved(world.records, openAttempt: world.open, attemptID: 7))
             case .writeStarted: action = machine.handle(.startedCommitted)
             case .writeStopped, .writeFinished: action = machine.handle(.finishCommitted)
             case .send: action = machine.handle(.tmpAnswered(answers.popFirst() ?? refused(.other)))
@@ -73,15 +85,42 @@ struct ActivationMachineTests {
 
     static let notSent: [(World, Outcome, String?)] = [
         (World(name: "no record", records: []), .error, "wallet.notFound"),
-        (World(name: "two waiting records", records: [state(.requiresActivation), state(.requiresActivation, device: "Watch", reference: "DAPL0002")]), .error, "wallet.ambiguous"),
+        (
+            World(
+                name: "two waiting records",
+                records: [
+                    state(.requiresActivation), state(.requiresActivation, device: "Watch", reference: "DAPL0002"),
+                ]), .error, "wallet.ambiguous"
+        ),
         (World(name: "suspended", records: [state(.suspended)]), .error, "wallet.notActivatable"),
         (World(name: "deactivated", records: [state(.deactivated)]), .error, "wallet.notActivatable"),
         (World(name: "already activated", records: [state(.activated)]), .alreadyActivated, nil),
-        (World(name: "a waiting pass beside an activated one", records: [state(.activated, device: "Watch"), state(.suspended)]), .alreadyActivated, nil),
-        (World(name: "in flight in a live process", records: [state(.activating)], open: OpenAttempt(attemptID: 3, requestID: "r", deeplinkHash: "h", ownerIsAlive: true)), .error, "activation.inProgress"),
-        (World(name: "user activation not finished", userCheck: ActivationError(code: .userActivationRequired, message: "m")), .error, "user.activationRequired"),
-        (World(name: "TMP not configured", userCheck: ActivationError(code: .configSecretMissing, message: "m")), .error, "config.secretMissing"),
-        (World(name: "pass refusal before the user check", records: [], userCheck: ActivationError(code: .userActivationRequired, message: "m")), .error, "wallet.notFound"),
+        (
+            World(
+                name: "a waiting pass beside an activated one",
+                records: [state(.activated, device: "Watch"), state(.suspended)]), .alreadyActivated, nil
+        ),
+        (
+            World(
+                name: "in flight in a live process", records: [state(.activating)],
+                open: OpenAttempt(attemptID: 3, requestID: "r", deeplinkHash: "h", ownerIsAlive: true)), .error,
+            "activation.inProgress"
+        ),
+        (
+            World(
+                name: "user activation not finished",
+                userCheck: ActivationError(code: .userActivationRequired, message: "m")), .error,
+            "user.activationRequired"
+        ),
+        (
+            World(name: "TMP not configured", userCheck: ActivationError(code: .configSecretMissing, message: "m")),
+            .error, "config.secretMissing"
+        ),
+        (
+            World(
+                name: "pass refusal before the user check", records: [],
+                userCheck: ActivationError(code: .userActivationRequired, message: "m")), .error, "wallet.notFound"
+        ),
     ]
 
     @Test(arguments: notSent)
@@ -114,12 +153,18 @@ struct ActivationMachineTests {
         let run = Self.drive(World(name: "no open attempt", records: [Self.state(.activating)]))
         #expect(run.start?.closing == nil)
         #expect(run.result.outcome == .approved)
-        #expect(run.result.warnings == ["the pass was marked activating without an open attempt; treating it as waiting for activation"])
+        #expect(
+            run.result.warnings == [
+                "the pass was marked activating without an open attempt; treating it as waiting for activation"
+            ])
     }
 
     @Test func anInterruptedAttemptIsClosedEvenWhenTheUserCheckStopsTheRun() {
         let open = OpenAttempt(attemptID: 3, requestID: "old", deeplinkHash: "h", ownerIsAlive: false)
-        let run = Self.drive(World(name: "closed, then stopped", records: [Self.state(.activating)], open: open, userCheck: ActivationError(code: .userActivationRequired, message: "m")))
+        let run = Self.drive(
+            World(
+                name: "closed, then stopped", records: [Self.state(.activating)], open: open,
+                userCheck: ActivationError(code: .userActivationRequired, message: "m")))
         #expect(run.stop?.closing == open)
         #expect(run.sends == 0)
     }
@@ -128,25 +173,69 @@ struct ActivationMachineTests {
 
     static let answered: [(World, Outcome, String?, PassState, Int, [Duration])] = [
         (World(name: "APPROVED"), .approved, nil, .activated, 1, []),
-        (World(name: "DECLINED", answers: [.success(json(200, "DECLINED"))]), .declined, nil, .requiresActivation, 1, []),
+        (
+            World(name: "DECLINED", answers: [.success(json(200, "DECLINED"))]), .declined, nil, .requiresActivation, 1,
+            []
+        ),
         (World(name: "FAILED", answers: [.success(json(201, "FAILED"))]), .failed, nil, .requiresActivation, 1, []),
-        (World(name: "lower-case status", answers: [.success(json(200, "approved"))]), .error, "tmp.unknownStatus", .requiresActivation, 1, []),
-        (World(name: "empty body", answers: [.success(HTTPResponse(status: 200, body: []))]), .error, "tmp.invalidBody", .requiresActivation, 1, []),
-        (World(name: "HTTP 500", answers: [.success(json(500, "APPROVED"))]), .unknown, "tmp.serverError", .requiresActivation, 1, []),
-        (World(name: "HTTP 503", answers: [.success(HTTPResponse(status: 503, body: []))]), .unknown, "tmp.serverError", .requiresActivation, 1, []),
-        (World(name: "redirect", answers: [.success(HTTPResponse(status: 302, body: []))]), .error, "tmp.redirect", .requiresActivation, 1, []),
-        (World(name: "HTTP 404", answers: [.success(HTTPResponse(status: 404, body: []))]), .error, "tmp.unexpectedStatus", .requiresActivation, 1, []),
-        (World(name: "refused three times", answers: [refused(.connectionRefused), refused(.connectionRefused), refused(.connectionRefused)]), .error, "tmp.connectionRefused", .requiresActivation, 3, [.milliseconds(100), .milliseconds(300)]),
-        (World(name: "DNS failure, then approved", answers: [refused(.dnsFailure), .success(json(200, "APPROVED"))]), .approved, nil, .activated, 2, [.milliseconds(100)]),
-        (World(name: "timeout after sending", answers: [refused(.timeout, sent: true)]), .unknown, "tmp.timeout", .requiresActivation, 1, []),
-        (World(name: "connection lost after sending", answers: [refused(.connectionLost, sent: true)]), .unknown, "tmp.connectionLost", .requiresActivation, 1, []),
+        (
+            World(name: "lower-case status", answers: [.success(json(200, "approved"))]), .error, "tmp.unknownStatus",
+            .requiresActivation, 1, []
+        ),
+        (
+            World(name: "empty body", answers: [.success(HTTPResponse(status: 200, body: []))]), .error,
+            "tmp.invalidBody", .requiresActivation, 1, []
+        ),
+        (
+            World(name: "HTTP 500", answers: [.success(json(500, "APPROVED"))]), .unknown, "tmp.serverError",
+            .requiresActivation, 1, []
+        ),
+        (
+            World(name: "HTTP 503", answers: [.success(HTTPResponse(status: 503, body: []))]), .unknown,
+            "tmp.serverError", .requiresActivation, 1, []
+        ),
+        (
+            World(name: "redirect", answers: [.success(HTTPResponse(status: 302, body: []))]), .error, "tmp.redirect",
+            .requiresActivation, 1, []
+        ),
+        (
+            World(name: "HTTP 404", answers: [.success(HTTPResponse(status: 404, body: []))]), .error,
+            "tmp.unexpectedStatus", .requiresActivation, 1, []
+        ),
+        (
+            World(
+                name: "refused three times",
+                answers: [refused(.connectionRefused), refused(.connectionRefused), refused(.connectionRefused)]),
+            .error, "tmp.connectionRefused", .requiresActivation, 3, [.milliseconds(100), .milliseconds(300)]
+        ),
+        (
+            World(
+                name: "DNS failure, then approved", answers: [refused(.dnsFailure), .success(json(200, "APPROVED"))]),
+            .approved, nil, .activated, 2, [.milliseconds(100)]
+        ),
+        (
+            World(name: "timeout after sending", answers: [refused(.timeout, sent: true)]), .unknown, "tmp.timeout",
+            .requiresActivation, 1, []
+        ),
+        (
+            World(name: "connection lost after sending", answers: [refused(.connectionLost, sent: true)]), .unknown,
+            "tmp.connectionLost", .requiresActivation, 1, []
+        ),
         (World(name: "TLS refused", answers: [refused(.tls)]), .error, "tmp.tls", .requiresActivation, 1, []),
-        (World(name: "connect timeout", answers: [refused(.connectTimeout)]), .error, "tmp.connectTimeout", .requiresActivation, 1, []),
-        (World(name: "local TLS files refused", answers: [refused(.tlsFiles)]), .error, "config.tlsFiles", .requiresActivation, 1, []),
+        (
+            World(name: "connect timeout", answers: [refused(.connectTimeout)]), .error, "tmp.connectTimeout",
+            .requiresActivation, 1, []
+        ),
+        (
+            World(name: "local TLS files refused", answers: [refused(.tlsFiles)]), .error, "config.tlsFiles",
+            .requiresActivation, 1, []
+        ),
     ]
 
     @Test(arguments: answered)
-    func theAnswerDecidesTheOutcomeAndThePassState(world: World, outcome: Outcome, code: String?, passState: PassState, sends: Int, backoffs: [Duration]) {
+    func theAnswerDecidesTheOutcomeAndThePassState(
+        world: World, outcome: Outcome, code: String?, passState: PassState, sends: Int, backoffs: [Duration]
+    ) {
         let run = Self.drive(world)
         #expect(run.start?.record == Self.waiting)
         #expect(run.sends == sends)
@@ -159,7 +248,12 @@ struct ActivationMachineTests {
     }
 
     @Test func theAnswersFieldsArePrinted() {
-        let run = Self.drive(World(name: "fields", answers: [.success(Self.json(200, "APPROVED", extra: #","cardLast4Digits":"1234","comment":"ok\u0007 done""#))]))
+        let run = Self.drive(
+            World(
+                name: "fields",
+                answers: [
+                    .success(Self.json(200, "APPROVED", extra: #","cardLast4Digits":"1234","comment":"ok\u0007 done""#))
+                ]))
         #expect(run.result.cardLast4Digits == "1234")
         #expect(run.result.comment == "ok done")
         #expect(run.result.httpStatus == 200)
@@ -193,7 +287,8 @@ struct ActivationMachineTests {
     /// stops there (a made-up result could be printed and exit as a TMP failure).
     @Test func anEventOutOfOrderIsAProgrammingError() async {
         await #expect(processExitsWith: .failure) {
-            var machine = ActivationMachine(requestID: "req", device: nil, retry: TMPSettings.Retry(attempts: 1, backoffMilliseconds: []))
+            var machine = ActivationMachine(
+                requestID: "req", device: nil, retry: TMPSettings.Retry(attempts: 1, backoffMilliseconds: []))
             _ = machine.handle(.startedCommitted)
         }
     }

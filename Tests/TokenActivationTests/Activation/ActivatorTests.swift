@@ -4,10 +4,11 @@ import HTTPTransport
 import Logging
 import Synchronization
 import Testing
-@testable import TokenActivation
 import TokenctlApp
 import TokenctlConfiguration
 import WalletModel
+
+@testable import TokenActivation
 
 /// The executor around the machine, on a real SQLite file and the transport double:
 /// what is sent, what is written, and that backoffs are asked of the injected sleep.
@@ -37,7 +38,8 @@ struct ActivatorTests {
     }
 
     @Test func aRequestThatNeverLeftIsTriedAgainAfterTheConfiguredBackoffs() async throws {
-        _ = try Wallet(settings: settings()).add(PassRecordFields(serialNumber: "SN1", deviceAccountIdentifier: "DAPL00000001"))
+        _ = try Wallet(settings: settings()).add(
+            PassRecordFields(serialNumber: "SN1", deviceAccountIdentifier: "DAPL00000001"))
         let transport = ClosureTransport { _, number throws(TransportError) in
             guard number == 2 else { throw TransportError(.connectionRefused, wasSent: false, detail: "refused") }
             return HTTPResponse(status: 200, body: Array(#"{"issuerMobileAppAuthResponse":"APPROVED"}"#.utf8))
@@ -79,7 +81,8 @@ struct ActivatorTests {
         }
 
         var emitted: [Int] = []
-        let summary = try await activator(transport, slept: Sleeps()).activateBatch(from: .file(batch), concurrency: 8) { line, _ in
+        let summary = try await activator(transport, slept: Sleeps()).activateBatch(from: .file(batch), concurrency: 8)
+        { line, _ in
             emitted.append(line)
         }
 
@@ -103,7 +106,8 @@ struct ActivatorTests {
     }
 
     @Test func aRequestThatLeftIsNeverSentAgain() async throws {
-        _ = try Wallet(settings: settings()).add(PassRecordFields(serialNumber: "SN1", deviceAccountIdentifier: "DAPL00000001"))
+        _ = try Wallet(settings: settings()).add(
+            PassRecordFields(serialNumber: "SN1", deviceAccountIdentifier: "DAPL00000001"))
         let transport = ClosureTransport { _, _ throws(TransportError) in
             throw TransportError(.timeout, wasSent: true, detail: "no answer")
         }
@@ -114,15 +118,18 @@ struct ActivatorTests {
         #expect(transport.requests.count == 1)
         #expect(slept.durations.isEmpty)
         // The pass is activatable again: a new run is an explicit retry.
-        #expect(try Wallet(settings: settings()).show(PassQuery(serialNumber: "SN1")).map(\.state) == [.requiresActivation])
+        #expect(
+            try Wallet(settings: settings()).show(PassQuery(serialNumber: "SN1")).map(\.state) == [.requiresActivation])
     }
 
     @Test func aConfigurationRefusedBeforeSendingIsAuditedAndSendsNothing() async throws {
-        _ = try Wallet(settings: settings()).add(PassRecordFields(serialNumber: "SN1", deviceAccountIdentifier: "DAPL00000001"))
+        _ = try Wallet(settings: settings()).add(
+            PassRecordFields(serialNumber: "SN1", deviceAccountIdentifier: "DAPL00000001"))
         var insecure = settings()
         insecure.tmp.baseURL = "http://tmp.example.com"
         let transport = ClosureTransport(status: 200, json: #"{"issuerMobileAppAuthResponse":"APPROVED"}"#)
-        let result = await activator(transport, slept: Sleeps(), settings: insecure).activate(deeplink: "mybank://activate?serialNumber=SN1")
+        let result = await activator(transport, slept: Sleeps(), settings: insecure).activate(
+            deeplink: "mybank://activate?serialNumber=SN1")
         #expect(result.error?.code == .configInsecureURL)
         #expect(result.exitStatus == ErrorCodes.ExitStatus.configuration)
         #expect(transport.requests.isEmpty)
@@ -132,9 +139,11 @@ struct ActivatorTests {
     }
 
     @Test func aDryRunSendsAndWritesNothing() async throws {
-        _ = try Wallet(settings: settings()).add(PassRecordFields(serialNumber: "SN1", deviceAccountIdentifier: "DAPL00000001"))
+        _ = try Wallet(settings: settings()).add(
+            PassRecordFields(serialNumber: "SN1", deviceAccountIdentifier: "DAPL00000001"))
         let transport = ClosureTransport(status: 200, json: #"{"issuerMobileAppAuthResponse":"APPROVED"}"#)
-        let result = await activator(transport, slept: Sleeps()).activate(deeplink: "mybank://activate?serialNumber=SN1", dryRun: true)
+        let result = await activator(transport, slept: Sleeps()).activate(
+            deeplink: "mybank://activate?serialNumber=SN1", dryRun: true)
         #expect(result.outcome == Outcome.dryRun)
         #expect(result.wouldSendTo == "https://tmp.example.com/prefix/issuer/push-provisioning/tokens/activations")
         #expect(transport.requests.isEmpty)

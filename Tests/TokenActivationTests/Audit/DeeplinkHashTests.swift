@@ -2,8 +2,9 @@ import Crypto
 import Dispatch
 import Synchronization
 import Testing
-@testable import TokenActivation
 import WalletModel
+
+@testable import TokenActivation
 
 @Suite struct DeeplinkHashTests {
     final class Mismatches: Sendable {
@@ -18,7 +19,8 @@ import WalletModel
         DispatchQueue.concurrentPerform(iterations: 8) { worker in
             for line in 0..<500 {
                 let text = "mybank://activate?serialNumber=SN\(worker)-\(line)"
-                let expected = Hex.encode(HMAC<SHA256>.authenticationCode(for: Array(text.utf8), using: SymmetricKey(data: key)))
+                let expected = Hex.encode(
+                    HMAC<SHA256>.authenticationCode(for: Array(text.utf8), using: SymmetricKey(data: key)))
                 if shared.hash(text) != expected { mismatches.count.add(1, ordering: .relaxed) }
             }
         }

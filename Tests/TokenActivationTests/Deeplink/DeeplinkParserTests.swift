@@ -1,6 +1,7 @@
 import Testing
-@testable import TokenActivation
 import WalletModel
+
+@testable import TokenActivation
 
 @Suite struct DeeplinkParserTests {
     static let base = "mybank://activate?serialNumber="
@@ -11,7 +12,9 @@ import WalletModel
     static let e64 = String(repeating: "%C3%A9", count: 64)
     static let e65 = String(repeating: "%C3%A9", count: 65)
     static let p256 = String(repeating: "p", count: 256)
-    static let parser = DeeplinkParser(formats: ["mybank://activate", "otherbank://wallet/activate", "port://host:8080"].compactMap(DeeplinkFormat.init))
+    static let parser = DeeplinkParser(
+        formats: ["mybank://activate", "otherbank://wallet/activate", "port://host:8080"].compactMap(
+            DeeplinkFormat.init))
 
     static let accepted: [(String, String, String?, String?)] = [
         ("mybank://activate?serialNumber=SN123", "SN123", nil, nil),
@@ -32,7 +35,10 @@ import WalletModel
         ("mybank://activate?foo&serialNumber=SN1&bar=", "SN1", nil, nil),
         ("mybank://activate?&&serialNumber=SN1&&", "SN1", nil, nil),
         ("mybank://activate?serialnumber=X&serialNumber=SN1", "SN1", nil, nil),
-        ("mybank://activate?serialNumber=SN1&passTypeIdentifier=paymentpass.com.apple", "SN1", "paymentpass.com.apple", nil),
+        (
+            "mybank://activate?serialNumber=SN1&passTypeIdentifier=paymentpass.com.apple", "SN1",
+            "paymentpass.com.apple", nil
+        ),
         ("mybank://activate?passTypeIdentifier=pass.x%2Fy&serialNumber=SN1", "SN1", "pass.x/y", nil),
         ("mybank://activate?serialNumber=SN1&action=verify", "SN1", nil, "verify"),
         ("mybank://activate?action=verify&serialNumber=SN1&passTypeIdentifier=p", "SN1", "p", "verify"),

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import TokenActivation
 import WalletModel
+
+@testable import TokenActivation
 
 @Suite struct CSVRecordReaderTests {
     /// Reads every record, with a tiny chunk size so records straddle buffer refills.
@@ -18,20 +19,21 @@ import WalletModel
         try records(Array(text.utf8), chunkSize: chunkSize)
     }
 
-    @Test(arguments: [
-        ("a,b\n1,2\n", [(1, ["a", "b"]), (2, ["1", "2"])]),
-        ("a,b\r\n1,2\r\n", [(1, ["a", "b"]), (2, ["1", "2"])]),
-        ("a,b\n1,2", [(1, ["a", "b"]), (2, ["1", "2"])]),
-        ("a,,c\n", [(1, ["a", "", "c"])]),
-        ("a,\n", [(1, ["a", ""])]),
-        ("\"x,y\",\"say \"\"hi\"\"\"\n", [(1, ["x,y", "say \"hi\""])]),
-        ("\"two\nlines\",z\nnext,row\n", [(1, ["two\nlines", "z"]), (3, ["next", "row"])]),
-        ("a\n\n\r\nb\n", [(1, ["a"]), (4, ["b"])]),
-        ("\u{FEFF}serialNumber\nS\n", [(1, ["serialNumber"]), (2, ["S"])]),
-        ("\"\"\n", [(1, [""])]),
-        ("é,✓\n", [(1, ["é", "✓"])]),
-        ("", []),
-    ] as [(String, [(Int, [String])])])
+    @Test(
+        arguments: [
+            ("a,b\n1,2\n", [(1, ["a", "b"]), (2, ["1", "2"])]),
+            ("a,b\r\n1,2\r\n", [(1, ["a", "b"]), (2, ["1", "2"])]),
+            ("a,b\n1,2", [(1, ["a", "b"]), (2, ["1", "2"])]),
+            ("a,,c\n", [(1, ["a", "", "c"])]),
+            ("a,\n", [(1, ["a", ""])]),
+            ("\"x,y\",\"say \"\"hi\"\"\"\n", [(1, ["x,y", "say \"hi\""])]),
+            ("\"two\nlines\",z\nnext,row\n", [(1, ["two\nlines", "z"]), (3, ["next", "row"])]),
+            ("a\n\n\r\nb\n", [(1, ["a"]), (4, ["b"])]),
+            ("\u{FEFF}serialNumber\nS\n", [(1, ["serialNumber"]), (2, ["S"])]),
+            ("\"\"\n", [(1, [""])]),
+            ("é,✓\n", [(1, ["é", "✓"])]),
+            ("", []),
+        ] as [(String, [(Int, [String])])])
     func parsesRFC4180(text: String, expected: [(Int, [String])]) throws {
         for chunkSize in [1, 2, 3, 7, 4096] {
             let parsed = try records(text, chunkSize: chunkSize)

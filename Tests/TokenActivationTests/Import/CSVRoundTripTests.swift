@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import TokenActivation
 import WalletModel
+
+@testable import TokenActivation
 
 /// Seeded random inputs: the reader never crashes on arbitrary bytes, and whatever the
 /// exporter writes, the reader reads back unchanged.
@@ -36,7 +37,9 @@ import WalletModel
         var generator = SeededGenerator(state: seed)
         let alphabet: [UInt8] = Array("a,\"\r\n ".utf8) + [0xC3, 0xA9, 0xFF, 0x00]
         for _ in 0..<300 {
-            let bytes = (0..<Int.random(in: 0...64, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }
+            let bytes = (0..<Int.random(in: 0...64, using: &generator)).map { _ in
+                alphabet.randomElement(using: &generator)!
+            }
             let whole = readAll(bytes, chunkSize: 4096)
             let tiny = readAll(bytes, chunkSize: 1)
             #expect("\(whole)" == "\(tiny)", "seed \(seed), input \(bytes)")
@@ -46,11 +49,19 @@ import WalletModel
     @Test(arguments: [11, 12, 13])
     func exportedRecordsReadBackUnchanged(seed: UInt64) throws {
         var generator = SeededGenerator(state: seed)
-        let characters = Array("aZ9 ,\"'é✓-_.;") 
+        let characters = Array("aZ9 ,\"'é✓-_.;")
         var records: [PassRecord] = []
         for index in 0..<200 {
-            let serial = String((0..<Int.random(in: 1...20, using: &generator)).map { _ in characters.randomElement(using: &generator)! })
-            let device: String? = Bool.random(using: &generator) ? nil : String((0..<Int.random(in: 1...8, using: &generator)).map { _ in characters.randomElement(using: &generator)! })
+            let serial = String(
+                (0..<Int.random(in: 1...20, using: &generator)).map { _ in characters.randomElement(using: &generator)!
+                })
+            let device: String? =
+                Bool.random(using: &generator)
+                ? nil
+                : String(
+                    (0..<Int.random(in: 1...8, using: &generator)).map { _ in
+                        characters.randomElement(using: &generator)!
+                    })
             records.append(PassRecord(serialNumber: serial, deviceAccountIdentifier: "DAPL\(index)", device: device))
         }
         let text = WalletExporter.header + "\n" + records.map { WalletExporter.csvLine($0) + "\n" }.joined()

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import TokenActivation
 import WalletModel
+
+@testable import TokenActivation
 
 /// The read-ahead source gives exactly the rows, the error and its place that the source it
 /// wraps gives, whether the input ends inside a chunk, on a chunk's edge, or far past the
@@ -26,11 +27,12 @@ import WalletModel
         return Array(text.utf8)
     }
 
-    @Test(arguments: [
-        (1, nil), (ReadAheadRowSource.rowsPerChunk, nil), (ReadAheadRowSource.rowsPerChunk + 1, nil),
-        (ReadAheadRowSource.rowsPerChunk * (ReadAheadRowSource.chunksAhead + 3), nil),
-        (20_000, 1), (20_000, ReadAheadRowSource.rowsPerChunk), (20_000, 17_321), (20_000, 20_000),
-    ] as [(Int, Int?)])
+    @Test(
+        arguments: [
+            (1, nil), (ReadAheadRowSource.rowsPerChunk, nil), (ReadAheadRowSource.rowsPerChunk + 1, nil),
+            (ReadAheadRowSource.rowsPerChunk * (ReadAheadRowSource.chunksAhead + 3), nil),
+            (20_000, 1), (20_000, ReadAheadRowSource.rowsPerChunk), (20_000, 17_321), (20_000, 20_000),
+        ] as [(Int, Int?)])
     func givesWhatTheWrappedSourceGives(rows: Int, badAt: Int?) throws {
         let input = csv(rows: rows, badAt: badAt)
         let plainDescriptor = descriptor(reading: input)

@@ -4,12 +4,13 @@ import Foundation
 import HTTPTransport
 import Logging
 import Synchronization
-import Testing
 import TestSupport
-@testable import TokenActivation
+import Testing
 import TokenctlApp
 import TokenctlConfiguration
 import WalletModel
+
+@testable import TokenActivation
 
 /// The one activation runtime on a real SQLite file and the transport double: its one
 /// admission, the deferred finish that never waits for a job to come, and a stopped batch.
@@ -23,7 +24,9 @@ struct ActivationRuntimeTests {
         return settings
     }
 
-    func runtime(_ transport: some HTTPTransport, _ options: ActivationRuntime.Options) async throws -> ActivationRuntime {
+    func runtime(
+        _ transport: some HTTPTransport, _ options: ActivationRuntime.Options
+    ) async throws -> ActivationRuntime {
         let activator = Activator(
             settings: settings(), environment: [:], transports: .always(transport),
             logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }), sleep: { _ in }
@@ -34,7 +37,9 @@ struct ActivationRuntimeTests {
     func addPasses(_ count: Int) throws {
         let wallet = try Wallet(settings: settings())
         for index in 1...count {
-            _ = try wallet.add(PassRecordFields(serialNumber: "SN\(index)", deviceAccountIdentifier: "DAPL\(String(format: "%08d", index))"))
+            _ = try wallet.add(
+                PassRecordFields(
+                    serialNumber: "SN\(index)", deviceAccountIdentifier: "DAPL\(String(format: "%08d", index))"))
         }
     }
 
@@ -96,7 +101,8 @@ struct ActivationRuntimeTests {
         #expect(await [first?.outcome, second?.outcome] == [.approved, .approved])
         runtime.close()
         #expect(runtime.load.running == 0 && runtime.load.waiting == 0)
-        #expect(try Wallet(settings: settings()).show(PassQuery(serialNumber: "SN3")).map(\.state) == [.requiresActivation])
+        #expect(
+            try Wallet(settings: settings()).show(PassQuery(serialNumber: "SN3")).map(\.state) == [.requiresActivation])
     }
 
     /// With the finish deferred, a lone activation is answered once its "finished" write is
@@ -112,7 +118,9 @@ struct ActivationRuntimeTests {
         try runtime.database.forEachAuditEntry(AuditFilter(serialNumber: "SN1")) { finished.append($0.outcome) }
         #expect(finished == ["APPROVED"])
         let results = await withTaskGroup(of: ActivationResult?.self) { group in
-            for index in 2...40 { group.addTask { await runtime.activate(deeplink: "mybank://activate?serialNumber=SN\(index)") } }
+            for index in 2...40 {
+                group.addTask { await runtime.activate(deeplink: "mybank://activate?serialNumber=SN\(index)") }
+            }
             return await group.reduce(into: []) { $0.append($1) }
         }
         #expect(results.allSatisfy { $0?.outcome == .approved })
@@ -166,7 +174,8 @@ struct ActivationRuntimeTests {
         #expect(summary.stoppedEarly)
         #expect(emitted == [1, 2])
         #expect(held.arrived.load(ordering: .relaxed) == 2)
-        #expect(try Wallet(settings: settings()).show(PassQuery(serialNumber: "SN3")).map(\.state) == [.requiresActivation])
+        #expect(
+            try Wallet(settings: settings()).show(PassQuery(serialNumber: "SN3")).map(\.state) == [.requiresActivation])
     }
 
     /// Output on the workers' threads (a CLI's): with eight workers finishing lines at once,
@@ -203,7 +212,8 @@ struct ActivationRuntimeTests {
         let runtime = try await runtime(transport, ActivationRuntime.Options(workers: 2))
         let long = Array("mybank://activate?serialNumber=\(String(repeating: "9", count: 2100))".utf8)
         let lines: [[UInt8]] = [
-            Array("mybank://activate?serialNumber=SN1\r\n".utf8), Array("  \n".utf8), long + [0x0A], [0x61, 0xFF, 0x0A],
+            Array("mybank://activate?serialNumber=SN1\r\n".utf8), Array("  \n".utf8), long + [0x0A],
+            [0x61, 0xFF, 0x0A],
             Array("mybank://activate?serialNumber=SN2\n".utf8), Array("mybank://activate?serialNumber=SN3".utf8),
         ]
         var emitted: [(Int, ErrorCode?)] = []

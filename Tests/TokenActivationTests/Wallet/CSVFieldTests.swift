@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TokenActivation
 
 /// The CSV writer decides on bytes, as RFC 4180 and the importer do.

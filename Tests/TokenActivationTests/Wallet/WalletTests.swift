@@ -2,10 +2,11 @@ import Foundation
 import GRDB
 import Storage
 import Testing
-@testable import TokenActivation
 import TokenctlApp
 import TokenctlConfiguration
 import WalletModel
+
+@testable import TokenActivation
 
 @Suite struct WalletTests {
     let directory = TemporaryDirectory()
@@ -25,7 +26,9 @@ import WalletModel
     }
 
     @discardableResult
-    func importText(_ text: String, format: WalletFileFormat? = nil, name: String = "passes.csv") throws -> ImportSummary {
+    func importText(
+        _ text: String, format: WalletFileFormat? = nil, name: String = "passes.csv"
+    ) throws -> ImportSummary {
         let path = directory.file(name)
         _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
         return try wallet.importRecords(from: .file(path), format: format)
@@ -36,15 +39,21 @@ import WalletModel
         try wallet.add(PassRecordFields(serialNumber: "SN1", deviceAccountIdentifier: "DAPLWATCH1", device: "Watch"))
 
         #expect(try wallet.show(PassQuery(serialNumber: "SN1")).map(\.device) == ["iPhone", "Watch"])
-        #expect(try wallet.show(PassQuery(serialNumber: "SN1", device: "Watch")).map(\.deviceAccountIdentifier) == ["DAPLWATCH1"])
+        #expect(
+            try wallet.show(PassQuery(serialNumber: "SN1", device: "Watch")).map(\.deviceAccountIdentifier) == [
+                "DAPLWATCH1"
+            ])
 
         let ambiguous = try #require(throws: WalletError.self) { try wallet.remove(PassQuery(serialNumber: "SN1")) }
         #expect(ambiguous.code.rawValue == "wallet.ambiguous")
         #expect(try all().count == 2)
 
-        #expect(try wallet.remove(PassQuery(serialNumber: "SN1", device: "Watch")).deviceAccountIdentifier == "DAPLWATCH1")
+        #expect(
+            try wallet.remove(PassQuery(serialNumber: "SN1", device: "Watch")).deviceAccountIdentifier == "DAPLWATCH1")
         #expect(try all().map(\.deviceAccountIdentifier) == ["DAPLPHONE1"])
-        let gone = try #require(throws: WalletError.self) { try wallet.remove(PassQuery(serialNumber: "SN1", device: "Watch")) }
+        let gone = try #require(throws: WalletError.self) {
+            try wallet.remove(PassQuery(serialNumber: "SN1", device: "Watch"))
+        }
         #expect(gone.code.rawValue == "wallet.notFound")
     }
 
@@ -68,32 +77,58 @@ import WalletModel
     }
 
     @Test func importUpsertsAndKeepsStoredValuesThatARowDoesNotGive() throws {
-        try importText("""
+        try importText(
+            """
             serialNumber,deviceAccountIdentifier,state,device,cardSuffix
             SN1,DAPL1,activated,iPhone,1234
             SN2,DAPL2,,Watch,
             """)
-        let summary = try importText("""
+        let summary = try importText(
+            """
             serialNumber,deviceAccountIdentifier,cardSuffix
             SN1,DAPL1,9999
             SN3,DAPL3,
             """)
         #expect(summary == ImportSummary(rows: 2, inserted: 1, updated: 1))
-        #expect(try all() == [
-            PassRecord(serialNumber: "SN1", deviceAccountIdentifier: "DAPL1", state: .activated, device: "iPhone", cardSuffix: "9999"),
-            PassRecord(serialNumber: "SN2", deviceAccountIdentifier: "DAPL2", device: "Watch"),
-            PassRecord(serialNumber: "SN3", deviceAccountIdentifier: "DAPL3"),
-        ])
+        #expect(
+            try all() == [
+                PassRecord(
+                    serialNumber: "SN1", deviceAccountIdentifier: "DAPL1", state: .activated, device: "iPhone",
+                    cardSuffix: "9999"),
+                PassRecord(serialNumber: "SN2", deviceAccountIdentifier: "DAPL2", device: "Watch"),
+                PassRecord(serialNumber: "SN3", deviceAccountIdentifier: "DAPL3"),
+            ])
     }
 
     @Test(arguments: [
-        ("serialNumber,deviceAccountIdentifier\nSN1,DAPL1\n,DAPL2\n", 3, "serialNumber is required", "import.invalidRow"),
-        ("serialNumber,deviceAccountIdentifier,state\nSN1,DAPL1,activated\nSN2,DAPL2,done\n", 3, "state must be one of", "import.invalidRow"),
-        ("serialNumber,deviceAccountIdentifier\nSN1,DAPL1\n\(String(repeating: "S", count: 129)),DAPL2\n", 3, "serialNumber must be 1 to 128 bytes", "import.invalidRow"),
-        ("serialNumber,deviceAccountIdentifier,device\nSN1,DAPL1,Watch\nSN1,DAPL2,Watch\n", 3, "is already bound to another device account id", "import.conflict"),
-        ("serialNumber,deviceAccountIdentifier\nSN1,DAPL1\nSN2\n", 3, "expected 2 fields as in the header, found 1", "import.invalidRow"),
-        ("serialNumber,deviceAccountIdentifier,colour\nSN1,DAPL1,red\n", 1, "unknown column \"colour\"", "import.invalidHeader"),
-        ("serialNumber,state\nSN1,activated\n", 1, "lacks the required column deviceAccountIdentifier", "import.invalidHeader"),
+        (
+            "serialNumber,deviceAccountIdentifier\nSN1,DAPL1\n,DAPL2\n", 3, "serialNumber is required",
+            "import.invalidRow"
+        ),
+        (
+            "serialNumber,deviceAccountIdentifier,state\nSN1,DAPL1,activated\nSN2,DAPL2,done\n", 3,
+            "state must be one of", "import.invalidRow"
+        ),
+        (
+            "serialNumber,deviceAccountIdentifier\nSN1,DAPL1\n\(String(repeating: "S", count: 129)),DAPL2\n", 3,
+            "serialNumber must be 1 to 128 bytes", "import.invalidRow"
+        ),
+        (
+            "serialNumber,deviceAccountIdentifier,device\nSN1,DAPL1,Watch\nSN1,DAPL2,Watch\n", 3,
+            "is already bound to another device account id", "import.conflict"
+        ),
+        (
+            "serialNumber,deviceAccountIdentifier\nSN1,DAPL1\nSN2\n", 3, "expected 2 fields as in the header, found 1",
+            "import.invalidRow"
+        ),
+        (
+            "serialNumber,deviceAccountIdentifier,colour\nSN1,DAPL1,red\n", 1, "unknown column \"colour\"",
+            "import.invalidHeader"
+        ),
+        (
+            "serialNumber,state\nSN1,activated\n", 1, "lacks the required column deviceAccountIdentifier",
+            "import.invalidHeader"
+        ),
         ("", 1, "the file is empty", "import.invalidHeader"),
     ])
     func aBadRowRejectsTheWholeFile(text: String, line: Int, reason: String, code: String) throws {
@@ -108,7 +143,10 @@ import WalletModel
 
     @Test func invalidUTF8RejectsTheWholeFile() throws {
         let path = directory.file("bad.csv")
-        _ = FileManager.default.createFile(atPath: path, contents: Data("serialNumber,deviceAccountIdentifier\nSN1,DAPL1\n".utf8) + Data([0x53, 0xC3, 0x28, 0x2C, 0x44, 0x0A]))
+        _ = FileManager.default.createFile(
+            atPath: path,
+            contents: Data("serialNumber,deviceAccountIdentifier\nSN1,DAPL1\n".utf8)
+                + Data([0x53, 0xC3, 0x28, 0x2C, 0x44, 0x0A]))
         let error = try #require(throws: ImportError.self) { try wallet.importRecords(from: .file(path)) }
         #expect(error.line == 3)
         #expect(error.message.hasSuffix("invalid UTF-8"))
@@ -116,7 +154,8 @@ import WalletModel
     }
 
     @Test func importsJSONLines() throws {
-        let summary = try importText("""
+        let summary = try importText(
+            """
             {"serialNumber": "SN1", "deviceAccountIdentifier": "DAPL1", "device": "iPhone", "cardSuffix": "1234"}
 
             {"serialNumber": "SN1", "deviceAccountIdentifier": "DAPL2", "device": "Watch", "state": null}
@@ -126,15 +165,23 @@ import WalletModel
     }
 
     @Test(arguments: [
-        ("{\"serialNumber\": \"SN1\", \"deviceAccountIdentifier\": \"DAPL1\", \"cardSuffix\": 1234}", "cardSuffix must be a string or null"),
-        ("{\"serialNumber\": \"SN1\", \"deviceAccountIdentifier\": \"DAPL1\", \"serial\": \"x\"}", "unknown key \"serial\""),
+        (
+            "{\"serialNumber\": \"SN1\", \"deviceAccountIdentifier\": \"DAPL1\", \"cardSuffix\": 1234}",
+            "cardSuffix must be a string or null"
+        ),
+        (
+            "{\"serialNumber\": \"SN1\", \"deviceAccountIdentifier\": \"DAPL1\", \"serial\": \"x\"}",
+            "unknown key \"serial\""
+        ),
         ("[\"SN1\", \"DAPL1\"]", "not a JSON object"),
         ("{\"serialNumber\": \"SN1\"", "not a JSON object"),
         ("{\"deviceAccountIdentifier\": \"DAPL1\"}", "serialNumber is required"),
     ])
     func aBadJSONLineRejectsTheWholeFile(line: String, reason: String) throws {
         let error = try #require(throws: ImportError.self) {
-            try importText("{\"serialNumber\": \"SN9\", \"deviceAccountIdentifier\": \"DAPL9\"}\n" + line + "\n", format: .jsonl, name: "x")
+            try importText(
+                "{\"serialNumber\": \"SN9\", \"deviceAccountIdentifier\": \"DAPL9\"}\n" + line + "\n", format: .jsonl,
+                name: "x")
         }
         #expect(error.line == 2)
         #expect(error.message.contains(reason), "\(error.message)")
@@ -149,8 +196,12 @@ import WalletModel
 
     @Test(arguments: [WalletFileFormat.csv, .jsonl])
     func exportRoundTripsThroughImport(format: WalletFileFormat) throws {
-        try wallet.add(PassRecordFields(serialNumber: "SN,\"quoted\" é", deviceAccountIdentifier: "DAPL1", state: "suspended", device: "Watch, 45mm", cardSuffix: "00042"))
-        try wallet.add(PassRecordFields(serialNumber: "SN2", deviceAccountIdentifier: "DAPL2", passTypeIdentifier: "other.type"))
+        try wallet.add(
+            PassRecordFields(
+                serialNumber: "SN,\"quoted\" é", deviceAccountIdentifier: "DAPL1", state: "suspended",
+                device: "Watch, 45mm", cardSuffix: "00042"))
+        try wallet.add(
+            PassRecordFields(serialNumber: "SN2", deviceAccountIdentifier: "DAPL2", passTypeIdentifier: "other.type"))
         let original = try all()
         var text = ""
         try wallet.export(format: format) { text += $0 }

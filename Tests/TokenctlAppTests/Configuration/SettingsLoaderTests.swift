@@ -1,9 +1,10 @@
 import ErrorCodes
 import Foundation
 import Testing
+import TokenActivation
+
 @testable import TokenctlApp
 @testable import TokenctlConfiguration
-import TokenActivation
 
 @Suite struct SettingsLoaderTests {
     let directory = TemporaryDirectory()
@@ -40,7 +41,10 @@ import TokenActivation
         #expect(settings.tmp.authentication.bearerTokenFile == repositoryRoot + "/Config/tmp.token")
         #expect(settings.tmp.tls.clientKeyFile == repositoryRoot + "/Config/client.key")
         #expect(settings.service.socket == "/run/tokenctl/tokenctl.sock")
-        let keys = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: repositoryRoot + "/Config/production.example.json"))) as? [String: Any])
+        let keys = try #require(
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: repositoryRoot + "/Config/production.example.json")))
+                as? [String: Any])
         #expect(Self.leafKeys(keys) == ConfigKeys.all)
         #expect(settings.onboarding.requiresFinishedUserActivation)
         #expect(settings.database.durability == .full)
@@ -60,7 +64,9 @@ import TokenActivation
     @Test func durabilityIsNormalOrFull() async throws {
         #expect(try await load().database.durability == .normal)
         #expect(try await load(["TOKENCTL_DATABASE_SYNCHRONOUS": "full"]).database.durability == .full)
-        let error = try await #require(throws: ConfigurationError.self) { try await load(["TOKENCTL_DATABASE_SYNCHRONOUS": "fast"]) }
+        let error = try await #require(throws: ConfigurationError.self) {
+            try await load(["TOKENCTL_DATABASE_SYNCHRONOUS": "fast"])
+        }
         #expect(error.message == "environment variable TOKENCTL_DATABASE_SYNCHRONOUS: expected normal or full")
     }
 
@@ -71,17 +77,23 @@ import TokenActivation
 
     /// A service without HOME or XDG_DATA_HOME (a systemd system service) gets the account's
     /// home, or /var/lib/tokenctl for a system account without one; never `/.local/…`.
-    @Test(arguments: [
-        ([String: String](), "/home/bob", "/home/bob/.local/share/tokenctl/tokenctl.sqlite"),
-        ([:], "/nonexistent", "/var/lib/tokenctl/tokenctl.sqlite"),
-        ([:], "/", "/var/lib/tokenctl/tokenctl.sqlite"),
-        ([:], nil, "/var/lib/tokenctl/tokenctl.sqlite"),
-        (["HOME": ""], "/nonexistent", "/var/lib/tokenctl/tokenctl.sqlite"),
-        (["HOME": "/"], "/nonexistent", "/var/lib/tokenctl/tokenctl.sqlite"),
-        (["HOME": "/home/alice"], "/home/bob", "/home/alice/.local/share/tokenctl/tokenctl.sqlite"),
-        (["XDG_DATA_HOME": "relative", "HOME": "/home/alice"], nil, "/home/alice/.local/share/tokenctl/tokenctl.sqlite"),
-    ] as [([String: String], String?, String)])
-    func aServiceWithoutHomeGetsASaneDefault(environment: [String: String], accountHome: String?, expected: String) throws {
+    @Test(
+        arguments: [
+            ([String: String](), "/home/bob", "/home/bob/.local/share/tokenctl/tokenctl.sqlite"),
+            ([:], "/nonexistent", "/var/lib/tokenctl/tokenctl.sqlite"),
+            ([:], "/", "/var/lib/tokenctl/tokenctl.sqlite"),
+            ([:], nil, "/var/lib/tokenctl/tokenctl.sqlite"),
+            (["HOME": ""], "/nonexistent", "/var/lib/tokenctl/tokenctl.sqlite"),
+            (["HOME": "/"], "/nonexistent", "/var/lib/tokenctl/tokenctl.sqlite"),
+            (["HOME": "/home/alice"], "/home/bob", "/home/alice/.local/share/tokenctl/tokenctl.sqlite"),
+            (
+                ["XDG_DATA_HOME": "relative", "HOME": "/home/alice"], nil,
+                "/home/alice/.local/share/tokenctl/tokenctl.sqlite"
+            ),
+        ] as [([String: String], String?, String)])
+    func aServiceWithoutHomeGetsASaneDefault(
+        environment: [String: String], accountHome: String?, expected: String
+    ) throws {
         let home = accountHome == "/home/bob" ? directory.path : accountHome
         let path = Settings.defaultDatabasePath(environment: environment, accountHome: home)
         #expect(path == expected.replacingOccurrences(of: "/home/bob", with: directory.path))
@@ -89,7 +101,9 @@ import TokenActivation
     }
 
     @Test func precedenceIsFlagThenEnvironmentThenFileThenDefault() async throws {
-        let file = write(#"{"database": {"path": "from-file.sqlite", "busy-timeout-ms": 5}, "tmp": {"timeout-ms": 7, "connect-timeout-ms": 8}}"#)
+        let file = write(
+            #"{"database": {"path": "from-file.sqlite", "busy-timeout-ms": 5}, "tmp": {"timeout-ms": 7, "connect-timeout-ms": 8}}"#
+        )
         let environment = ["TOKENCTL_DATABASE_PATH": "/env/db.sqlite", "TOKENCTL_TMP_TIMEOUT_MS": "9"]
 
         let fileOnly = try await load(flags: .init(configFile: file))
@@ -111,17 +125,22 @@ import TokenActivation
         let viaVariable = write(#"{"onboarding": {"instance-id": "via-variable"}}"#, to: "a.json")
         #expect(try await load(["TOKENCTL_CONFIG": viaVariable]).onboarding.instanceID == "via-variable")
 
-        try FileManager.default.createDirectory(atPath: directory.file("xdg/tokenctl"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: directory.file("xdg/tokenctl"), withIntermediateDirectories: true)
         _ = write(#"{"onboarding": {"instance-id": "via-xdg"}}"#, to: "xdg/tokenctl/config.json")
         #expect(try await load(["XDG_CONFIG_HOME": directory.file("xdg")]).onboarding.instanceID == "via-xdg")
 
-        try FileManager.default.createDirectory(atPath: directory.file(".config/tokenctl"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: directory.file(".config/tokenctl"), withIntermediateDirectories: true)
         _ = write(#"{"onboarding": {"instance-id": "via-home"}}"#, to: ".config/tokenctl/config.json")
         #expect(try await load().onboarding.instanceID == "via-home")
     }
 
     @Test func environmentListsAreCommaSeparated() async throws {
-        let settings = try await load(["TOKENCTL_DEEPLINKS_FORMATS": "mybank://activate,otherbank://go", "TOKENCTL_TMP_RETRY_BACKOFF_MS": "50,60,70"])
+        let settings = try await load([
+            "TOKENCTL_DEEPLINKS_FORMATS": "mybank://activate,otherbank://go",
+            "TOKENCTL_TMP_RETRY_BACKOFF_MS": "50,60,70",
+        ])
         #expect(settings.deeplinkFormats.map(\.description) == ["mybank://activate", "otherbank://go"])
         #expect(settings.tmp.retry.backoffMilliseconds == [50, 60, 70])
     }
@@ -132,9 +151,18 @@ import TokenActivation
         (#"{"tmp": {"timeout-ms": 1.5}}"#, "key tmp.timeout-ms: expected an integer"),
         (#"{"deeplinks": {"formats": "mybank://activate"}}"#, "key deeplinks.formats: expected a list of strings"),
         (#"{"deeplinks": {"formats": []}}"#, "key deeplinks.formats: expected a non-empty list"),
-        (#"{"deeplinks": {"formats": ["mybank"]}}"#, #"key deeplinks.formats: expected launch URLs of the form scheme://host[/path], such as "mybank://activate"; "mybank" is not one"#),
-        (#"{"deeplinks": {"formats": []}}"#, "key deeplinks.formats: expected a non-empty list of launch URLs of the form"),
-        (#"{"onboarding": {"require-finished-user-activation": "yes"}}"#, "key onboarding.require-finished-user-activation: expected true or false"),
+        (
+            #"{"deeplinks": {"formats": ["mybank"]}}"#,
+            #"key deeplinks.formats: expected launch URLs of the form scheme://host[/path], such as "mybank://activate"; "mybank" is not one"#
+        ),
+        (
+            #"{"deeplinks": {"formats": []}}"#,
+            "key deeplinks.formats: expected a non-empty list of launch URLs of the form"
+        ),
+        (
+            #"{"onboarding": {"require-finished-user-activation": "yes"}}"#,
+            "key onboarding.require-finished-user-activation: expected true or false"
+        ),
         (#"{"tmp": {"base-url": "ftp://x"}}"#, "key tmp.base-url: expected an http:// or https:// URL"),
         (#"{"database": {"path": {"nested": 1}}}"#, "key database.path: expected a value, not an object"),
         (#"{"database": {"path": ""}}"#, "key database.path: expected a non-empty string"),
@@ -144,38 +172,53 @@ import TokenActivation
     ])
     func aValueOfTheWrongTypeNamesTheFileAndKey(json: String, message: String) async throws {
         let file = write(json)
-        let error = try await #require(throws: ConfigurationError.self) { try await load(flags: .init(configFile: file)) }
+        let error = try await #require(throws: ConfigurationError.self) {
+            try await load(flags: .init(configFile: file))
+        }
         #expect(error.code.rawValue == "config.invalidValue")
         #expect(error.message.contains("configuration file \(file): \(message)"), "\(error.message)")
     }
 
     @Test func aWrongTypeInTheEnvironmentNamesTheVariable() async throws {
-        let error = try await #require(throws: ConfigurationError.self) { try await load(["TOKENCTL_TMP_RETRY_ATTEMPTS": "many"]) }
+        let error = try await #require(throws: ConfigurationError.self) {
+            try await load(["TOKENCTL_TMP_RETRY_ATTEMPTS": "many"])
+        }
         #expect(error.message == "environment variable TOKENCTL_TMP_RETRY_ATTEMPTS: expected an integer")
     }
 
     @Test func aMissingFileNamedByTheFlagOrVariableIsAnError() async throws {
         let missing = directory.file("nope.json")
-        let byFlag = try await #require(throws: ConfigurationError.self) { try await load(flags: .init(configFile: missing)) }
+        let byFlag = try await #require(throws: ConfigurationError.self) {
+            try await load(flags: .init(configFile: missing))
+        }
         #expect(byFlag.code.rawValue == "config.fileMissing")
         #expect(byFlag.message.contains(missing))
-        let byVariable = try await #require(throws: ConfigurationError.self) { try await load(["TOKENCTL_CONFIG": missing]) }
+        let byVariable = try await #require(throws: ConfigurationError.self) {
+            try await load(["TOKENCTL_CONFIG": missing])
+        }
         #expect(byVariable.message.contains("TOKENCTL_CONFIG"))
     }
 
     @Test(arguments: ["{\"tmp\": ", "[1, 2]", "not json", ""])
     func unreadableJSONNamesTheFile(text: String) async throws {
         let file = write(text)
-        let error = try await #require(throws: ConfigurationError.self) { try await load(flags: .init(configFile: file)) }
+        let error = try await #require(throws: ConfigurationError.self) {
+            try await load(flags: .init(configFile: file))
+        }
         #expect(error.code.rawValue == "config.invalidJSON")
         #expect(error.message.hasPrefix("configuration file \(file) is not valid JSON"))
     }
 
     @Test func anUnknownKeyIsAnErrorWithASuggestion() async throws {
         let file = write(#"{"onboarding": {"require-finished-user-activaton": true}}"#)
-        let error = try await #require(throws: ConfigurationError.self) { try await load(flags: .init(configFile: file)) }
+        let error = try await #require(throws: ConfigurationError.self) {
+            try await load(flags: .init(configFile: file))
+        }
         #expect(error.code.rawValue == "config.unknownKey")
-        #expect(error.message == "configuration file \(file): unknown key onboarding.require-finished-user-activaton (did you mean onboarding.require-finished-user-activation?)")
+        #expect(
+            error.message
+                == "configuration file \(file): unknown key onboarding.require-finished-user-activaton (did you mean onboarding.require-finished-user-activation?)"
+        )
     }
 
     @Test func nullMeansNotSet() async throws {
@@ -186,7 +229,8 @@ import TokenActivation
     }
 
     @Test func relativeSecretPathsAreRelativeToTheFile() async throws {
-        let file = write(#"{"tmp": {"auth": {"bearer-token-file": "secrets/tmp.token"}, "tls": {"ca-file": "/abs/ca.pem"}}}"#)
+        let file = write(
+            #"{"tmp": {"auth": {"bearer-token-file": "secrets/tmp.token"}, "tls": {"ca-file": "/abs/ca.pem"}}}"#)
         let settings = try await load(flags: .init(configFile: file))
         #expect(settings.tmp.authentication.bearerTokenFile == directory.file("secrets/tmp.token"))
         #expect(settings.tmp.tls.caFile == "/abs/ca.pem")
@@ -196,7 +240,9 @@ import TokenActivation
         let credentials = directory.file("credentials")
         try FileManager.default.createDirectory(atPath: credentials, withIntermediateDirectories: true)
         #expect(FileManager.default.createFile(atPath: credentials + "/tmp.token", contents: Data("t\n".utf8)))
-        let file = write(#"{"tmp": {"auth": {"bearer-token-file": "tmp.token", "api-key-file": "api.key"}, "tls": {"ca-file": "/etc/ssl/ca.pem"}}}"#)
+        let file = write(
+            #"{"tmp": {"auth": {"bearer-token-file": "tmp.token", "api-key-file": "api.key"}, "tls": {"ca-file": "/etc/ssl/ca.pem"}}}"#
+        )
         let underSystemd = try await load(["CREDENTIALS_DIRECTORY": credentials], flags: .init(configFile: file))
         #expect(underSystemd.tmp.authentication.bearerTokenFile == credentials + "/tmp.token")
         // No credential of that name: relative to the configuration file, as without systemd.

@@ -40,10 +40,14 @@ import TokenctlConfiguration
 
     @Test func aPrefixIsAcceptedWhenAskedAtTheNumberOfScalarsItLacks() {
         let commands = ["activate", "audit", "config", "completions"]
-        #expect(Spelling.closest(to: "compl", among: commands, maximumDistance: 2, acceptingPrefixes: true) == "completions")
+        #expect(
+            Spelling.closest(to: "compl", among: commands, maximumDistance: 2, acceptingPrefixes: true) == "completions"
+        )
         #expect(Spelling.closest(to: "compl", among: commands, maximumDistance: 2) == nil)
         // A closer word beats a longer completion.
-        #expect(Spelling.closest(to: "conf", among: ["configuration", "cong"], maximumDistance: 2, acceptingPrefixes: true) == "cong")
+        #expect(
+            Spelling.closest(to: "conf", among: ["configuration", "cong"], maximumDistance: 2, acceptingPrefixes: true)
+                == "cong")
     }
 
     @Test func aWordFarLongerThanEveryCandidateHasNoSuggestion() {
@@ -60,7 +64,8 @@ import TokenctlConfiguration
         for j in 0...b.count { table[0][j] = j }
         for i in 1...a.count {
             for j in 1...b.count {
-                table[i][j] = min(table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+                table[i][j] = min(
+                    table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
             }
         }
         return table[a.count][b.count]

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Testing
+
 @testable import TokenctlApp
 
 @Suite struct LogLineTests {
@@ -11,13 +12,15 @@ import Testing
     ])
     func eachLevelHasItsSyslogPriority(level: Logger.Level, priority: Int) {
         #expect(LogLine.priority(level) == priority)
-        let line = LogLine(format: .text, journal: true).render(level: level, label: "tokenctl.x", message: "m", metadata: [:], time: time)
+        let line = LogLine(format: .text, journal: true).render(
+            level: level, label: "tokenctl.x", message: "m", metadata: [:], time: time)
         #expect(line == "<\(priority)>\(level) tokenctl.x: m")
     }
 
     @Test func textCarriesTheTimeAndSortedFieldsOffTheJournal() {
         let line = LogLine(format: .text, journal: false).render(
-            level: .warning, label: "tokenctl.activation", message: "retrying", metadata: ["serial": "…7890", "attempt": "2"], time: time
+            level: .warning, label: "tokenctl.activation", message: "retrying",
+            metadata: ["serial": "…7890", "attempt": "2"], time: time
         )
         #expect(line == "2025-11-25T21:50:00.250Z warning tokenctl.activation: attempt=2 serial=…7890 retrying")
     }

@@ -2,7 +2,9 @@ import ErrorCodes
 import Foundation
 import TestSupport
 import Testing
+import TokenActivation
 import TokenctlApp
+import TransparencyLog
 import WalletModel
 
 /// The audit's Merkle tree on both drivers (DESIGN §9): tree heads and proofs made from the
@@ -36,7 +38,10 @@ import WalletModel
                 let more = try Self.leafHashes(store)
                 #expect(try tree.catchUp(chunkBlocks: 1) == 8)
                 #expect(try store.storedTreeBlocks() == 12)
-                let upper = try store.treeNodes([MerkleNode(level: 7, index: 0), MerkleNode(level: 6, index: 2), MerkleNode(level: 6, index: 3), MerkleNode(level: 8, index: 0)])
+                let upper = try store.treeNodes([
+                    MerkleNode(level: 7, index: 0), MerkleNode(level: 6, index: 2), MerkleNode(level: 6, index: 3),
+                    MerkleNode(level: 8, index: 0),
+                ])
                 #expect(upper[MerkleNode(level: 7, index: 0)] == MerkleHash.root(more[0..<128]))
                 #expect(upper[MerkleNode(level: 6, index: 2)] == MerkleHash.root(more[128..<192]))
                 #expect(upper.count == 2, "a node whose leaves are not all there is not stored")
@@ -78,9 +83,12 @@ import WalletModel
                 #expect(try store.storedCheckpoint(size: nil, origin: a) == Self.note(a, 10, key: 2))
                 #expect(try store.storedCheckpoints().count == 5)
 
-                let lines = [("w1", 4), ("w2", 4), ("w1", 10), ("w2", 7)].map { StoredCosignature(origin: a, size: Int64($1), witness: $0, line: "— \($0) x\($1)", time: Int64($1)) }
+                let lines = [("w1", 4), ("w2", 4), ("w1", 10), ("w2", 7)].map {
+                    StoredCosignature(origin: a, size: Int64($1), witness: $0, line: "— \($0) x\($1)", time: Int64($1))
+                }
                 for line in lines { try store.storeCosignature(line) }
-                try store.storeCosignature(StoredCosignature(origin: a, size: 4, witness: "w1", line: "— w1 again", time: 99))
+                try store.storeCosignature(
+                    StoredCosignature(origin: a, size: 4, witness: "w1", line: "— w1 again", time: 99))
                 let other = StoredCosignature(origin: b, size: 12, witness: "w1", line: "— w1 b", time: 12)
                 try store.storeCosignature(other)
                 #expect(try store.storedCosignatures(size: 4, origin: a) == [lines[0], lines[1]])
@@ -132,7 +140,9 @@ import WalletModel
                 try Self.appendAttempts(40, to: store)
                 try AuditTree(store: store).catchUp()
             }
-            try Self.sqlite(directory.file("store.sqlite"), "DROP TRIGGER audit_tree_node_append_only_delete; DELETE FROM audit_tree_node WHERE level = 6")
+            try Self.sqlite(
+                directory.file("store.sqlite"),
+                "DROP TRIGGER audit_tree_node_append_only_delete; DELETE FROM audit_tree_node WHERE level = 6")
             try store.with { store in
                 #expect {
                     try AuditTree(store: store).rootHash(size: 80)
@@ -153,8 +163,12 @@ import WalletModel
             #expect(try tree.rootHash(size: Int64(size)) == root, "head of \(size)")
             for index in Set([0, size / 2, size - 1]) {
                 let proof = try tree.inclusionProof(index: Int64(index), size: Int64(size))
-                #expect(proof == MerkleProof.inclusion(index: index, leaves: leaves[0..<size]), "leaf \(index) of \(size)")
-                #expect(throws: Never.self) { try MerkleProof.verifyInclusion(index: UInt64(index), size: UInt64(size), leafHash: leaves[index], proof: proof, root: root) }
+                #expect(
+                    proof == MerkleProof.inclusion(index: index, leaves: leaves[0..<size]), "leaf \(index) of \(size)")
+                #expect(throws: Never.self) {
+                    try MerkleProof.verifyInclusion(
+                        index: UInt64(index), size: UInt64(size), leafHash: leaves[index], proof: proof, root: root)
+                }
             }
             for from in Set([1, size / 3, size - 1]) where from > 0 {
                 let proof = try tree.consistencyProof(from: Int64(from), to: Int64(size))
@@ -166,7 +180,9 @@ import WalletModel
     /// The leaf hashes of every row, from the rows' hashed texts.
     static func leafHashes(_ store: any TokenStore) throws -> [[UInt8]] {
         var leaves: [[UInt8]] = []
-        try store.forEachAuditRow { row in leaves.append(MerkleHash.leaf(row.content!.hashedText(previous: row.previousHash))) }
+        try store.forEachAuditRow { row in
+            leaves.append(MerkleHash.leaf(row.content!.hashedText(previous: row.previousHash)))
+        }
         return leaves
     }
 
@@ -177,7 +193,9 @@ import WalletModel
         for number in first..<(first + count) {
             let record = PassRecord.sample("SN\(number)")
             _ = try store.insertPass(record)
-            let attemptID = try ledger.begin(PassQuery(serialNumber: record.serialNumber)) { ($0.attemptID, Steps.started(record, attemptID: $0.attemptID)) }
+            let attemptID = try ledger.begin(PassQuery(serialNumber: record.serialNumber)) {
+                ($0.attemptID, Steps.started(record, attemptID: $0.attemptID))
+            }
             try ledger.write(Steps.finished(record, attemptID: attemptID, outcome: "APPROVED", state: .activated))
         }
     }
@@ -200,7 +218,10 @@ final class CountingStore: TransparencyLogStore, @unchecked Sendable {
 
     init(_ store: any TokenStore) { self.store = store }
 
-    func reset() { rowsRead = 0; nodesAsked = 0 }
+    func reset() {
+        rowsRead = 0
+        nodesAsked = 0
+    }
     func auditTreeSize() throws -> Int64 { try store.auditTreeSize() }
     func auditPage(after seq: Int64, limit: Int) throws -> [StoredAuditRow] {
         let rows = try store.auditPage(after: seq, limit: limit)
@@ -224,8 +245,14 @@ final class CountingStore: TransparencyLogStore, @unchecked Sendable {
     func storedCheckpoints() throws -> [StoredCheckpoint] { try store.storedCheckpoints() }
     func storeCosignature(_ cosignature: StoredCosignature) throws { try store.storeCosignature(cosignature) }
     func storedCosignatures() throws -> [StoredCosignature] { try store.storedCosignatures() }
-    func storedCheckpoint(size: Int64?, origin: String?) throws -> StoredCheckpoint? { try store.storedCheckpoint(size: size, origin: origin) }
-    func storedCosignatures(size: Int64, origin: String) throws -> [StoredCosignature] { try store.storedCosignatures(size: size, origin: origin) }
-    func latestCosignature(witness: String, origin: String) throws -> StoredCosignature? { try store.latestCosignature(witness: witness, origin: origin) }
+    func storedCheckpoint(size: Int64?, origin: String?) throws -> StoredCheckpoint? {
+        try store.storedCheckpoint(size: size, origin: origin)
+    }
+    func storedCosignatures(size: Int64, origin: String) throws -> [StoredCosignature] {
+        try store.storedCosignatures(size: size, origin: origin)
+    }
+    func latestCosignature(witness: String, origin: String) throws -> StoredCosignature? {
+        try store.latestCosignature(witness: witness, origin: origin)
+    }
     func largestCosignedSize(origin: String) throws -> Int64? { try store.largestCosignedSize(origin: origin) }
 }

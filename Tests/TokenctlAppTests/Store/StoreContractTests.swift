@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TokenActivation
 import TokenctlApp
+import TransparencyLog
 import WalletModel
 
 /// The store protocol's contract, one body per promise run against both drivers: the
@@ -57,7 +58,9 @@ import WalletModel
             let store = try driver.make(in: directory)
             try store.with { store in
                 _ = try store.insertPass(.sample("SN1"))
-                #expect(throws: Refused.self) { try store.removePass(matching: PassQuery(serialNumber: "SN1")) { _ in throw Refused() } }
+                #expect(throws: Refused.self) {
+                    try store.removePass(matching: PassQuery(serialNumber: "SN1")) { _ in throw Refused() }
+                }
                 #expect(try store.passes(matching: PassQuery(serialNumber: "SN1")).count == 1)
             }
         }
@@ -75,16 +78,22 @@ import WalletModel
                 _ = try store.insertPass(.sample("SN1", state: .activated))
                 _ = try store.insertPass(.sample("SN2"))
                 let rows = [
-                    Self.fields("SN1", state: .requiresActivation), Self.fields("SN2", device: "iPhone"), Self.fields("SN3", state: .suspended),
+                    Self.fields("SN1", state: .requiresActivation), Self.fields("SN2", device: "iPhone"),
+                    Self.fields("SN3", state: .suspended),
                 ]
-                #expect(try store.importPasses(Self.reading(rows, canReadAgain: false)) == .imported(inserted: 1, updated: 1, keptStates: 1))
+                #expect(
+                    try store.importPasses(Self.reading(rows, canReadAgain: false))
+                        == .imported(inserted: 1, updated: 1, keptStates: 1))
                 #expect(try store.passes(matching: PassQuery(serialNumber: "SN1")).map(\.state) == [.activated])
                 #expect(try store.passes(matching: PassQuery(serialNumber: "SN2")).map(\.device) == ["iPhone"])
                 #expect(try store.passes(matching: PassQuery(serialNumber: "SN3")).map(\.state) == [.suspended])
 
-                let overwrite = PassImport(overwriteState: true, canReadAgain: false, next: Self.reading([Self.fields("SN1", state: .requiresActivation)]))
+                let overwrite = PassImport(
+                    overwriteState: true, canReadAgain: false,
+                    next: Self.reading([Self.fields("SN1", state: .requiresActivation)]))
                 #expect(try store.importPasses(overwrite) == .imported(inserted: 0, updated: 1, keptStates: 0))
-                #expect(try store.passes(matching: PassQuery(serialNumber: "SN1")).map(\.state) == [.requiresActivation])
+                #expect(
+                    try store.passes(matching: PassQuery(serialNumber: "SN1")).map(\.state) == [.requiresActivation])
             }
         }
     }
@@ -96,7 +105,10 @@ import WalletModel
         try await Threads.run { [directory] in
             let store = try driver.make(in: directory)
             try store.with { store in
-                let rows = [Self.fields("SN1", account: "A1", device: "iPhone"), Self.fields("SN2"), Self.fields("SN1", account: "A2", device: "iPhone")]
+                let rows = [
+                    Self.fields("SN1", account: "A1", device: "iPhone"), Self.fields("SN2"),
+                    Self.fields("SN1", account: "A2", device: "iPhone"),
+                ]
                 let result = try store.importPasses(Self.reading(rows, canReadAgain: canReadAgain))
                 if case .indexRefused = result {
                     #expect(canReadAgain)
@@ -134,7 +146,8 @@ import WalletModel
                 #expect(during.openAttempt?.attemptID == attemptID)
                 #expect(during.openAttempt?.ownerIsAlive == true)
 
-                try ledger.submit(Steps.finished(record, attemptID: attemptID, outcome: "APPROVED", state: .activated)).result()
+                try ledger.submit(Steps.finished(record, attemptID: attemptID, outcome: "APPROVED", state: .activated))
+                    .result()
                 #expect(try ledger.resolve(query).records.map(\.state) == [.activated])
                 #expect(try ledger.resolve(query).openAttempt == nil)
 
@@ -169,7 +182,8 @@ import WalletModel
                             let id = try ledger.begin(PassQuery(serialNumber: record.serialNumber)) { resolved in
                                 (resolved.attemptID, Steps.started(record, attemptID: resolved.attemptID))
                             }
-                            try ledger.write(Steps.finished(record, attemptID: id, outcome: "DECLINED", state: .requiresActivation))
+                            try ledger.write(
+                                Steps.finished(record, attemptID: id, outcome: "DECLINED", state: .requiresActivation))
                         } catch {
                             failures.add("\(error)")
                         }
@@ -200,41 +214,60 @@ import WalletModel
         try await Threads.run { [directory] in
             let sqlite = try Driver.sqlite.make(in: directory, name: "source")
             try sqlite.with { store in
-                for index in 0..<3 { _ = try store.insertPass(.sample("SN\(index)", device: index == 0 ? "iPhone" : nil)) }
+                for index in 0..<3 {
+                    _ = try store.insertPass(.sample("SN\(index)", device: index == 0 ? "iPhone" : nil))
+                }
                 let ledger = store.ledger()
                 let record = PassRecord.sample("SN1")
-                let id = try ledger.begin(PassQuery(serialNumber: "SN1")) { ($0.attemptID, Steps.started(record, attemptID: $0.attemptID)) }
+                let id = try ledger.begin(PassQuery(serialNumber: "SN1")) {
+                    ($0.attemptID, Steps.started(record, attemptID: $0.attemptID))
+                }
                 try ledger.write(Steps.finished(record, attemptID: id, outcome: "APPROVED", state: .activated))
                 ledger.close()
             }
             // A checkpoint of the two rows and a witness's cosignature on it go along.
             let signer = try NoteSigner.generate(name: "bank.example/tokenctl-audit")
-            let signed = try sqlite.with { store in try TransparencyLog.checkpoint(in: store, origin: signer.name, signer: signer) }
+            let signed = try sqlite.with { store in
+                try TransparencyLog.checkpoint(in: store, origin: signer.name, signer: signer)
+            }
             let witness = try Cosignature.Signer.generate(name: "witness.example/w1")
             let cosignature = try witness.cosign(signed.checkpoint.text, time: 1)
             try sqlite.with { store in
-                try store.storeCosignature(StoredCosignature(origin: signer.name, size: 2, witness: witness.verifier.verifierKey, line: "— \(cosignature.name) \(cosignature.base64)", time: 1))
+                try store.storeCosignature(
+                    StoredCosignature(
+                        origin: signer.name, size: 2, witness: witness.verifier.verifierKey,
+                        line: "— \(cosignature.name) \(cosignature.base64)", time: 1))
             }
             let postgres = try Driver.postgres.make(in: directory)
             let there = try DatabaseCopy(from: sqlite, to: postgres, logger: Driver.logger).run()
-            #expect((there.passes, there.auditRows, there.verifiedRows, there.checkpoints, there.cosignatures) == (3, 2, 2, 1, 1))
-            #expect(try postgres.with { try TransparencyLog.checkpoint(size: 2, in: $0).note } == signed.note + "— \(cosignature.name) \(cosignature.base64)\n")
+            #expect(
+                (there.passes, there.auditRows, there.verifiedRows, there.checkpoints, there.cosignatures) == (
+                    3, 2, 2, 1, 1
+                ))
+            #expect(
+                try postgres.with { try TransparencyLog.checkpoint(size: 2, in: $0).note } == signed.note
+                    + "— \(cosignature.name) \(cosignature.base64)\n")
 
             let back = try Driver.sqlite.make(in: directory, name: "back")
             _ = try DatabaseCopy(from: postgres, to: back, logger: Driver.logger).run()
             for copy in [postgres, back] {
                 #expect(try Self.contents(copy) == Self.contents(sqlite))
             }
-            #expect(throws: StorageError.self) { try DatabaseCopy(from: sqlite, to: postgres, logger: Driver.logger).run() }
+            #expect(throws: StorageError.self) {
+                try DatabaseCopy(from: sqlite, to: postgres, logger: Driver.logger).run()
+            }
             #expect(try postgres.with { try $0.counts() } == (passes: 3, auditRows: 2))
         }
     }
 
     // MARK: Helpers
 
-    static func fields(_ serial: String, account: String? = nil, state: PassState? = nil, device: String? = nil) -> ValidatedPassFields {
+    static func fields(
+        _ serial: String, account: String? = nil, state: PassState? = nil, device: String? = nil
+    ) -> ValidatedPassFields {
         ValidatedPassFields(
-            serialNumber: serial, deviceAccountIdentifier: account ?? "DAPL" + serial, passTypeIdentifier: PassRecord.defaultPassType,
+            serialNumber: serial, deviceAccountIdentifier: account ?? "DAPL" + serial,
+            passTypeIdentifier: PassRecord.defaultPassType,
             state: state, device: device, cardSuffix: nil
         )
     }
@@ -258,7 +291,9 @@ import WalletModel
         try driver.with { store in
             var lines: [String] = []
             try store.forEachPass(state: nil) { lines.append("\($0)") }
-            try store.forEachAuditRow { lines.append("\($0.seq) \($0.previousHash) \($0.hash) \(String(describing: $0.content))") }
+            try store.forEachAuditRow {
+                lines.append("\($0.seq) \($0.previousHash) \($0.hash) \(String(describing: $0.content))")
+            }
             lines.append(Hex.encode(try store.deeplinkHashKey()))
             return lines
         }

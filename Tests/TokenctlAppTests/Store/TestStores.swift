@@ -22,10 +22,11 @@ enum Driver: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .postgres:
             let database = try TestPostgres.makeDatabase()
             let url = try PostgresURL(parsing: database.url)
-            driver = PostgresDriver(options: PostgresOptions(
-                host: url.host, port: url.port, user: url.user, database: url.database, tls: url.tls,
-                password: TestPostgres.password, hostID: "contract-test", leaseMilliseconds: 60_000
-            ))
+            driver = PostgresDriver(
+                options: PostgresOptions(
+                    host: url.host, port: url.port, user: url.user, database: url.database, tls: url.tls,
+                    password: TestPostgres.password, hostID: "contract-test", leaseMilliseconds: 60_000
+                ))
         }
         _ = try driver.migrate(logger: Self.logger)
         return driver
@@ -51,23 +52,32 @@ enum Steps {
             attemptID: attemptID, event: event, at: Timestamp.now(), requestID: "request-\(attemptID)",
             serialNumber: record.serialNumber, passTypeIdentifier: record.passTypeIdentifier,
             tokenUniqueReference: record.deviceAccountIdentifier, device: record.device, deeplinkHash: deeplinkHash,
-            ownerPID: event == .started ? owner.pid : nil, ownerStart: event == .started ? owner.start : nil, outcome: outcome
+            ownerPID: event == .started ? owner.pid : nil, ownerStart: event == .started ? owner.start : nil,
+            outcome: outcome
         )
     }
 
     /// The step that starts an attempt on `record`: its "started" row, the pass `activating`.
     static func started(_ record: PassRecord, attemptID: Int64) -> AttemptWrite {
-        AttemptWrite(kind: .started, attemptID: attemptID, rows: [row(.started, attemptID: attemptID, record: record)], move: .init(record, to: .activating), closing: nil)
+        AttemptWrite(
+            kind: .started, attemptID: attemptID, rows: [row(.started, attemptID: attemptID, record: record)],
+            move: .init(record, to: .activating), closing: nil)
     }
 
     /// The step that finishes it with `outcome`, moving the pass to `state`.
     static func finished(_ record: PassRecord, attemptID: Int64, outcome: String, state: PassState) -> AttemptWrite {
-        AttemptWrite(kind: .finished, attemptID: attemptID, rows: [row(.finished, attemptID: attemptID, record: record, outcome: outcome)], move: .init(record, to: state), closing: nil)
+        AttemptWrite(
+            kind: .finished, attemptID: attemptID,
+            rows: [row(.finished, attemptID: attemptID, record: record, outcome: outcome)],
+            move: .init(record, to: state), closing: nil)
     }
 }
 
 extension PassRecord {
-    static func sample(_ serial: String, account: String? = nil, device: String? = nil, state: PassState = .requiresActivation) -> PassRecord {
-        PassRecord(serialNumber: serial, deviceAccountIdentifier: account ?? "DAPL" + serial, state: state, device: device)
+    static func sample(
+        _ serial: String, account: String? = nil, device: String? = nil, state: PassState = .requiresActivation
+    ) -> PassRecord {
+        PassRecord(
+            serialNumber: serial, deviceAccountIdentifier: account ?? "DAPL" + serial, state: state, device: device)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import TestSupport
 import Testing
+
 @testable import WalletModel
 
 /// The queue both drivers' attempt writers stand on: items from many threads written in

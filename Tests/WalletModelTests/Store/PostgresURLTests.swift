@@ -1,5 +1,5 @@
-import WalletModel
 import Testing
+import WalletModel
 
 /// `database.url`: what it accepts, with its parts, and what it refuses, with the reason.
 @Suite struct PostgresURLTests {
@@ -14,11 +14,20 @@ import Testing
     }
 
     @Test(arguments: [
-        Accepted(text: "postgres://tokenctl@db.example.com/tokenctl", host: "db.example.com", port: 5432, user: "tokenctl", database: "tokenctl", tls: .verifyFull),
-        Accepted(text: "postgresql://app@10.0.0.5:6432/wallet?sslmode=verify-ca", host: "10.0.0.5", port: 6432, user: "app", database: "wallet", tls: .verifyCA),
-        Accepted(text: "postgres://app@[::1]:5433/w?sslmode=disable", host: "::1", port: 5433, user: "app", database: "w", tls: .disable),
-        Accepted(text: "postgres://app@[fe80::1]/w?sslmode=require", host: "fe80::1", port: 5432, user: "app", database: "w", tls: .require),
-        Accepted(text: "postgres://us%40er@h/d%2Dx", host: "h", port: 5432, user: "us@er", database: "d-x", tls: .verifyFull),
+        Accepted(
+            text: "postgres://tokenctl@db.example.com/tokenctl", host: "db.example.com", port: 5432, user: "tokenctl",
+            database: "tokenctl", tls: .verifyFull),
+        Accepted(
+            text: "postgresql://app@10.0.0.5:6432/wallet?sslmode=verify-ca", host: "10.0.0.5", port: 6432, user: "app",
+            database: "wallet", tls: .verifyCA),
+        Accepted(
+            text: "postgres://app@[::1]:5433/w?sslmode=disable", host: "::1", port: 5433, user: "app", database: "w",
+            tls: .disable),
+        Accepted(
+            text: "postgres://app@[fe80::1]/w?sslmode=require", host: "fe80::1", port: 5432, user: "app", database: "w",
+            tls: .require),
+        Accepted(
+            text: "postgres://us%40er@h/d%2Dx", host: "h", port: 5432, user: "us@er", database: "d-x", tls: .verifyFull),
     ])
     func accepts(_ expected: Accepted) throws {
         let url = try PostgresURL(parsing: expected.text)
@@ -57,7 +66,8 @@ import Testing
     }
 
     @Test func theDisplayedURLHasNoPassword() {
-        let options = PostgresOptions(host: "h", port: 5433, user: "u", database: "d", tls: .verifyCA, password: "secret", hostID: "a")
+        let options = PostgresOptions(
+            host: "h", port: 5433, user: "u", database: "d", tls: .verifyCA, password: "secret", hostID: "a")
         #expect(options.displayURL == "postgres://u@h:5433/d?sslmode=verify-ca")
     }
 }

@@ -37,9 +37,11 @@ public struct DeviceActivationRow: Sendable, Equatable {
     public var token: DeviceTokenRow?
 
     public init(
-        instanceID: String, activationID: String, name: String, createdAt: String, serverPublicKey: [UInt8], devicePublicKey: [UInt8],
+        instanceID: String, activationID: String, name: String, createdAt: String, serverPublicKey: [UInt8],
+        devicePublicKey: [UInt8],
         devicePrivateKeyVault: [UInt8], possessionKey: [UInt8], transportKey: [UInt8], knowledgeKeyEncrypted: [UInt8],
-        knowledgeKeySalt: [UInt8], knowledgeKeyIterations: Int, counterData: [UInt8], counter: Int64, token: DeviceTokenRow?
+        knowledgeKeySalt: [UInt8], knowledgeKeyIterations: Int, counterData: [UInt8], counter: Int64,
+        token: DeviceTokenRow?
     ) {
         self.instanceID = instanceID
         self.activationID = activationID

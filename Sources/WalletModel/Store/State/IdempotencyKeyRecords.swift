@@ -10,7 +10,9 @@ public protocol IdempotencyKeyRecords: Sendable {
     /// Moves `key`'s unanswered claim made at `claimedAt` to a new claim, at `now` for
     /// `requestID` by `owner`: only one of several repeats racing for it wins.
     /// - Returns: whether this caller moved it.
-    func takeOverIdempotencyKey(_ key: String, claimedAt: Int64, now: Int64, requestID: String, serialNumber: String?, owner: String) throws -> Bool
+    func takeOverIdempotencyKey(
+        _ key: String, claimedAt: Int64, now: Int64, requestID: String, serialNumber: String?, owner: String
+    ) throws -> Bool
 
     /// Stores the answer of a claimed key.
     func answerIdempotencyKey(_ key: String, status: Int, body: String) throws
@@ -35,7 +37,8 @@ public struct IdempotencyKeyRow: Sendable, Equatable {
     public var answer: String?
 
     public init(
-        key: String, deeplinkHash: String, createdMilliseconds: Int64, requestID: String?, serialNumber: String?, owner: String?,
+        key: String, deeplinkHash: String, createdMilliseconds: Int64, requestID: String?, serialNumber: String?,
+        owner: String?,
         status: Int? = nil, answer: String? = nil
     ) {
         self.key = key

@@ -27,7 +27,8 @@ public struct LoginUserRow: Sendable, Equatable {
     public var createdAt: String
 
     public init(
-        instanceID: String, identity: String, deviceName: String, mpinID: String, regOTT: String, state: String, secret: String?,
+        instanceID: String, identity: String, deviceName: String, mpinID: String, regOTT: String, state: String,
+        secret: String?,
         discovery: String, failedAttempts: Int, lastLoginAt: String?, lastLoginAnswer: String?, createdAt: String
     ) {
         self.instanceID = instanceID

@@ -6,7 +6,10 @@ public struct StateSnapshot: Sendable, Equatable {
     public var loginUsers: [LoginUserRow]
     public var verifications: [VerificationRow]
 
-    public init(deviceActivations: [DeviceActivationRow], onboardingProcesses: [OnboardingProcessRow], loginUsers: [LoginUserRow], verifications: [VerificationRow]) {
+    public init(
+        deviceActivations: [DeviceActivationRow], onboardingProcesses: [OnboardingProcessRow],
+        loginUsers: [LoginUserRow], verifications: [VerificationRow]
+    ) {
         self.deviceActivations = deviceActivations
         self.onboardingProcesses = onboardingProcesses
         self.loginUsers = loginUsers

@@ -19,7 +19,10 @@ public struct VerificationRow: Sendable, Equatable {
     public var documentTypes: String?
     public var updatedAt: String
 
-    public init(instanceID: String, processID: String?, phase: String?, status: String?, documentTypes: String?, updatedAt: String) {
+    public init(
+        instanceID: String, processID: String?, phase: String?, status: String?, documentTypes: String?,
+        updatedAt: String
+    ) {
         self.instanceID = instanceID
         self.processID = processID
         self.phase = phase

@@ -1,4 +1,6 @@
 import ErrorCodes
+import TransparencyLog
+import WalletModel
 
 /// The Merkle tree over the audit rows (DESIGN §9, RFC 9162 §2.1): leaf i is the row at
 /// position i of the chain, its leaf data the row's hashed text. The rows are read in blocks
@@ -8,8 +10,8 @@ import ErrorCodes
 /// blocks, and the rows not caught up yet.
 public struct AuditTree {
     /// Nodes of 2^4 = 16 leaves and up are stored as nodes; below them, a block's leaf hashes.
-    public static let storedLevel = 4
-    public static let blockSize = Int64(1) << Int64(storedLevel)
+    public static let storedLevel = StoredTreeLayout.storedLevel
+    public static let blockSize = StoredTreeLayout.blockSize
 
     let store: any TransparencyLogStore
 
@@ -54,7 +56,11 @@ public struct AuditTree {
         var nodes = Set<MerkleNode>(), blocks = Set<Int64>(), fromRows = Set<MerkleNode>()
         func place(_ node: MerkleNode) {
             if node.leaves.upperBound <= stored {
-                if node.level >= Self.storedLevel { nodes.insert(node) } else { blocks.insert(node.leaves.lowerBound / Self.blockSize) }
+                if node.level >= Self.storedLevel {
+                    nodes.insert(node)
+                } else {
+                    blocks.insert(node.leaves.lowerBound / Self.blockSize)
+                }
             } else if node.leaves.lowerBound >= stored || node.level == 0 {
                 fromRows.insert(node)
             } else {
@@ -82,7 +88,9 @@ public struct AuditTree {
             }
         }
         return ranges.map { range in
-            range.isEmpty ? MerkleHash.emptyTree : MerkleNode.head(of: MerkleNode.subtrees(of: range).map { Self.hash($0, &known) })
+            range.isEmpty
+                ? MerkleHash.emptyTree
+                : MerkleNode.head(of: MerkleNode.subtrees(of: range).map { Self.hash($0, &known) })
         }
     }
 
@@ -139,11 +147,16 @@ public struct AuditTree {
         while after < range.upperBound {
             let rows = try store.auditPage(after: after, limit: Int(min(range.upperBound - after, 4096)))
             guard !rows.isEmpty else {
-                throw StorageError(.storageCorrupt, "the audit has no row \(after + 1), which its tree of \(range.upperBound) rows holds; run tokenctl audit verify")
+                throw StorageError(
+                    .storageCorrupt,
+                    "the audit has no row \(after + 1), which its tree of \(range.upperBound) rows holds; run tokenctl audit verify"
+                )
             }
             for row in rows {
                 guard row.seq == after + 1, let content = row.content else {
-                    throw StorageError(.storageCorrupt, "the audit's row \(after + 1) is missing or unreadable; run tokenctl audit verify")
+                    throw StorageError(
+                        .storageCorrupt,
+                        "the audit's row \(after + 1) is missing or unreadable; run tokenctl audit verify")
                 }
                 data.append(content.hashedText(previous: row.previousHash))
                 after += 1
@@ -155,7 +168,9 @@ public struct AuditTree {
 
     /// A block's stored leaf hashes, one by one.
     static func split(_ hashes: [UInt8]) -> [[UInt8]] {
-        stride(from: 0, to: hashes.count, by: MerkleHash.size).map { Array(hashes[$0..<min($0 + MerkleHash.size, hashes.count)]) }
+        stride(from: 0, to: hashes.count, by: MerkleHash.size).map {
+            Array(hashes[$0..<min($0 + MerkleHash.size, hashes.count)])
+        }
     }
 
     private static func lacking(_ what: String) -> StorageError {

@@ -26,6 +26,7 @@ public struct NoteVerifier: Sendable {
     }
 
     public func verify(_ message: [UInt8], signature: [UInt8]) -> Bool {
-        (try? Curve25519.Signing.PublicKey(rawRepresentation: publicKey))?.isValidSignature(signature, for: message) ?? false
+        (try? Curve25519.Signing.PublicKey(rawRepresentation: publicKey))?.isValidSignature(signature, for: message)
+            ?? false
     }
 }

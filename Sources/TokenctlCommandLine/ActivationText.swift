@@ -18,17 +18,21 @@ public enum ActivationText {
     }
 
     public static func line(_ result: ActivationResult, reveal: Bool) -> String {
-        let serial = result.serialNumber.map { "serial \(Mask.identifier($0, reveal: reveal))" } ?? subject(of: result.error?.code)
+        let serial =
+            result.serialNumber.map { "serial \(Mask.identifier($0, reveal: reveal))" }
+            ?? subject(of: result.error?.code)
         let token = result.tokenUniqueReference.map { " token \(Mask.identifier($0, reveal: reveal))" } ?? ""
         if let url = result.wouldSendTo {
             let reference = result.tokenUniqueReference.map { Mask.identifier($0, reveal: reveal) } ?? "-"
-            return "dry run: would POST tokenUniqueReference \(reference) for \(serial) to \(url); nothing sent or written"
+            return
+                "dry run: would POST tokenUniqueReference \(reference) for \(serial) to \(url); nothing sent or written"
         }
         var details: [String] = []
         if let last4 = result.cardLast4Digits { details.append("card …\(last4)") }
         if let status = result.httpStatus { details.append("HTTP \(status)") }
         if let id = result.auditID { details.append("audit \(id)") }
         let suffix = details.isEmpty ? "" : " (" + details.joined(separator: ", ") + ")"
-        return "\(Colour.outcome(result.outcome.rawValue, outcome: result.outcome.rawValue)): \(serial)\(token)\(suffix)"
+        return
+            "\(Colour.outcome(result.outcome.rawValue, outcome: result.outcome.rawValue)): \(serial)\(token)\(suffix)"
     }
 }

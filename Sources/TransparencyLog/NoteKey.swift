@@ -39,21 +39,29 @@ public enum NoteKey {
         guard fields.count == 3 else { throw Invalid("a key is NAME+HASH+KEY") }
         let name = String(fields[0]), hashText = fields[1]
         guard isValidName(name) else { throw Invalid("the key's name is empty or holds a space or +") }
-        guard hashText.utf8.count == 8, hashText.utf8.allSatisfy({ Hex.value(of: $0) != nil }), let hash = UInt32(hashText, radix: 16) else {
+        guard hashText.utf8.count == 8, hashText.allSatisfy(\.isHexDigit), let hash = UInt32(hashText, radix: 16) else {
             throw Invalid("the key's hash is not 8 hex digits")
         }
-        guard let key = Data(base64Encoded: String(fields[2])).map(Array.init), !key.isEmpty else { throw Invalid("the key is not base64") }
+        guard let key = Data(base64Encoded: String(fields[2])).map(Array.init), !key.isEmpty else {
+            throw Invalid("the key is not base64")
+        }
         return (name, hash, key)
     }
 
     /// A verifier key's text read as an Ed25519 key of `algorithm` (0x01 for a log's notes,
     /// 0x04 for a cosigner): its name and raw public key, the hash checked.
-    static func ed25519(verifierKey text: String, algorithm: UInt8) throws(Invalid) -> (name: String, publicKey: [UInt8]) {
+    static func ed25519(
+        verifierKey text: String, algorithm: UInt8
+    ) throws(Invalid) -> (name: String, publicKey: [UInt8]) {
         let (name, hash, key) = try parts(text)
-        guard key.first == algorithm, key.count == 33, (try? Curve25519.Signing.PublicKey(rawRepresentation: key.dropFirst())) != nil else {
+        guard key.first == algorithm, key.count == 33,
+            (try? Curve25519.Signing.PublicKey(rawRepresentation: key.dropFirst())) != nil
+        else {
             throw Invalid("the key is not an Ed25519 key of algorithm \(algorithm)")
         }
-        guard NoteKey.hash(name: name, key: key) == hash else { throw Invalid("the key's hash does not match its name and key") }
+        guard NoteKey.hash(name: name, key: key) == hash else {
+            throw Invalid("the key's hash does not match its name and key")
+        }
         return (name, Array(key.dropFirst()))
     }
 

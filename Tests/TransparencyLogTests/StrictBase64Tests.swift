@@ -1,5 +1,6 @@
 import Testing
-@testable import WalletModel
+
+@testable import TransparencyLog
 
 /// What the fuzzer found: base64 with other padding bits decodes to the same bytes, so a
 /// lenient parser accepted two texts for one checkpoint or proof. Each is read strictly now:
@@ -21,6 +22,8 @@ import Testing
         #expect(Checkpoint(text: "PeterNeumann\n6\n\(Self.looseRoot)\n") == nil)
         let note = "PeterNeumann\n6\n\(Self.root)\n\n— PeterNeumann x08go5OShLeZ\n"
         #expect(throws: Never.self) { try TLogProof(text: "c2sp.org/tlog-proof@v1\nindex 0\n\(Self.root)\n\n" + note) }
-        #expect(throws: TLogProof.Invalid.self) { try TLogProof(text: "c2sp.org/tlog-proof@v1\nindex 0\n\(Self.looseRoot)\n\n" + note) }
+        #expect(throws: TLogProof.Invalid.self) {
+            try TLogProof(text: "c2sp.org/tlog-proof@v1\nindex 0\n\(Self.looseRoot)\n\n" + note)
+        }
     }
 }

@@ -25,31 +25,44 @@ public enum MerkleProof {
     }
 
     private static func heads(_ ranges: [Range<Int64>], _ leaves: ArraySlice<[UInt8]>) -> [[UInt8]] {
-        ranges.map { range in MerkleHash.root(leaves[(leaves.startIndex + Int(range.lowerBound))..<(leaves.startIndex + Int(range.upperBound))]) }
+        ranges.map { range in
+            MerkleHash.root(
+                leaves[(leaves.startIndex + Int(range.lowerBound))..<(leaves.startIndex + Int(range.upperBound))])
+        }
     }
 
     // MARK: Checking proofs
 
     /// Checks that `leafHash` is leaf `index` of the tree of `size` leaves with head `root`.
-    public static func verifyInclusion(index: UInt64, size: UInt64, leafHash: [UInt8], proof: [[UInt8]], root: [UInt8]) throws(Failure) {
+    public static func verifyInclusion(
+        index: UInt64, size: UInt64, leafHash: [UInt8], proof: [[UInt8]], root: [UInt8]
+    ) throws(Failure) {
         let computed = try rootFromInclusion(index: index, size: size, leafHash: leafHash, proof: proof)
         guard computed == root else { throw Failure("the proof leads to another tree head") }
     }
 
     /// The tree head an inclusion proof leads to.
-    public static func rootFromInclusion(index: UInt64, size: UInt64, leafHash: [UInt8], proof: [[UInt8]]) throws(Failure) -> [UInt8] {
+    public static func rootFromInclusion(
+        index: UInt64, size: UInt64, leafHash: [UInt8], proof: [[UInt8]]
+    ) throws(Failure) -> [UInt8] {
         guard index < size else { throw Failure("leaf \(index) is not in a tree of \(size)") }
-        guard leafHash.count == MerkleHash.size else { throw Failure("the leaf hash has \(leafHash.count) bytes, not \(MerkleHash.size)") }
+        guard leafHash.count == MerkleHash.size else {
+            throw Failure("the leaf hash has \(leafHash.count) bytes, not \(MerkleHash.size)")
+        }
         try checkHashes(proof)
         let (inner, border) = decomposition(index: index, size: size)
-        guard proof.count == inner + border else { throw Failure("the proof has \(proof.count) hashes, not \(inner + border)") }
+        guard proof.count == inner + border else {
+            throw Failure("the proof has \(proof.count) hashes, not \(inner + border)")
+        }
         let hash = chainInner(leafHash, proof[..<inner], index: index)
         return chainBorderRight(hash, proof[inner...])
     }
 
     /// Checks that the tree of `size1` leaves with head `root1` is a prefix of the tree of
     /// `size2` leaves with head `root2`.
-    public static func verifyConsistency(size1: UInt64, size2: UInt64, root1: [UInt8], root2: [UInt8], proof: [[UInt8]]) throws(Failure) {
+    public static func verifyConsistency(
+        size1: UInt64, size2: UInt64, root1: [UInt8], root2: [UInt8], proof: [[UInt8]]
+    ) throws(Failure) {
         if size2 < size1 { throw Failure("the second tree (\(size2)) is smaller than the first (\(size1))") }
         // Every tree extends the empty one: such a proof would prove nothing, and a verifier
         // that accepted it could be shown any tree at all.
@@ -67,7 +80,9 @@ public enum MerkleProof {
         // The proof starts with the head of the subtree of 2^shift leaves, unless the first
         // tree is that subtree.
         let (seed, start) = size1 == UInt64(1) << shift ? (root1, 0) : (proof[0], 1)
-        guard proof.count == start + inner + border else { throw Failure("the proof has \(proof.count) hashes, not \(start + inner + border)") }
+        guard proof.count == start + inner + border else {
+            throw Failure("the proof has \(proof.count) hashes, not \(start + inner + border)")
+        }
         let path = proof[start...]
         let mask = (size1 - 1) >> UInt64(shift)
         let innerPath = path.prefix(inner), borderPath = path.dropFirst(inner)

@@ -10,23 +10,44 @@ import TokenctlConfiguration
 public struct GlobalOptions: ParsableArguments, Sendable {
     public init() {}
 
-    @Option(name: .long, help: ArgumentHelp("Configuration file (default: $TOKENCTL_CONFIG, then ~/.config/tokenctl/config.json, then /etc/tokenctl/config.json).", valueName: "path"), completion: .file(extensions: ["json"]))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Configuration file (default: $TOKENCTL_CONFIG, then ~/.config/tokenctl/config.json, then /etc/tokenctl/config.json).",
+            valueName: "path"), completion: .file(extensions: ["json"]))
     public var config: String?
 
-    @Option(name: .long, help: ArgumentHelp("SQLite database file (overrides database.path).", valueName: "path"), completion: .file())
+    @Option(
+        name: .long, help: ArgumentHelp("SQLite database file (overrides database.path).", valueName: "path"),
+        completion: .file())
     public var database: String?
 
-    @Option(name: .long, help: ArgumentHelp("This host's name in attempt leases on PostgreSQL (overrides database.host-id; default: the host name).", valueName: "name"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "This host's name in attempt leases on PostgreSQL (overrides database.host-id; default: the host name).",
+            valueName: "name"))
     public var hostID: String?
 
-    @Option(name: .long, help: ArgumentHelp("Log level on standard error: trace, debug, info, notice, warning, error, critical (default: warning, notice for serve; or $TOKENCTL_LOG_LEVEL).", valueName: "level"), completion: .list(["trace", "debug", "info", "notice", "warning", "error", "critical"]))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Log level on standard error: trace, debug, info, notice, warning, error, critical (default: warning, notice for serve; or $TOKENCTL_LOG_LEVEL).",
+            valueName: "level"),
+        completion: .list(["trace", "debug", "info", "notice", "warning", "error", "critical"]))
     public var logLevel: String?
 
-    @Option(name: .long, help: ArgumentHelp("Log lines as text or json, one record per line (default: log.format, else text). Under systemd each line starts with its syslog priority, <4> for a warning.", valueName: "format"), completion: .list(LogFormat.allCases.map(\.rawValue)))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Log lines as text or json, one record per line (default: log.format, else text). Under systemd each line starts with its syslog priority, <4> for a warning.",
+            valueName: "format"), completion: .list(LogFormat.allCases.map(\.rawValue)))
     public var logFormat: String?
 
     public func validate() throws {
-        if let problem = GlobalFlagValues.problem(config: config, database: database, hostID: hostID, logLevel: logLevel, logFormat: logFormat) {
+        if let problem = GlobalFlagValues.problem(
+            config: config, database: database, hostID: hostID, logLevel: logLevel, logFormat: logFormat)
+        {
             throw ValidationError(problem)
         }
     }
@@ -54,7 +75,8 @@ public struct GlobalOptions: ParsableArguments, Sendable {
 
     /// The settings of a command line that gives none of these options.
     public static func defaultSettings() async throws -> Settings {
-        let settings = try await loader(logLevel: nil, logFormat: nil).load(flags: .init(configFile: nil, databasePath: nil))
+        let settings = try await loader(logLevel: nil, logFormat: nil).load(
+            flags: .init(configFile: nil, databasePath: nil))
         LogOutput.configure(settings)
         return settings
     }
@@ -68,15 +90,22 @@ public struct GlobalOptions: ParsableArguments, Sendable {
 
     /// These options as given, for a command run by another executable (`serve`).
     public var arguments: [String] {
-        [("--config", config), ("--database", database), ("--host-id", hostID), ("--log-level", logLevel), ("--log-format", logFormat)]
-            .flatMap { name, value in value.map { [name, $0] } ?? [] }
+        [
+            ("--config", config), ("--database", database), ("--host-id", hostID), ("--log-level", logLevel),
+            ("--log-format", logFormat),
+        ]
+        .flatMap { name, value in value.map { [name, $0] } ?? [] }
     }
 
     private func loader(defaultLogLevel: Logger.Level = .warning) -> SettingsLoader {
-        Self.loader(logLevel: logLevel, logFormat: logFormat.flatMap(LogFormat.init(rawValue:)), defaultLogLevel: defaultLogLevel)
+        Self.loader(
+            logLevel: logLevel, logFormat: logFormat.flatMap(LogFormat.init(rawValue:)),
+            defaultLogLevel: defaultLogLevel)
     }
 
-    private static func loader(logLevel: String?, logFormat: LogFormat?, defaultLogLevel: Logger.Level = .warning) -> SettingsLoader {
+    private static func loader(
+        logLevel: String?, logFormat: LogFormat?, defaultLogLevel: Logger.Level = .warning
+    ) -> SettingsLoader {
         bootstrapLogging(level: logLevel, format: logFormat, defaultLevel: defaultLogLevel)
         return SettingsLoader(environment: ProcessInfo.processInfo.environment)
     }
@@ -91,11 +120,16 @@ public struct GlobalOptions: ParsableArguments, Sendable {
 
     /// Logs go to standard error at `level`, else `$TOKENCTL_LOG_LEVEL`, else warning. Only
     /// the first call sets them up (`db copy` loads two settings; swift-log allows one setup).
-    public static func bootstrapLogging(level: String? = nil, format: LogFormat? = nil, defaultLevel: Logger.Level = .warning) {
-        LogOutput.bootstrap(level: level, format: format, defaultLevel: defaultLevel, environment: ProcessInfo.processInfo.environment)
+    public static func bootstrapLogging(
+        level: String? = nil, format: LogFormat? = nil, defaultLevel: Logger.Level = .warning
+    ) {
+        LogOutput.bootstrap(
+            level: level, format: format, defaultLevel: defaultLevel, environment: ProcessInfo.processInfo.environment)
     }
 
-    public static let namesTakingValue: Set<String> = ["--config", "--database", "--host-id", "--log-level", "--log-format"]
+    public static let namesTakingValue: Set<String> = [
+        "--config", "--database", "--host-id", "--log-level", "--log-format",
+    ]
 
     /// Moves global options found before the first subcommand to after it, where
     /// ArgumentParser reads them (before a `--` terminator, if any).

@@ -46,7 +46,9 @@ public struct TLogProof: Equatable, Sendable {
             rest = rest.dropFirst()
         }
         guard let line = rest.first, line.hasPrefix("index ") else { throw Invalid("no index line") }
-        guard let index = PlainDecimal.value(line.dropFirst(6)) else { throw Invalid("the index is not a decimal without leading zeros") }
+        guard let index = PlainDecimal.value(line.dropFirst(6)) else {
+            throw Invalid("the index is not a decimal without leading zeros")
+        }
         self.index = index
         proof = []
         for (number, line) in rest.dropFirst().enumerated() {
@@ -63,8 +65,11 @@ public struct TLogProof: Equatable, Sendable {
     public func verify(leafHash: [UInt8], log: NoteVerifier) throws -> (checkpoint: Checkpoint, note: SignedNote) {
         let note = try SignedNote.open(Array(signedCheckpoint.utf8), verifiers: [log])
         guard let checkpoint = Checkpoint(text: note.text) else { throw Invalid("the signed note is not a checkpoint") }
-        guard checkpoint.origin == log.name else { throw Invalid("the checkpoint's origin \(checkpoint.origin) is not the log's key name \(log.name)") }
-        try MerkleProof.verifyInclusion(index: index, size: checkpoint.size, leafHash: leafHash, proof: proof, root: checkpoint.rootHash)
+        guard checkpoint.origin == log.name else {
+            throw Invalid("the checkpoint's origin \(checkpoint.origin) is not the log's key name \(log.name)")
+        }
+        try MerkleProof.verifyInclusion(
+            index: index, size: checkpoint.size, leafHash: leafHash, proof: proof, root: checkpoint.rootHash)
         return (checkpoint, note)
     }
 }

@@ -39,10 +39,12 @@ public enum Cosignature {
         /// `checkpoint` at; nil when it is not this key's valid cosignature.
         public func time(of signature: SignedNote.Signature, on checkpoint: String) -> UInt64? {
             guard signature.name == name, signature.keyHash == keyHash,
-                  let raw = Data(base64Encoded: signature.base64).map(Array.init), raw.count == 4 + 8 + 64 else { return nil }
+                let raw = Data(base64Encoded: signature.base64).map(Array.init), raw.count == 4 + 8 + 64
+            else { return nil }
             let time = raw[4..<12].reduce(0) { $0 << 8 | UInt64($1) }
             guard time < 1 << 63, let key = try? Curve25519.Signing.PublicKey(rawRepresentation: publicKey),
-                  key.isValidSignature(raw[12...], for: Cosignature.message(checkpoint: checkpoint, time: time)) else { return nil }
+                key.isValidSignature(raw[12...], for: Cosignature.message(checkpoint: checkpoint, time: time))
+            else { return nil }
             return time
         }
     }
@@ -54,7 +56,9 @@ public enum Cosignature {
 
         /// The signer of a known Ed25519 seed (32 bytes).
         public init(name: String, seed: [UInt8]) throws {
-            guard NoteKey.isValidName(name) else { throw NoteKey.Invalid("a key's name must not be empty or hold a space or +") }
+            guard NoteKey.isValidName(name) else {
+                throw NoteKey.Invalid("a key's name must not be empty or hold a space or +")
+            }
             let key = try Curve25519.Signing.PrivateKey(rawRepresentation: seed)
             self.init(verifier: Verifier(name: name, publicKey: Array(key.publicKey.rawRepresentation)), seed: seed)
         }
@@ -65,16 +69,24 @@ public enum Cosignature {
         }
 
         public static func generate(name: String) throws(NoteKey.Invalid) -> Signer {
-            guard NoteKey.isValidName(name) else { throw NoteKey.Invalid("a key's name must not be empty or hold a space or +") }
+            guard NoteKey.isValidName(name) else {
+                throw NoteKey.Invalid("a key's name must not be empty or hold a space or +")
+            }
             let key = Curve25519.Signing.PrivateKey()
-            return Signer(verifier: Verifier(name: name, publicKey: Array(key.publicKey.rawRepresentation)), seed: Array(key.rawRepresentation))
+            return Signer(
+                verifier: Verifier(name: name, publicKey: Array(key.publicKey.rawRepresentation)),
+                seed: Array(key.rawRepresentation))
         }
 
         /// The signature line's fields for `checkpoint` (its note text) at `time`.
         public func cosign(_ checkpoint: String, time: UInt64) throws -> SignedNote.Signature {
-            let signature = try Curve25519.Signing.PrivateKey(rawRepresentation: seed).signature(for: Cosignature.message(checkpoint: checkpoint, time: time))
-            let raw = withUnsafeBytes(of: verifier.keyHash.bigEndian) { Array($0) } + withUnsafeBytes(of: time.bigEndian) { Array($0) } + Array(signature)
-            return SignedNote.Signature(name: verifier.name, keyHash: verifier.keyHash, base64: Data(raw).base64EncodedString())
+            let signature = try Curve25519.Signing.PrivateKey(rawRepresentation: seed).signature(
+                for: Cosignature.message(checkpoint: checkpoint, time: time))
+            let raw =
+                withUnsafeBytes(of: verifier.keyHash.bigEndian) { Array($0) }
+                + withUnsafeBytes(of: time.bigEndian) { Array($0) } + Array(signature)
+            return SignedNote.Signature(
+                name: verifier.name, keyHash: verifier.keyHash, base64: Data(raw).base64EncodedString())
         }
     }
 }

@@ -56,13 +56,15 @@ public struct SignedNote: Equatable, Sendable {
 
     /// The note's bytes: `text`, signed by each of `signers`, after the signatures already
     /// held that none of `signers` replaces.
-    public static func sign(text: String, by signers: [NoteSigner], keeping existing: [Signature] = []) throws -> String {
+    public static func sign(text: String, by signers: [NoteSigner], keeping existing: [Signature] = []) throws -> String
+    {
         guard text.hasSuffix("\n") else { throw Failure.malformed }
         let message = Array(text.utf8)
         var lines: [String] = []
         for old in existing where !signers.contains(where: { $0.name == old.name && $0.keyHash == old.keyHash }) {
             guard NoteKey.isValidName(old.name), let raw = Data(base64Encoded: old.base64), raw.count >= 4,
-                  raw.prefix(4).reduce(0, { $0 << 8 | UInt32($1) }) == old.keyHash else { throw Failure.malformed }
+                raw.prefix(4).reduce(0, { $0 << 8 | UInt32($1) }) == old.keyHash
+            else { throw Failure.malformed }
             lines.append("— \(old.name) \(old.base64)\n")
         }
         for signer in signers {
@@ -75,7 +77,8 @@ public struct SignedNote: Equatable, Sendable {
     /// Reads `bytes` and checks every signature by a key among `verifiers`.
     public static func open(_ bytes: [UInt8], verifiers: [NoteVerifier]) throws(Failure) -> SignedNote {
         guard let all = String(validating: bytes, as: UTF8.self),
-              !all.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\n" }) else { throw .malformed }
+            !all.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\n" })
+        else { throw .malformed }
         // The text ends at the last blank line; the signature block is not empty and ends
         // in a newline.
         guard let split = lastBlankLine(bytes) else { throw .malformed }
@@ -97,7 +100,9 @@ public struct SignedNote: Equatable, Sendable {
             guard matching.count == 1 else { throw .ambiguousKey(name: name, keyHash: hash) }
             // Every line by a known key is verified, a repeated one too (as the Go package
             // does); only then are repeats dropped.
-            guard verifier.verify(textBytes, signature: Array(raw.dropFirst(4))) else { throw .invalidSignature(name: name, keyHash: hash) }
+            guard verifier.verify(textBytes, signature: Array(raw.dropFirst(4))) else {
+                throw .invalidSignature(name: name, keyHash: hash)
+            }
             guard seen.insert("\(name)+\(hash)").inserted else { continue }
             note.signatures.append(signature)
         }
@@ -107,7 +112,7 @@ public struct SignedNote: Equatable, Sendable {
 
     /// One signature line's fields (without its newline) and its decoded bytes (key hash ‖
     /// signature); `.malformed` unless it is `— NAME BASE64` with at least five bytes.
-    static func signatureLine(_ line: ArraySlice<UInt8>) throws(Failure) -> (Signature, Data) {
+    public static func signatureLine(_ line: ArraySlice<UInt8>) throws(Failure) -> (Signature, Data) {
         guard line.starts(with: signaturePrefix) else { throw .malformed }
         let restBytes = line.dropFirst(signaturePrefix.count)
         // Split at the first space byte (not Character: a space and a combining mark
@@ -115,7 +120,9 @@ public struct SignedNote: Equatable, Sendable {
         let space = restBytes.firstIndex(of: 0x20) ?? restBytes.endIndex
         let name = String(decoding: restBytes[..<space], as: UTF8.self)
         let base64 = space == restBytes.endIndex ? "" : String(decoding: restBytes[(space + 1)...], as: UTF8.self)
-        guard NoteKey.isValidName(name), !base64.isEmpty, let raw = Data(base64Encoded: base64), raw.count >= 5 else { throw .malformed }
+        guard NoteKey.isValidName(name), !base64.isEmpty, let raw = Data(base64Encoded: base64), raw.count >= 5 else {
+            throw .malformed
+        }
         return (Signature(name: name, keyHash: raw.prefix(4).reduce(0) { $0 << 8 | UInt32($1) }, base64: base64), raw)
     }
 

@@ -17,7 +17,9 @@ public struct NoteSigner: Sendable {
         let prefix = "PRIVATE+KEY+"
         guard text.hasPrefix(prefix) else { throw NoteKey.Invalid("a signer key starts with PRIVATE+KEY+") }
         let (name, hash, key) = try NoteKey.parts(String(text.dropFirst(prefix.count)))
-        guard key.first == NoteKey.ed25519, key.count == 33, let privateKey = try? Curve25519.Signing.PrivateKey(rawRepresentation: key.dropFirst()) else {
+        guard key.first == NoteKey.ed25519, key.count == 33,
+            let privateKey = try? Curve25519.Signing.PrivateKey(rawRepresentation: key.dropFirst())
+        else {
             throw NoteKey.Invalid("the key is not an Ed25519 private key")
         }
         let signer = NoteSigner(name: name, privateKey: privateKey)
@@ -32,7 +34,9 @@ public struct NoteSigner: Sendable {
 
     /// A new key named `name` (an origin, such as `bank.example/tokenctl`).
     public static func generate(name: String) throws(NoteKey.Invalid) -> NoteSigner {
-        guard NoteKey.isValidName(name) else { throw NoteKey.Invalid("a key's name must not be empty or hold a space or +") }
+        guard NoteKey.isValidName(name) else {
+            throw NoteKey.Invalid("a key's name must not be empty or hold a space or +")
+        }
         return NoteSigner(name: name, privateKey: Curve25519.Signing.PrivateKey())
     }
 

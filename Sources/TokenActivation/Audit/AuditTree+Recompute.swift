@@ -1,4 +1,5 @@
-import Crypto
+import TransparencyLog
+import WalletModel
 
 extension AuditTree {
     /// The tree recomputed from the rows alone, ignoring every stored node: what `audit

@@ -28,7 +28,8 @@ public struct Checkpoint: Equatable, Sendable {
         let lines = text.dropLast().split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         guard lines.count >= 3, !lines[0].isEmpty, lines.allSatisfy({ !$0.isEmpty }) else { return nil }
         guard let size = PlainDecimal.value(lines[1]),
-              let root = Base64.decode(lines[2]), root.count == MerkleHash.size else { return nil }
+            let root = Base64.decode(lines[2]), root.count == MerkleHash.size
+        else { return nil }
         self.init(origin: lines[0], size: size, rootHash: Array(root), extensions: Array(lines.dropFirst(3)))
     }
 }

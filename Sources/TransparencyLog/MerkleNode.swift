@@ -76,7 +76,9 @@ public enum MerkleRanges {
     private static func subproof(_ end: Int64, _ range: Range<Int64>, complete: Bool) -> [Range<Int64>] {
         if end == range.upperBound { return complete ? [] : [range] }
         let split = range.lowerBound + Int64(MerkleHash.largestPowerOfTwo(below: range.count))
-        if end <= split { return subproof(end, range.lowerBound..<split, complete: complete) + [split..<range.upperBound] }
+        if end <= split {
+            return subproof(end, range.lowerBound..<split, complete: complete) + [split..<range.upperBound]
+        }
         return subproof(end, split..<range.upperBound, complete: false) + [range.lowerBound..<split]
     }
 }

@@ -3,7 +3,8 @@
 /// (`0` alone is zero).
 enum PlainDecimal {
     static func value<Text: StringProtocol>(_ text: Text) -> UInt64? {
-        guard !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), text == "0" || !text.hasPrefix("0") else { return nil }
+        guard !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), text == "0" || !text.hasPrefix("0")
+        else { return nil }
         return UInt64(text)
     }
 }

@@ -39,16 +39,25 @@ public enum WitnessExchange {
                 guard let (signature, _) = try? SignedNote.signatureLine(line) else {
                     return .refused(status: 200, reason: "the answer is not signature lines")
                 }
-                if found == nil, let time = witness.time(of: signature, on: checkpoint) { found = .cosigned(signature, time: time) }
+                if found == nil, let time = witness.time(of: signature, on: checkpoint) {
+                    found = .cosigned(signature, time: time)
+                }
             }
-            return found ?? .refused(status: 200, reason: otherKeyReason + " \(witness.name)+\(NoteKey.hex(witness.keyHash))")
+            return found
+                ?? .refused(status: 200, reason: otherKeyReason + " \(witness.name)+\(NoteKey.hex(witness.keyHash))")
         case 409:
-            guard body.last == 0x0A, let size = PlainDecimal.value(String(decoding: body.dropLast(), as: UTF8.self)) else { return .refused(status: 409, reason: "the conflict does not name a tree size") }
+            guard body.last == 0x0A, let size = PlainDecimal.value(String(decoding: body.dropLast(), as: UTF8.self))
+            else { return .refused(status: 409, reason: "the conflict does not name a tree size") }
             return .conflict(size: size)
         case 400: return .refused(status: 400, reason: "the witness found the request malformed")
         case 403: return .refused(status: 403, reason: "the witness trusts no key that signed the checkpoint")
         case 404: return .refused(status: 404, reason: "the witness does not know this log's origin")
-        case 422: return .refused(status: 422, reason: "the witness does not accept the consistency proof: the log is not an extension of what it cosigned before")
+        case 422:
+            return .refused(
+                status: 422,
+                reason:
+                    "the witness does not accept the consistency proof: the log is not an extension of what it cosigned before"
+            )
         default: return .refused(status: status, reason: "the witness answered \(status)")
         }
     }

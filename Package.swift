@@ -333,7 +333,12 @@ let package = Package(
         .testTarget(
             name: "TransparencyLogTests",
             dependencies: ["TransparencyLog", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
-        .testTarget(name: "PostgresStorageTests", dependencies: ["PostgresStorage", "WalletModel", "TestSupport"]),
+        .testTarget(
+            name: "PostgresStorageTests",
+            dependencies: [
+                "PostgresStorage", "WalletModel", "TestSupport", .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .testTarget(
             name: "StorageTests",
             dependencies: [

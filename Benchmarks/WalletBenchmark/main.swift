@@ -7,7 +7,6 @@
 // The database must hold serials SN0 … SN<records-1> (Benchmarks/wallet.sh makes it).
 import Foundation
 import Logging
-import TokenActivation
 import TokenctlApp
 import TokenctlConfiguration
 import WalletModel
@@ -22,7 +21,7 @@ let lookups = arguments.count > 3 ? Int(arguments[3]) ?? 200_000 : 200_000
 var settings = Settings.builtIn(environment: ProcessInfo.processInfo.environment)
 settings.database.path = arguments[1]
 settings.database.createsDirectory = false
-let session = try Wallet(settings: settings).openSession()
+let session = try settings.store.open(logger: Logger(label: "bench"))
 
 var generator = SystemRandomNumberGenerator()
 let serials = (0..<lookups).map { _ in "SN\(Int.random(in: 0..<records, using: &generator))" }
@@ -30,7 +29,7 @@ var found = 0
 let clock = ContinuousClock()
 let elapsed = try clock.measure {
     for serial in serials {
-        found += try session.records(matching: PassQuery(serialNumber: serial)).count
+        found += try session.passes(matching: PassQuery(serialNumber: serial)).count
     }
 }
 try session.close()

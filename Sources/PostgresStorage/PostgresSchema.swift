@@ -216,7 +216,7 @@ enum PostgresSchema {
                 "DROP TABLE attempt_lease",
                 "DROP FUNCTION tokenctl_apply(jsonb, text)",
                 "DROP FUNCTION tokenctl_resolve(text, text, text)",
-                stepProcedure,
+                v4StepProcedure,
             ]),
         // A key bound to the attempt its request starts, and the passes left activating
         // found through an index of their own, as on SQLite (its migration v9).
@@ -439,34 +439,6 @@ enum PostgresSchema {
         END $$
         """
 
-    /// tokenctl_step(changes, reads, genesis, answer): what a group of attempts sends in one
-    /// round trip. Each change that moves a pass checks what it expects and applies itself in
-    /// one UPDATE (the state it moves from, and the lease it closes, which counts while the
-    /// pass is activating; the new lease, or none); one whose expectation fails is answered
-    /// "conflict", or "done" when its last audit row is there already (written before, the
-    /// answer lost with a connection). The changes' audit rows are then chained under one
-    /// transaction-scoped advisory lock and inserted in one statement, and the transaction
-    /// COMMITs inside the procedure, before any answer exists: a server that dies before the
-    /// commit never answered. The reads follow, on what was committed: each query's records
-    /// with their leases, and a new attempt id.
-    ///
-    /// A row's hash is SHA-256 over the same text as on SQLite: the client sends the text
-    /// after the previous hash ("rest"), which only the server knows under the lock.
-    /// The answer is JSON text: {"statuses": […], "reads": [[attempt id, [pass, …]], …]}.
-    static let stepProcedure = stepProcedure(create: "CREATE", reads: positionalReads)
-
-    /// The reads of v4's procedure: each resolution an array, each pass an array of its
-    /// columns and its lease's.
-    static let positionalReads = """
-        SELECT coalesce(json_agg(json_build_array(w.id, (
-                SELECT coalesce(json_agg(json_build_array(p.pass_type_identifier, p.serial_number, p.device_account_identifier,
-                           p.state, p.device_label, p.card_suffix, CASE WHEN p.state = 'activating' THEN p.lease_attempt_id END,
-                           p.lease_request_id, p.lease_deeplink_hash, p.lease_host_id, p.lease_owner_pid, p.lease_owner_start,
-                           p.lease_expires_at > clock_timestamp())
-                           ORDER BY p.serial_number, p.pass_type_identifier, p.device_account_identifier), '[]')
-                FROM pass_record p
-        """
-
     /// The reads of v6's procedure, every value under its name: {"attempt": id, "passes":
     /// [{"passType", "serial", "token", "state", "device", "cardSuffix", "lease": null or
     /// {"attempt", "request", "deeplink", "host", "pid", "processStart", "live"}}, …]}.
@@ -483,6 +455,20 @@ enum PostgresSchema {
                 FROM pass_record p
         """
 
+    /// tokenctl_step(changes, reads, genesis, answer): what a group of attempts sends in one
+    /// round trip. Each change that moves a pass checks what it expects and applies itself in
+    /// one UPDATE (the state it moves from, and the lease it closes, which counts while the
+    /// pass is activating; the new lease, or none); one whose expectation fails is answered
+    /// "conflict", or "done" when its last audit row is there already (written before, the
+    /// answer lost with a connection). The changes' audit rows are then chained under one
+    /// transaction-scoped advisory lock and inserted in one statement, and the transaction
+    /// COMMITs inside the procedure, before any answer exists: a server that dies before the
+    /// commit never answered. The reads follow, on what was committed: each query's records
+    /// with their leases, and a new attempt id.
+    ///
+    /// A row's hash is SHA-256 over the same text as on SQLite: the client sends the text
+    /// after the previous hash ("rest"), which only the server knows under the lock.
+    /// The answer is JSON text: {"statuses": […], "reads": [pass reads as `reads` selects them]}.
     static func stepProcedure(create: String, reads: String) -> String {
         """
         \(create) PROCEDURE tokenctl_step(changes jsonb, reads jsonb, genesis text, INOUT answer text DEFAULT NULL)

@@ -55,7 +55,7 @@ extension PostgresStore {
     /// Streams the merged entries matching `filter`, oldest first.
     public func forEachAuditEntry(_ filter: AuditFilter, _ body: (AuditEntry) throws -> Void) throws {
         let (since, until) = (filter.since?.iso8601, filter.until?.iso8601)
-        let select: PostgresQuery = """
+        let matching: PostgresQuery = """
             SELECT s.attempt_id, s.request_id, s.at, f.at, s.serial_number, s.pass_type_identifier, s.token_unique_reference,
                    s.device_label, f.outcome, f.error_code, f.http_status, f.card_last4, f.comment, f.latency_ms, s.deeplink_hash
             FROM audit_row s
@@ -67,8 +67,19 @@ extension PostgresStore {
               AND (\(until)::text IS NULL OR s.at <= \(until))
               AND (\(filter.id)::bigint IS NULL OR s.attempt_id = \(filter.id))
               AND (NOT \(filter.unfinished) OR f.attempt_id IS NULL)
-            ORDER BY s.attempt_id
+              AND (\(filter.before)::bigint IS NULL OR s.attempt_id < \(filter.before))
             """
+        var select = PostgresQuery(unsafeSQL: matching.sql + " ORDER BY s.attempt_id")
+        select.binds = matching.binds
+        if let newest = filter.newest {
+            // From the end of the audit, newest first, then back to oldest first.
+            select = PostgresQuery(
+                unsafeSQL:
+                    "SELECT * FROM (\(matching.sql) ORDER BY s.attempt_id DESC LIMIT $\(matching.binds.count + 1)) e"
+                    + " ORDER BY 1")
+            select.binds = matching.binds
+            try select.binds.append(Int64(max(0, newest)), context: .default)
+        }
         try streaming(select) { row in
             let cells = row.makeRandomAccess()
             try body(

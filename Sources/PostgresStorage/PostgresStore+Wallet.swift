@@ -98,9 +98,7 @@ extension PostgresStore {
     static func passRow(_ row: PostgresRow) throws -> PassRecord {
         let (type, serial, account, stateName, device, suffix) = try row.decode(
             (String, String, String, String, String?, String?).self)
-        guard let state = PassState(rawValue: stateName) else {
-            throw StorageError(.storageCorrupt, "a wallet record has the unknown state \(stateName)")
-        }
+        let state = try PassState.stored(stateName)
         return PassRecord(
             passTypeIdentifier: type, serialNumber: serial, deviceAccountIdentifier: account, state: state,
             device: device, cardSuffix: suffix)
@@ -213,7 +211,8 @@ extension PostgresStore {
             line: line,
             ValidatedPassFields(
                 serialNumber: serial, deviceAccountIdentifier: account, passTypeIdentifier: type,
-                state: state.flatMap(PassState.init(rawValue:)), device: device, cardSuffix: suffix
+                state: try state.map { name throws(StorageError) in try PassState.stored(name) }, device: device,
+                cardSuffix: suffix
             ))
     }
 

@@ -300,7 +300,7 @@ extension PostgresStore {
         case is SocketAddressError:
             return "the host name \(options.host) does not resolve"
         case let error as IOError:
-            return String(cString: strerror(error.errnoCode)).lowercased()
+            return SystemError.text(error.errnoCode).lowercased()
         case ChannelError.connectTimeout:
             return
                 "no answer within \(options.connectTimeoutMilliseconds) ms (the connect timeout, tmp.connect-timeout-ms)"

@@ -1,4 +1,5 @@
 import CSQLite
+import ErrorCodes
 import Foundation
 import GRDB
 import GRDBSQLite
@@ -333,7 +334,7 @@ public final class Store: Sendable {
                 throw StorageError.unreadable(path: path)
             }
             if reason == EACCES || reason == EROFS || reason == EPERM { throw StorageError.readOnly(path: path) }
-            throw StorageError.io(path: path, String(cString: strerror(reason)))
+            throw StorageError.io(path: path, SystemError.text(reason))
         }
         _ = Glibc.close(descriptor)
     }
@@ -345,7 +346,7 @@ public final class Store: Sendable {
         if mkdir(directory, 0o700) != 0 && errno != EEXIST {
             throw StorageError.io(
                 path: directory,
-                "cannot create the directory: \(String(cString: strerror(errno))); set database.path (or TOKENCTL_DATABASE_PATH) to a writable location"
+                "cannot create the directory: \(SystemError.text()); set database.path (or TOKENCTL_DATABASE_PATH) to a writable location"
             )
         }
     }

@@ -46,17 +46,17 @@ extension APIRoutes {
     func audit(_ query: FlatDictionary<Substring, Substring>) async throws -> Response {
         let request = try AuditQuery.request(query.map { (String($0.key), String($0.value)) })
         do {
+            // One more than the page: whether older entries match too.
+            var filter = request.filter
+            filter.before = request.before
+            filter.newest = request.limit + 1
             let (entries, oldest, more) = try await service.database {
-                database throws -> ([JSONObject.Value], Int64?, Bool) in
-                var newest = RingBuffer<AuditEntry>(capacity: request.limit)
-                var matching = 0
-                try database.forEachAuditEntry(request.filter) { entry in
-                    if let before = request.before, entry.id >= before { return }
-                    matching += 1
-                    newest.append(entry)
-                }
-                let page = newest.elements
-                return (page.map { .object($0.json(reveal: false)) }, page.first?.id, matching > page.count)
+                [filter, limit = request.limit] database throws -> ([JSONObject.Value], Int64?, Bool) in
+                var page: [AuditEntry] = []
+                try database.forEachAuditEntry(filter) { page.append($0) }
+                let more = page.count > limit
+                if more { page.removeFirst() }
+                return (page.map { .object($0.json(reveal: false)) }, page.first?.id, more)
             }
             var headers: [(name: String, value: String)] = []
             if more, let oldest {
@@ -67,27 +67,4 @@ extension APIRoutes {
             return Self.problem(Self.storageProblem(error))
         }
     }
-}
-
-/// The last `capacity` elements appended.
-struct RingBuffer<Element> {
-    private var storage: [Element] = []
-    private var start = 0
-    let capacity: Int
-
-    init(capacity: Int) {
-        self.capacity = max(1, capacity)
-    }
-
-    mutating func append(_ element: Element) {
-        if storage.count < capacity {
-            storage.append(element)
-        } else {
-            storage[start] = element
-            start = (start + 1) % capacity
-        }
-    }
-
-    /// Oldest first.
-    var elements: [Element] { Array(storage[start...] + storage[..<start]) }
 }

@@ -22,7 +22,7 @@ final class SocketLock: Sendable {
             let opened = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
             guard opened >= 0 else {
                 throw ServiceError(
-                    .serviceCannotListen, "cannot open the lock file \(lockPath): \(String(cString: strerror(errno)))")
+                    .serviceCannotListen, "cannot open the lock file \(lockPath): \(SystemError.text())")
             }
             guard flock(opened, LOCK_EX | LOCK_NB) == 0 else {
                 let holder = Self.readPID(opened)
@@ -59,7 +59,7 @@ final class SocketLock: Sendable {
         if unlink(socketPath) != 0 && errno != ENOENT {
             throw ServiceError(
                 .serviceCannotListen,
-                "cannot remove the stale socket \(socketPath): \(String(cString: strerror(errno)))")
+                "cannot remove the stale socket \(socketPath): \(SystemError.text())")
         }
     }
 
@@ -129,7 +129,7 @@ final class SocketLock: Sendable {
         guard mkdir(directory, 0o700) == 0 || errno == EEXIST else {
             throw ServiceError(
                 .serviceCannotListen,
-                "cannot create the socket's directory \(directory): \(String(cString: strerror(errno)))")
+                "cannot create the socket's directory \(directory): \(SystemError.text())")
         }
     }
 }

@@ -123,7 +123,7 @@ struct SandboxCommand: AsyncParsableCommand {
                     )
                 }
             } else if mkdir(powerAuthDirectory, 0o700) != 0 {
-                let reason = String(cString: strerror(errno))
+                let reason = SystemError.text()
                 throw SandboxStateError(
                     "--powerauth-dir \(powerAuthDirectory) cannot be made: \(reason) (its parent directory must exist and be writable)"
                 )
@@ -168,7 +168,7 @@ struct SandboxStateError: CodedError {
     static func reason(_ error: any Error) -> String {
         let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
         if let posix = underlying, posix.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(posix.code)))
+            return SystemError.text(Int32(posix.code))
         }
         if error is DecodingError { return "not the JSON it writes" }
         if let cocoa = error as? CocoaError, cocoa.code == .fileWriteNoPermission { return "permission denied" }

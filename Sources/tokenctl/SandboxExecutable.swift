@@ -33,7 +33,7 @@ enum SandboxExecutable {
         var argv = ([path] + arguments).map { strdup($0) } + [nil]
         execv(path, &argv)
         let reason =
-            errno == ENOENT ? "there is no \(path)" : "\(path) cannot be run: \(String(cString: strerror(errno)))"
+            errno == ENOENT ? "there is no \(path)" : "\(path) cannot be run: \(SystemError.text())"
         Output.error(
             "\(reason); the sandbox and the demo are the tokenctl-sandbox executable, which is not installed beside tokenctl: install the tokenctl-sandbox package (from the source: make build) (\(ErrorCode.sandboxNotInstalled.rawValue))"
         )

@@ -34,6 +34,35 @@ import WalletModel
         try store.close()
     }
 
+    /// A record whose state this tokenctl does not know (written by a newer one, or by hand
+    /// past the check) is refused as corrupt by every read, never read as another state.
+    @Test func aStoredStateThisVersionDoesNotKnowIsCorruptNotADefault() throws {
+        let path = directory.file("wallet.sqlite")
+        let store = try Store(options: StoreOptions(path: path))
+        try store.write { db in
+            try db.execute(sql: "PRAGMA ignore_check_constraints = ON")
+            try db.execute(
+                sql: """
+                    INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier, state)
+                    VALUES ('pass.com.example', 'SN1', 'DAPL1', 'frozen')
+                    """)
+            try db.execute(sql: "PRAGMA ignore_check_constraints = OFF")
+        }
+        let reads: [(String, () throws -> Void)] = [
+            ("passes", { _ = try store.passes(matching: PassQuery(serialNumber: "SN1")) }),
+            ("forEachPass", { try store.forEachPass(state: nil) { _ in } }),
+            ("passPage", { _ = try store.passPage(after: nil, limit: 10) }),
+        ]
+        for (name, read) in reads {
+            #expect("\(name)") {
+                try read()
+            } throws: { error in
+                (error as? StorageError)?.code == .storageCorrupt && "\(error)".contains("unknown state frozen")
+            }
+        }
+        try store.close()
+    }
+
     /// The header's user_version counts the migrations applied, so a later open can tell
     /// the schema is current without reading it; a database migrated before the counter
     /// existed gets it on its next open.

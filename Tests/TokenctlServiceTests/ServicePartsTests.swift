@@ -68,14 +68,6 @@ struct ServicePartsTests {
         #expect(!ConstantTime.equal(Array("a".utf8) + [0], Array("a".utf8)))
     }
 
-    @Test func aRingBufferKeepsTheNewest() {
-        var ring = RingBuffer<Int>(capacity: 3)
-        for value in 1...7 { ring.append(value) }
-        #expect(ring.elements == [5, 6, 7])
-        var short = RingBuffer<Int>(capacity: 5)
-        short.append(1)
-        #expect(short.elements == [1])
-    }
 }
 
 /// Holds tasks until opened.

@@ -7,7 +7,7 @@ public enum SecretFile {
     public static func checkPrivate(_ path: String, key: String) throws(ConfigurationError) {
         var info = stat()
         guard stat(path, &info) == 0 else {
-            throw .fileUnreadable(key: key, path: path, reason: String(cString: strerror(errno)), isSecret: true)
+            throw .fileUnreadable(key: key, path: path, reason: SystemError.text(), isSecret: true)
         }
         guard info.st_mode & 0o077 == 0 else { throw .secretPermissions(path, key: key) }
     }
@@ -18,7 +18,7 @@ public enum SecretFile {
     ) throws(ConfigurationError) -> String {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw .fileUnreadable(key: key, path: path, reason: String(cString: strerror(errno)), isSecret: isSecret)
+            throw .fileUnreadable(key: key, path: path, reason: SystemError.text(), isSecret: isSecret)
         }
         defer { close(descriptor) }
         var bytes = [UInt8](repeating: 0, count: limit)
@@ -28,7 +28,7 @@ public enum SecretFile {
             if got < 0 {
                 if errno == EINTR { continue }
                 throw .fileUnreadable(
-                    key: key, path: path, reason: String(cString: strerror(errno)), isSecret: isSecret)
+                    key: key, path: path, reason: SystemError.text(), isSecret: isSecret)
             }
             if got == 0 { break }
             count += got

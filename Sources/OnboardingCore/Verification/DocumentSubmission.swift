@@ -1,3 +1,4 @@
+import ErrorCodes
 import Foundation
 import Glibc
 import ZIPFoundation
@@ -124,11 +125,11 @@ public enum DocumentSubmission {
 
     private static func read(_ path: String) throws(VerificationError) -> Data {
         var info = stat()
-        guard stat(path, &info) == 0 else { throw .fileUnreadable(path, String(cString: strerror(errno))) }
+        guard stat(path, &info) == 0 else { throw .fileUnreadable(path, SystemError.text()) }
         guard info.st_mode & S_IFMT == S_IFREG else { throw .fileUnreadable(path, "not a regular file") }
         guard Int(info.st_size) <= maximumImageBytes else { throw .fileTooLarge(path, bytes: Int(info.st_size)) }
         guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw .fileUnreadable(path, String(cString: strerror(errno)))
+            throw .fileUnreadable(path, SystemError.text())
         }
         defer { try? handle.close() }
         let data: Data

@@ -147,7 +147,18 @@ extension AuditLog {
             arguments += [id]
         }
         if filter.unfinished { sql += " AND f.attempt_id IS NULL" }
-        let rows = try Row.fetchCursor(db, sql: sql + " ORDER BY s.attempt_id", arguments: arguments)
+        if let before = filter.before {
+            sql += " AND s.attempt_id < ?"
+            arguments += [before]
+        }
+        if let newest = filter.newest {
+            // From the end of the audit, newest first, then back to oldest first.
+            sql = "SELECT * FROM (" + sql + " ORDER BY s.attempt_id DESC LIMIT ?) ORDER BY attempt_id"
+            arguments += [max(0, newest)]
+        } else {
+            sql += " ORDER BY s.attempt_id"
+        }
+        let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
         while let row = try rows.next() {
             try body(
                 AuditEntry(

@@ -53,7 +53,7 @@ enum WalletRepository {
                 PassRecord(
                     passTypeIdentifier: row.text(0) ?? "", serialNumber: row.text(1) ?? "",
                     deviceAccountIdentifier: row.text(2) ?? "",
-                    state: row.text(3).flatMap(PassState.init(rawValue:)) ?? .requiresActivation, device: row.text(4),
+                    state: try PassState.stored(row.text(3)), device: row.text(4),
                     cardSuffix: row.text(5)
                 ))
         }
@@ -178,10 +178,10 @@ enum WalletRepository {
         return try direct.run() > 0
     }
 
-    private static func record(_ row: Row) -> PassRecord {
+    private static func record(_ row: Row) throws -> PassRecord {
         PassRecord(
             passTypeIdentifier: row[0], serialNumber: row[1], deviceAccountIdentifier: row[2],
-            state: PassState(rawValue: row[3]) ?? .requiresActivation, device: row[4], cardSuffix: row[5]
+            state: try PassState.stored(row[3]), device: row[4], cardSuffix: row[5]
         )
     }
 }

@@ -110,7 +110,7 @@ extension ImportInput {
     func open() throws(ImportError) -> (Int32, Int?) {
         guard case .file(let path) = self else { return (STDIN_FILENO, nil) }
         let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw .unreadable(path, String(cString: strerror(errno))) }
+        guard descriptor >= 0 else { throw .unreadable(path, SystemError.text()) }
         var info = stat()
         guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) != S_IFDIR else {
             _ = Glibc.close(descriptor)

@@ -1,3 +1,4 @@
+import ErrorCodes
 import Glibc
 
 /// Reads a file descriptor in fixed-size chunks, so parsing uses constant memory
@@ -96,7 +97,7 @@ struct ByteReader {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + offset, maximum) }
             if count >= 0 { return count }
             if errno == EINTR { continue }
-            throw .unreadable(name, String(cString: strerror(errno)))
+            throw .unreadable(name, SystemError.text())
         }
     }
 }

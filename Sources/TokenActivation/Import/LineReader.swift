@@ -13,24 +13,6 @@ struct LineReader {
 
     var bytesConsumed: Int { reader.bytesConsumed }
 
-    /// The next line without its terminator, its 1-based number, and whether it was longer
-    /// than `limit` bytes (then only its first `limit` bytes are returned; the rest is
-    /// skipped, so one bad line does not end the stream).
-    mutating func next(limit: Int) throws(ImportError) -> (line: Int, bytes: [UInt8], overflowed: Bool)? {
-        buffer.removeAll(keepingCapacity: true)
-        var sawAny = false
-        var overflowed = false
-        while let byte = try reader.next() {
-            sawAny = true
-            if byte == 0x0A { break }
-            if buffer.count < limit { buffer.append(byte) } else { overflowed = true }
-        }
-        guard sawAny else { return nil }
-        line += 1
-        if buffer.last == 0x0D { buffer.removeLast() }
-        return (line, buffer, overflowed)
-    }
-
     /// The next line without its terminator, and its 1-based number.
     mutating func next() throws(ImportError) -> (line: Int, bytes: [UInt8])? {
         buffer.removeAll(keepingCapacity: true)

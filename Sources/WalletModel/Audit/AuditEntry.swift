@@ -51,10 +51,15 @@ public struct AuditFilter: Sendable, Equatable {
     public var id: Int64?
     /// Only attempts with no "finished" entry: in flight now, or left by a process that died.
     public var unfinished: Bool
+    /// Only attempts older than this id (a page that ends where the next one starts).
+    public var before: Int64?
+    /// Only the newest this many of the attempts matching, still oldest first: the store
+    /// reads them from the end of the audit, however long it is.
+    public var newest: Int?
 
     public init(
         serialNumber: String? = nil, outcome: String? = nil, since: Timestamp? = nil, until: Timestamp? = nil,
-        id: Int64? = nil, unfinished: Bool = false
+        id: Int64? = nil, unfinished: Bool = false, before: Int64? = nil, newest: Int? = nil
     ) {
         self.serialNumber = serialNumber
         self.outcome = outcome
@@ -62,5 +67,7 @@ public struct AuditFilter: Sendable, Equatable {
         self.until = until
         self.id = id
         self.unfinished = unfinished
+        self.before = before
+        self.newest = newest
     }
 }

@@ -13,4 +13,14 @@ public enum PassState: String, Sendable, CaseIterable {
 
     /// The names accepted on input, for messages.
     public static let names = allCases.map(\.rawValue).joined(separator: ", ")
+
+    /// The state a driver read from a stored record.
+    /// - Throws: `storage.corrupt` for a name this tokenctl does not know: a record is never
+    ///   read as another state than the one stored.
+    public static func stored(_ name: String?) throws(StorageError) -> PassState {
+        guard let name, let state = PassState(rawValue: name) else {
+            throw StorageError(.storageCorrupt, "a wallet record has the unknown state \(name ?? "NULL")")
+        }
+        return state
+    }
 }

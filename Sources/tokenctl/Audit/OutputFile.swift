@@ -1,3 +1,4 @@
+import ErrorCodes
 import Glibc
 import TokenctlCommandLine
 import WalletModel
@@ -14,7 +15,7 @@ enum OutputFile {
             let reason =
                 errno == EEXIST
                 ? "exists; a key is never written over (the checkpoints it signed would lose their key): name a new file"
-                : "cannot be written: \(String(cString: strerror(errno)))"
+                : "cannot be written: \(SystemError.text())"
             throw UsageError(message: "\(option) \(SafeText.escaped(path)) \(reason)")
         }
         defer { close(descriptor) }
@@ -33,7 +34,7 @@ enum OutputFile {
         }
         guard access(exists ? path : (directory.isEmpty ? "/" : directory), W_OK) == 0 else {
             throw UsageError(
-                message: "\(option) \(SafeText.escaped(path)) cannot be written: \(String(cString: strerror(errno)))")
+                message: "\(option) \(SafeText.escaped(path)) cannot be written: \(SystemError.text())")
         }
     }
 
@@ -47,7 +48,7 @@ enum OutputFile {
             guard written > 0 else {
                 throw UsageError(
                     message:
-                        "\(option) \(SafeText.escaped(path)) cannot be written: \(String(cString: strerror(errno)))")
+                        "\(option) \(SafeText.escaped(path)) cannot be written: \(SystemError.text())")
             }
             offset += written
         }

@@ -1,3 +1,4 @@
+import ErrorCodes
 import Glibc
 import OnboardingCore
 import TokenctlCommandLine
@@ -30,7 +31,7 @@ enum PINInput {
         var info = stat()
         guard stat(path, &info) == 0 else {
             throw PowerAuthClientError.invalidPIN(
-                "--pin-file \(path) cannot be read: \(String(cString: strerror(errno)))")
+                "--pin-file \(path) cannot be read: \(SystemError.text())")
         }
         guard info.st_mode & S_IFMT == S_IFREG else {
             throw PowerAuthClientError.invalidPIN(

@@ -165,6 +165,43 @@ import WalletModel
         }
     }
 
+    /// A page of the audit: the newest entries matching, older than an id, still oldest
+    /// first, read from the end of the audit.
+    @Test(arguments: Driver.allCases)
+    func theNewestEntriesBeforeAnIdAreAPage(_ driver: Driver) async throws {
+        try await Threads.run { [directory] in
+            let store = try driver.make(in: directory)
+            try store.with { store in
+                let records = (0..<6).map { PassRecord.sample("SN\($0)") }
+                for record in records { _ = try store.insertPass(record) }
+                let ledger = store.ledger()
+                defer { ledger.close() }
+                var ids: [Int64] = []
+                for (index, record) in records.enumerated() {
+                    let id = try ledger.begin(PassQuery(serialNumber: record.serialNumber)) { resolved in
+                        (resolved.attemptID, Steps.started(record, attemptID: resolved.attemptID))
+                    }
+                    let outcome = index % 2 == 0 ? "APPROVED" : "DECLINED"
+                    try ledger.write(Steps.finished(record, attemptID: id, outcome: outcome, state: .activated))
+                    ids.append(id)
+                }
+                func page(_ filter: AuditFilter) throws -> [Int64] {
+                    var found: [Int64] = []
+                    try store.forEachAuditEntry(filter) { found.append($0.id) }
+                    return found
+                }
+                #expect(try page(AuditFilter(newest: 2)) == Array(ids[4...]))
+                #expect(try page(AuditFilter(before: ids[4], newest: 2)) == Array(ids[2..<4]))
+                #expect(try page(AuditFilter(before: ids[1], newest: 5)) == [ids[0]])
+                #expect(try page(AuditFilter(before: ids[3])) == Array(ids[..<3]))
+                #expect(try page(AuditFilter(newest: 100)) == ids)
+                #expect(try page(AuditFilter(newest: 0)).isEmpty)
+                // The other conditions narrow first: the newest two approved.
+                #expect(try page(AuditFilter(outcome: "APPROVED", newest: 2)) == [ids[2], ids[4]])
+            }
+        }
+    }
+
     /// Many workers on one ledger, each its own pass: every step is committed, the writes
     /// are grouped into no more transactions than steps, and the chain holds.
     @Test(arguments: Driver.allCases)

@@ -20,9 +20,7 @@ public struct PostgresDriver: StoreDriver {
     public func status(logger: Logger) throws -> DatabaseStatus {
         let store = try PostgresStore(options: options, logger: logger, checkingSchema: false)
         defer { store.close() }
-        let status = try store.schemaStatus()
-        return DatabaseStatus(
-            backend: backend, location: location, applied: status.applied, known: status.known, pending: status.pending)
+        return try store.databaseStatus()
     }
 
     public func migrate(logger: Logger) throws -> [String] {
@@ -37,5 +35,13 @@ public struct PostgresDriver: StoreDriver {
 extension PostgresStore: TokenStore {
     public func ledger() -> any AttemptLedger {
         PostgresLedger(store: self)
+    }
+
+    /// Where the schema stands, read on the store's pool.
+    public func databaseStatus() throws -> DatabaseStatus {
+        let status = try schemaStatus()
+        return DatabaseStatus(
+            backend: "postgresql", location: options.displayURL, applied: status.applied, known: status.known,
+            pending: status.pending)
     }
 }

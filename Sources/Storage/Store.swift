@@ -145,6 +145,19 @@ public final class Store: Sendable {
         }
     }
 
+    /// Where the schema of the file at `path` stands, given the migrations `applied` to it.
+    static func status(path: String, applied: [String]) -> DatabaseStatus {
+        let known = knownMigrations
+        return DatabaseStatus(
+            backend: "sqlite", location: path, applied: applied.count, known: known.count,
+            pending: known.filter { !applied.contains($0) })
+    }
+
+    /// Where this open database's schema stands, read through its own connections.
+    public func databaseStatus() throws -> DatabaseStatus {
+        Self.status(path: options.path, applied: try appliedMigrations())
+    }
+
     /// The migrations applied to the file at `path`, read without changing it; nil when
     /// there is no file yet.
     public static func appliedMigrations(atPath path: String) throws -> [String]? {

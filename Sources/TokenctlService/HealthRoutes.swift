@@ -18,10 +18,9 @@ extension APIRoutes {
                 checks.append((name, .object(JSONObject(["status": .string("pass")]))))
             }
         }
-        let driver = service.driver
-        let logger = service.logger
         do {
-            let status = try await service.database { _ in try driver.status(logger: logger) }
+            // On the service's open database: a probe opens no connection of its own.
+            let status = try await service.database { store in try store.databaseStatus() }
             check("database", nil)
             check(
                 "schema",

@@ -257,6 +257,25 @@ import Testing
         }
     }
 
+    /// A probe reads the schema on the service's open database: twenty probes open no
+    /// PostgreSQL session (the server's own count of sessions established).
+    @Test func readyzOpensNoConnectionOfItsOwn() async throws {
+        let service = try await ServiceHarness.start(backend: .postgres)
+        try await withTeardown({ try await service.shutdown() }) {
+            let database = try #require(service.activation.postgres)
+            func sessions() throws -> Int {
+                let query = "SELECT sessions FROM pg_stat_database WHERE datname = current_database()"
+                return Int(try database.psql(query).output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+            }
+            #expect(try service.request("GET", "/readyz").status == 200)
+            let before = try sessions()
+            for _ in 0..<20 { #expect(try service.request("GET", "/readyz").status == 200) }
+            // psql's own sessions are counted too (each when it ends), not twenty probes'.
+            let after = try sessions()
+            #expect(before > 0 && after - before <= 2, "\(before) → \(after) sessions")
+        }
+    }
+
     @Test func healthAndMetrics() async throws {
         let service = try await ServiceHarness.start(
             passes: (1...21).map {

@@ -21,11 +21,7 @@ public struct SQLiteDriver: StoreDriver {
     /// that), so an operator can look before upgrading, also on a file they may only read.
     public func status(logger: Logger) throws -> DatabaseStatus {
         if let applied = try Store.appliedMigrations(atPath: options.path) {
-            let known = Store.knownMigrations
-            return DatabaseStatus(
-                backend: backend, location: location, applied: applied.count, known: known.count,
-                pending: known.filter { !applied.contains($0) }
-            )
+            return Store.status(path: options.path, applied: applied)
         }
         return try openedStatus(logger: logger)
     }
@@ -34,14 +30,7 @@ public struct SQLiteDriver: StoreDriver {
     /// reports.
     private func openedStatus(logger: Logger) throws -> DatabaseStatus {
         let store = try Store(options: options, logger: logger)
-        return try store.closing {
-            let applied = try store.appliedMigrations()
-            let known = Store.knownMigrations
-            return DatabaseStatus(
-                backend: backend, location: location, applied: applied.count, known: known.count,
-                pending: known.filter { !applied.contains($0) }
-            )
-        }
+        return try store.closing { try store.databaseStatus() }
     }
 
     public func migrate(logger: Logger) throws -> [String] {

@@ -38,6 +38,12 @@ public protocol TokenStore: StateDatabase, TransparencyLogStore {
     /// Streams the audit's rows in chain order.
     func forEachAuditRow(_ body: (StoredAuditRow) throws -> Void) throws
 
+    // MARK: Schema
+
+    /// Where the schema stands, read on this open database's own connections (a health
+    /// check asks it often; ``StoreDriver/status(logger:)`` opens the database to answer).
+    func databaseStatus() throws -> DatabaseStatus
+
     // MARK: Threads
 
     /// The driver's threads for async callers (``run(_:)``).

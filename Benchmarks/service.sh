@@ -3,7 +3,9 @@
 # against the sandbox behind a TLS 1.3 terminator with mutual TLS and a user-space delay
 # proxy adding a round trip R (R/2 each way, plus R at connect), for R = 0, 20 and 50 ms.
 # Then throughput: 64 keep-alive clients (wrk, loopback TCP) against the CLI batch at
-# concurrency 8, at R = 0 and 20 ms; TMP connections opened; RSS over 100,000 activations.
+# concurrency 8, at R = 0 and 20 ms; paced load at 25% and 50% of the service's capacity, its
+# p50/p99 beside TMP's own at the same rate (DESIGN §5's budget: p99 at most 3 ms above TMP's);
+# TMP connections opened; RSS over 100,000 activations.
 #   Benchmarks/service.sh BIN_DIR
 set -euo pipefail
 bin=$(cd "$1" && pwd)
@@ -121,6 +123,39 @@ for rtt in 0 20; do
     echo "  R=20: the proxy adds $effective ms to a warm activation; ratio to 32 / $effective ms: $(python3 -c "print(f'{$activations_per_second * $effective / 32000:.2f}')")"
   fi
 done
+
+echo
+echo "== paced load: the service's latency at 25% and 50% of its capacity, beside TMP's own at the same rate"
+# Both against the sandbox's plain HTTP endpoint (no terminator): what the service adds to the
+# TMP it calls. 16 connections, each waiting its share of the period after its answer (wrk's
+# delay()): the rate offered is at most the one asked for, and wrk reports the one reached.
+export TOKENCTL_TMP_BASE_URL="$url"
+write_post_lua
+paced_lua() { # source target
+  { cat "$1"; printf 'local gap = tonumber(os.getenv("WRK_GAP_MS"))\nfunction delay() return gap end\n'; } > "$2"
+}
+paced_lua "$work/activate.lua" "$work/activate-paced.lua"
+paced_lua "$work/post.lua" "$work/post-paced.lua"
+fresh_db <(throughput_passes "PC" 200000)
+start_service --listen 127.0.0.1:0
+tcp=$(sed -n 's/^listening \(http:.*\)/\1/p' "$work/serve.log")
+WRK_PREFIX=PCAP wrk -t 2 -c 64 -d 5s -s "$work/activate.lua" "$tcp" > "$work/wrk-capacity.txt" 2>&1
+capacity=$(awk '/Requests\/sec/ { printf "%.0f", $2 }' "$work/wrk-capacity.txt")
+echo "  capacity (64 keep-alive clients, TMP on plain HTTP): $capacity activations/s"
+row "offered load" "reached/s" "p50" "p99" "service p99 - TMP p99 (target <= 3 ms)"
+for share in 25 50; do
+  rate=$((capacity * share / 100))
+  gap=$(python3 -c "print(max(0, round(16 * 1000 / $rate, 1)))")
+  WRK_GAP_MS=$gap WRK_PREFIX="PC$share" wrk -t 2 -c 16 -d 10s --latency -s "$work/activate-paced.lua" "$tcp" > "$work/paced-service-$share.txt" 2>&1
+  WRK_GAP_MS=$gap wrk -t 2 -c 16 -d 10s --latency -s "$work/post-paced.lua" "$endpoint" > "$work/paced-tmp-$share.txt" 2>&1
+  ms() { awk -v q="$2" '$1 == q { v = $2; if (v ~ /us$/) { sub(/us$/, "", v); v /= 1000 } else if (v ~ /ms$/) { sub(/ms$/, "", v) } else if (v ~ /s$/) { sub(/s$/, "", v); v *= 1000 } printf "%.2f", v }' "$1"; }
+  reached() { awk '/Requests\/sec/ { printf "%.0f", $2 }' "$1"; }
+  s=$work/paced-service-$share.txt t=$work/paced-tmp-$share.txt
+  row "service at ${share}% ($rate/s)" "$(reached "$s")" "$(ms "$s" 50%)" "$(ms "$s" 99%)" \
+    "$(python3 -c "print(f'{$(ms "$s" 99%) - $(ms "$t" 99%):.2f}')")"
+  row "TMP (sandbox) alone at the same rate" "$(reached "$t")" "$(ms "$t" 50%)" "$(ms "$t" 99%)" ""
+done
+stop_service
 
 echo
 echo "== memory: RSS of a service over 100,000 activations (R = 0)"

@@ -22,6 +22,8 @@ public final class Store: Sendable {
     public let isReadOnly: Bool
     /// Where async callers' calls run (``TokenStore/run(_:)``).
     public let threads = DatabaseThreads(label: "tokenctl.sqlite")
+    /// Checkpoints the log beside the writers; nil for a store opened read-only.
+    private let checkpointer: WALCheckpointer?
 
     /// Opens (creating when missing, with mode 0600) the database and migrates it.
     ///
@@ -33,15 +35,19 @@ public final class Store: Sendable {
         let path = options.path
         if options.readsOnly, try Self.mustOpenReadOnly(path) {
             database = try Self.openReadOnly(options)
+            checkpointer = nil
             isReadOnly = true
             logger.debug("store.opened", metadata: ["path": "\(path)", "access": "read-only"])
             return
         }
         isReadOnly = false
         try Self.prepareFile(options)
+        let checkpointer = WALCheckpointer(path: path)
+        self.checkpointer = checkpointer
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         configuration.prepareDatabase { db in
+            checkpointer.install(on: db)
             // GRDB's own WAL setup writes to the database on every open after a clean
             // close; switching only when needed keeps opening lock-free for readers.
             if try String.fetchOne(db, sql: "PRAGMA journal_mode") != "wal" {
@@ -281,6 +287,7 @@ public final class Store: Sendable {
     public func close() throws {
         threads.stop()
         try translatingErrors { try database.close() }
+        checkpointer?.close()
     }
 
     private func translatingErrors<T>(_ body: () throws -> T) throws -> T {

@@ -34,6 +34,31 @@ import WalletModel
         try store.close()
     }
 
+    /// The write-ahead log is checkpointed while the store is open, beside the writer (no
+    /// commit runs SQLite's automatic checkpoint): past 1,000 pages of log, the pages reach
+    /// the database file without a close; and the log starts again from its beginning under
+    /// a steady load, so its file stays bounded.
+    @Test func theLogIsCheckpointedWhileTheStoreIsOpen() async throws {
+        let path = directory.file("wallet.sqlite")
+        let store = try Store(options: StoreOptions(path: path))
+        func size(_ file: String) -> Int {
+            (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
+        }
+        let before = size(path)
+        try store.write { try $0.execute(sql: "CREATE TABLE filler (data BLOB)") }
+        for _ in 0..<6_000 {
+            try store.write { try $0.execute(sql: "INSERT INTO filler VALUES (randomblob(3000))") }
+        }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while size(path) < before + 1_000 * 4096, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(size(path) >= before + 1_000 * 4096, "the database file holds \(size(path)) bytes")
+        // 12,000 pages written; the log restarted before 3,000 and a few in flight.
+        #expect(size(path + "-wal") < 4_000 * 4_120, "the log holds \(size(path + "-wal")) bytes")
+        try store.close()
+    }
+
     /// A record whose state this tokenctl does not know (written by a newer one, or by hand
     /// past the check) is refused as corrupt by every read, never read as another state.
     @Test func aStoredStateThisVersionDoesNotKnowIsCorruptNotADefault() throws {

@@ -18,9 +18,13 @@ import Testing
             harness.cli.environment["TOKENCTL_DATABASE_URL"] = String(url)
             harness.cli.environment["TOKENCTL_DATABASE_PASSWORD"] = TestPostgres.password
             harness.cli.environment["TOKENCTL_DATABASE_LEASE_MS"] = "60000"
+            // The set-up's connections to the new server get a long connect timeout: on a
+            // loaded machine 3 s did not always suffice. The service keeps the default.
+            harness.cli.environment["TOKENCTL_TMP_CONNECT_TIMEOUT_MS"] = "30000"
             #expect(try harness.cli.run("db", "migrate").status == 0)
             try harness.add("SNOUT1", "SBXSLOWOUT1")
             for index in 2...4 { try harness.add("SNOUT\(index)", "DAPL0000000000OUT\(index)") }
+            harness.cli.environment["TOKENCTL_TMP_CONNECT_TIMEOUT_MS"] = nil
             let service = try ServiceHarness.launch(harness)
             defer { _ = try? service.stop() }
             let socket = service.socket, cli = service.cli

@@ -118,7 +118,7 @@ import Testing
 /// Another process (python3's sqlite3) holding the write lock from `BEGIN IMMEDIATE` until
 /// ``release()``: held for as long as the test needs, however slowly a loaded machine starts
 /// the commands that meet it. It says it holds the lock, and learns it may let go, through
-/// files beside the database (at most a minute).
+/// files beside the database (at most 15 minutes, should the test die).
 final class WriteLockHolder {
     private let process: SpawnedProcess
     private let releasePath: String
@@ -137,7 +137,9 @@ final class WriteLockHolder {
                 db = sqlite3.connect(sys.argv[1], isolation_level=None)
                 db.execute("BEGIN IMMEDIATE")
                 open(sys.argv[2], "w").close()
-                deadline = time.time() + 60
+                # The test releases it; this bounds only a holder whose test died (60 s was
+                # less than four commands took on a loaded machine).
+                deadline = time.time() + 900
                 while not os.path.exists(sys.argv[3]) and time.time() < deadline:
                     time.sleep(0.01)
                 db.execute("ROLLBACK")

@@ -200,13 +200,12 @@ import WalletModel
         }
     }
 
+    /// Runs SQL with the sqlite3 program, started with the suite's own spawner as every program
+    /// the suite starts: Foundation's `Process` watches SIGCHLD for the whole test process,
+    /// whose other children (exit tests, spawned programs) are waited for by their own owners.
     static func sqlite(_ path: String, _ sql: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        process.arguments = [path, sql]
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let (status, output) = try runProgram("/usr/bin/sqlite3", [path, sql])
+        #expect(status == 0, "\(output)")
     }
 }
 

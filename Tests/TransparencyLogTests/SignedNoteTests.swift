@@ -26,6 +26,9 @@ import TransparencyLog
         let verifier = try NoteVerifier(verifierKey: Self.peterKey)
         #expect(verifier.name == "PeterNeumann" && verifier.keyHash == 0xc74f20a3)
         #expect(verifier.verifierKey == Self.peterKey)
+        // Go reads the hash with ParseUint: upper-case hex is the same key, written back lower.
+        let upper = try NoteVerifier(verifierKey: Self.peterKey.replacingOccurrences(of: "c74f20a3", with: "C74F20A3"))
+        #expect(upper.keyHash == 0xc74f20a3 && upper.verifierKey == Self.peterKey)
         let signer = try NoteSigner(signerKey: Self.peterSigner)
         #expect(signer.signerKey == Self.peterSigner)
         #expect(signer.verifier.verifierKey == Self.peterKey)

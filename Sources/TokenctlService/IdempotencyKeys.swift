@@ -29,7 +29,7 @@ struct IdempotencyKeys: Sendable {
         case unanswered(requestID: String?, serialNumber: String?, createdMilliseconds: Int64, owner: String?)
     }
 
-    let database: any StateDatabase
+    let database: any IdempotencyKeyRecords
     let hasher: DeeplinkHasher
     /// This host's id (`database.host-id`): a claim of a process on this host is abandoned
     /// as soon as that process is gone.

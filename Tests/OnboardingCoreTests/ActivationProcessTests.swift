@@ -98,7 +98,7 @@ import Testing
             let id = try await first.start(credentials: Credentials()).processID
             _ = try await first.activate(otp: try #require(harness.server.otp(id)), pin: harness.pin)
             // A process id stored meanwhile (an older run) is dropped on the next call.
-            #expect(try OnboardingProcessStore(store: first.processes.store).insert("stale", instanceID: "default"))
+            #expect(try OnboardingProcessStore(records: harness.store()).insert("stale", instanceID: "default"))
             let error = await onboardingError { _ = try await first.status() }
             #expect(error?.reason == .activationCannotActivate)
             #expect(error?.code.rawValue == "onboarding.cannotActivate")

@@ -60,7 +60,7 @@ final class OnboardingHarness: @unchecked Sendable {
         )
         let transport = try CurlTransport(
             options: CurlTransportOptions(connectTimeoutMilliseconds: 1_000, timeoutMilliseconds: 3_000))
-        let store = try Store(options: StoreOptions(path: directory.file("onboarding.sqlite")))
+        let store = try store()
         return try ActivationProcess(
             api: OnboardingAPI(baseURL: baseURL, powerAuth: settings, transport: transport),
             powerAuth: PowerAuthClient(settings: settings, transport: transport, store: store),
@@ -68,10 +68,14 @@ final class OnboardingHarness: @unchecked Sendable {
         )
     }
 
+    /// The database file the processes keep their records in, opened anew.
+    func store() throws -> Store {
+        try Store(options: StoreOptions(path: directory.file("onboarding.sqlite")))
+    }
+
     /// The stored process id, read from the database file.
     func storedProcessID(instance: String = "default") throws -> String? {
-        try OnboardingProcessStore(store: Store(options: StoreOptions(path: directory.file("onboarding.sqlite"))))
-            .processID(instance)
+        try OnboardingProcessStore(records: store()).processID(instance)
     }
 
     func stop() async throws {

@@ -33,12 +33,13 @@ public struct LoginService: Sendable {
 
     /// The stored user, without the network.
     public func status() async throws -> LoginStatus {
-        try await database.using(logger: logger) { store in loginStatus(try LoginStore(store: store).load(instanceID)) }
+        try await database.using(logger: logger) { store in loginStatus(try LoginStore(records: store).load(instanceID))
+        }
     }
 
     /// Forgets the user (and its token) locally; false when there was none.
     public func delete() async throws -> Bool {
-        try await database.using(logger: logger) { store in try LoginStore(store: store).delete(instanceID) }
+        try await database.using(logger: logger) { store in try LoginStore(records: store).delete(instanceID) }
     }
 
     /// Starts a registration: discovery, an access code, `PUT registerURL`. The platform
@@ -66,7 +67,7 @@ public struct LoginService: Sendable {
             guard MPin.Hex.decode(registered.mpinID) != nil else {
                 throw LoginError(.loginProtocol, "registration answered an mpinId that is not hex")
             }
-            try LoginStore(store: store).save(registered, instanceID: instanceID)
+            try store.save(registered, instanceID: instanceID)
             logger.info("login.registered", metadata: ["state": "\(registered.state.rawValue)"])
             return loginStatus(registered)
         }
@@ -85,7 +86,7 @@ public struct LoginService: Sendable {
                     accessCode: accessCode, resend: (user.mpinID, user.regOTT)))
             try Self.checkRegistration(answer)
             user.regOTT = try client.require(answer, "regOTT", step: "resend")
-            try LoginStore(store: store).save(user, instanceID: instanceID)
+            try store.save(user, instanceID: instanceID)
             return loginStatus(user)
         }
     }
@@ -124,7 +125,7 @@ public struct LoginService: Sendable {
             }
             user.secret = secret.hex
             user.state = .activated
-            try LoginStore(store: store).save(user, instanceID: instanceID)
+            try store.save(user, instanceID: instanceID)
             return loginStatus(user)
         }
     }
@@ -134,7 +135,7 @@ public struct LoginService: Sendable {
         var pin = try Self.pin(pinDigits)
         defer { pin.wipe() }
         return try await database.using(logger: logger) { store in
-            let loginStore = LoginStore(store: store)
+            let loginStore = LoginStore(records: store)
             var user = try loginStore.load(instanceID)
             guard LoginStep.setPIN.isAllowed(from: user?.state), var current = user, let secretHex = current.secret
             else {
@@ -220,7 +221,7 @@ public struct LoginService: Sendable {
             user.failedAttempts = 0
             user.lastLoginAt = now
             user.lastLoginAnswer = SafeText.prefix(relyingParty.text, scalars: 500)
-            try LoginStore(store: store).save(user, instanceID: instanceID)
+            try store.save(user, instanceID: instanceID)
             logger.info("login.succeeded")
             let milliseconds =
                 Double(cryptoTime.components.attoseconds) / 1e15 + Double(cryptoTime.components.seconds) * 1000
@@ -233,13 +234,13 @@ public struct LoginService: Sendable {
 
     /// The platform's verdict on pass 2: 200 goes on; 401 counts a wrong PIN; 410 blocks; 412
     /// is a stale ticket, not counted against the PIN.
-    func judge(_ verdict: MIRACLClient.Answer, user: inout LoginUser, store: any StateDatabase) throws {
+    func judge(_ verdict: MIRACLClient.Answer, user: inout LoginUser, store: LoginStore) throws {
         switch verdict.status {
         case 200:
             return
         case 401:
             user.failedAttempts += 1
-            try LoginStore(store: store).save(user, instanceID: instanceID)
+            try store.save(user, instanceID: instanceID)
             let left = max(Self.attemptsBeforeBlock - user.failedAttempts, 1)
             throw LoginError(
                 .loginWrongPIN, "wrong PIN; \(left) attempt\(left == 1 ? "" : "s") left before the identity is blocked",
@@ -260,10 +261,10 @@ public struct LoginService: Sendable {
     /// runs `body` with a client on the configured servers.
     func withUser<T>(
         _ step: LoginStep, counting: CountingTransport? = nil,
-        _ body: (LoginUser?, MIRACLClient, any StateDatabase) async throws -> T
+        _ body: (LoginUser?, MIRACLClient, LoginStore) async throws -> T
     ) async throws -> T {
         try await database.using(logger: logger) { store in
-            let loginStore = LoginStore(store: store)
+            let loginStore = LoginStore(records: store)
             let user = try loginStore.load(instanceID)
             guard step.isAllowed(from: user?.state) else { throw LoginError.wrongState(step, state: user?.state) }
             if let registered = user?.discovery.movedFrom(configured: settings.connection.baseURL) {
@@ -277,7 +278,7 @@ public struct LoginService: Sendable {
             }
             counting?.inner = transport
             let client = MIRACLClient(settings: settings, transport: counting ?? transport)
-            return try await body(user, client, store)
+            return try await body(user, client, loginStore)
         }
     }
 
@@ -293,11 +294,11 @@ public struct LoginService: Sendable {
     }
 
     /// The identity is blocked: the token is deleted, the state kept for `status`.
-    func block(_ user: inout LoginUser, store: any StateDatabase) throws -> LoginError {
+    func block(_ user: inout LoginUser, store: LoginStore) throws -> LoginError {
         user.state = .blocked
         user.secret = nil
         user.failedAttempts = Self.attemptsBeforeBlock
-        try LoginStore(store: store).save(user, instanceID: instanceID)
+        try store.save(user, instanceID: instanceID)
         logger.notice("login.blocked")
         return LoginError(
             .loginBlocked, "the platform blocked the identity after too many wrong PINs; its token was deleted",

@@ -3,10 +3,10 @@ import WalletModel
 
 /// The installation's one PIN login user, per instance id, as its ``LoginUserRecords`` row.
 struct LoginStore {
-    let store: any StateDatabase
+    let records: any LoginUserRecords
 
     func load(_ instanceID: String) throws -> LoginUser? {
-        guard let row = try store.loginUser(instanceID: instanceID) else { return nil }
+        guard let row = try records.loginUser(instanceID: instanceID) else { return nil }
         let discovery = try? JSONDecoder().decode(Discovery.self, from: Data(row.discovery.utf8))
         return LoginUser(
             identity: row.identity, deviceName: row.deviceName, mpinID: row.mpinID, regOTT: row.regOTT,
@@ -25,7 +25,7 @@ struct LoginStore {
     /// Writes the user, replacing the instance's previous one.
     func save(_ user: LoginUser, instanceID: String) throws {
         let discovery = String(decoding: (try? JSONEncoder().encode(user.discovery)) ?? Data(), as: UTF8.self)
-        try store.saveLoginUser(
+        try records.saveLoginUser(
             LoginUserRow(
                 instanceID: instanceID, identity: user.identity, deviceName: user.deviceName, mpinID: user.mpinID,
                 regOTT: user.regOTT,
@@ -39,6 +39,6 @@ struct LoginStore {
     /// Deletes the instance's user; false when there was none.
     @discardableResult
     func delete(_ instanceID: String) throws -> Bool {
-        try store.deleteLoginUser(instanceID: instanceID)
+        try records.deleteLoginUser(instanceID: instanceID)
     }
 }

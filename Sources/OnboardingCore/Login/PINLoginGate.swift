@@ -5,9 +5,9 @@ import WalletModel
 /// login (accepted by the relying party) this recent. Answered from the database alone.
 public enum PINLoginGate {
     public static func status(
-        store: any StateDatabase, instanceID: String, within seconds: Int, now: Date
+        records: any LoginUserRecords, instanceID: String, within seconds: Int, now: Date
     ) throws -> UserActivationStatus {
-        guard let user = try LoginStore(store: store).load(instanceID) else {
+        guard let user = try LoginStore(records: records).load(instanceID) else {
             return .notFinished(
                 reason: "a PIN login is required and this installation has no PIN login user", nextStep: .registerLogin)
         }

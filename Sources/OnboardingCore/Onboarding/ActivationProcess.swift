@@ -17,11 +17,12 @@ public struct ActivationProcess: Sendable {
     ///   - powerAuth: the device activation that `activate` creates.
     ///   - canRestoreSession: false drops a process stored by an earlier run.
     public init(
-        api: OnboardingAPI, powerAuth: PowerAuthClient, store: any StateDatabase, canRestoreSession: Bool = true
+        api: OnboardingAPI, powerAuth: PowerAuthClient, store: any OnboardingProcessRecords,
+        canRestoreSession: Bool = true
     ) throws {
         self.api = api
         self.powerAuth = powerAuth
-        processes = OnboardingProcessStore(store: store)
+        processes = OnboardingProcessStore(records: store)
         if !canRestoreSession { try processes.clear(powerAuth.settings.instanceID) }
     }
 

@@ -4,21 +4,21 @@ import WalletModel
 /// The running process id, one per instance id: the onboarding core's only persisted
 /// process state.
 struct OnboardingProcessStore {
-    let store: any StateDatabase
+    let records: any OnboardingProcessRecords
 
     func processID(_ instanceID: String) throws -> String? {
-        try store.onboardingProcessID(instanceID: instanceID)
+        try records.onboardingProcessID(instanceID: instanceID)
     }
 
     /// Stores a new process id; false when the instance already has one.
     func insert(_ processID: String, instanceID: String) throws -> Bool {
-        try store.insertOnboardingProcess(
+        try records.insertOnboardingProcess(
             OnboardingProcessRow(instanceID: instanceID, processID: processID, startedAt: Date().ISO8601Format()))
     }
 
     /// Forgets the instance's process id, but only if it is still `processID` (a
     /// concurrent start may have replaced it).
     func clear(_ instanceID: String, processID: String? = nil) throws {
-        try store.deleteOnboardingProcess(instanceID: instanceID, processID: processID)
+        try records.deleteOnboardingProcess(instanceID: instanceID, processID: processID)
     }
 }

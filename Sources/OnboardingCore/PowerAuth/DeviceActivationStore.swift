@@ -4,16 +4,16 @@ import WalletModel
 
 /// The device activation, one per instance id, as its ``DeviceActivationRecords`` row.
 struct DeviceActivationStore {
-    let store: any StateDatabase
+    let records: any DeviceActivationRecords
 
     func load(_ instanceID: String) throws -> DeviceActivation? {
-        try store.deviceActivation(instanceID: instanceID).map(Self.activation)
+        try records.deviceActivation(instanceID: instanceID).map(Self.activation)
     }
 
     /// Inserts a new activation; false when the instance already has one.
     func insert(_ activation: DeviceActivation) throws -> Bool {
         let a = activation
-        return try store.insertDeviceActivation(
+        return try records.insertDeviceActivation(
             DeviceActivationRow(
                 instanceID: a.instanceID, activationID: a.activationID, name: a.name, createdAt: a.createdAt,
                 serverPublicKey: a.serverPublicKey,
@@ -29,17 +29,17 @@ struct DeviceActivationStore {
     /// Takes the current counter data for one signature and stores the next value,
     /// committed before the signed request leaves.
     func takeCounter(_ instanceID: String) throws -> [UInt8]? {
-        try store.takeSignatureCounter(instanceID: instanceID, next: HashCounter.next)
+        try records.takeSignatureCounter(instanceID: instanceID, next: HashCounter.next)
     }
 
     func saveToken(_ token: DeviceActivation.Token, instanceID: String) throws {
-        try store.saveDeviceToken(
+        try records.saveDeviceToken(
             DeviceTokenRow(id: token.id, secret: token.secret, factor: token.factor.rawValue), instanceID: instanceID)
     }
 
     /// Forgets the activation; true when there was one.
     func delete(_ instanceID: String) throws -> Bool {
-        try store.deleteDeviceActivation(instanceID: instanceID)
+        try records.deleteDeviceActivation(instanceID: instanceID)
     }
 
     private static func activation(_ row: DeviceActivationRow) -> DeviceActivation {

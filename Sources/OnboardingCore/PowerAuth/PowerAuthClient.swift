@@ -11,10 +11,10 @@ public struct PowerAuthClient: Sendable {
     let transport: any HTTPTransport
     let activations: DeviceActivationStore
 
-    public init(settings: PowerAuthSettings, transport: any HTTPTransport, store: any StateDatabase) {
+    public init(settings: PowerAuthSettings, transport: any HTTPTransport, store: any DeviceActivationRecords) {
         self.settings = settings
         self.transport = transport
-        activations = DeviceActivationStore(store: store)
+        activations = DeviceActivationStore(records: store)
     }
 
     /// The stored activation, if any.

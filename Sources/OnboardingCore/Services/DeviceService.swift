@@ -88,7 +88,7 @@ public struct DeviceService: Sendable {
 
     /// Runs `body` with a PowerAuth client, its transport and the store.
     func withConnection<T>(
-        _ body: (PowerAuthClient, any HTTPTransport, any StateDatabase) async throws -> T
+        _ body: (PowerAuthClient, any HTTPTransport, any OnboardingRecords) async throws -> T
     ) async throws -> T {
         let powerAuth = try resolved ?? powerAuthSettings()
         let transport: any HTTPTransport

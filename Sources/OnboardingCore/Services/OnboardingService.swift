@@ -87,8 +87,10 @@ public struct OnboardingService: Sendable {
     }
 
     /// Throws `onboarding.notRunning` when no process is stored for `instance`.
-    private static func requireStoredProcess(instance: String, _ store: any StateDatabase) throws {
-        guard try OnboardingProcessStore(store: store).processID(instance) == nil else { return }
-        throw OnboardingError.notRunning(activated: try DeviceActivationStore(store: store).load(instance) != nil)
+    private static func requireStoredProcess(
+        instance: String, _ store: any OnboardingProcessRecords & DeviceActivationRecords
+    ) throws {
+        guard try OnboardingProcessStore(records: store).processID(instance) == nil else { return }
+        throw OnboardingError.notRunning(activated: try DeviceActivationStore(records: store).load(instance) != nil)
     }
 }

@@ -26,10 +26,10 @@ public struct OnboardingUserCheck: UserActivationCheck {
         self.transports = transports
     }
 
-    public func status(store: any StateDatabase) async throws -> UserActivationStatus {
+    public func status(store: any OnboardingRecords) async throws -> UserActivationStatus {
         let instance = settings.instanceID
-        guard try DeviceActivationStore(store: store).load(instance) != nil else {
-            return try OnboardingProcessStore(store: store).processID(instance) != nil
+        guard try DeviceActivationStore(records: store).load(instance) != nil else {
+            return try OnboardingProcessStore(records: store).processID(instance) != nil
                 ? .notFinished(reason: "an onboarding process is running", nextStep: .finishOnboarding)
                 : .notFinished(reason: "this installation has no user activation", nextStep: .onboard)
         }
@@ -93,7 +93,7 @@ public struct OnboardingUserCheck: UserActivationCheck {
 
     /// The verification's state, asked only when the gate refuses (to name the way on);
     /// nil when it cannot be asked.
-    private func verificationState(store: any StateDatabase) async -> VerificationState? {
+    private func verificationState(store: any OnboardingRecords) async -> VerificationState? {
         let service = VerificationService(
             settings: settings, database: .shared(store), environment: environment, logger: logger,
             transports: transports)

@@ -14,5 +14,5 @@ public protocol UserActivationCheck: Sendable {
     /// Fetched live, once per process, on the caller's open database.
     /// - Throws: a ``CodedError``: `onboarding.unreachable` when the server cannot be
     ///   asked, `config.*` when it is not configured, `storage.*`.
-    func status(store: any StateDatabase) async throws -> UserActivationStatus
+    func status(store: any OnboardingRecords) async throws -> UserActivationStatus
 }

@@ -16,9 +16,9 @@ public struct VerificationProcess: Sendable {
     let api: IdentityAPI
     let onboarding: OnboardingAPI
     public let powerAuth: PowerAuthClient
-    let store: any StateDatabase
+    let store: any VerificationRecords
 
-    var records: VerificationStore { VerificationStore(store: store, instanceID: powerAuth.settings.instanceID) }
+    var records: VerificationStore { VerificationStore(records: store, instanceID: powerAuth.settings.instanceID) }
 
     // MARK: Status
 

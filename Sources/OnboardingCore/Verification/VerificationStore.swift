@@ -16,11 +16,11 @@ struct VerificationStore {
         var status: VerificationStatus
     }
 
-    let store: any StateDatabase
+    let records: any VerificationRecords
     let instanceID: String
 
     func load() throws -> Record {
-        guard let row = try store.verification(instanceID: instanceID) else { return Record() }
+        guard let row = try records.verification(instanceID: instanceID) else { return Record() }
         var last: LastStatus?
         if let processID = row.processID, let status = row.status.flatMap(VerificationStatus.init(rawValue:)) {
             last = LastStatus(
@@ -50,10 +50,10 @@ struct VerificationStore {
     }
 
     func delete() throws {
-        try store.deleteVerification(instanceID: instanceID)
+        try records.deleteVerification(instanceID: instanceID)
     }
 
     private func change(_ change: VerificationChange) throws {
-        try store.changeVerification(instanceID: instanceID, change, updatedAt: Date().ISO8601Format())
+        try records.changeVerification(instanceID: instanceID, change, updatedAt: Date().ISO8601Format())
     }
 }

@@ -89,7 +89,7 @@ public struct Activator: Sendable {
     /// configuration (the authentication headers) and, when required, a finished user
     /// activation, answered on the process's one database handle (which also keeps the
     /// onboarding core's state, on either backend).
-    func preflight(store: any StateDatabase) async -> Result<[(name: String, value: String)], ActivationError> {
+    func preflight(store: any OnboardingRecords) async -> Result<[(name: String, value: String)], ActivationError> {
         let headers = self.headers()
         guard case .success = headers else { return headers }
         if let refusal = await gates(store: store) { return .failure(refusal) }
@@ -109,7 +109,7 @@ public struct Activator: Sendable {
     /// `onboarding.require-pin-login-within-seconds`): why an activation may not be sent
     /// now, or nil. A resident service asks before each activation: a login's freshness
     /// changes with time, and a user activation may finish while it runs.
-    func gates(store: any StateDatabase) async -> ActivationError? {
+    func gates(store: any OnboardingRecords) async -> ActivationError? {
         do {
             if settings.onboarding.requiresFinishedUserActivation,
                 case .notFinished(let reason, let nextStep) = try await userCheck.status(store: store)
@@ -120,7 +120,7 @@ public struct Activator: Sendable {
             if let seconds = settings.onboarding.pinLoginWithinSeconds {
                 let now = Date(timeIntervalSince1970: Double(clock().milliseconds) / 1000)
                 if case .notFinished(let reason, let nextStep) = try PINLoginGate.status(
-                    store: store, instanceID: settings.onboarding.instanceID, within: seconds, now: now)
+                    records: store, instanceID: settings.onboarding.instanceID, within: seconds, now: now)
                 {
                     return ActivationError(
                         code: .loginRequired, message: "PIN login required: \(reason)", nextStep: nextStep)

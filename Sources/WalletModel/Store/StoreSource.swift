@@ -1,15 +1,16 @@
 import Logging
 
-/// Where a service gets its database: opened for one call and closed after it, or a
-/// database the caller already holds (one handle for the whole process).
+/// Where an onboarding service gets its records: a database opened for one call and closed
+/// after it, or the records of a database the caller already holds (one handle for the
+/// whole process).
 public enum StoreSource: Sendable {
     /// Opens a database for one call: the SQLite file, or PostgreSQL (the caller that
     /// knows both backends supplies the opener).
     case opening(@Sendable (Logger) throws -> any StateDatabase)
-    case shared(any StateDatabase)
+    case shared(any OnboardingRecords)
 
-    /// Runs `body` on the database; one opened here is closed after, also when `body` throws.
-    public func using<T>(logger: Logger, _ body: (any StateDatabase) async throws -> T) async throws -> T {
+    /// Runs `body` on the records; one opened here is closed after, also when `body` throws.
+    public func using<T>(logger: Logger, _ body: (any OnboardingRecords) async throws -> T) async throws -> T {
         switch self {
         case .shared(let database):
             return try await body(database)

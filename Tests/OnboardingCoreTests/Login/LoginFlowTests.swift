@@ -212,7 +212,7 @@ import WalletModel
         try await withTeardown({ try? await harness.stop() }) {
             let store = try Store(options: StoreOptions(path: harness.databasePath))
             func gate() throws -> UserActivationStatus {
-                try PINLoginGate.status(store: store, instanceID: "default", within: 300, now: harness.clock.now())
+                try PINLoginGate.status(records: store, instanceID: "default", within: 300, now: harness.clock.now())
             }
             #expect(
                 try gate()

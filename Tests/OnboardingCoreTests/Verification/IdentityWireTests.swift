@@ -43,7 +43,7 @@ import Testing
             baseURL: harness.sandbox.baseURL, powerAuth: process.powerAuth,
             transports: Dictionary(uniqueKeysWithValues: IdentityAPI.Timeout.allCases.map { ($0, transport) }))
         return VerificationProcess(
-            api: api, onboarding: process.api, powerAuth: process.powerAuth, store: process.processes.store)
+            api: api, onboarding: process.api, powerAuth: process.powerAuth, store: try harness.store())
     }
 
     static func replacing(_ header: String, _ field: String, in request: inout HTTPRequest, with value: String) {
@@ -109,7 +109,7 @@ import Testing
             // A token the server does not know is refused once, then made anew.
             var forgotten = token
             forgotten.secret = Bytes.random(16)
-            try DeviceActivationStore(store: verification.store).saveToken(forgotten, instanceID: "default")
+            try DeviceActivationStore(records: harness.store()).saveToken(forgotten, instanceID: "default")
             let before = harness.sandbox.requests.count
             #expect(try await verification.status() == .intro)
             let paths = harness.sandbox.requests.dropFirst(before).map(\.path)

@@ -84,6 +84,49 @@ public final class PostgresStore: Sendable {
         }
     }
 
+    /// The same for an async caller: its task waits for the server, no thread does.
+    func withConnection<T>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        let connection: PostgresConnection
+        if let open = idleOpenConnection() {
+            connection = open
+        } else {
+            connection = try await connect()
+        }
+        do {
+            let result = try await body(connection)
+            idle.withLock { $0.append(connection) }
+            return result
+        } catch {
+            if connection.isClosed {
+                try? await connection.close()
+            } else {
+                idle.withLock { $0.append(connection) }
+            }
+            throw classify(error)
+        }
+    }
+
+    /// Runs one statement and returns its rows, awaited.
+    @discardableResult
+    func query(_ query: PostgresQuery) async throws -> PostgresQueryResult {
+        try await withConnection { connection in try await connection.answer(query, logger) }
+    }
+
+    /// Runs `body` in a transaction on one connection, awaited; rolled back when it throws.
+    func transaction<T>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        try await withConnection { connection in
+            _ = try await connection.answer("BEGIN", logger)
+            do {
+                let result = try await body(connection)
+                _ = try await connection.answer("COMMIT", logger)
+                return result
+            } catch {
+                _ = try? await connection.answer("ROLLBACK", logger)
+                throw error
+            }
+        }
+    }
+
     /// An idle connection the server has not closed (a restarted server closes them all).
     private func idleOpenConnection() -> PostgresConnection? {
         while let connection = idle.withLock({ $0.popLast() }) {
@@ -129,14 +172,25 @@ public final class PostgresStore: Sendable {
     }
 
     private func connect() throws -> PostgresConnection {
-        let id = nextID.wrappingAdd(1, ordering: .relaxed).newValue
         do {
-            return try PostgresConnection.connect(
-                on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: id, logger: logger
-            ).wait()
+            return try connecting().wait()
         } catch {
             throw classify(error, connecting: true)
         }
+    }
+
+    private func connect() async throws -> PostgresConnection {
+        do {
+            return try await connecting().get()
+        } catch {
+            throw classify(error, connecting: true)
+        }
+    }
+
+    private func connecting() -> EventLoopFuture<PostgresConnection> {
+        PostgresConnection.connect(
+            on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration,
+            id: nextID.wrappingAdd(1, ordering: .relaxed).newValue, logger: logger)
     }
 
     private static func configuration(
@@ -335,12 +389,21 @@ extension PostgresConnection {
     /// failing it, and waiting would never end. The check runs on the connection's event loop
     /// after the write: a query the channel took is failed by the channel's close instead.
     func answer(_ query: PostgresQuery, _ logger: Logger) throws -> PostgresQueryResult {
+        try answered(query, logger).wait()
+    }
+
+    /// The same, awaited.
+    func answer(_ query: PostgresQuery, _ logger: Logger) async throws -> PostgresQueryResult {
+        try await answered(query, logger).get()
+    }
+
+    private func answered(_ query: PostgresQuery, _ logger: Logger) -> EventLoopFuture<PostgresQueryResult> {
         let answered = eventLoop.makePromise(of: PostgresQueryResult.self)
         self.query(query, logger: logger).cascade(to: answered)
         eventLoop.execute {
             if self.isClosed { answered.fail(ConnectionClosed()) }
         }
-        return try answered.futureResult.wait()
+        return answered.futureResult
     }
 }
 

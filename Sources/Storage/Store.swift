@@ -5,6 +5,7 @@ import GRDB
 import GRDBSQLite
 import Glibc
 import Logging
+import Synchronization
 import WalletModel
 
 /// The tokenctl database: one SQLite file in WAL mode with a busy timeout, foreign keys on,
@@ -186,13 +187,7 @@ public final class Store: Sendable {
             do {
                 return try translatingErrors {
                     try database.writeWithoutTransaction { db in
-                        var result: T?
-                        try db.inTransaction(.immediate) {
-                            started = true
-                            result = try body(db)
-                            return .commit
-                        }
-                        return result!
+                        try Self.immediate(db, started: { started = true }, body)
                     }
                 }
             } catch let error as StorageError where error.isTemporary && !started && ContinuousClock.now < deadline {
@@ -201,6 +196,42 @@ public final class Store: Sendable {
                 Self.pause()
             }
         }
+    }
+
+    /// The same, awaited: `body` runs on GRDB's writer, and the caller's task is suspended,
+    /// not its thread.
+    public func write<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
+        let deadline = ContinuousClock.now + .milliseconds(options.busyTimeoutMilliseconds)
+        while true {
+            let started = Atomic(false)
+            do {
+                do {
+                    return try await database.writeWithoutTransaction { db in
+                        try Self.immediate(db, started: { started.store(true, ordering: .relaxed) }, body)
+                    }
+                } catch {
+                    throw translated(error)
+                }
+            } catch let error as StorageError
+                where error.isTemporary && !started.load(ordering: .relaxed) && ContinuousClock.now < deadline
+            {
+                try await Task.sleep(for: .milliseconds(Int.random(in: 5...25)))
+            }
+        }
+    }
+
+    /// `body` in an IMMEDIATE transaction, committed when it returns; `started` is called
+    /// once the write lock is taken.
+    private static func immediate<T>(
+        _ db: Database, started: () -> Void, _ body: (Database) throws -> T
+    ) throws -> T {
+        var result: T?
+        try db.inTransaction(.immediate) {
+            started()
+            result = try body(db)
+            return .commit
+        }
+        return result!
     }
 
     private static func isEarlyBusy(_ error: DatabaseError, deadline: ContinuousClock.Instant) -> Bool {
@@ -214,6 +245,15 @@ public final class Store: Sendable {
     /// Runs `body` with read access to a consistent snapshot.
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
         try translatingErrors { try database.read(body) }
+    }
+
+    /// The same, awaited: `body` runs on one of GRDB's readers.
+    public func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await database.read(body)
+        } catch {
+            throw translated(error)
+        }
     }
 
     /// Runs `body` outside an explicit transaction: each statement reads its own snapshot.
@@ -293,14 +333,17 @@ public final class Store: Sendable {
     private func translatingErrors<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch let error as DatabaseError {
-            if let storageError = StorageError.classify(
-                error, path: options.path, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
-            {
-                throw storageError
-            }
-            throw error
+        } catch {
+            throw translated(error)
         }
+    }
+
+    /// A GRDB error as the ``StorageError`` it is, where it is one.
+    private func translated(_ error: any Error) -> any Error {
+        guard let error = error as? DatabaseError else { return error }
+        return StorageError.classify(
+            error, path: options.path, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
+            ?? error
     }
 
     /// Whether the SQLite file of `options` can be opened for writing, checked without

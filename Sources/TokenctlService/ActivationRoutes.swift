@@ -27,8 +27,7 @@ extension APIRoutes {
         let keys = service.idempotency
         let serial = service.runtime.serialNumber(of: decoded.deeplink)
         do {
-            switch try await service.database({ _ in try keys.claim(key: key, request: decoded, serialNumber: serial) })
-            {
+            switch try await keys.claim(key: key, request: decoded, serialNumber: serial) {
             case .claimed(let requestID):
                 return await keyed(decoded, key: key, requestID: requestID)
             case .replay(let status, let body):
@@ -85,9 +84,7 @@ extension APIRoutes {
         }
         let next = requestID ?? ActivationRuntime.makeRequestID()
         guard
-            try await service.database({ _ in
-                try keys.takeOver(key: key, createdMilliseconds: created, requestID: next, serialNumber: serial)
-            })
+            try await keys.takeOver(key: key, createdMilliseconds: created, requestID: next, serialNumber: serial)
         else {
             return Self.problem(Self.keyInFlight)
         }
@@ -102,7 +99,7 @@ extension APIRoutes {
             guard let result = await service.activate(request, requestID: requestID) else {
                 let keys = service.idempotency
                 do {
-                    try await service.database { _ in try keys.release(key: key) }
+                    try await keys.release(key: key)
                 } catch {
                     service.setEndedUnanswered(key, true)
                 }
@@ -120,7 +117,7 @@ extension APIRoutes {
         let keys = service.idempotency
         let text = answer.body.text
         do {
-            try await service.database { _ in try keys.store(key: key, status: answer.status, body: text) }
+            try await keys.store(key: key, status: answer.status, body: text)
             service.setEndedUnanswered(key, false)
         } catch {
             service.setEndedUnanswered(key, true)

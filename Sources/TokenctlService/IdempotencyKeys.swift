@@ -42,14 +42,14 @@ struct IdempotencyKeys: Sendable {
 
     /// Claims `key` for `request`, or reads what it holds.
     /// - Parameter serialNumber: the serial the request's deeplink names, nil when it does not parse.
-    func claim(key: String, request: ActivationRequest, serialNumber: String?) throws -> Claim {
+    func claim(key: String, request: ActivationRequest, serialNumber: String?) async throws -> Claim {
         let hash = hasher.hash(request.idempotencyText)
         let now = clock().milliseconds
         let requestID = ActivationRuntime.makeRequestID()
         let claim = IdempotencyKeyRow(
             key: key, deeplinkHash: hash, createdMilliseconds: now, requestID: requestID, serialNumber: serialNumber,
             owner: owner)
-        switch try database.claimIdempotencyKey(claim) {
+        switch try await database.claimIdempotencyKey(claim) {
         case .inserted:
             return .claimed(requestID: requestID)
         case .vanished:
@@ -88,28 +88,30 @@ struct IdempotencyKeys: Sendable {
     /// Takes over a claim whose request started no attempt, for a request that runs under
     /// `requestID`: only one of several repeats racing for it wins.
     /// - Returns: whether this caller took it.
-    func takeOver(key: String, createdMilliseconds: Int64, requestID: String, serialNumber: String?) throws -> Bool {
-        try database.takeOverIdempotencyKey(
+    func takeOver(
+        key: String, createdMilliseconds: Int64, requestID: String, serialNumber: String?
+    ) async throws -> Bool {
+        try await database.takeOverIdempotencyKey(
             key, claimedAt: createdMilliseconds, now: clock().milliseconds, requestID: requestID,
             serialNumber: serialNumber, owner: owner
         )
     }
 
     /// Stores the answer of a claimed key.
-    func store(key: String, status: Int, body: String) throws {
-        try database.answerIdempotencyKey(key, status: status, body: body)
+    func store(key: String, status: Int, body: String) async throws {
+        try await database.answerIdempotencyKey(key, status: status, body: body)
     }
 
     /// Gives a claimed key up: the request was refused before it reached the runtime.
-    func release(key: String) throws {
-        try database.releaseIdempotencyKey(key)
+    func release(key: String) async throws {
+        try await database.releaseIdempotencyKey(key)
     }
 
     /// Deletes the answers older than the retention.
     /// - Returns: the number deleted.
     @discardableResult
-    func purge() throws -> Int {
-        try database.purgeIdempotencyKeys(claimedBefore: clock().milliseconds - retentionMilliseconds)
+    func purge() async throws -> Int {
+        try await database.purgeIdempotencyKeys(claimedBefore: clock().milliseconds - retentionMilliseconds)
     }
 }
 
@@ -124,7 +126,7 @@ struct IdempotencyPurge: Service, CustomStringConvertible {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             let keys = service.idempotency
             do {
-                let purged = try await service.database { _ in try keys.purge() }
+                let purged = try await keys.purge()
                 if purged > 0 { logger.info("service.idempotencyPurged", metadata: ["keys": "\(purged)"]) }
             } catch {
                 logger.warning("service.idempotencyPurgeFailed", metadata: ["error": "\(error)"])

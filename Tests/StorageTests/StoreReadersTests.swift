@@ -48,7 +48,7 @@ import WalletModel
         }
         #expect(count == 0)
         #expect(waited < .milliseconds(1500))
-        #expect(try store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM pass_record") } == 1)
+        #expect(try await store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM pass_record") } == 1)
     }
 
     /// The readers' pool keeps the configured durability on the writer.

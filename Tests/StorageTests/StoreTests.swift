@@ -45,9 +45,9 @@ import WalletModel
             (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
         }
         let before = size(path)
-        try store.write { try $0.execute(sql: "CREATE TABLE filler (data BLOB)") }
+        try await store.write { try $0.execute(sql: "CREATE TABLE filler (data BLOB)") }
         for _ in 0..<6_000 {
-            try store.write { try $0.execute(sql: "INSERT INTO filler VALUES (randomblob(3000))") }
+            try await store.write { try $0.execute(sql: "INSERT INTO filler VALUES (randomblob(3000))") }
         }
         let deadline = ContinuousClock.now + .seconds(30)
         while size(path) < before + 1_000 * 4096, ContinuousClock.now < deadline {

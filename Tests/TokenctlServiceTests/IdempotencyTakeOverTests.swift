@@ -19,9 +19,7 @@ import Testing
             let request = ActivationRequest(deeplink: "mybank://activate?serialNumber=SN1", device: nil, dryRun: false)
             // The first request's claim, committed, as this live process holds it: no attempt, no answer.
             let keys = fixture.service.idempotency
-            let claimed = try await fixture.service.database { _ in
-                try keys.claim(key: "stuck-1", request: request, serialNumber: "SN1")
-            }
+            let claimed = try await keys.claim(key: "stuck-1", request: request, serialNumber: "SN1")
             guard case .claimed = claimed else {
                 Issue.record("the key was not claimed: \(claimed)")
                 return

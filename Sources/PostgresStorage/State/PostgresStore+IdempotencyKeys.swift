@@ -3,9 +3,9 @@ import WalletModel
 
 /// `idempotency_key` (migrations v3 and v5).
 extension PostgresStore: IdempotencyKeyRecords {
-    public func claimIdempotencyKey(_ claim: IdempotencyKeyRow) throws -> IdempotencyKeyClaim {
-        try transaction { connection in
-            let inserted = try connection.answer(
+    public func claimIdempotencyKey(_ claim: IdempotencyKeyRow) async throws -> IdempotencyKeyClaim {
+        try await transaction { connection in
+            let inserted = try await connection.answer(
                 """
                 INSERT INTO idempotency_key (key, deeplink_hash, created_ms, request_id, serial_number, owner)
                 VALUES (\(claim.key), \(claim.deeplinkHash), \(claim.createdMilliseconds), \(claim.requestID), \(claim.serialNumber), \(claim.owner))
@@ -14,7 +14,7 @@ extension PostgresStore: IdempotencyKeyRecords {
             ).metadata.rows
             if inserted == 1 { return .inserted }
             guard
-                let row = try connection.answer(
+                let row = try await connection.answer(
                     """
                     SELECT deeplink_hash, created_ms, request_id, serial_number, owner, status, answer FROM idempotency_key WHERE key = \(claim.key)
                     """, logger
@@ -36,8 +36,8 @@ extension PostgresStore: IdempotencyKeyRecords {
 
     public func takeOverIdempotencyKey(
         _ key: String, claimedAt: Int64, now: Int64, requestID: String, serialNumber: String?, owner: String
-    ) throws -> Bool {
-        try query(
+    ) async throws -> Bool {
+        try await query(
             """
             UPDATE idempotency_key SET created_ms = \(now), request_id = \(requestID), serial_number = \(serialNumber), owner = \(owner)
             WHERE key = \(key) AND answer IS NULL AND created_ms = \(claimedAt)
@@ -45,15 +45,16 @@ extension PostgresStore: IdempotencyKeyRecords {
         ).metadata.rows == 1
     }
 
-    public func answerIdempotencyKey(_ key: String, status: Int, body: String) throws {
-        try query("UPDATE idempotency_key SET status = \(Int32(clamping: status)), answer = \(body) WHERE key = \(key)")
+    public func answerIdempotencyKey(_ key: String, status: Int, body: String) async throws {
+        try await query(
+            "UPDATE idempotency_key SET status = \(Int32(clamping: status)), answer = \(body) WHERE key = \(key)")
     }
 
-    public func releaseIdempotencyKey(_ key: String) throws {
-        try query("DELETE FROM idempotency_key WHERE key = \(key) AND answer IS NULL")
+    public func releaseIdempotencyKey(_ key: String) async throws {
+        try await query("DELETE FROM idempotency_key WHERE key = \(key) AND answer IS NULL")
     }
 
-    public func purgeIdempotencyKeys(claimedBefore milliseconds: Int64) throws -> Int {
-        try query("DELETE FROM idempotency_key WHERE created_ms < \(milliseconds)").metadata.rows ?? 0
+    public func purgeIdempotencyKeys(claimedBefore milliseconds: Int64) async throws -> Int {
+        try await query("DELETE FROM idempotency_key WHERE created_ms < \(milliseconds)").metadata.rows ?? 0
     }
 }

@@ -3,8 +3,8 @@ import WalletModel
 
 /// `idempotency_key` (migrations v8 and v9).
 extension Store: IdempotencyKeyRecords {
-    public func claimIdempotencyKey(_ claim: IdempotencyKeyRow) throws -> IdempotencyKeyClaim {
-        try write { db in
+    public func claimIdempotencyKey(_ claim: IdempotencyKeyRow) async throws -> IdempotencyKeyClaim {
+        try await write { db in
             try db.execute(
                 sql: """
                     INSERT INTO idempotency_key (key, deeplink_hash, created_ms, request_id, serial_number, owner) VALUES (?, ?, ?, ?, ?, ?)
@@ -38,8 +38,8 @@ extension Store: IdempotencyKeyRecords {
 
     public func takeOverIdempotencyKey(
         _ key: String, claimedAt: Int64, now: Int64, requestID: String, serialNumber: String?, owner: String
-    ) throws -> Bool {
-        try write { db in
+    ) async throws -> Bool {
+        try await write { db in
             try db.execute(
                 sql:
                     "UPDATE idempotency_key SET created_ms = ?, request_id = ?, serial_number = ?, owner = ? WHERE key = ? AND answer IS NULL AND created_ms = ?",
@@ -49,21 +49,21 @@ extension Store: IdempotencyKeyRecords {
         }
     }
 
-    public func answerIdempotencyKey(_ key: String, status: Int, body: String) throws {
-        try write { db in
+    public func answerIdempotencyKey(_ key: String, status: Int, body: String) async throws {
+        try await write { db in
             try db.execute(
                 sql: "UPDATE idempotency_key SET status = ?, answer = ? WHERE key = ?", arguments: [status, body, key])
         }
     }
 
-    public func releaseIdempotencyKey(_ key: String) throws {
-        try write { db in
+    public func releaseIdempotencyKey(_ key: String) async throws {
+        try await write { db in
             try db.execute(sql: "DELETE FROM idempotency_key WHERE key = ? AND answer IS NULL", arguments: [key])
         }
     }
 
-    public func purgeIdempotencyKeys(claimedBefore milliseconds: Int64) throws -> Int {
-        try write { db in
+    public func purgeIdempotencyKeys(claimedBefore milliseconds: Int64) async throws -> Int {
+        try await write { db in
             try db.execute(sql: "DELETE FROM idempotency_key WHERE created_ms < ?", arguments: [milliseconds])
             return db.changesCount
         }

@@ -46,7 +46,9 @@ import WalletModel
                 results.record(job, succeeded)
             }
         }
-        let stored = try store.read { db in Set(try String.fetchAll(db, sql: "SELECT serial_number FROM pass_record")) }
+        let stored = try await store.read { db in
+            Set(try String.fetchAll(db, sql: "SELECT serial_number FROM pass_record"))
+        }
         let expected = Set((0..<jobs).filter { $0 % 7 != 3 }.map { "S\($0)" })
         #expect(stored == expected)
         #expect(results.all == Dictionary(uniqueKeysWithValues: (0..<jobs).map { ($0, $0 % 7 != 3) }))

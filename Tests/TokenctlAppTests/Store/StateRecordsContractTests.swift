@@ -16,38 +16,36 @@ import WalletModel
     /// a release deletes only an unanswered claim; a purge deletes by claim time.
     @Test(arguments: Driver.allCases)
     func anIdempotencyKeyIsClaimedAnsweredReleasedAndPurged(_ driver: Driver) async throws {
-        try await Threads.run { [directory] in
-            try driver.make(in: directory).with { store in
-                let claim = IdempotencyKeyRow(
-                    key: "k1", deeplinkHash: "hash-1", createdMilliseconds: 1_000, requestID: "request-1",
-                    serialNumber: "SN1", owner: "host 1 start")
-                #expect(try store.claimIdempotencyKey(claim) == .inserted)
-                var second = claim
-                second.requestID = "request-2"
-                second.deeplinkHash = "hash-2"
-                #expect(try store.claimIdempotencyKey(second) == .held(claim))
+        try await Threads.run { [directory] in try driver.make(in: directory) }.with { store in
+            let claim = IdempotencyKeyRow(
+                key: "k1", deeplinkHash: "hash-1", createdMilliseconds: 1_000, requestID: "request-1",
+                serialNumber: "SN1", owner: "host 1 start")
+            #expect(try await store.claimIdempotencyKey(claim) == .inserted)
+            var second = claim
+            second.requestID = "request-2"
+            second.deeplinkHash = "hash-2"
+            #expect(try await store.claimIdempotencyKey(second) == .held(claim))
 
-                try store.answerIdempotencyKey("k1", status: 200, body: #"{"outcome": "APPROVED"}"#)
-                var answered = claim
-                answered.status = 200
-                answered.answer = #"{"outcome": "APPROVED"}"#
-                #expect(try store.claimIdempotencyKey(second) == .held(answered))
-                // An answered key is never released.
-                try store.releaseIdempotencyKey("k1")
-                #expect(try store.claimIdempotencyKey(second) == .held(answered))
+            try await store.answerIdempotencyKey("k1", status: 200, body: #"{"outcome": "APPROVED"}"#)
+            var answered = claim
+            answered.status = 200
+            answered.answer = #"{"outcome": "APPROVED"}"#
+            #expect(try await store.claimIdempotencyKey(second) == .held(answered))
+            // An answered key is never released.
+            try await store.releaseIdempotencyKey("k1")
+            #expect(try await store.claimIdempotencyKey(second) == .held(answered))
 
-                let unanswered = IdempotencyKeyRow(
-                    key: "k2", deeplinkHash: "hash-3", createdMilliseconds: 2_000, requestID: nil, serialNumber: nil,
-                    owner: nil)
-                #expect(try store.claimIdempotencyKey(unanswered) == .inserted)
-                try store.releaseIdempotencyKey("k2")
-                #expect(try store.claimIdempotencyKey(unanswered) == .inserted)
+            let unanswered = IdempotencyKeyRow(
+                key: "k2", deeplinkHash: "hash-3", createdMilliseconds: 2_000, requestID: nil, serialNumber: nil,
+                owner: nil)
+            #expect(try await store.claimIdempotencyKey(unanswered) == .inserted)
+            try await store.releaseIdempotencyKey("k2")
+            #expect(try await store.claimIdempotencyKey(unanswered) == .inserted)
 
-                #expect(try store.purgeIdempotencyKeys(claimedBefore: 1_500) == 1)
-                #expect(try store.claimIdempotencyKey(claim) == .inserted)
-                #expect(try store.purgeIdempotencyKeys(claimedBefore: 10_000) == 2)
-                #expect(try store.purgeIdempotencyKeys(claimedBefore: 10_000) == 0)
-            }
+            #expect(try await store.purgeIdempotencyKeys(claimedBefore: 1_500) == 1)
+            #expect(try await store.claimIdempotencyKey(claim) == .inserted)
+            #expect(try await store.purgeIdempotencyKeys(claimedBefore: 10_000) == 2)
+            #expect(try await store.purgeIdempotencyKeys(claimedBefore: 10_000) == 0)
         }
     }
 
@@ -55,32 +53,30 @@ import WalletModel
     /// while it is the claim they saw; an answered key is never taken over.
     @Test(arguments: Driver.allCases)
     func aStuckClaimIsTakenOverOnceAndAnAnsweredOneNever(_ driver: Driver) async throws {
-        try await Threads.run { [directory] in
-            try driver.make(in: directory).with { store in
-                let claim = IdempotencyKeyRow(
-                    key: "k1", deeplinkHash: "hash", createdMilliseconds: 1_000, requestID: "request-1",
-                    serialNumber: "SN1",
-                    owner: "host 1 start")
-                #expect(try store.claimIdempotencyKey(claim) == .inserted)
-                func takeOver(claimedAt: Int64, requestID: String) throws -> Bool {
-                    try store.takeOverIdempotencyKey(
-                        "k1", claimedAt: claimedAt, now: 5_000, requestID: requestID, serialNumber: "SN1",
-                        owner: "host 2 start")
-                }
-                #expect(try takeOver(claimedAt: 1_000, requestID: "request-2"))
-                // The claim moved: a repeat that saw the old one loses the race.
-                #expect(try !takeOver(claimedAt: 1_000, requestID: "request-3"))
-                let moved = IdempotencyKeyRow(
-                    key: "k1", deeplinkHash: "hash", createdMilliseconds: 5_000, requestID: "request-2",
-                    serialNumber: "SN1",
+        try await Threads.run { [directory] in try driver.make(in: directory) }.with { store in
+            let claim = IdempotencyKeyRow(
+                key: "k1", deeplinkHash: "hash", createdMilliseconds: 1_000, requestID: "request-1",
+                serialNumber: "SN1",
+                owner: "host 1 start")
+            #expect(try await store.claimIdempotencyKey(claim) == .inserted)
+            func takeOver(claimedAt: Int64, requestID: String) async throws -> Bool {
+                try await store.takeOverIdempotencyKey(
+                    "k1", claimedAt: claimedAt, now: 5_000, requestID: requestID, serialNumber: "SN1",
                     owner: "host 2 start")
-                #expect(try store.claimIdempotencyKey(claim) == .held(moved))
-                try store.answerIdempotencyKey("k1", status: 200, body: "{}")
-                #expect(try !takeOver(claimedAt: 5_000, requestID: "request-4"))
-                #expect(
-                    try !store.takeOverIdempotencyKey(
-                        "none", claimedAt: 0, now: 1, requestID: "r", serialNumber: nil, owner: "o"))
             }
+            #expect(try await takeOver(claimedAt: 1_000, requestID: "request-2"))
+            // The claim moved: a repeat that saw the old one loses the race.
+            #expect(try await !takeOver(claimedAt: 1_000, requestID: "request-3"))
+            let moved = IdempotencyKeyRow(
+                key: "k1", deeplinkHash: "hash", createdMilliseconds: 5_000, requestID: "request-2",
+                serialNumber: "SN1",
+                owner: "host 2 start")
+            #expect(try await store.claimIdempotencyKey(claim) == .held(moved))
+            try await store.answerIdempotencyKey("k1", status: 200, body: "{}")
+            #expect(try await !takeOver(claimedAt: 5_000, requestID: "request-4"))
+            #expect(
+                try await !store.takeOverIdempotencyKey(
+                    "none", claimedAt: 0, now: 1, requestID: "r", serialNumber: nil, owner: "o"))
         }
     }
 
@@ -229,17 +225,16 @@ import WalletModel
     /// Every onboarding row is in the snapshot a copy moves; Idempotency-Keys are not.
     @Test(arguments: Driver.allCases)
     func theSnapshotHoldsEveryOnboardingRowAndNoKey(_ driver: Driver) async throws {
-        try await Threads.run { [directory] in
-            try driver.make(in: directory).with { store in
+        try await Threads.run { [directory] in try driver.make(in: directory) }.with { store in
+            _ = try await store.claimIdempotencyKey(
+                IdempotencyKeyRow(
+                    key: "k", deeplinkHash: "h", createdMilliseconds: 1, requestID: nil, serialNumber: nil, owner: nil))
+            try await Threads.run {
                 #expect(try store.insertDeviceActivation(Self.activation("i1")))
                 #expect(
                     try store.insertOnboardingProcess(
                         OnboardingProcessRow(instanceID: "i1", processID: "p1", startedAt: "t")))
                 try store.changeVerification(instanceID: "i1", .documentTypes("PASSPORT"), updatedAt: "t")
-                _ = try store.claimIdempotencyKey(
-                    IdempotencyKeyRow(
-                        key: "k", deeplinkHash: "h", createdMilliseconds: 1, requestID: nil, serialNumber: nil,
-                        owner: nil))
                 let snapshot = try store.stateSnapshot()
                 #expect(snapshot.deviceActivations.map(\.instanceID) == ["i1"])
                 #expect(snapshot.onboardingProcesses.map(\.processID) == ["p1"])

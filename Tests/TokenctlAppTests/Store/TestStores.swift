@@ -40,6 +40,11 @@ extension StoreDriver {
     func with<T>(_ body: (any TokenStore) throws -> T) throws -> T {
         try using(logger: Driver.logger, body)
     }
+
+    /// Runs `body` on the opened store, awaited (for its async intents).
+    func with<T>(_ body: (any TokenStore) async throws -> T) async throws -> T {
+        try await using(logger: Driver.logger, body)
+    }
 }
 
 /// Audit rows and steps as an activation writes them.

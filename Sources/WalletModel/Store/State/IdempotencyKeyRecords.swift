@@ -2,26 +2,27 @@
 /// inserts its row with no answer and the request id its attempt will be audited under; the
 /// attempt's "started" row carries that id, so a repeat finds the attempt its key started in
 /// the audit even when the answer was never stored. The answer is written when the request
-/// finishes; rows older than the retention are deleted.
+/// finishes; rows older than the retention are deleted. Each call runs on the driver's own
+/// executor (GRDB's writer, PostgreSQL's connections), never on the caller's thread.
 public protocol IdempotencyKeyRecords: Sendable {
     /// Inserts `claim`'s row unless the key has one: what the key held.
-    func claimIdempotencyKey(_ claim: IdempotencyKeyRow) throws -> IdempotencyKeyClaim
+    func claimIdempotencyKey(_ claim: IdempotencyKeyRow) async throws -> IdempotencyKeyClaim
 
     /// Moves `key`'s unanswered claim made at `claimedAt` to a new claim, at `now` for
     /// `requestID` by `owner`: only one of several repeats racing for it wins.
     /// - Returns: whether this caller moved it.
     func takeOverIdempotencyKey(
         _ key: String, claimedAt: Int64, now: Int64, requestID: String, serialNumber: String?, owner: String
-    ) throws -> Bool
+    ) async throws -> Bool
 
     /// Stores the answer of a claimed key.
-    func answerIdempotencyKey(_ key: String, status: Int, body: String) throws
+    func answerIdempotencyKey(_ key: String, status: Int, body: String) async throws
 
     /// Deletes a claim that has no answer (its request was refused before it ran).
-    func releaseIdempotencyKey(_ key: String) throws
+    func releaseIdempotencyKey(_ key: String) async throws
 
     /// Deletes the keys claimed before `milliseconds`; how many.
-    func purgeIdempotencyKeys(claimedBefore milliseconds: Int64) throws -> Int
+    func purgeIdempotencyKeys(claimedBefore milliseconds: Int64) async throws -> Int
 }
 
 /// An `idempotency_key` row. `owner` is the process that claimed it (`HOST PID START`);

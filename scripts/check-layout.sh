@@ -10,7 +10,10 @@
 #     TransparencyLog or WalletModel): a test in which client and server share code proves
 #     nothing about the wire;
 #   - the tokenctl executable reaches the service only through ServiceCommand;
-#   - every module under Sources/ is a target of the manifest.
+#   - every module under Sources/ is a target of the manifest;
+#   - no test is a swift-testing exit test (`processExitsWith`): their monitor waits for any
+#     child of the suite and spins, never reaping its own, on one another test has not yet
+#     reaped, which hangs the suite; TestSupport's ChildRun waits for its own child only.
 # Reads `swift package dump-package` (the manifest as JSON).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -59,6 +62,11 @@ if "TokenctlService" in direct("tokenctl"):
 for folder in sorted(os.listdir("Sources")):
     if os.path.isdir(os.path.join("Sources", folder)) and folder not in targets:
         failures.append(f"Sources/{folder} is no target of Package.swift")
+for directory, _, files in os.walk("Tests"):
+    for file in files:
+        path = os.path.join(directory, file)
+        if file.endswith(".swift") and "processExitsWith" in open(path).read():
+            failures.append(f"{path} has an exit test: they can hang the suite; use TestSupport's ChildRun")
 for failure in failures:
     print("check-layout: " + failure, file=sys.stderr)
 if failures:

@@ -1,5 +1,6 @@
 import ErrorCodes
 import HTTPTransport
+import TestSupport
 import Testing
 import WalletModel
 
@@ -285,19 +286,23 @@ struct ActivationMachineTests {
 
     /// An event the machine does not expect means the executor broke the order: the process
     /// stops there (a made-up result could be printed and exit as a TMP failure).
-    @Test func anEventOutOfOrderIsAProgrammingError() async {
-        await #expect(processExitsWith: .failure) {
+    @Test func anEventOutOfOrderIsAProgrammingError() throws {
+        if ChildRun.isChild("anEventOutOfOrderIsAProgrammingError") {
             var machine = ActivationMachine(
                 requestID: "req", device: nil, retry: TMPSettings.Retry(attempts: 1, backoffMilliseconds: []))
             _ = machine.handle(.startedCommitted)
+            return
         }
+        #expect(try ChildRun.run(test: "anEventOutOfOrderIsAProgrammingError").signalled)
     }
 
     /// An ERROR result without its error is a programming error too, not exit 69.
-    @Test func anErrorResultWithoutItsErrorIsAProgrammingError() async {
-        await #expect(processExitsWith: .failure) {
+    @Test func anErrorResultWithoutItsErrorIsAProgrammingError() throws {
+        if ChildRun.isChild("anErrorResultWithoutItsErrorIsAProgrammingError") {
             _ = ActivationResult(outcome: .error).exitStatus
+            return
         }
+        #expect(try ChildRun.run(test: "anErrorResultWithoutItsErrorIsAProgrammingError").signalled)
     }
 
     // MARK: Exit statuses of printed results

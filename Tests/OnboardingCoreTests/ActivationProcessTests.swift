@@ -10,14 +10,14 @@ import Testing
     @Test func startStoresTheProcessAndASecondStartIsInProgress() async throws {
         let harness = try await OnboardingHarness()
         try await withTeardown({ try? await harness.stop() }) {
-            let process = try harness.process()
-            #expect(try process.hasActiveProcess() == false)
+            let process = try await harness.process()
+            await #expect(try process.hasActiveProcess() == false)
 
             let started = try await process.start(credentials: Credentials())
             #expect(started.status == .activationInProgress)
             #expect(started.otpResendPeriodSeconds == 30)
-            #expect(try harness.storedProcessID() == started.processID)
-            #expect(try process.hasActiveProcess())
+            await #expect(try harness.storedProcessID() == started.processID)
+            await #expect(try process.hasActiveProcess())
 
             let again = await onboardingError { _ = try await process.start(credentials: Credentials()) }
             #expect(again?.reason == .activationInProgress)
@@ -34,7 +34,7 @@ import Testing
     @Test func withoutAProcessEveryCallButStartIsNotRunning() async throws {
         let harness = try await OnboardingHarness()
         try await withTeardown({ try? await harness.stop() }) {
-            let process = try harness.process()
+            let process = try await harness.process()
             #expect(await onboardingError { _ = try await process.status() }?.reason == .activationNotRunning)
             #expect(
                 await onboardingError { _ = try await process.activate(otp: "10000001", pin: harness.pin) }?.reason
@@ -48,18 +48,18 @@ import Testing
     @Test func aWrongOTPWithAttemptsLeftKeepsTheProcessAndTheFifthFailsIt() async throws {
         let harness = try await OnboardingHarness()
         try await withTeardown({ try? await harness.stop() }) {
-            let process = try harness.process()
+            let process = try await harness.process()
             let id = try await process.start(credentials: Credentials()).processID
             for left in (1...4).reversed() {
                 let error = await onboardingError { _ = try await process.activate(otp: "99999999", pin: harness.pin) }
                 #expect(error?.remainingAttempts == left)
                 #expect(error?.code.rawValue == "onboarding.otpInvalid")
-                #expect(try harness.storedProcessID() == id)
+                await #expect(try harness.storedProcessID() == id)
             }
             let fifth = await onboardingError { _ = try await process.activate(otp: "99999999", pin: harness.pin) }
             #expect(fifth?.remainingAttempts == 0)
             #expect(fifth?.code.rawValue == "onboarding.processFailed")
-            #expect(try harness.storedProcessID() == nil)
+            await #expect(try harness.storedProcessID() == nil)
             #expect(harness.server.processStatus(id) == "FAILED")
             #expect(harness.sandbox.powerAuth.activationCount == 0)
         }
@@ -68,14 +68,14 @@ import Testing
     @Test func theRightOTPActivatesWithVerificationPendingAndClearsTheProcess() async throws {
         let harness = try await OnboardingHarness()
         try await withTeardown({ try? await harness.stop() }) {
-            let process = try harness.process()
+            let process = try await harness.process()
             let id = try await process.start(credentials: Credentials()).processID
             let otp = try await process.demoOTP()
             #expect(otp == harness.server.otp(id))
             #expect(otp.count == 8)
 
             let activation = try await process.activate(otp: otp, activationName: "test host", pin: harness.pin)
-            #expect(try harness.storedProcessID() == nil)
+            await #expect(try harness.storedProcessID() == nil)
             #expect(harness.sandbox.powerAuth.activationFlags(activation.activationID) == ["VERIFICATION_PENDING"])
             #expect(try await process.powerAuth.status().flags == ["VERIFICATION_PENDING"])
             #expect(harness.server.processStatus(id) == "VERIFICATION_IN_PROGRESS")
@@ -94,22 +94,22 @@ import Testing
     @Test func aStoredProcessOnAnActivatedInstanceIsDroppedAsCannotActivate() async throws {
         let harness = try await OnboardingHarness()
         try await withTeardown({ try? await harness.stop() }) {
-            let first = try harness.process()
+            let first = try await harness.process()
             let id = try await first.start(credentials: Credentials()).processID
             _ = try await first.activate(otp: try #require(harness.server.otp(id)), pin: harness.pin)
             // A process id stored meanwhile (an older run) is dropped on the next call.
-            #expect(try OnboardingProcessStore(records: harness.store()).insert("stale", instanceID: "default"))
+            await #expect(try OnboardingProcessStore(records: harness.store()).insert("stale", instanceID: "default"))
             let error = await onboardingError { _ = try await first.status() }
             #expect(error?.reason == .activationCannotActivate)
             #expect(error?.code.rawValue == "onboarding.cannotActivate")
-            #expect(try harness.storedProcessID() == nil)
+            await #expect(try harness.storedProcessID() == nil)
         }
     }
 
     @Test func theProcessExpiresAfterFiveMinutesByTheServersClock() async throws {
         let harness = try await OnboardingHarness()
         try await withTeardown({ try? await harness.stop() }) {
-            let process = try harness.process()
+            let process = try await harness.process()
             let id = try await process.start(credentials: Credentials()).processID
             harness.clock.advance(seconds: 299)
             #expect(try await process.status().status == .activationInProgress)
@@ -120,14 +120,14 @@ import Testing
                 _ = try await process.activate(otp: try #require(harness.server.otp(id)), pin: harness.pin)
             }
             #expect(error?.code.rawValue == "onboarding.processFailed")
-            #expect(try harness.storedProcessID() == nil)
+            await #expect(try harness.storedProcessID() == nil)
         }
     }
 
     @Test func verificationExpiresAfterAnHourAndTheDeviceActivationIsRemoved() async throws {
         let harness = try await OnboardingHarness()
         try await withTeardown({ try? await harness.stop() }) {
-            let process = try harness.process()
+            let process = try await harness.process()
             let id = try await process.start(credentials: Credentials()).processID
             _ = try await process.activate(otp: try #require(harness.server.otp(id)), pin: harness.pin)
             harness.clock.advance(seconds: 3_601)
@@ -145,10 +145,10 @@ import Testing
             let refused = await onboardingError { try await harness.process().cancel(force: false) }
             #expect(refused?.code.rawValue == "onboarding.unreachable")
             #expect(refused?.isOffline == true)
-            #expect(try harness.storedProcessID() == id)
+            await #expect(try harness.storedProcessID() == id)
 
             #expect(try await harness.process().cancel(force: true) == false)
-            #expect(try harness.storedProcessID() == nil)
+            await #expect(try harness.storedProcessID() == nil)
             #expect(harness.server.processStatus(id) == "ACTIVATION_IN_PROGRESS")
 
             // With the server up, cancel reaches it: the process fails there too.
@@ -157,7 +157,7 @@ import Testing
             #expect(again.processID == id)
             #expect(try await harness.process().cancel(force: false) == true)
             #expect(harness.server.processStatus(id) == "FAILED")
-            #expect(try harness.storedProcessID() == nil)
+            await #expect(try harness.storedProcessID() == nil)
         }
     }
 
@@ -170,14 +170,14 @@ import Testing
                 _ = try await harness.process().activate(otp: "10000001", pin: harness.pin)
             }
             #expect(error?.code.rawValue == "onboarding.unreachable")
-            #expect(try harness.storedProcessID() == id)
+            await #expect(try harness.storedProcessID() == id)
         }
     }
 
     @Test func cleanupRemovesTheDeviceActivationMadeWithTheProcess() async throws {
         let harness = try await OnboardingHarness()
         try await withTeardown({ try? await harness.stop() }) {
-            let process = try harness.process()
+            let process = try await harness.process()
             let id = try await process.start(credentials: Credentials()).processID
             _ = try await process.activate(otp: try #require(harness.server.otp(id)), pin: harness.pin)
             try await process.api.cleanup(processID: id)
@@ -192,12 +192,12 @@ import Testing
         try await withTeardown({ try? await harness.stop() }) {
             let id = try await harness.process().start(credentials: Credentials()).processID
             // A new process of the app: a new client on the same database file.
-            let restarted = try harness.process(canRestoreSession: canRestoreSession)
-            #expect(try restarted.hasActiveProcess() == canRestoreSession)
+            let restarted = try await harness.process(canRestoreSession: canRestoreSession)
+            await #expect(try restarted.hasActiveProcess() == canRestoreSession)
             if canRestoreSession {
                 #expect(try await restarted.status() == (id, .activationInProgress))
             } else {
-                #expect(try harness.storedProcessID() == nil)
+                await #expect(try harness.storedProcessID() == nil)
                 #expect(await onboardingError { _ = try await restarted.status() }?.reason == .activationNotRunning)
             }
         }
@@ -206,7 +206,7 @@ import Testing
     @Test func resendInsideThePeriodIsRefusedAndAfterItReplacesTheOTP() async throws {
         let harness = try await OnboardingHarness()
         try await withTeardown({ try? await harness.stop() }) {
-            let process = try harness.process()
+            let process = try await harness.process()
             let id = try await process.start(credentials: Credentials()).processID
             let first = try #require(harness.server.otp(id))
             harness.clock.advance(seconds: 29)
@@ -224,7 +224,7 @@ import Testing
                     .remainingAttempts
                     == 4)
             _ = try await process.activate(otp: second, pin: harness.pin)
-            #expect(try harness.storedProcessID() == nil)
+            await #expect(try harness.storedProcessID() == nil)
         }
     }
 
@@ -232,7 +232,7 @@ import Testing
         let harness = try await OnboardingHarness()
         try await withTeardown({ try? await harness.stop() }) {
             for _ in 0..<5 {
-                let process = try harness.process()
+                let process = try await harness.process()
                 _ = try await process.start(credentials: Credentials())
                 try await process.cancel(force: false)
             }
@@ -240,7 +240,7 @@ import Testing
             #expect(refused?.httpStatus == 429)
             #expect(refused?.serverCode == "TOO_MANY_ONBOARDING_PROCESSES")
             #expect(refused?.code.rawValue == "onboarding.limitReached")
-            #expect(try harness.storedProcessID() == nil)
+            await #expect(try harness.storedProcessID() == nil)
             // Another identification is not limited; a day later neither is this one.
             _ = try await harness.process().start(credentials: Credentials(email: "bob@example.com"))
             try await harness.process().cancel()

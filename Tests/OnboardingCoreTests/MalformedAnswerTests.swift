@@ -64,7 +64,7 @@ import Testing
     func statusAnswer(_ answer: Case) async throws {
         let harness = try await OnboardingHarness()
         try await withTeardown({ try? await harness.stop() }) {
-            let process = try harness.process()
+            let process = try await harness.process()
             let id = try await process.start(credentials: Credentials()).processID
             harness.server.injectAnswer(
                 path: "/api/onboarding/status", status: answer.status, body: answer.body, encrypted: answer.encrypted)
@@ -72,7 +72,7 @@ import Testing
             #expect(error?.reason == answer.reason)
             #expect(error?.code.rawValue == answer.code)
             #expect(error?.httpStatus == answer.status)
-            #expect(try harness.storedProcessID() == id)
+            await #expect(try harness.storedProcessID() == id)
             // The next, ordinary answer is understood again.
             #expect(try await process.status().status == .activationInProgress)
         }
@@ -86,14 +86,14 @@ import Testing
                 body: #"{"status":"OK","responseObject":{"onboardingStatus":"ACTIVATION_IN_PROGRESS"}}"#)
             let error = await onboardingError { _ = try await harness.process().start(credentials: Credentials()) }
             #expect(error?.reason == .networkBadServerResponse)
-            #expect(try harness.storedProcessID() == nil)
+            await #expect(try harness.storedProcessID() == nil)
         }
     }
 
     @Test func anAnswerEncryptedForAnotherRequestIsRefused() async throws {
         let harness = try await OnboardingHarness()
         try await withTeardown({ try? await harness.stop() }) {
-            let process = try harness.process()
+            let process = try await harness.process()
             _ = try await process.start(credentials: Credentials())
             // A response payload replayed from elsewhere does not pass the MAC.
             let replayed =

@@ -52,7 +52,7 @@ final class OnboardingHarness: @unchecked Sendable {
     }
 
     /// A fresh client, as a new process of the app would make it.
-    func process(instance: String = "default", canRestoreSession: Bool = true) throws -> ActivationProcess {
+    func process(instance: String = "default", canRestoreSession: Bool = true) async throws -> ActivationProcess {
         let identity = sandbox.powerAuth.identity
         let settings = PowerAuthSettings(
             baseURL: baseURL, applicationKey: identity.applicationKey, applicationSecret: identity.applicationSecret,
@@ -61,7 +61,7 @@ final class OnboardingHarness: @unchecked Sendable {
         let transport = try CurlTransport(
             options: CurlTransportOptions(connectTimeoutMilliseconds: 1_000, timeoutMilliseconds: 3_000))
         let store = try store()
-        return try ActivationProcess(
+        return try await ActivationProcess(
             api: OnboardingAPI(baseURL: baseURL, powerAuth: settings, transport: transport),
             powerAuth: PowerAuthClient(settings: settings, transport: transport, store: store),
             store: store, canRestoreSession: canRestoreSession
@@ -74,8 +74,8 @@ final class OnboardingHarness: @unchecked Sendable {
     }
 
     /// The stored process id, read from the database file.
-    func storedProcessID(instance: String = "default") throws -> String? {
-        try OnboardingProcessStore(records: store()).processID(instance)
+    func storedProcessID(instance: String = "default") async throws -> String? {
+        try await OnboardingProcessStore(records: store()).processID(instance)
     }
 
     func stop() async throws {

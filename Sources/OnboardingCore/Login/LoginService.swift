@@ -33,13 +33,14 @@ public struct LoginService: Sendable {
 
     /// The stored user, without the network.
     public func status() async throws -> LoginStatus {
-        try await database.using(logger: logger) { store in loginStatus(try LoginStore(records: store).load(instanceID))
+        try await database.using(logger: logger) { store in
+            await loginStatus(try LoginStore(records: store).load(instanceID))
         }
     }
 
     /// Forgets the user (and its token) locally; false when there was none.
     public func delete() async throws -> Bool {
-        try await database.using(logger: logger) { store in try LoginStore(records: store).delete(instanceID) }
+        try await database.using(logger: logger) { store in try await LoginStore(records: store).delete(instanceID) }
     }
 
     /// Starts a registration: discovery, an access code, `PUT registerURL`. The platform
@@ -67,7 +68,7 @@ public struct LoginService: Sendable {
             guard MPin.Hex.decode(registered.mpinID) != nil else {
                 throw LoginError(.loginProtocol, "registration answered an mpinId that is not hex")
             }
-            try store.save(registered, instanceID: instanceID)
+            try await store.save(registered, instanceID: instanceID)
             logger.info("login.registered", metadata: ["state": "\(registered.state.rawValue)"])
             return loginStatus(registered)
         }
@@ -86,7 +87,7 @@ public struct LoginService: Sendable {
                     accessCode: accessCode, resend: (user.mpinID, user.regOTT)))
             try Self.checkRegistration(answer)
             user.regOTT = try client.require(answer, "regOTT", step: "resend")
-            try store.save(user, instanceID: instanceID)
+            try await store.save(user, instanceID: instanceID)
             return loginStatus(user)
         }
     }
@@ -125,7 +126,7 @@ public struct LoginService: Sendable {
             }
             user.secret = secret.hex
             user.state = .activated
-            try store.save(user, instanceID: instanceID)
+            try await store.save(user, instanceID: instanceID)
             return loginStatus(user)
         }
     }
@@ -136,7 +137,7 @@ public struct LoginService: Sendable {
         defer { pin.wipe() }
         return try await database.using(logger: logger) { store in
             let loginStore = LoginStore(records: store)
-            var user = try loginStore.load(instanceID)
+            var user = try await loginStore.load(instanceID)
             guard LoginStep.setPIN.isAllowed(from: user?.state), var current = user, let secretHex = current.secret
             else {
                 throw LoginError.wrongState(.setPIN, state: user?.state)
@@ -152,7 +153,7 @@ public struct LoginService: Sendable {
             current.secret = token.hex
             current.state = .registered
             current.failedAttempts = 0
-            try loginStore.save(current, instanceID: instanceID)
+            try await loginStore.save(current, instanceID: instanceID)
             user = current
             return loginStatus(user)
         }
@@ -188,7 +189,7 @@ public struct LoginService: Sendable {
             guard let uHex = u.hex else { throw LoginError(.loginProtocol, "pass 1 produced no point") }
             let first = try await client.send(
                 MIRACLRequests.pass1(discovery: discovery, clientID: settings.clientID, mpinID: user.mpinID, u: uHex))
-            if first.status == 410 { throw try block(&user, store: store) }
+            if first.status == 410 { throw try await block(&user, store: store) }
             guard let y = Scalar(hex: try client.require(first, "y", step: "pass 1")) else {
                 throw LoginError(.loginProtocol, "pass 1 answered a y that is not a 256-bit hex number")
             }
@@ -204,7 +205,7 @@ public struct LoginService: Sendable {
 
             let verdict = try await client.send(
                 MIRACLRequests.authenticate(discovery: discovery, clientID: settings.clientID, authOTT: authOTT))
-            try judge(verdict, user: &user, store: store)
+            try await judge(verdict, user: &user, store: store)
             let code = try client.require(verdict, "code", step: "authenticate")
             let relyingParty = try await client.send(
                 MIRACLRequests.authToken(relyingPartyURL: settings.relyingPartyURL, code: code, userID: user.identity),
@@ -221,7 +222,7 @@ public struct LoginService: Sendable {
             user.failedAttempts = 0
             user.lastLoginAt = now
             user.lastLoginAnswer = SafeText.prefix(relyingParty.text, scalars: 500)
-            try store.save(user, instanceID: instanceID)
+            try await store.save(user, instanceID: instanceID)
             logger.info("login.succeeded")
             let milliseconds =
                 Double(cryptoTime.components.attoseconds) / 1e15 + Double(cryptoTime.components.seconds) * 1000
@@ -234,19 +235,19 @@ public struct LoginService: Sendable {
 
     /// The platform's verdict on pass 2: 200 goes on; 401 counts a wrong PIN; 410 blocks; 412
     /// is a stale ticket, not counted against the PIN.
-    func judge(_ verdict: MIRACLClient.Answer, user: inout LoginUser, store: LoginStore) throws {
+    func judge(_ verdict: MIRACLClient.Answer, user: inout LoginUser, store: LoginStore) async throws {
         switch verdict.status {
         case 200:
             return
         case 401:
             user.failedAttempts += 1
-            try store.save(user, instanceID: instanceID)
+            try await store.save(user, instanceID: instanceID)
             let left = max(Self.attemptsBeforeBlock - user.failedAttempts, 1)
             throw LoginError(
                 .loginWrongPIN, "wrong PIN; \(left) attempt\(left == 1 ? "" : "s") left before the identity is blocked",
                 nextStep: .logIn, attemptsLeft: left)
         case 410:
-            throw try block(&user, store: store)
+            throw try await block(&user, store: store)
         case 412:
             throw LoginError(
                 .loginRetry,
@@ -265,7 +266,7 @@ public struct LoginService: Sendable {
     ) async throws -> T {
         try await database.using(logger: logger) { store in
             let loginStore = LoginStore(records: store)
-            let user = try loginStore.load(instanceID)
+            let user = try await loginStore.load(instanceID)
             guard step.isAllowed(from: user?.state) else { throw LoginError.wrongState(step, state: user?.state) }
             if let registered = user?.discovery.movedFrom(configured: settings.connection.baseURL) {
                 logger.warning("\(Self.movedMessage(registered: registered, configured: settings.connection.baseURL))")
@@ -294,11 +295,11 @@ public struct LoginService: Sendable {
     }
 
     /// The identity is blocked: the token is deleted, the state kept for `status`.
-    func block(_ user: inout LoginUser, store: LoginStore) throws -> LoginError {
+    func block(_ user: inout LoginUser, store: LoginStore) async throws -> LoginError {
         user.state = .blocked
         user.secret = nil
         user.failedAttempts = Self.attemptsBeforeBlock
-        try store.save(user, instanceID: instanceID)
+        try await store.save(user, instanceID: instanceID)
         logger.notice("login.blocked")
         return LoginError(
             .loginBlocked, "the platform blocked the identity after too many wrong PINs; its token was deleted",

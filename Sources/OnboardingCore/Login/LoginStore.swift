@@ -5,8 +5,8 @@ import WalletModel
 struct LoginStore {
     let records: any LoginUserRecords
 
-    func load(_ instanceID: String) throws -> LoginUser? {
-        guard let row = try records.loginUser(instanceID: instanceID) else { return nil }
+    func load(_ instanceID: String) async throws -> LoginUser? {
+        guard let row = try await records.loginUser(instanceID: instanceID) else { return nil }
         let discovery = try? JSONDecoder().decode(Discovery.self, from: Data(row.discovery.utf8))
         return LoginUser(
             identity: row.identity, deviceName: row.deviceName, mpinID: row.mpinID, regOTT: row.regOTT,
@@ -23,9 +23,9 @@ struct LoginStore {
     }
 
     /// Writes the user, replacing the instance's previous one.
-    func save(_ user: LoginUser, instanceID: String) throws {
+    func save(_ user: LoginUser, instanceID: String) async throws {
         let discovery = String(decoding: (try? JSONEncoder().encode(user.discovery)) ?? Data(), as: UTF8.self)
-        try records.saveLoginUser(
+        try await records.saveLoginUser(
             LoginUserRow(
                 instanceID: instanceID, identity: user.identity, deviceName: user.deviceName, mpinID: user.mpinID,
                 regOTT: user.regOTT,
@@ -38,7 +38,7 @@ struct LoginStore {
 
     /// Deletes the instance's user; false when there was none.
     @discardableResult
-    func delete(_ instanceID: String) throws -> Bool {
-        try records.deleteLoginUser(instanceID: instanceID)
+    func delete(_ instanceID: String) async throws -> Bool {
+        try await records.deleteLoginUser(instanceID: instanceID)
     }
 }

@@ -6,8 +6,8 @@ import WalletModel
 public enum PINLoginGate {
     public static func status(
         records: any LoginUserRecords, instanceID: String, within seconds: Int, now: Date
-    ) throws -> UserActivationStatus {
-        guard let user = try LoginStore(records: records).load(instanceID) else {
+    ) async throws -> UserActivationStatus {
+        guard let user = try await LoginStore(records: records).load(instanceID) else {
             return .notFinished(
                 reason: "a PIN login is required and this installation has no PIN login user", nextStep: .registerLogin)
         }

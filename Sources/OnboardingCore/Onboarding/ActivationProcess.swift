@@ -19,16 +19,16 @@ public struct ActivationProcess: Sendable {
     public init(
         api: OnboardingAPI, powerAuth: PowerAuthClient, store: any OnboardingProcessRecords,
         canRestoreSession: Bool = true
-    ) throws {
+    ) async throws {
         self.api = api
         self.powerAuth = powerAuth
         processes = OnboardingProcessStore(records: store)
-        if !canRestoreSession { try processes.clear(powerAuth.settings.instanceID) }
+        if !canRestoreSession { try await processes.clear(powerAuth.settings.instanceID) }
     }
 
     /// A process id is stored. It may have ended on the server meanwhile; ``status()`` asks.
-    public func hasActiveProcess() throws -> Bool {
-        try processes.processID(instanceID) != nil
+    public func hasActiveProcess() async throws -> Bool {
+        try await processes.processID(instanceID) != nil
     }
 
     /// What `start` answered.
@@ -43,10 +43,10 @@ public struct ActivationProcess: Sendable {
     /// Starts (or, for the same identification, resumes) a process and stores its id.
     /// - Throws: ``OnboardingError`` `wdo_activation_inProgress` when one is stored.
     public func start(credentials: some Encodable) async throws -> Started {
-        guard try processes.processID(instanceID) == nil else {
+        guard try await processes.processID(instanceID) == nil else {
             throw OnboardingError(.activationInProgress, detail: "a process is stored")
         }
-        try verifyCanActivate()
+        try await verifyCanActivate()
         let identification: [String: Any]
         do {
             identification = try PowerAuthClient.object(Array(JSONEncoder().encode(credentials)), "the credentials")
@@ -58,7 +58,7 @@ public struct ActivationProcess: Sendable {
             throw OnboardingError(
                 .networkBadServerResponse, httpStatus: 200, detail: "the start answer has no processId")
         }
-        guard try processes.insert(processID, instanceID: instanceID) else {
+        guard try await processes.insert(processID, instanceID: instanceID) else {
             throw OnboardingError(.activationInProgress, detail: "another process was stored meanwhile")
         }
         let config = answer["config"] as? [String: Any]
@@ -71,8 +71,8 @@ public struct ActivationProcess: Sendable {
 
     /// Asks the server where the stored process stands.
     public func status() async throws -> (processID: String, status: ActivationProcessStatus) {
-        let processID = try requireProcess()
-        try verifyCanActivate()
+        let processID = try await requireProcess()
+        try await verifyCanActivate()
         let answer = try await api.status(processID: processID)
         guard let wire = answer["onboardingStatus"] as? String else {
             throw OnboardingError(
@@ -94,18 +94,20 @@ public struct ActivationProcess: Sendable {
     ///   - activationName: defaults to the host name.
     ///   - pin: protects the knowledge factor of the new activation.
     public func activate(otp: String, activationName: String? = nil, pin: [UInt8]) async throws -> DeviceActivation {
-        let processID = try requireProcess()
-        try verifyCanActivate()
+        let processID = try await requireProcess()
+        try await verifyCanActivate()
         let attributes = ["processId": processID, "otpCode": otp, "credentialsType": "ONBOARDING"]
         do {
             let activation = try await powerAuth.activate(
                 name: activationName ?? Self.hostName, identityAttributes: attributes, pin: pin)
-            try processes.clear(instanceID, processID: processID)
+            try await processes.clear(instanceID, processID: processID)
             return activation
         } catch let error as PowerAuthClientError {
             if case .invalidPIN = error { throw error }
             let failure = Self.onboardingError(error)
-            if !(failure.allowsOTPRetry || failure.isOffline) { try processes.clear(instanceID, processID: processID) }
+            if !(failure.allowsOTPRetry || failure.isOffline) {
+                try await processes.clear(instanceID, processID: processID)
+            }
             throw failure
         }
     }
@@ -116,29 +118,29 @@ public struct ActivationProcess: Sendable {
     /// - Returns: whether the server confirmed; false only with `force` after a failed call.
     @discardableResult
     public func cancel(force: Bool = true) async throws -> Bool {
-        let processID = try requireProcess()
-        try verifyCanActivate()
+        let processID = try await requireProcess()
+        try await verifyCanActivate()
         do {
             try await api.cleanup(processID: processID)
         } catch {
             guard force else { throw error }
-            try processes.clear(instanceID, processID: processID)
+            try await processes.clear(instanceID, processID: processID)
             return false
         }
-        try processes.clear(instanceID, processID: processID)
+        try await processes.clear(instanceID, processID: processID)
         return true
     }
 
     /// Asks the server to send a new OTP (refused within the resend period).
     public func resendOTP() async throws {
-        let processID = try requireProcess()
-        try verifyCanActivate()
+        let processID = try await requireProcess()
+        try await verifyCanActivate()
         try await api.resendOTP(processID: processID)
     }
 
     /// The current activation OTP, from the `otp/detail` endpoint of demo servers.
     public func demoOTP() async throws -> String {
-        let processID = try requireProcess()
+        let processID = try await requireProcess()
         let answer = try await api.otpDetail(processID: processID)
         guard let otp = answer["otpCode"] as? String, !otp.isEmpty else {
             throw OnboardingError(
@@ -149,17 +151,17 @@ public struct ActivationProcess: Sendable {
 
     // MARK: Rules
 
-    private func requireProcess() throws -> String {
-        guard let processID = try processes.processID(instanceID) else {
-            throw OnboardingError.notRunning(activated: try powerAuth.activation() != nil)
+    private func requireProcess() async throws -> String {
+        guard let processID = try await processes.processID(instanceID) else {
+            throw await OnboardingError.notRunning(activated: try powerAuth.activation() != nil)
         }
         return processID
     }
 
     /// An instance with a device activation cannot run a process: its stored id is dropped.
-    private func verifyCanActivate() throws {
-        guard try powerAuth.activation() != nil else { return }
-        try processes.clear(instanceID)
+    private func verifyCanActivate() async throws {
+        guard try await powerAuth.activation() != nil else { return }
+        try await processes.clear(instanceID)
         throw OnboardingError(.activationCannotActivate, detail: "the instance is already activated")
     }
 

@@ -6,14 +6,14 @@ import WalletModel
 struct DeviceActivationStore {
     let records: any DeviceActivationRecords
 
-    func load(_ instanceID: String) throws -> DeviceActivation? {
-        try records.deviceActivation(instanceID: instanceID).map(Self.activation)
+    func load(_ instanceID: String) async throws -> DeviceActivation? {
+        try await records.deviceActivation(instanceID: instanceID).map(Self.activation)
     }
 
     /// Inserts a new activation; false when the instance already has one.
-    func insert(_ activation: DeviceActivation) throws -> Bool {
+    func insert(_ activation: DeviceActivation) async throws -> Bool {
         let a = activation
-        return try records.insertDeviceActivation(
+        return try await records.insertDeviceActivation(
             DeviceActivationRow(
                 instanceID: a.instanceID, activationID: a.activationID, name: a.name, createdAt: a.createdAt,
                 serverPublicKey: a.serverPublicKey,
@@ -28,18 +28,18 @@ struct DeviceActivationStore {
 
     /// Takes the current counter data for one signature and stores the next value,
     /// committed before the signed request leaves.
-    func takeCounter(_ instanceID: String) throws -> [UInt8]? {
-        try records.takeSignatureCounter(instanceID: instanceID, next: HashCounter.next)
+    func takeCounter(_ instanceID: String) async throws -> [UInt8]? {
+        try await records.takeSignatureCounter(instanceID: instanceID, next: HashCounter.next)
     }
 
-    func saveToken(_ token: DeviceActivation.Token, instanceID: String) throws {
-        try records.saveDeviceToken(
+    func saveToken(_ token: DeviceActivation.Token, instanceID: String) async throws {
+        try await records.saveDeviceToken(
             DeviceTokenRow(id: token.id, secret: token.secret, factor: token.factor.rawValue), instanceID: instanceID)
     }
 
     /// Forgets the activation; true when there was one.
-    func delete(_ instanceID: String) throws -> Bool {
-        try records.deleteDeviceActivation(instanceID: instanceID)
+    func delete(_ instanceID: String) async throws -> Bool {
+        try await records.deleteDeviceActivation(instanceID: instanceID)
     }
 
     private static func activation(_ row: DeviceActivationRow) -> DeviceActivation {

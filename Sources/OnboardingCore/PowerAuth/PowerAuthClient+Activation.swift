@@ -13,7 +13,7 @@ extension PowerAuthClient {
         name: String, identityAttributes: [String: String], pin: [UInt8]
     ) async throws -> DeviceActivation {
         guard pin.count >= 4 else { throw PowerAuthClientError.invalidPIN("the PIN must have at least 4 characters") }
-        if try activations.load(settings.instanceID) != nil {
+        if try await activations.load(settings.instanceID) != nil {
             throw PowerAuthClientError.alreadyActivated(instance: settings.instanceID)
         }
         let masterKey: P256.KeyAgreement.PublicKey
@@ -96,7 +96,7 @@ extension PowerAuthClient {
             knowledgeKey: try ProtectedKnowledgeKey.protect(keys.knowledge, pin: pin),
             counterData: counterData, counter: 0, token: nil
         )
-        guard try activations.insert(activation) else {
+        guard try await activations.insert(activation) else {
             throw PowerAuthClientError.alreadyActivated(instance: settings.instanceID)
         }
         return activation
@@ -115,7 +115,7 @@ extension PowerAuthClient {
     }
 
     public func status() async throws -> Status {
-        let activation = try requireActivation()
+        let activation = try await requireActivation()
         let challenge = Bytes.random(16)
         let reply = try await post(
             "/pa/v3/activation/status",
@@ -149,7 +149,7 @@ extension PowerAuthClient {
 
     /// Creates a MAC token with a signed, activation-scope encrypted request and stores it.
     public func createToken(factor: SignatureFactor, pin: [UInt8]?) async throws -> DeviceActivation.Token {
-        let activation = try requireActivation()
+        let activation = try await requireActivation()
         guard let serverKey = try? P256Keys.publicKey(activation.serverPublicKey) else {
             throw PowerAuthClientError.protocolError("stored server public key is invalid")
         }
@@ -162,7 +162,7 @@ extension PowerAuthClient {
             )
         ).encryptRequest(Bytes.utf8("{}"))
         let body = Array(try JSONEncoder().encode(request.payload))
-        let header = try authorizationHeader(
+        let header = try await authorizationHeader(
             activation, uriIdentifier: "/pa/token/create", body: body, factor: factor, pin: pin)
         let reply = try await post("/pa/v3/token/create", headers: [("X-PowerAuth-Authorization", header)], body: body)
         try await explainingAuthFailure(factor: factor) { try check(reply) }
@@ -173,7 +173,7 @@ extension PowerAuthClient {
             let secret = (answer["tokenSecret"] as? String).flatMap(Bytes.base64), secret.count == 16
         else { throw PowerAuthClientError.protocolError("the token response lacks tokenId or a 16-byte tokenSecret") }
         let token = DeviceActivation.Token(id: id, secret: secret, factor: factor)
-        try activations.saveToken(token, instanceID: activation.instanceID)
+        try await activations.saveToken(token, instanceID: activation.instanceID)
         return token
     }
 
@@ -182,6 +182,6 @@ extension PowerAuthClient {
         _ = try await signedRequest(
             path: "/pa/v3/activation/remove", body: Self.json(["requestObject": [String: String]()]), factor: factor,
             pin: pin)
-        _ = try forget()
+        _ = try await forget()
     }
 }

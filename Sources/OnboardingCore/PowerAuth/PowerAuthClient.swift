@@ -18,20 +18,20 @@ public struct PowerAuthClient: Sendable {
     }
 
     /// The stored activation, if any.
-    public func activation() throws -> DeviceActivation? {
-        try activations.load(settings.instanceID)
+    public func activation() async throws -> DeviceActivation? {
+        try await activations.load(settings.instanceID)
     }
 
-    func requireActivation() throws -> DeviceActivation {
-        guard let activation = try activations.load(settings.instanceID) else {
+    func requireActivation() async throws -> DeviceActivation {
+        guard let activation = try await activations.load(settings.instanceID) else {
             throw PowerAuthClientError.notActivated(instance: settings.instanceID)
         }
         return activation
     }
 
     /// Forgets the local activation without telling the server; false when there was none.
-    public func forget() throws -> Bool {
-        try activations.delete(settings.instanceID)
+    public func forget() async throws -> Bool {
+        try await activations.delete(settings.instanceID)
     }
 
     // MARK: HTTP
@@ -99,7 +99,7 @@ public struct PowerAuthClient: Sendable {
     /// before the request leaves) and returns the `X-PowerAuth-Authorization` value.
     func authorizationHeader(
         _ activation: DeviceActivation, uriIdentifier: String, body: [UInt8], factor: SignatureFactor, pin: [UInt8]?
-    ) throws -> String {
+    ) async throws -> String {
         var keys: [[UInt8]] = []
         for key in factor.keys {
             switch key {
@@ -113,7 +113,7 @@ public struct PowerAuthClient: Sendable {
             case .biometry: throw PowerAuthClientError.unsupportedFactor(factor)
             }
         }
-        guard let counter = try activations.takeCounter(activation.instanceID) else {
+        guard let counter = try await activations.takeCounter(activation.instanceID) else {
             throw PowerAuthClientError.notActivated(instance: activation.instanceID)
         }
         let nonce = Bytes.random(16)
@@ -137,8 +137,8 @@ public struct PowerAuthClient: Sendable {
     public func signedRequest(
         path: String, body: [UInt8], factor: SignatureFactor, pin: [UInt8]?
     ) async throws -> [UInt8] {
-        let activation = try requireActivation()
-        let header = try authorizationHeader(
+        let activation = try await requireActivation()
+        let header = try await authorizationHeader(
             activation, uriIdentifier: Self.uriIdentifier(for: path), body: body, factor: factor, pin: pin)
         let reply = try await post(path, headers: [("X-PowerAuth-Authorization", header)], body: body)
         try await explainingAuthFailure(factor: factor) { try check(reply) }
@@ -166,7 +166,7 @@ public struct PowerAuthClient: Sendable {
 
     /// A POST authenticated with the stored MAC token.
     public func tokenRequest(path: String, body: [UInt8]) async throws -> [UInt8] {
-        let activation = try requireActivation()
+        let activation = try await requireActivation()
         guard let token = activation.token else {
             throw PowerAuthClientError.noToken(instance: activation.instanceID)
         }

@@ -114,7 +114,7 @@ public struct DeviceService: Sendable {
 
     /// The stored activation without asking the server.
     public func show() async throws -> DeviceActivation? {
-        try await withLocalClient { try $0.activation() }
+        try await withLocalClient { try await $0.activation() }
     }
 
     public func signedRequest(
@@ -134,7 +134,7 @@ public struct DeviceService: Sendable {
     /// Removes the activation on the server, then locally; with `localOnly` only forgets it.
     public func remove(localOnly: Bool, factor: SignatureFactor, pin: [UInt8]?) async throws {
         if localOnly {
-            let removed = try await withLocalClient { try $0.forget() }
+            let removed = try await withLocalClient { try await $0.forget() }
             if !removed { throw PowerAuthClientError.notActivated(instance: settings.instanceID) }
             return
         }

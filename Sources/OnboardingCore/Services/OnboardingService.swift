@@ -36,7 +36,7 @@ public struct OnboardingService: Sendable {
         needsStoredProcess: Bool = true, _ body: (ActivationProcess) async throws -> T
     ) async throws -> T {
         try await device.database.using(logger: device.logger) { store in
-            if needsStoredProcess { try Self.requireStoredProcess(instance: settings.instanceID, store) }
+            if needsStoredProcess { try await Self.requireStoredProcess(instance: settings.instanceID, store) }
             var device = try device.resolved == nil ? device.resolvingServer() : device
             device.database = .shared(store)
             return try await device.withConnection { client, transport, store in
@@ -89,8 +89,9 @@ public struct OnboardingService: Sendable {
     /// Throws `onboarding.notRunning` when no process is stored for `instance`.
     private static func requireStoredProcess(
         instance: String, _ store: any OnboardingProcessRecords & DeviceActivationRecords
-    ) throws {
-        guard try OnboardingProcessStore(records: store).processID(instance) == nil else { return }
-        throw OnboardingError.notRunning(activated: try DeviceActivationStore(records: store).load(instance) != nil)
+    ) async throws {
+        guard try await OnboardingProcessStore(records: store).processID(instance) == nil else { return }
+        throw await OnboardingError.notRunning(
+            activated: try DeviceActivationStore(records: store).load(instance) != nil)
     }
 }

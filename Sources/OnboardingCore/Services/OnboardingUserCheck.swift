@@ -28,8 +28,8 @@ public struct OnboardingUserCheck: UserActivationCheck {
 
     public func status(store: any OnboardingRecords) async throws -> UserActivationStatus {
         let instance = settings.instanceID
-        guard try DeviceActivationStore(records: store).load(instance) != nil else {
-            return try OnboardingProcessStore(records: store).processID(instance) != nil
+        guard try await DeviceActivationStore(records: store).load(instance) != nil else {
+            return try await OnboardingProcessStore(records: store).processID(instance) != nil
                 ? .notFinished(reason: "an onboarding process is running", nextStep: .finishOnboarding)
                 : .notFinished(reason: "this installation has no user activation", nextStep: .onboard)
         }

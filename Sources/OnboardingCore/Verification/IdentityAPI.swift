@@ -51,7 +51,7 @@ struct IdentityAPI {
     private func attempt(
         _ path: String, _ object: [String: Any], _ authentication: Authentication, timeout: Timeout, renewToken: Bool
     ) async throws -> [String: Any] {
-        let activation = try powerAuth.requireActivation()
+        let activation = try await powerAuth.requireActivation()
         let plaintext = OnboardingEnvelope.request(object)
         var headers: [(name: String, value: String)] = []
         var body = plaintext
@@ -81,7 +81,7 @@ struct IdentityAPI {
         }
         switch authentication.credential {
         case .signature:
-            headers.append(
+            await headers.append(
                 (
                     "X-PowerAuth-Authorization",
                     try powerAuth.authorizationHeader(

@@ -31,16 +31,16 @@ public struct VerificationProcess: Sendable {
     /// server went back from the OTP step to the presence check since the last status).
     public func report() async throws -> VerificationReport {
         do {
-            let previous = try? records.load().lastStatus
+            let previous = try? await records.load().lastStatus
             let answer = try await guarded(needs: nil) { try await api.call("/api/identity/status", [:], .token) }
             let last = try Self.lastStatus(answer)
-            try records.saveStatus(last)
+            try await records.saveStatus(last)
             let presenceCheckFailed =
                 [.otpVerification, .presenceCheck].contains(previous?.phase) && previous?.status != .notInitialized
                 && last.phase == .presenceCheck && last.status == .notInitialized
             return VerificationReport(state: try await state(for: last), presenceCheckFailed: presenceCheckFailed)
         } catch {
-            try? records.forgetStatus()
+            try? await records.forgetStatus()
             throw error
         }
     }
@@ -51,14 +51,14 @@ public struct VerificationProcess: Sendable {
         case .empty: throw VerificationError.unexpectedState(phase: last.phase, status: last.status)
         case .documents:
             let documents = try await serverDocuments(processID: last.processID)
-            return VerificationStateTable.documentsState(documents, chosenTypes: try records.load().chosenTypes)
+            return await VerificationStateTable.documentsState(documents, chosenTypes: try records.load().chosenTypes)
         }
     }
 
     /// The documents the server holds for this verification; nil once it succeeded (the
     /// server lists a process's documents only while its verification is in progress).
     public func documents() async throws -> [ServerDocument]? {
-        let last = try requireLastStatus()
+        let last = try await requireLastStatus()
         do {
             return try await serverDocuments(processID: last.processID)
         } catch let error as VerificationError where error.code == .verificationEndstate {
@@ -79,7 +79,7 @@ public struct VerificationProcess: Sendable {
     // MARK: Consent
 
     public func consentText() async throws -> String {
-        let last = try requireLastStatus()
+        let last = try await requireLastStatus()
         let answer = try await guarded(needs: .intro, action: "consent to") {
             try await api.call(
                 "/api/identity/consent/text", ["processId": last.processID, "consentType": "GDPR"], .token)
@@ -92,14 +92,14 @@ public struct VerificationProcess: Sendable {
 
     /// Approves the consent and starts the verification: next, the document types.
     public func approveConsent() async throws -> VerificationState {
-        let last = try requireLastStatus()
+        let last = try await requireLastStatus()
         try await guarded(needs: .intro, action: "consent to") {
             _ = try await api.call(
                 "/api/identity/consent/approve",
                 ["processId": last.processID, "approved": true, "consentType": "GDPR"], .signature)
             _ = try await api.call("/api/identity/init", ["processId": last.processID], .signature)
         }
-        try records.saveStatus(.init(processID: last.processID, phase: .documentUpload, status: .inProgress))
+        try await records.saveStatus(.init(processID: last.processID, phase: .documentUpload, status: .inProgress))
         return .documentsToScanSelect
     }
 
@@ -119,14 +119,14 @@ public struct VerificationProcess: Sendable {
         guard Step.scanning.accepts(current) else {
             throw VerificationError.wrongStep(current, needs: "documentsToScanSelect", action: "choose")
         }
-        let last = try requireLastStatus()
+        let last = try await requireLastStatus()
         let challenge = UUID().uuidString
         _ = try await guarded(needs: .scanning, action: "choose") {
             try await api.call(
                 "/api/identity/document/init-sdk",
                 ["processId": last.processID, "attributes": ["sdk-init-token": challenge]], .signedEncrypted)
         }
-        try records.saveChosenTypes(types)
+        try await records.saveChosenTypes(types)
         // What the server already holds counts: an accepted document is not asked for again.
         return .scanDocument(
             ScanProcess(types: types, serverDocuments: try await serverDocuments(processID: last.processID)))
@@ -140,9 +140,9 @@ public struct VerificationProcess: Sendable {
         guard Step.scanning.accepts(current) else {
             throw VerificationError.wrongStep(current, needs: Step.scanning.name, action: "submit")
         }
-        let last = try requireLastStatus()
+        let last = try await requireLastStatus()
         let chosen =
-            try records.load().chosenTypes
+            try await records.load().chosenTypes
             ?? DocumentType.scannable.filter { type in files.contains { $0.type == type } }
         if let other = files.first(where: { !chosen.contains($0.type) }) {
             throw VerificationError.invalidDocument(
@@ -156,7 +156,7 @@ public struct VerificationProcess: Sendable {
         _ = try await guarded(needs: .scanning, action: "submit") {
             try await api.call("/api/identity/document/submit", object, .tokenEncrypted, timeout: .documentSubmit)
         }
-        try records.saveChosenTypes(chosen)
+        try await records.saveChosenTypes(chosen)
         return .processing(.documentUpload)
     }
 
@@ -164,7 +164,7 @@ public struct VerificationProcess: Sendable {
 
     /// Starts a presence check: the session attributes for the presence-check SDK.
     public func presenceCheckInit() async throws -> [String: String] {
-        let last = try requireLastStatus()
+        let last = try await requireLastStatus()
         let answer = try await guarded(needs: .presenceCheck, action: "check") {
             try await api.call("/api/identity/presence-check/init", ["processId": last.processID], .signedEncrypted)
         }
@@ -172,7 +172,7 @@ public struct VerificationProcess: Sendable {
     }
 
     public func presenceCheckSubmit() async throws -> VerificationState {
-        let last = try requireLastStatus()
+        let last = try await requireLastStatus()
         _ = try await guarded(needs: .presenceCheck, action: "check") {
             try await api.call("/api/identity/presence-check/submit", ["processId": last.processID], .signature)
         }
@@ -185,7 +185,7 @@ public struct VerificationProcess: Sendable {
     /// `verification.wrongOTP`, an exhausted or expired one `verification.otpFailed`.
     public func verifyOTP(_ code: String) async throws -> VerificationState {
         try await requireOTPStep()
-        let last = try requireLastStatus()
+        let last = try await requireLastStatus()
         let answer = try await guarded(needs: .otp, action: "verify") {
             try await api.call(
                 "/api/identity/otp/verify", ["processId": last.processID, "otpCode": code], .encryptedOnly)
@@ -200,7 +200,7 @@ public struct VerificationProcess: Sendable {
     }
 
     public func resendOTP() async throws {
-        let last = try requireLastStatus()
+        let last = try await requireLastStatus()
         do {
             _ = try await guarded(needs: .otp, action: "resend") {
                 try await api.call("/api/identity/otp/resend", ["processId": last.processID], .signature)
@@ -213,7 +213,7 @@ public struct VerificationProcess: Sendable {
     /// The OTP from a demo server's `otp/detail` endpoint.
     public func demoOTP() async throws -> String {
         try await requireOTPStep()
-        let last = try requireLastStatus()
+        let last = try await requireLastStatus()
         let answer = try await onboarding.otpDetail(processID: last.processID, type: "USER_VERIFICATION")
         guard let code = answer["otpCode"] as? String, !code.isEmpty else {
             throw OnboardingError(.networkBadServerResponse, httpStatus: 200, detail: "otpCode missing")
@@ -230,11 +230,11 @@ public struct VerificationProcess: Sendable {
         case .endstate(let reason): throw VerificationError.restartInEndstate(reason)
         default: break
         }
-        let last = try requireLastStatus()
+        let last = try await requireLastStatus()
         _ = try await guarded(needs: nil) {
             try await api.call("/api/identity/cleanup", ["processId": last.processID], .signature)
         }
-        try records.saveStatus(.init(processID: last.processID, phase: nil, status: .notInitialized))
+        try await records.saveStatus(.init(processID: last.processID, phase: nil, status: .notInitialized))
         return .intro
     }
 
@@ -244,17 +244,17 @@ public struct VerificationProcess: Sendable {
     /// verified device activation.
     public func cancelWholeProcess(force: Bool = false) async throws {
         // Forced or not, no device activation here is one answer: onboard (not "run status").
-        _ = try powerAuth.requireActivation()
+        _ = try await powerAuth.requireActivation()
         do {
             if !force, case .success = try await status() { throw VerificationError.cancelVerified }
-            let last = try requireLastStatus()
+            let last = try await requireLastStatus()
             try await onboarding.cleanup(processID: last.processID)
         } catch let error as VerificationError where error.code == .verificationActivationNotActive {
             // The server removed the device activation already (the process ended there):
             // nothing is left to cancel on it, so it is forgotten here too.
         }
-        _ = try powerAuth.forget()
-        try records.delete()
+        _ = try await powerAuth.forget()
+        try await records.delete()
     }
 
     // MARK: Rules
@@ -268,8 +268,8 @@ public struct VerificationProcess: Sendable {
         }
     }
 
-    func requireLastStatus() throws -> VerificationStore.LastStatus {
-        guard let last = try records.load().lastStatus else { throw VerificationError.missingStatus }
+    func requireLastStatus() async throws -> VerificationStore.LastStatus {
+        guard let last = try await records.load().lastStatus else { throw VerificationError.missingStatus }
         return last
     }
 

@@ -19,8 +19,8 @@ struct VerificationStore {
     let records: any VerificationRecords
     let instanceID: String
 
-    func load() throws -> Record {
-        guard let row = try records.verification(instanceID: instanceID) else { return Record() }
+    func load() async throws -> Record {
+        guard let row = try await records.verification(instanceID: instanceID) else { return Record() }
         var last: LastStatus?
         if let processID = row.processID, let status = row.status.flatMap(VerificationStatus.init(rawValue:)) {
             last = LastStatus(
@@ -32,28 +32,28 @@ struct VerificationStore {
 
     /// Keeps a successful status; the chosen types go when the status is one that ends (or
     /// has not begun) the document step.
-    func saveStatus(_ last: LastStatus) throws {
+    func saveStatus(_ last: LastStatus) async throws {
         let clearsTypes: Set<VerificationStatus> = [.failed, .rejected, .notInitialized, .accepted]
-        try change(
+        try await change(
             .status(
                 processID: last.processID, phase: last.phase?.rawValue, status: last.status.rawValue,
                 clearingDocumentTypes: clearsTypes.contains(last.status)))
     }
 
     /// A status call failed: every later call needs a new one.
-    func forgetStatus() throws {
-        try change(.statusForgotten)
+    func forgetStatus() async throws {
+        try await change(.statusForgotten)
     }
 
-    func saveChosenTypes(_ types: [DocumentType]) throws {
-        try change(.documentTypes(types.map(\.rawValue).joined(separator: ",")))
+    func saveChosenTypes(_ types: [DocumentType]) async throws {
+        try await change(.documentTypes(types.map(\.rawValue).joined(separator: ",")))
     }
 
-    func delete() throws {
-        try records.deleteVerification(instanceID: instanceID)
+    func delete() async throws {
+        try await records.deleteVerification(instanceID: instanceID)
     }
 
-    private func change(_ change: VerificationChange) throws {
-        try records.changeVerification(instanceID: instanceID, change, updatedAt: Date().ISO8601Format())
+    private func change(_ change: VerificationChange) async throws {
+        try await records.changeVerification(instanceID: instanceID, change, updatedAt: Date().ISO8601Format())
     }
 }

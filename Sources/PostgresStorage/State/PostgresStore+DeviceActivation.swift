@@ -10,22 +10,23 @@ extension PostgresStore: DeviceActivationRecords {
         token_id, token_secret, token_factor
         """
 
-    public func deviceActivation(instanceID: String) throws -> DeviceActivationRow? {
-        try query(
+    public func deviceActivation(instanceID: String) async throws -> DeviceActivationRow? {
+        try await query(
             "SELECT \(unescaped: Self.deviceActivationColumns) FROM powerauth_activation WHERE instance_id = \(instanceID)"
         )
         .first.map(Self.deviceActivation)
     }
 
-    public func insertDeviceActivation(_ activation: DeviceActivationRow) throws -> Bool {
-        try query(Self.insert(activation, onConflict: "ON CONFLICT DO NOTHING")).metadata.rows == 1
+    public func insertDeviceActivation(_ activation: DeviceActivationRow) async throws -> Bool {
+        try await query(Self.insert(activation, onConflict: "ON CONFLICT DO NOTHING")).metadata.rows == 1
     }
 
-    public func takeSignatureCounter(instanceID: String, next: ([UInt8]) -> [UInt8]) throws -> [UInt8]? {
-        try transaction { connection in
+    public func takeSignatureCounter(instanceID: String, next: @Sendable ([UInt8]) -> [UInt8]) async throws -> [UInt8]?
+    {
+        try await transaction { connection in
             // The bump locks the row: two hosts never take the same counter data.
             guard
-                let row = try connection.answer(
+                let row = try await connection.answer(
                     "UPDATE powerauth_activation SET counter = counter + 1 WHERE instance_id = \(instanceID) RETURNING counter_data",
                     logger
                 ).first
@@ -33,7 +34,7 @@ extension PostgresStore: DeviceActivationRecords {
                 return nil
             }
             let current = try NamedCells(row).bytes("counter_data")
-            _ = try connection.answer(
+            _ = try await connection.answer(
                 "UPDATE powerauth_activation SET counter_data = \(ByteBuffer(bytes: next(current))) WHERE instance_id = \(instanceID)",
                 logger
             )
@@ -41,16 +42,16 @@ extension PostgresStore: DeviceActivationRecords {
         }
     }
 
-    public func saveDeviceToken(_ token: DeviceTokenRow, instanceID: String) throws {
-        try query(
+    public func saveDeviceToken(_ token: DeviceTokenRow, instanceID: String) async throws {
+        try await query(
             """
             UPDATE powerauth_activation SET token_id = \(token.id), token_secret = \(ByteBuffer(bytes: token.secret)), token_factor = \(token.factor)
             WHERE instance_id = \(instanceID)
             """)
     }
 
-    public func deleteDeviceActivation(instanceID: String) throws -> Bool {
-        try query("DELETE FROM powerauth_activation WHERE instance_id = \(instanceID)").metadata.rows == 1
+    public func deleteDeviceActivation(instanceID: String) async throws -> Bool {
+        try await query("DELETE FROM powerauth_activation WHERE instance_id = \(instanceID)").metadata.rows == 1
     }
 
     static func insert(_ activation: DeviceActivationRow, onConflict: String = "") -> PostgresQuery {

@@ -8,13 +8,14 @@ extension PostgresStore: LoginUserRecords {
         last_login_answer, created_at
         """
 
-    public func loginUser(instanceID: String) throws -> LoginUserRow? {
-        try query("SELECT \(unescaped: Self.loginUserColumns) FROM login_user WHERE instance_id = \(instanceID)").first
+    public func loginUser(instanceID: String) async throws -> LoginUserRow? {
+        try await query("SELECT \(unescaped: Self.loginUserColumns) FROM login_user WHERE instance_id = \(instanceID)")
+            .first
             .map(Self.loginUser)
     }
 
-    public func saveLoginUser(_ user: LoginUserRow) throws {
-        try query(
+    public func saveLoginUser(_ user: LoginUserRow) async throws {
+        try await query(
             Self.insert(
                 user,
                 onConflict: """
@@ -26,8 +27,8 @@ extension PostgresStore: LoginUserRecords {
                     """))
     }
 
-    public func deleteLoginUser(instanceID: String) throws -> Bool {
-        try query("DELETE FROM login_user WHERE instance_id = \(instanceID)").metadata.rows == 1
+    public func deleteLoginUser(instanceID: String) async throws -> Bool {
+        try await query("DELETE FROM login_user WHERE instance_id = \(instanceID)").metadata.rows == 1
     }
 
     static func insert(_ user: LoginUserRow, onConflict: String = "") -> PostgresQuery {

@@ -3,17 +3,17 @@ import WalletModel
 
 /// `onboarding_process` (migration v2).
 extension PostgresStore: OnboardingProcessRecords {
-    public func onboardingProcessID(instanceID: String) throws -> String? {
-        try query("SELECT process_id FROM onboarding_process WHERE instance_id = \(instanceID)").first?.decode(
+    public func onboardingProcessID(instanceID: String) async throws -> String? {
+        try await query("SELECT process_id FROM onboarding_process WHERE instance_id = \(instanceID)").first?.decode(
             String.self)
     }
 
-    public func insertOnboardingProcess(_ process: OnboardingProcessRow) throws -> Bool {
-        try query(Self.insert(process, onConflict: "ON CONFLICT DO NOTHING")).metadata.rows == 1
+    public func insertOnboardingProcess(_ process: OnboardingProcessRow) async throws -> Bool {
+        try await query(Self.insert(process, onConflict: "ON CONFLICT DO NOTHING")).metadata.rows == 1
     }
 
-    public func deleteOnboardingProcess(instanceID: String, processID: String?) throws {
-        try query(
+    public func deleteOnboardingProcess(instanceID: String, processID: String?) async throws {
+        try await query(
             "DELETE FROM onboarding_process WHERE instance_id = \(instanceID) AND (\(processID)::text IS NULL OR process_id = \(processID))"
         )
     }

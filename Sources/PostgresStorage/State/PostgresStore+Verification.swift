@@ -5,13 +5,13 @@ import WalletModel
 extension PostgresStore: VerificationRecords {
     static let verificationColumns = "instance_id, process_id, phase, status, document_types, updated_at"
 
-    public func verification(instanceID: String) throws -> VerificationRow? {
-        try query(
+    public func verification(instanceID: String) async throws -> VerificationRow? {
+        try await query(
             "SELECT \(unescaped: Self.verificationColumns) FROM identity_verification WHERE instance_id = \(instanceID)"
         ).first.map(Self.verification)
     }
 
-    public func changeVerification(instanceID: String, _ change: VerificationChange, updatedAt: String) throws {
+    public func changeVerification(instanceID: String, _ change: VerificationChange, updatedAt: String) async throws {
         let (assignments, row): (String, VerificationRow) =
             switch change {
             case .status(let processID, let phase, let status, let clearing):
@@ -37,14 +37,14 @@ extension PostgresStore: VerificationRecords {
                         updatedAt: updatedAt)
                 )
             }
-        try query(
+        try await query(
             Self.insert(
                 row,
                 onConflict: "ON CONFLICT (instance_id) DO UPDATE SET \(assignments), updated_at = excluded.updated_at"))
     }
 
-    public func deleteVerification(instanceID: String) throws {
-        try query("DELETE FROM identity_verification WHERE instance_id = \(instanceID)")
+    public func deleteVerification(instanceID: String) async throws {
+        try await query("DELETE FROM identity_verification WHERE instance_id = \(instanceID)")
     }
 
     static func insert(_ verification: VerificationRow, onConflict: String = "") -> PostgresQuery {

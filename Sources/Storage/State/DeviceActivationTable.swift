@@ -4,8 +4,8 @@ import WalletModel
 
 /// `powerauth_activation` (migration v3).
 extension Store: DeviceActivationRecords {
-    public func deviceActivation(instanceID: String) throws -> DeviceActivationRow? {
-        try read { db in
+    public func deviceActivation(instanceID: String) async throws -> DeviceActivationRow? {
+        try await read { db in
             try Row.fetchOne(
                 db, sql: "SELECT \(DeviceActivationTable.columns) FROM powerauth_activation WHERE instance_id = ?",
                 arguments: [instanceID]
@@ -14,15 +14,16 @@ extension Store: DeviceActivationRecords {
         }
     }
 
-    public func insertDeviceActivation(_ activation: DeviceActivationRow) throws -> Bool {
-        try write { db in
+    public func insertDeviceActivation(_ activation: DeviceActivationRow) async throws -> Bool {
+        try await write { db in
             try DeviceActivationTable.insert(activation, db, onConflict: "ON CONFLICT DO NOTHING")
             return db.changesCount == 1
         }
     }
 
-    public func takeSignatureCounter(instanceID: String, next: ([UInt8]) -> [UInt8]) throws -> [UInt8]? {
-        try write { db in
+    public func takeSignatureCounter(instanceID: String, next: @Sendable ([UInt8]) -> [UInt8]) async throws -> [UInt8]?
+    {
+        try await write { db in
             try db.execute(
                 sql: "UPDATE powerauth_activation SET counter = counter + 1 WHERE instance_id = ?",
                 arguments: [instanceID])
@@ -40,8 +41,8 @@ extension Store: DeviceActivationRecords {
         }
     }
 
-    public func saveDeviceToken(_ token: DeviceTokenRow, instanceID: String) throws {
-        try write { db in
+    public func saveDeviceToken(_ token: DeviceTokenRow, instanceID: String) async throws {
+        try await write { db in
             try db.execute(
                 sql:
                     "UPDATE powerauth_activation SET token_id = ?, token_secret = ?, token_factor = ? WHERE instance_id = ?",
@@ -50,8 +51,8 @@ extension Store: DeviceActivationRecords {
         }
     }
 
-    public func deleteDeviceActivation(instanceID: String) throws -> Bool {
-        try write { db in
+    public func deleteDeviceActivation(instanceID: String) async throws -> Bool {
+        try await write { db in
             try db.execute(sql: "DELETE FROM powerauth_activation WHERE instance_id = ?", arguments: [instanceID])
             return db.changesCount == 1
         }

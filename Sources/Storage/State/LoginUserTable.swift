@@ -3,8 +3,8 @@ import WalletModel
 
 /// `login_user` (migration v5).
 extension Store: LoginUserRecords {
-    public func loginUser(instanceID: String) throws -> LoginUserRow? {
-        try read { db in
+    public func loginUser(instanceID: String) async throws -> LoginUserRow? {
+        try await read { db in
             try Row.fetchOne(
                 db, sql: "SELECT \(LoginUserTable.columns) FROM login_user WHERE instance_id = ?",
                 arguments: [instanceID]
@@ -12,8 +12,8 @@ extension Store: LoginUserRecords {
         }
     }
 
-    public func saveLoginUser(_ user: LoginUserRow) throws {
-        try write { db in
+    public func saveLoginUser(_ user: LoginUserRow) async throws {
+        try await write { db in
             try LoginUserTable.insert(
                 user, db,
                 onConflict: """
@@ -26,8 +26,8 @@ extension Store: LoginUserRecords {
         }
     }
 
-    public func deleteLoginUser(instanceID: String) throws -> Bool {
-        try write { db in
+    public func deleteLoginUser(instanceID: String) async throws -> Bool {
+        try await write { db in
             try db.execute(sql: "DELETE FROM login_user WHERE instance_id = ?", arguments: [instanceID])
             return db.changesCount == 1
         }

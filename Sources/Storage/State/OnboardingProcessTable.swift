@@ -3,22 +3,22 @@ import WalletModel
 
 /// `onboarding_process` (migration v4).
 extension Store: OnboardingProcessRecords {
-    public func onboardingProcessID(instanceID: String) throws -> String? {
-        try read { db in
+    public func onboardingProcessID(instanceID: String) async throws -> String? {
+        try await read { db in
             try String.fetchOne(
                 db, sql: "SELECT process_id FROM onboarding_process WHERE instance_id = ?", arguments: [instanceID])
         }
     }
 
-    public func insertOnboardingProcess(_ process: OnboardingProcessRow) throws -> Bool {
-        try write { db in
+    public func insertOnboardingProcess(_ process: OnboardingProcessRow) async throws -> Bool {
+        try await write { db in
             try OnboardingProcessTable.insert(process, db, onConflict: "ON CONFLICT DO NOTHING")
             return db.changesCount == 1
         }
     }
 
-    public func deleteOnboardingProcess(instanceID: String, processID: String?) throws {
-        try write { db in
+    public func deleteOnboardingProcess(instanceID: String, processID: String?) async throws {
+        try await write { db in
             try db.execute(
                 sql: "DELETE FROM onboarding_process WHERE instance_id = ? AND (? IS NULL OR process_id = ?)",
                 arguments: [instanceID, processID, processID]

@@ -3,8 +3,8 @@ import WalletModel
 
 /// `identity_verification` (migration v6).
 extension Store: VerificationRecords {
-    public func verification(instanceID: String) throws -> VerificationRow? {
-        try read { db in
+    public func verification(instanceID: String) async throws -> VerificationRow? {
+        try await read { db in
             try Row.fetchOne(
                 db, sql: "SELECT \(VerificationTable.columns) FROM identity_verification WHERE instance_id = ?",
                 arguments: [instanceID]
@@ -13,7 +13,7 @@ extension Store: VerificationRecords {
         }
     }
 
-    public func changeVerification(instanceID: String, _ change: VerificationChange, updatedAt: String) throws {
+    public func changeVerification(instanceID: String, _ change: VerificationChange, updatedAt: String) async throws {
         let (assignments, values): (String, [String?]) =
             switch change {
             case .status(let processID, let phase, let status, let clearing):
@@ -27,7 +27,7 @@ extension Store: VerificationRecords {
             case .documentTypes(let types):
                 ("document_types = excluded.document_types", [nil, nil, nil, types])
             }
-        try write { db in
+        try await write { db in
             try db.execute(
                 sql: """
                     INSERT INTO identity_verification (instance_id, process_id, phase, status, document_types, updated_at)
@@ -39,8 +39,8 @@ extension Store: VerificationRecords {
         }
     }
 
-    public func deleteVerification(instanceID: String) throws {
-        try write { db in
+    public func deleteVerification(instanceID: String) async throws {
+        try await write { db in
             try db.execute(sql: "DELETE FROM identity_verification WHERE instance_id = ?", arguments: [instanceID])
         }
     }

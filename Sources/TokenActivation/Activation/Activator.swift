@@ -119,7 +119,7 @@ public struct Activator: Sendable {
             }
             if let seconds = settings.onboarding.pinLoginWithinSeconds {
                 let now = Date(timeIntervalSince1970: Double(clock().milliseconds) / 1000)
-                if case .notFinished(let reason, let nextStep) = try PINLoginGate.status(
+                if case .notFinished(let reason, let nextStep) = try await PINLoginGate.status(
                     records: store, instanceID: settings.onboarding.instanceID, within: seconds, now: now)
                 {
                     return ActivationError(

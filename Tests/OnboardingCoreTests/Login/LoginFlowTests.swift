@@ -211,23 +211,24 @@ import WalletModel
         let harness = try await LoginHarness()
         try await withTeardown({ try? await harness.stop() }) {
             let store = try Store(options: StoreOptions(path: harness.databasePath))
-            func gate() throws -> UserActivationStatus {
-                try PINLoginGate.status(records: store, instanceID: "default", within: 300, now: harness.clock.now())
+            func gate() async throws -> UserActivationStatus {
+                try await PINLoginGate.status(
+                    records: store, instanceID: "default", within: 300, now: harness.clock.now())
             }
-            #expect(
+            await #expect(
                 try gate()
                     == .notFinished(
                         reason: "a PIN login is required and this installation has no PIN login user",
                         nextStep: .registerLogin))
             try await harness.registered()
-            guard case .notFinished(_, .logIn) = try gate() else {
+            guard case .notFinished(_, .logIn) = try await gate() else {
                 Issue.record("a registered user without a login passed")
                 return
             }
             _ = try await harness.service().logIn(pin: harness.pin)
-            #expect(try gate() == .finished)
+            await #expect(try gate() == .finished)
             harness.clock.advance(seconds: 301)
-            guard case .notFinished(_, .logIn) = try gate() else {
+            guard case .notFinished(_, .logIn) = try await gate() else {
                 Issue.record("a stale login passed")
                 return
             }

@@ -34,7 +34,7 @@ import Testing
     func onboarded(
         _ harness: OnboardingHarness, change: @escaping @Sendable (inout HTTPRequest) -> Void = { _ in }
     ) async throws -> VerificationProcess {
-        let process = try harness.process()
+        let process = try await harness.process()
         let id = try await process.start(credentials: Credentials()).processID
         _ = try await process.activate(otp: try #require(harness.server.otp(id)), pin: harness.pin)
         let curl = try CurlTransport(options: CurlTransportOptions(timeoutMilliseconds: 5_000))
@@ -78,7 +78,7 @@ import Testing
             let signed = await thrown { _ = try await verification.restart() } as? OnboardingError
             #expect(signed?.httpStatus == 401)
             #expect(signed?.serverCode == "POWERAUTH_AUTH_FAIL")
-            #expect(
+            await #expect(
                 harness.server.identityPair(try #require(try verification.records.load().lastStatus?.processID))
                     == "DOCUMENT_UPLOAD/IN_PROGRESS")
         }
@@ -89,7 +89,7 @@ import Testing
         try await withTeardown({ try? await harness.stop() }) {
             let verification = try await onboarded(harness)
             #expect(try await verification.status() == .intro)
-            let token = try #require(try verification.powerAuth.activation()?.token)
+            let token = try await #require(try verification.powerAuth.activation()?.token)
             #expect(token.factor == .possession)
 
             // A digest made ten minutes ago is outside the server's window.
@@ -109,12 +109,12 @@ import Testing
             // A token the server does not know is refused once, then made anew.
             var forgotten = token
             forgotten.secret = Bytes.random(16)
-            try DeviceActivationStore(records: harness.store()).saveToken(forgotten, instanceID: "default")
+            try await DeviceActivationStore(records: harness.store()).saveToken(forgotten, instanceID: "default")
             let before = harness.sandbox.requests.count
             #expect(try await verification.status() == .intro)
             let paths = harness.sandbox.requests.dropFirst(before).map(\.path)
             #expect(paths == ["/api/identity/status", "/pa/v3/token/create", "/api/identity/status"])
-            #expect(try verification.powerAuth.activation()?.token?.id != token.id)
+            await #expect(try verification.powerAuth.activation()?.token?.id != token.id)
         }
     }
 

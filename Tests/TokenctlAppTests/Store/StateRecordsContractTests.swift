@@ -84,25 +84,23 @@ import WalletModel
 
     @Test(arguments: Driver.allCases)
     func anOnboardingProcessIsOnePerInstanceAndDeletedOnlyIfStillCurrent(_ driver: Driver) async throws {
-        try await Threads.run { [directory] in
-            try driver.make(in: directory).with { store in
-                #expect(try store.onboardingProcessID(instanceID: "i1") == nil)
-                let process = OnboardingProcessRow(instanceID: "i1", processID: "p1", startedAt: "2026-11-28T10:00:00Z")
-                #expect(try store.insertOnboardingProcess(process))
-                #expect(
-                    try !store.insertOnboardingProcess(
-                        OnboardingProcessRow(instanceID: "i1", processID: "p2", startedAt: "2026-11-28T10:01:00Z")))
-                #expect(try store.onboardingProcessID(instanceID: "i1") == "p1")
-                #expect(try store.onboardingProcessID(instanceID: "i2") == nil)
-                // Another process id: a concurrent start replaced it, so it stays.
-                try store.deleteOnboardingProcess(instanceID: "i1", processID: "p2")
-                #expect(try store.onboardingProcessID(instanceID: "i1") == "p1")
-                try store.deleteOnboardingProcess(instanceID: "i1", processID: "p1")
-                #expect(try store.onboardingProcessID(instanceID: "i1") == nil)
-                #expect(try store.insertOnboardingProcess(process))
-                try store.deleteOnboardingProcess(instanceID: "i1", processID: nil)
-                #expect(try store.onboardingProcessID(instanceID: "i1") == nil)
-            }
+        try await Threads.run { [directory] in try driver.make(in: directory) }.with { store in
+            #expect(try await store.onboardingProcessID(instanceID: "i1") == nil)
+            let process = OnboardingProcessRow(instanceID: "i1", processID: "p1", startedAt: "2026-11-28T10:00:00Z")
+            #expect(try await store.insertOnboardingProcess(process))
+            #expect(
+                try await !store.insertOnboardingProcess(
+                    OnboardingProcessRow(instanceID: "i1", processID: "p2", startedAt: "2026-11-28T10:01:00Z")))
+            #expect(try await store.onboardingProcessID(instanceID: "i1") == "p1")
+            #expect(try await store.onboardingProcessID(instanceID: "i2") == nil)
+            // Another process id: a concurrent start replaced it, so it stays.
+            try await store.deleteOnboardingProcess(instanceID: "i1", processID: "p2")
+            #expect(try await store.onboardingProcessID(instanceID: "i1") == "p1")
+            try await store.deleteOnboardingProcess(instanceID: "i1", processID: "p1")
+            #expect(try await store.onboardingProcessID(instanceID: "i1") == nil)
+            #expect(try await store.insertOnboardingProcess(process))
+            try await store.deleteOnboardingProcess(instanceID: "i1", processID: nil)
+            #expect(try await store.onboardingProcessID(instanceID: "i1") == nil)
         }
     }
 
@@ -110,38 +108,36 @@ import WalletModel
 
     @Test(arguments: Driver.allCases)
     func aDeviceActivationKeepsItsKeysCountsSignaturesAndItsToken(_ driver: Driver) async throws {
-        try await Threads.run { [directory] in
-            try driver.make(in: directory).with { store in
-                let activation = Self.activation("i1")
-                #expect(try store.deviceActivation(instanceID: "i1") == nil)
-                #expect(try store.takeSignatureCounter(instanceID: "i1") { $0 } == nil)
-                #expect(try store.insertDeviceActivation(activation))
-                var other = Self.activation("i1")
-                other.activationID = "another"
-                #expect(try !store.insertDeviceActivation(other))
-                #expect(try store.deviceActivation(instanceID: "i1") == activation)
+        try await Threads.run { [directory] in try driver.make(in: directory) }.with { store in
+            let activation = Self.activation("i1")
+            #expect(try await store.deviceActivation(instanceID: "i1") == nil)
+            #expect(try await store.takeSignatureCounter(instanceID: "i1") { $0 } == nil)
+            #expect(try await store.insertDeviceActivation(activation))
+            var other = Self.activation("i1")
+            other.activationID = "another"
+            #expect(try await !store.insertDeviceActivation(other))
+            #expect(try await store.deviceActivation(instanceID: "i1") == activation)
 
-                // Each signature takes the current counter data and stores the next.
-                let first = try store.takeSignatureCounter(instanceID: "i1") { $0.map { $0 &+ 1 } }
-                let second = try store.takeSignatureCounter(instanceID: "i1") { $0.map { $0 &+ 1 } }
-                #expect(first == activation.counterData)
-                #expect(second == activation.counterData.map { $0 &+ 1 })
-                let counted = try #require(try store.deviceActivation(instanceID: "i1"))
-                #expect(counted.counter == activation.counter + 2)
-                #expect(counted.counterData == activation.counterData.map { $0 &+ 2 })
+            // Each signature takes the current counter data and stores the next.
+            let first = try await store.takeSignatureCounter(instanceID: "i1") { $0.map { $0 &+ 1 } }
+            let second = try await store.takeSignatureCounter(instanceID: "i1") { $0.map { $0 &+ 1 } }
+            #expect(first == activation.counterData)
+            #expect(second == activation.counterData.map { $0 &+ 1 })
+            let counted = try #require(try await store.deviceActivation(instanceID: "i1"))
+            #expect(counted.counter == activation.counter + 2)
+            #expect(counted.counterData == activation.counterData.map { $0 &+ 2 })
 
-                let token = DeviceTokenRow(id: "token-1", secret: Array(repeating: 7, count: 16), factor: "possession")
-                try store.saveDeviceToken(token, instanceID: "i1")
-                #expect(try store.deviceActivation(instanceID: "i1")?.token == token)
-                let replaced = DeviceTokenRow(
-                    id: "token-2", secret: Array(repeating: 9, count: 16), factor: "possession_knowledge")
-                try store.saveDeviceToken(replaced, instanceID: "i1")
-                #expect(try store.deviceActivation(instanceID: "i1")?.token == replaced)
+            let token = DeviceTokenRow(id: "token-1", secret: Array(repeating: 7, count: 16), factor: "possession")
+            try await store.saveDeviceToken(token, instanceID: "i1")
+            #expect(try await store.deviceActivation(instanceID: "i1")?.token == token)
+            let replaced = DeviceTokenRow(
+                id: "token-2", secret: Array(repeating: 9, count: 16), factor: "possession_knowledge")
+            try await store.saveDeviceToken(replaced, instanceID: "i1")
+            #expect(try await store.deviceActivation(instanceID: "i1")?.token == replaced)
 
-                #expect(try store.deleteDeviceActivation(instanceID: "i1"))
-                #expect(try !store.deleteDeviceActivation(instanceID: "i1"))
-                #expect(try store.deviceActivation(instanceID: "i1") == nil)
-            }
+            #expect(try await store.deleteDeviceActivation(instanceID: "i1"))
+            #expect(try await !store.deleteDeviceActivation(instanceID: "i1"))
+            #expect(try await store.deviceActivation(instanceID: "i1") == nil)
         }
     }
 
@@ -149,46 +145,44 @@ import WalletModel
 
     @Test(arguments: Driver.allCases)
     func aVerificationRowFollowsItsChanges(_ driver: Driver) async throws {
-        try await Threads.run { [directory] in
-            try driver.make(in: directory).with { store in
-                #expect(try store.verification(instanceID: "i1") == nil)
-                // The document types first: the row is made without a status.
-                try store.changeVerification(instanceID: "i1", .documentTypes("ID_CARD,PASSPORT"), updatedAt: "t1")
-                #expect(
-                    try store.verification(instanceID: "i1")
-                        == VerificationRow(
-                            instanceID: "i1", processID: nil, phase: nil, status: nil,
-                            documentTypes: "ID_CARD,PASSPORT",
-                            updatedAt: "t1"))
-                try store.changeVerification(
-                    instanceID: "i1",
-                    .status(
-                        processID: "p1", phase: "DOCUMENT_UPLOAD", status: "IN_PROGRESS", clearingDocumentTypes: false),
-                    updatedAt: "t2")
-                #expect(
-                    try store.verification(instanceID: "i1")
-                        == VerificationRow(
-                            instanceID: "i1", processID: "p1", phase: "DOCUMENT_UPLOAD", status: "IN_PROGRESS",
-                            documentTypes: "ID_CARD,PASSPORT", updatedAt: "t2"))
-                try store.changeVerification(
-                    instanceID: "i1",
-                    .status(processID: "p1", phase: nil, status: "ACCEPTED", clearingDocumentTypes: true),
-                    updatedAt: "t3")
-                #expect(
-                    try store.verification(instanceID: "i1")
-                        == VerificationRow(
-                            instanceID: "i1", processID: "p1", phase: nil, status: "ACCEPTED", documentTypes: nil,
-                            updatedAt: "t3"))
-                try store.changeVerification(instanceID: "i1", .statusForgotten, updatedAt: "t4")
-                #expect(
-                    try store.verification(instanceID: "i1")
-                        == VerificationRow(
-                            instanceID: "i1", processID: nil, phase: nil, status: nil, documentTypes: nil,
-                            updatedAt: "t4"))
-                #expect(try store.verification(instanceID: "i2") == nil)
-                try store.deleteVerification(instanceID: "i1")
-                #expect(try store.verification(instanceID: "i1") == nil)
-            }
+        try await Threads.run { [directory] in try driver.make(in: directory) }.with { store in
+            #expect(try await store.verification(instanceID: "i1") == nil)
+            // The document types first: the row is made without a status.
+            try await store.changeVerification(instanceID: "i1", .documentTypes("ID_CARD,PASSPORT"), updatedAt: "t1")
+            #expect(
+                try await store.verification(instanceID: "i1")
+                    == VerificationRow(
+                        instanceID: "i1", processID: nil, phase: nil, status: nil,
+                        documentTypes: "ID_CARD,PASSPORT",
+                        updatedAt: "t1"))
+            try await store.changeVerification(
+                instanceID: "i1",
+                .status(
+                    processID: "p1", phase: "DOCUMENT_UPLOAD", status: "IN_PROGRESS", clearingDocumentTypes: false),
+                updatedAt: "t2")
+            #expect(
+                try await store.verification(instanceID: "i1")
+                    == VerificationRow(
+                        instanceID: "i1", processID: "p1", phase: "DOCUMENT_UPLOAD", status: "IN_PROGRESS",
+                        documentTypes: "ID_CARD,PASSPORT", updatedAt: "t2"))
+            try await store.changeVerification(
+                instanceID: "i1",
+                .status(processID: "p1", phase: nil, status: "ACCEPTED", clearingDocumentTypes: true),
+                updatedAt: "t3")
+            #expect(
+                try await store.verification(instanceID: "i1")
+                    == VerificationRow(
+                        instanceID: "i1", processID: "p1", phase: nil, status: "ACCEPTED", documentTypes: nil,
+                        updatedAt: "t3"))
+            try await store.changeVerification(instanceID: "i1", .statusForgotten, updatedAt: "t4")
+            #expect(
+                try await store.verification(instanceID: "i1")
+                    == VerificationRow(
+                        instanceID: "i1", processID: nil, phase: nil, status: nil, documentTypes: nil,
+                        updatedAt: "t4"))
+            #expect(try await store.verification(instanceID: "i2") == nil)
+            try await store.deleteVerification(instanceID: "i1")
+            #expect(try await store.verification(instanceID: "i1") == nil)
         }
     }
 
@@ -196,27 +190,25 @@ import WalletModel
 
     @Test(arguments: Driver.allCases)
     func aLoginUserIsReplacedAndDeleted(_ driver: Driver) async throws {
-        try await Threads.run { [directory] in
-            try driver.make(in: directory).with { store in
-                #expect(try store.loginUser(instanceID: "i1") == nil)
-                var user = LoginUserRow(
-                    instanceID: "i1", identity: "user@example.com", deviceName: "host", mpinID: "7b22", regOTT: "ott",
-                    state: "STARTED_REGISTRATION", secret: "client-secret", discovery: #"{"authorization": "x"}"#,
-                    failedAttempts: 0, lastLoginAt: nil, lastLoginAnswer: nil, createdAt: "2026-11-28T10:00:00Z")
-                try store.saveLoginUser(user)
-                #expect(try store.loginUser(instanceID: "i1") == user)
-                user.state = "REGISTERED"
-                user.secret = nil
-                user.failedAttempts = 2
-                user.lastLoginAt = "2026-11-28T10:05:00Z"
-                user.lastLoginAnswer = #"{"status": "OK"}"#
-                try store.saveLoginUser(user)
-                #expect(try store.loginUser(instanceID: "i1") == user)
-                #expect(try store.loginUser(instanceID: "i2") == nil)
-                #expect(try store.deleteLoginUser(instanceID: "i1"))
-                #expect(try !store.deleteLoginUser(instanceID: "i1"))
-                #expect(try store.loginUser(instanceID: "i1") == nil)
-            }
+        try await Threads.run { [directory] in try driver.make(in: directory) }.with { store in
+            #expect(try await store.loginUser(instanceID: "i1") == nil)
+            var user = LoginUserRow(
+                instanceID: "i1", identity: "user@example.com", deviceName: "host", mpinID: "7b22", regOTT: "ott",
+                state: "STARTED_REGISTRATION", secret: "client-secret", discovery: #"{"authorization": "x"}"#,
+                failedAttempts: 0, lastLoginAt: nil, lastLoginAnswer: nil, createdAt: "2026-11-28T10:00:00Z")
+            try await store.saveLoginUser(user)
+            #expect(try await store.loginUser(instanceID: "i1") == user)
+            user.state = "REGISTERED"
+            user.secret = nil
+            user.failedAttempts = 2
+            user.lastLoginAt = "2026-11-28T10:05:00Z"
+            user.lastLoginAnswer = #"{"status": "OK"}"#
+            try await store.saveLoginUser(user)
+            #expect(try await store.loginUser(instanceID: "i1") == user)
+            #expect(try await store.loginUser(instanceID: "i2") == nil)
+            #expect(try await store.deleteLoginUser(instanceID: "i1"))
+            #expect(try await !store.deleteLoginUser(instanceID: "i1"))
+            #expect(try await store.loginUser(instanceID: "i1") == nil)
         }
     }
 
@@ -229,18 +221,16 @@ import WalletModel
             _ = try await store.claimIdempotencyKey(
                 IdempotencyKeyRow(
                     key: "k", deeplinkHash: "h", createdMilliseconds: 1, requestID: nil, serialNumber: nil, owner: nil))
-            try await Threads.run {
-                #expect(try store.insertDeviceActivation(Self.activation("i1")))
-                #expect(
-                    try store.insertOnboardingProcess(
-                        OnboardingProcessRow(instanceID: "i1", processID: "p1", startedAt: "t")))
-                try store.changeVerification(instanceID: "i1", .documentTypes("PASSPORT"), updatedAt: "t")
-                let snapshot = try store.stateSnapshot()
-                #expect(snapshot.deviceActivations.map(\.instanceID) == ["i1"])
-                #expect(snapshot.onboardingProcesses.map(\.processID) == ["p1"])
-                #expect(snapshot.verifications.map(\.documentTypes) == ["PASSPORT"])
-                #expect(snapshot.loginUsers.isEmpty)
-            }
+            #expect(try await store.insertDeviceActivation(Self.activation("i1")))
+            #expect(
+                try await store.insertOnboardingProcess(
+                    OnboardingProcessRow(instanceID: "i1", processID: "p1", startedAt: "t")))
+            try await store.changeVerification(instanceID: "i1", .documentTypes("PASSPORT"), updatedAt: "t")
+            let snapshot = try await Threads.run { try store.stateSnapshot() }
+            #expect(snapshot.deviceActivations.map(\.instanceID) == ["i1"])
+            #expect(snapshot.onboardingProcesses.map(\.processID) == ["p1"])
+            #expect(snapshot.verifications.map(\.documentTypes) == ["PASSPORT"])
+            #expect(snapshot.loginUsers.isEmpty)
         }
     }
 

@@ -1,19 +1,19 @@
 /// The PowerAuth device activation, one per instance id (`powerauth_activation`).
 public protocol DeviceActivationRecords: Sendable {
-    func deviceActivation(instanceID: String) throws -> DeviceActivationRow?
+    func deviceActivation(instanceID: String) async throws -> DeviceActivationRow?
 
     /// Stores a new activation; false when the instance already has one.
-    func insertDeviceActivation(_ activation: DeviceActivationRow) throws -> Bool
+    func insertDeviceActivation(_ activation: DeviceActivationRow) async throws -> Bool
 
     /// Takes the current counter data for one signature and stores `next` of it, committed
     /// before the signed request leaves; nil without an activation. The counter is bumped
     /// first: on PostgreSQL that locks the row, so two hosts never take the same counter data.
-    func takeSignatureCounter(instanceID: String, next: ([UInt8]) -> [UInt8]) throws -> [UInt8]?
+    func takeSignatureCounter(instanceID: String, next: @Sendable ([UInt8]) -> [UInt8]) async throws -> [UInt8]?
 
-    func saveDeviceToken(_ token: DeviceTokenRow, instanceID: String) throws
+    func saveDeviceToken(_ token: DeviceTokenRow, instanceID: String) async throws
 
     /// Forgets the activation; true when there was one.
-    func deleteDeviceActivation(instanceID: String) throws -> Bool
+    func deleteDeviceActivation(instanceID: String) async throws -> Bool
 }
 
 /// A `powerauth_activation` row. The possession and transport keys are kept as the

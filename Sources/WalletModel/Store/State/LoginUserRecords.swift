@@ -1,12 +1,12 @@
 /// The PIN app login's one user per instance id (`login_user`).
 public protocol LoginUserRecords: Sendable {
-    func loginUser(instanceID: String) throws -> LoginUserRow?
+    func loginUser(instanceID: String) async throws -> LoginUserRow?
 
     /// Writes the user, replacing the instance's previous one.
-    func saveLoginUser(_ user: LoginUserRow) throws
+    func saveLoginUser(_ user: LoginUserRow) async throws
 
     /// Deletes the instance's user; false when there was none.
-    func deleteLoginUser(instanceID: String) throws -> Bool
+    func deleteLoginUser(instanceID: String) async throws -> Bool
 }
 
 /// A `login_user` row. `secret` holds the client secret only between confirmation and

@@ -1,12 +1,12 @@
 /// What identity verification keeps between calls, per instance id
 /// (`identity_verification`): the last successful status and the chosen document types.
 public protocol VerificationRecords: Sendable {
-    func verification(instanceID: String) throws -> VerificationRow?
+    func verification(instanceID: String) async throws -> VerificationRow?
 
     /// Applies `change` to the instance's row (made when there is none), stamped `updatedAt`.
-    func changeVerification(instanceID: String, _ change: VerificationChange, updatedAt: String) throws
+    func changeVerification(instanceID: String, _ change: VerificationChange, updatedAt: String) async throws
 
-    func deleteVerification(instanceID: String) throws
+    func deleteVerification(instanceID: String) async throws
 }
 
 /// An `identity_verification` row: the status columns are nil once a status call failed.

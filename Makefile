@@ -5,7 +5,8 @@
 #                (`tokenctl sandbox` and `tokenctl demo` run it)
 #   make format  swift-format over every Swift file (.swift-format); make test fails on unformatted code
 #   make test    the format check, the module layout's rules (scripts/check-layout.sh; the build
-#                checks each import against the declared dependencies), the systemd units offline
+#                checks each import against the declared dependencies), no new blocking site
+#                (scripts/check-concurrency.sh, DESIGN §5's "Nowhere" list), the systemd units offline
 #                (scripts/check-units.sh), the whole test suite (installs missing system packages
 #                first), the service's API against docs/openapi.yaml (scripts/api-check.sh), every
 #                shell block of the docs (scripts/docs-check.sh), 10 s of fuzzing per parser, and,
@@ -172,6 +173,7 @@ test: deps
 	fuzz_build=$$!; set +m; trap 'kill -- -$$fuzz_build 2>/dev/null; kill -CONT -- -$$fuzz_build 2>/dev/null || true' EXIT; trap 'exit 130' INT TERM; \
 	scripts/phase.sh format $(MAKE) --no-print-directory format-check; \
 	scripts/phase.sh layout scripts/check-layout.sh; \
+	scripts/phase.sh concurrency scripts/check-concurrency.sh; \
 	scripts/phase.sh build $(MAKE) --no-print-directory build-tests; \
 	scripts/phase.sh units scripts/check-units.sh $(BUILD_DIR); \
 	kill -STOP -- -$$fuzz_build 2>/dev/null || true; \

@@ -3,6 +3,7 @@ import PackageDescription
 
 // Layers, from the bottom up (dependencies point one way):
 //   ErrorCodes       every stable error code, its exit status and meaning; the errors all layers share
+//   HexCoding        hexadecimal, the one codec of the audit's hashes, stored keys and M-Pin's wire
 //   CCurl            libcurl's headers; libcurl loaded on first use, typed wrappers for its variadic calls
 //   CMalloc          glibc's allocator tuning (mallopt)
 //   CSQLite          SQLite's process-wide settings (sqlite3_config)
@@ -103,6 +104,7 @@ let package = Package(
         // sqlite3_config, variadic, for SQLite's process-wide settings.
         .systemLibrary(name: "CSQLite"),
         .target(name: "ErrorCodes"),
+        .target(name: "HexCoding"),
         .target(
             name: "HTTPTransport",
             dependencies: ["CCurl", "ErrorCodes", .product(name: "Logging", package: "swift-log")]),
@@ -110,6 +112,7 @@ let package = Package(
         .target(
             name: "WalletModel",
             dependencies: [
+                "HexCoding",
                 "ErrorCodes",
                 "TransparencyLog",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -131,6 +134,7 @@ let package = Package(
         .target(
             name: "PostgresStorage",
             dependencies: [
+                "HexCoding",
                 "ErrorCodes",
                 "TransparencyLog",
                 "WalletModel",
@@ -150,11 +154,12 @@ let package = Package(
         ),
         .target(
             name: "MPin",
-            dependencies: [.product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["HexCoding", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .target(
             name: "OnboardingCore",
             dependencies: [
+                "HexCoding",
                 "ErrorCodes",
                 "PowerAuth",
                 "MPin",
@@ -167,6 +172,7 @@ let package = Package(
         .target(
             name: "TokenActivation",
             dependencies: [
+                "HexCoding",
                 "CMalloc",
                 "ErrorCodes",
                 "OnboardingCore",
@@ -235,6 +241,7 @@ let package = Package(
         .target(
             name: "Sandbox",
             dependencies: [
+                "HexCoding",
                 "PowerAuth",
                 "MPin",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -315,7 +322,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "MPinBenchmark",
-            dependencies: ["MPin"],
+            dependencies: ["HexCoding", "MPin"],
             path: "Benchmarks/MPinBenchmark"
         ),
         .executableTarget(
@@ -347,6 +354,7 @@ let package = Package(
         .testTarget(
             name: "TokenActivationTests",
             dependencies: [
+                "HexCoding",
                 "TokenActivation", "TokenctlConfiguration", "TokenctlApp", "WalletModel", "OnboardingCore",
                 "HTTPTransport", "ErrorCodes", "Storage", "TestSupport",
                 .product(name: "Logging", package: "swift-log"), .product(name: "GRDB", package: "GRDB.swift"),
@@ -354,6 +362,7 @@ let package = Package(
         .testTarget(
             name: "TokenctlAppTests",
             dependencies: [
+                "HexCoding",
                 "TokenctlConfiguration", "TokenctlApp", "TokenActivation", "TransparencyLog", "WalletModel", "Storage",
                 "PostgresStorage", "ErrorCodes", "TestSupport", "HTTPTransport", "Sandbox",
                 .product(name: "Logging", package: "swift-log"),
@@ -384,7 +393,7 @@ let package = Package(
                 "OnboardingCore", "ErrorCodes", "Sandbox", "Storage", "WalletModel", "HTTPTransport", "PowerAuth",
                 "TestSupport", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]),
-        .testTarget(name: "MPinTests", dependencies: ["MPin", "TestSupport"]),
+        .testTarget(name: "MPinTests", dependencies: ["HexCoding", "MPin", "TestSupport"]),
         .testTarget(
             name: "PowerAuthTests",
             dependencies: ["PowerAuth", "TestSupport"],
@@ -429,7 +438,7 @@ if Context.environment["TOKENCTL_FUZZ"] != nil {
         ("ConfigurationFuzzer", ["TokenctlConfiguration", "TokenActivation", "ErrorCodes"]),
         ("OnboardingEnvelopeFuzzer", ["OnboardingCore"]),
         ("VerificationAnswerFuzzer", ["OnboardingCore"]),
-        ("MPinPointFuzzer", ["MPin"]),
+        ("MPinPointFuzzer", ["HexCoding", "MPin"]),
         ("ServiceRequestFuzzer", ["ServiceAPI", "TokenActivation"]),
         ("TransparencyLogFuzzer", ["TransparencyLog"]),
     ]

@@ -3,6 +3,7 @@
 //   login:        pass 1 (x random, U = x·H(ID)) and pass 2 (V = −(x+y)·(token + PIN·H(ID)))
 // Usage: MPinBenchmark [runs]
 import Foundation
+import HexCoding
 import MPin
 
 let runs = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 200

@@ -1,3 +1,5 @@
+import HexCoding
+
 extension G1Point {
     /// Reads `04‖x‖y` (65 bytes): both coordinates below p and the point on the curve.
     /// - Throws: `MPinCryptoError.invalidPoint` for anything else, the point at infinity included

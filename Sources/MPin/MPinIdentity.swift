@@ -1,3 +1,5 @@
+import HexCoding
+
 /// An M-Pin identity: the `mpinId` the platform returns at registration (the hex of a JSON
 /// document) and its point H(ID), hashed from the decoded bytes.
 public struct MPinIdentity: Sendable, Equatable {

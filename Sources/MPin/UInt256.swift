@@ -1,3 +1,5 @@
+import HexCoding
+
 /// A 256-bit unsigned integer in four 64-bit limbs, least significant first: the numbers of
 /// the curve (coordinates below p, scalars below r) and their 32-byte big-endian encodings.
 struct UInt256: Equatable, Sendable {
@@ -26,7 +28,7 @@ struct UInt256: Equatable, Sendable {
         guard !hex.isEmpty, hex.utf8.count <= 64 else { return nil }
         var limbs: InlineArray<4, UInt64> = [0, 0, 0, 0]
         for (index, character) in hex.utf8.reversed().enumerated() {
-            guard let digit = hexDigitValue(character) else { return nil }
+            guard let digit = Hex.value(of: character) else { return nil }
             limbs[index / 16] |= UInt64(digit) << (4 * UInt64(index % 16))
         }
         self.limbs = limbs
@@ -100,14 +102,5 @@ struct UInt256: Equatable, Sendable {
     /// Overwrites the limbs with zeros (for secret values).
     mutating func wipe() {
         limbs = [0, 0, 0, 0]
-    }
-}
-
-func hexDigitValue(_ character: UInt8) -> UInt8? {
-    switch character {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0")
-    case UInt8(ascii: "a")...UInt8(ascii: "f"): character - UInt8(ascii: "a") + 10
-    case UInt8(ascii: "A")...UInt8(ascii: "F"): character - UInt8(ascii: "A") + 10
-    default: nil
     }
 }

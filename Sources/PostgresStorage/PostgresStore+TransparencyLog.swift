@@ -1,3 +1,4 @@
+import HexCoding
 import PostgresNIO
 import TransparencyLog
 import WalletModel

@@ -1,3 +1,4 @@
+import HexCoding
 import TestSupport
 import Testing
 

@@ -1,3 +1,5 @@
+import HexCoding
+
 @testable import MPin
 
 // libFuzzer entry point for the M-Pin wire decoders (`make fuzz`): points as hex text and as

@@ -1,6 +1,7 @@
 import ErrorCodes
 import Foundation
 import HTTPTransport
+import HexCoding
 import Logging
 import MPin
 import WalletModel
@@ -65,7 +66,7 @@ public struct LoginService: Sendable {
                 state: .startedRegistration, secret: nil, discovery: discovery, failedAttempts: 0, lastLoginAt: nil,
                 lastLoginAnswer: nil, createdAt: now
             )
-            guard MPin.Hex.decode(registered.mpinID) != nil else {
+            guard Hex.decode(registered.mpinID) != nil else {
                 throw LoginError(.loginProtocol, "registration answered an mpinId that is not hex")
             }
             try await store.save(registered, instanceID: instanceID)

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HexCoding
 import MPin
 
 extension MIRACLPlatform {

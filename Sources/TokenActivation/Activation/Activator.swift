@@ -1,6 +1,7 @@
 import ErrorCodes
 import Foundation
 import HTTPTransport
+import HexCoding
 import Logging
 import OnboardingCore
 import WalletModel

@@ -1,3 +1,4 @@
+import HexCoding
 import WalletModel
 
 /// Parses activation deeplinks strictly (RFC 3986) against the configured formats.

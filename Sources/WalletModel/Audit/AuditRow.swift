@@ -1,4 +1,5 @@
 import Crypto
+import HexCoding
 
 /// One append-only audit row: the "started" or "finished" half of an activation attempt.
 public struct AuditRow: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import Crypto
+import HexCoding
 
 /// HMAC-SHA256 (hex) of a deeplink under the database's deeplink-hash key: the audit can
 /// tell two attempts came from the same deeplink without storing it.

@@ -1,5 +1,6 @@
 import ErrorCodes
 import Glibc
+import HexCoding
 
 /// Where and how to reach the PostgreSQL database (`database.url` and the keys beside it).
 public struct PostgresOptions: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import Crypto
 import Dispatch
+import HexCoding
 import Synchronization
 import Testing
 import WalletModel

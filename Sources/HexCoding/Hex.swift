@@ -1,4 +1,5 @@
-/// Lower-case hexadecimal: the audit's hashes, request ids, stored keys.
+/// Lower-case hexadecimal: the audit's hashes, request ids, stored keys, and the M-Pin wire's
+/// points, ids and tokens.
 public enum Hex {
     private static let digits = Array("0123456789abcdef".utf8)
 

@@ -15,9 +15,6 @@ import Synchronization
 public final class CurlMultiTransport: HTTPTransport, @unchecked Sendable {
     private struct Submission {
         let request: HTTPRequest
-        let options: CurlTransportOptions
-        /// Told, on the transfer thread, how many connections the transfer opened.
-        let opened: @Sendable (Int) -> Void
         /// Takes the transfer's result, once, on the transfer thread.
         let deliver: @Sendable (Result<HTTPResponse, TransportError>) -> Void
     }
@@ -58,24 +55,9 @@ public final class CurlMultiTransport: HTTPTransport, @unchecked Sendable {
     /// The connections this transport's pool opened so far (a kept-alive one is opened once).
     public var connectionsOpened: Int { opened.load(ordering: .relaxed) }
 
-    /// The process's transfer thread for ``CurlTransport``'s async sends, each with its
-    /// transport's options: started at first use, stopped with the process.
-    static let process = Result { () throws(TransportError) in try CurlMultiTransport(options: CurlTransportOptions()) }
-
     public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
-        try await transfer(request, options: options) { [self] in opened.add($0, ordering: .relaxed) }
-    }
-
-    /// Sends `request` with `options` on the transfer thread; `opened` is told the
-    /// connections the transfer opened.
-    func transfer(
-        _ request: HTTPRequest, options: CurlTransportOptions, opened: @escaping @Sendable (Int) -> Void
-    ) async throws(TransportError) -> HTTPResponse {
         let result = await withCheckedContinuation { continuation in
-            submit(
-                Submission(
-                    request: request, options: options, opened: opened,
-                    deliver: { continuation.resume(returning: $0) }))
+            submit(Submission(request: request, deliver: { continuation.resume(returning: $0) }))
         }
         return try result.get()
     }
@@ -84,10 +66,7 @@ public final class CurlMultiTransport: HTTPTransport, @unchecked Sendable {
     /// transfer thread's answer: no task in between.
     public func sendBlocking(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
         let answer = Answer()
-        submit(
-            Submission(
-                request: request, options: options, opened: { [self] in opened.add($0, ordering: .relaxed) },
-                deliver: answer.give))
+        submit(Submission(request: request, deliver: answer.give))
         return try answer.take().get()
     }
 
@@ -125,7 +104,7 @@ public final class CurlMultiTransport: HTTPTransport, @unchecked Sendable {
                         .failure(TransportError(.other, wasSent: false, detail: "libcurl could not be initialised")))
                     continue
                 }
-                easy.prepare(submission.request, options: submission.options)
+                easy.prepare(submission.request, options: options)
                 tokenctl_curl_multi_add_handle(multi, easy.pointer)
                 active[easy.pointer] = (easy, submission)
             }
@@ -138,7 +117,7 @@ public final class CurlMultiTransport: HTTPTransport, @unchecked Sendable {
                 else { continue }
                 let code = message.pointee.data.result
                 tokenctl_curl_multi_remove_handle(multi, handle)
-                submission.opened(easy.connectionsOpenedByLastTransfer)
+                opened.add(easy.connectionsOpenedByLastTransfer, ordering: .relaxed)
                 submission.deliver(easy.result(of: code))
                 idle.append(easy)
             }

@@ -1,12 +1,11 @@
 import CCurl
+import Dispatch
 import Logging
 import Synchronization
 
-/// ``HTTPTransport`` on libcurl. An async send goes to the process's one transfer thread
-/// (a ``CurlMultiTransport``, whose pool keeps connections alive) with this transport's
-/// options. A blocking send runs on the caller's thread on one easy handle kept for the
-/// life of the transport, so its connection stays open between requests (keep-alive);
-/// blocking sends are serialised on it. Redirects are never followed.
+/// ``HTTPTransport`` on libcurl's easy interface. One easy handle is kept for the life of
+/// the transport, so its connection stays open between requests (keep-alive); requests
+/// are serialised on it. Redirects are never followed.
 public final class CurlTransport: HTTPTransport {
     private let options: CurlTransportOptions
     private let handle: Mutex<EasyHandle>
@@ -22,9 +21,13 @@ public final class CurlTransport: HTTPTransport {
     }
 
     public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
-        try await CurlMultiTransport.process.get().transfer(request, options: options) { [self] in
-            opened.add($0, ordering: .relaxed)
+        let result: Result<HTTPResponse, TransportError> = await withCheckedContinuation { continuation in
+            // libcurl blocks: keep it off the cooperative thread pool.
+            DispatchQueue.global().async {
+                continuation.resume(returning: Result { () throws(TransportError) in try self.sendBlocking(request) })
+            }
         }
+        return try result.get()
     }
 
     public func sendBlocking(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {

@@ -139,10 +139,11 @@ start() {
     fi
     [ -n "$port" ] || port="$(free_port)"
     # A connection may take the port between the check and the server's bind: another one then.
+    # A start may take long on a loaded machine (a recovery after an immediate stop): 120 s.
     local attempt
     for attempt in 1 2 3; do
         echo "$port" > "$DIR/port"
-        as_server "$BIN/pg_ctl" -D "$DATA" -l "$DIR/server.log" -o "-p $port" -w -t 30 start >/dev/null && break
+        as_server "$BIN/pg_ctl" -D "$DATA" -l "$DIR/server.log" -o "-p $port" -w -t 120 start >/dev/null && break
         [ "$attempt" = 3 ] && { echo "test-postgres: the server did not start ($DIR/server.log)" >&2; exit 1; }
         release "$port"
         port="$(free_port)"
@@ -166,7 +167,7 @@ restart() {
     local port
     port="$(cat "$DIR/port")"
     as_server "$BIN/pg_ctl" -D "$DATA" -m immediate -w -t 30 stop >/dev/null
-    as_server "$BIN/pg_ctl" -D "$DATA" -l "$DIR/server.log" -o "-p $port" -w -t 30 start >/dev/null
+    as_server "$BIN/pg_ctl" -D "$DATA" -l "$DIR/server.log" -o "-p $port" -w -t 120 start >/dev/null
 }
 
 case "${1:-}" in

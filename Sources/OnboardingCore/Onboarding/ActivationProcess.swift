@@ -153,7 +153,8 @@ public struct ActivationProcess: Sendable {
 
     private func requireProcess() async throws -> String {
         guard let processID = try await processes.processID(instanceID) else {
-            throw await OnboardingError.notRunning(activated: try powerAuth.activation() != nil)
+            let activated = try await powerAuth.activation() != nil
+            throw OnboardingError.notRunning(activated: activated)
         }
         return processID
     }

@@ -91,7 +91,7 @@ public struct OnboardingService: Sendable {
         instance: String, _ store: any OnboardingProcessRecords & DeviceActivationRecords
     ) async throws {
         guard try await OnboardingProcessStore(records: store).processID(instance) == nil else { return }
-        throw await OnboardingError.notRunning(
-            activated: try DeviceActivationStore(records: store).load(instance) != nil)
+        let activated = try await DeviceActivationStore(records: store).load(instance) != nil
+        throw OnboardingError.notRunning(activated: activated)
     }
 }

@@ -81,12 +81,9 @@ struct IdentityAPI {
         }
         switch authentication.credential {
         case .signature:
-            await headers.append(
-                (
-                    "X-PowerAuth-Authorization",
-                    try powerAuth.authorizationHeader(
-                        activation, uriIdentifier: path, body: plaintext, factor: .possession, pin: nil)
-                ))
+            let authorization = try await powerAuth.authorizationHeader(
+                activation, uriIdentifier: path, body: plaintext, factor: .possession, pin: nil)
+            headers.append(("X-PowerAuth-Authorization", authorization))
         case .token:
             headers.append(
                 (

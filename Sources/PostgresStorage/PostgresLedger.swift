@@ -21,17 +21,19 @@ struct PostgresLedger: AttemptLedger {
         writer = PostgresGroupWriter(store: store)
     }
 
-    func resolve(_ query: PassQuery) throws -> ResolvedPasses {
-        try read(query).passes
+    func resolve(_ query: PassQuery) async throws -> ResolvedPasses {
+        try await read(query).passes
     }
 
-    func begin<T>(_ query: PassQuery, decide: @escaping (ResolvedPasses) -> (T, AttemptWrite?)) throws -> T {
+    func begin<T: Sendable>(
+        _ query: PassQuery, decide: @escaping @Sendable (ResolvedPasses) -> (T, AttemptWrite?)
+    ) async throws -> T {
         var tries = 0
         while true {
-            let resolved = try read(query)
+            let resolved = try await read(query)
             let (value, step) = decide(resolved.passes)
             guard let step else { return value }
-            if try writer.apply(change(step, leased: resolved.leased)) != .conflict { return value }
+            if try await writer.apply(change(step, leased: resolved.leased)) != .conflict { return value }
             tries += 1
             if tries == 20 {
                 throw StorageError(
@@ -42,19 +44,19 @@ struct PostgresLedger: AttemptLedger {
         }
     }
 
-    func write(_ step: AttemptWrite) throws {
-        try Self.check(try writer.apply(change(step, leased: [:])), attemptID: step.attemptID)
+    func write(_ step: AttemptWrite) async throws {
+        try Self.check(try await writer.apply(change(step, leased: [:])), attemptID: step.attemptID)
     }
 
     func submit(_ step: AttemptWrite) -> PendingWrite {
         let pending = writer.submit(change(step, leased: [:]))
-        return PendingWrite { try Self.check(try pending(), attemptID: step.attemptID) }
+        return PendingWrite { try Self.check(try await pending(), attemptID: step.attemptID) }
     }
 
     var figures: (transactions: Int, jobs: Int) { writer.figures }
 
-    func close() {
-        writer.close()
+    func close() async {
+        await writer.close()
     }
 
     /// A finish whose lease is gone: the lease expired and another host closed the attempt
@@ -81,8 +83,8 @@ struct PostgresLedger: AttemptLedger {
         let leased: [Int64: PassRecord]
     }
 
-    private func read(_ query: PassQuery) throws -> Resolved {
-        let resolution = try writer.read(query)
+    private func read(_ query: PassQuery) async throws -> Resolved {
+        let resolution = try await writer.read(query)
         var open: OpenAttempt?
         var leased: [Int64: PassRecord] = [:]
         if let activating = resolution.passes.first(where: { $0.pass.state == .activating }) {
@@ -94,7 +96,7 @@ struct PostgresLedger: AttemptLedger {
                         && !(lease.hostID == store.options.hostID
                             && !ProcessIdentity(pid: lease.pid, start: lease.processStart).isAlive)
                 )
-            } else if let row = try store.openAttemptWithoutLease(
+            } else if let row = try await store.openAttemptWithoutLease(
                 serialNumber: activating.pass.serialNumber,
                 tokenUniqueReference: activating.pass.deviceAccountIdentifier)
             {

@@ -95,8 +95,8 @@ extension PostgresStore {
     /// the owner was a process): its "started" row without a "finished" one.
     func openAttemptWithoutLease(
         serialNumber: String, tokenUniqueReference: String
-    ) throws -> (attemptID: Int64, requestID: String, deeplinkHash: String)? {
-        let rows = try query(
+    ) async throws -> (attemptID: Int64, requestID: String, deeplinkHash: String)? {
+        let rows = try await query(
             """
             SELECT s.attempt_id, s.request_id, s.deeplink_hash FROM audit_row s
             WHERE s.event = 'started' AND s.serial_number = \(serialNumber) AND s.token_unique_reference = \(tokenUniqueReference)

@@ -35,14 +35,15 @@ extension PostgresStore {
     /// closing the same attempt that holds no lease, from a copied database, whose "finished"
     /// rows the audit refuses twice) wrote nothing: every change is answered "conflict" and
     /// the reads are read again on their own.
-    func step(_ changes: [AttemptChange], reads: [PassQuery], genesis: String) throws -> StepAnswer {
+    func step(_ changes: [AttemptChange], reads: [PassQuery], genesis: String) async throws -> StepAnswer {
         let encoder = JSONEncoder()
         let changeText = String(decoding: try encoder.encode(changes), as: UTF8.self)
         let readText = String(decoding: try encoder.encode(reads.map(StepRead.init)), as: UTF8.self)
         var tries = 0
         while true {
             do {
-                let rows = try query("CALL tokenctl_step(\(changeText)::jsonb, \(readText)::jsonb, \(genesis), NULL)")
+                let rows = try await query(
+                    "CALL tokenctl_step(\(changeText)::jsonb, \(readText)::jsonb, \(genesis), NULL)")
                 let text = try rows.first?.decode(String.self) ?? ""
                 let answer: StepAnswerText
                 do {
@@ -64,7 +65,7 @@ extension PostgresStore {
             {
                 tries += 1
             } catch  where Self.sqlState(error) == State.uniqueViolation && !changes.isEmpty {
-                let read = try step([], reads: reads, genesis: genesis)
+                let read = try await step([], reads: reads, genesis: genesis)
                 return StepAnswer(statuses: changes.map { _ in .conflict }, resolutions: read.resolutions)
             }
         }

@@ -220,6 +220,26 @@ public final class Store: Sendable {
         }
     }
 
+    /// Runs `body` on GRDB's writer, without a task and without waiting: how a batch writer
+    /// (``GroupCommitter``) starts. `body` writes through ``transaction(on:_:)``.
+    func startWriter(_ body: @escaping @Sendable (Database) -> Void) {
+        database.asyncWriteWithoutTransaction(body)
+    }
+
+    /// An IMMEDIATE transaction on the writer's own connection, for a writer already on it:
+    /// BUSY answered before the lock was taken is tried again until the busy timeout.
+    func transaction<T>(on db: Database, _ body: (Database) throws -> T) throws -> T {
+        let deadline = ContinuousClock.now + .milliseconds(options.busyTimeoutMilliseconds)
+        while true {
+            var started = false
+            do {
+                return try translatingErrors { try Self.immediate(db, started: { started = true }, body) }
+            } catch let error as StorageError where error.isTemporary && !started && ContinuousClock.now < deadline {
+                Self.pause()
+            }
+        }
+    }
+
     /// `body` in an IMMEDIATE transaction, committed when it returns; `started` is called
     /// once the write lock is taken.
     private static func immediate<T>(

@@ -62,12 +62,15 @@ extension APIRoutes {
         if service.isRunning(key: key) { return Self.problem(Self.keyInFlight) }
         let runtime = service.runtime
         if let requestID, let serialNumber {
-            let entry = try await service.database { _ throws -> AuditEntry? in
-                let entry = try runtime.attempt(serialNumber: serialNumber, requestID: requestID)
-                guard let entry, entry.outcome == nil else { return entry }
+            var entry = try await service.database { _ in
+                try runtime.attempt(serialNumber: serialNumber, requestID: requestID)
+            }
+            if let open = entry, open.outcome == nil {
                 // Open: closed as interrupted when its owner is gone, left alone when it runs.
-                try runtime.closeInterrupted(serialNumber: serialNumber)
-                return try runtime.attempt(serialNumber: serialNumber, requestID: requestID)
+                try await runtime.closeInterrupted(serialNumber: serialNumber)
+                entry = try await service.database { _ in
+                    try runtime.attempt(serialNumber: serialNumber, requestID: requestID)
+                }
             }
             if let entry {
                 guard let result = ActivationResult(finished: entry) else { return Self.problem(Self.keyInFlight) }

@@ -23,7 +23,7 @@ struct InterruptedAttemptRecovery: Service, CustomStringConvertible {
     static func closeNow(_ service: ActivationService, logger: Logger) async -> Int {
         let runtime = service.runtime
         do {
-            let closed = try await service.database { _ in try runtime.closeInterrupted() }
+            let closed = try await runtime.closeInterrupted()
             if !closed.isEmpty {
                 logger.warning(
                     "service.interruptedAttemptsClosed",
@@ -52,7 +52,7 @@ struct InterruptedAttemptRecovery: Service, CustomStringConvertible {
             if Task.isShuttingDownGracefully || Task.isCancelled { break }
             let runtime = service.runtime
             if !runtime.unwrittenAttempts.isEmpty {
-                _ = try? await service.database { _ in runtime.writeUnwritten() }
+                await runtime.writeUnwritten()
             }
             if ContinuousClock.now - lastClosing >= interval {
                 lastClosing = .now

@@ -212,7 +212,7 @@ public struct ServiceRunner: Sendable {
             return ActivationService(
                 runtime: runtime, driver: settings.store, metrics: metrics, idempotency: keys, logger: logger)
         } catch {
-            runtime.close()
+            await runtime.close()
             throw error
         }
     }
@@ -238,8 +238,7 @@ struct RuntimeService: Service, CustomStringConvertible {
 
     func run() async throws {
         try? await gracefulShutdown()
-        let runtime = service.runtime
-        // Joins the workers and closes the database: on the database's own threads.
-        _ = try? await service.database { _ in runtime.close() }
+        // Lets the activations admitted finish, then closes the database.
+        await service.runtime.close()
     }
 }

@@ -27,8 +27,8 @@ import WalletModel
             )
         }
 
-        func step(_ changes: [AttemptChange], reads: [PassQuery] = []) throws -> StepAnswer {
-            try store.step(changes, reads: reads, genesis: AuditRow.genesisHash)
+        func step(_ changes: [AttemptChange], reads: [PassQuery] = []) async throws -> StepAnswer {
+            try await store.step(changes, reads: reads, genesis: AuditRow.genesisHash)
         }
 
         func count(_ sql: String) throws -> String {
@@ -76,14 +76,14 @@ import WalletModel
         )
     }
 
-    @Test func aChangeSentAgainAfterItsAnswerWasLostIsDone() throws {
+    @Test func aChangeSentAgainAfterItsAnswerWasLostIsDone() async throws {
         let fixture = try Fixture()
         let start = Self.start(1)
-        #expect(try fixture.step([start]).statuses == [.ok])
-        #expect(try fixture.step([start]).statuses == [.done])
+        #expect(try await fixture.step([start]).statuses == [.ok])
+        #expect(try await fixture.step([start]).statuses == [.done])
         let finish = Self.finish(1, second: 1, outcome: "APPROVED")
-        #expect(try fixture.step([finish]).statuses == [.ok])
-        #expect(try fixture.step([finish]).statuses == [.done])
+        #expect(try await fixture.step([finish]).statuses == [.ok])
+        #expect(try await fixture.step([finish]).statuses == [.done])
         #expect(try fixture.count("SELECT count(*) FROM audit_row") == "2")
         #expect(
             try fixture.count(
@@ -91,28 +91,28 @@ import WalletModel
             ) == "activated -")
     }
 
-    @Test func aFinishAfterAnotherHostClosedTheAttemptIsAConflict() throws {
+    @Test func aFinishAfterAnotherHostClosedTheAttemptIsAConflict() async throws {
         let fixture = try Fixture()
-        #expect(try fixture.step([Self.start(1)]).statuses == [.ok])
+        #expect(try await fixture.step([Self.start(1)]).statuses == [.ok])
         // Another host found the lease expired and started attempt 2, closing 1 as UNKNOWN.
         var takeover = Self.start(2, holder: 1, from: "activating", second: 60)
         takeover.rows.insert(Self.row(1, .finished, second: 60, outcome: "UNKNOWN"), at: 0)
-        #expect(try fixture.step([takeover]).statuses == [.ok])
+        #expect(try await fixture.step([takeover]).statuses == [.ok])
         // Attempt 1's own answer comes late: not "done" (the finished row there is not its own).
-        #expect(try fixture.step([Self.finish(1, second: 61, outcome: "APPROVED")]).statuses == [.conflict])
+        #expect(try await fixture.step([Self.finish(1, second: 61, outcome: "APPROVED")]).statuses == [.conflict])
         #expect(try fixture.count("SELECT lease_attempt_id FROM pass_record WHERE serial_number = 'S1'") == "2")
     }
 
-    @Test func twoStartsOfOnePassInOneCallLeaveOneOkAndOneConflict() throws {
+    @Test func twoStartsOfOnePassInOneCallLeaveOneOkAndOneConflict() async throws {
         let fixture = try Fixture()
-        let answer = try fixture.step([Self.start(1), Self.start(2), Self.start(3, serial: "S2", token: "D2")])
+        let answer = try await fixture.step([Self.start(1), Self.start(2), Self.start(3, serial: "S2", token: "D2")])
         #expect(answer.statuses == [.ok, .conflict, .ok])
         #expect(try fixture.count("SELECT count(*) FROM audit_row") == "2")
     }
 
-    @Test func readsFollowTheCallsWritesEachWithANewAttemptID() throws {
+    @Test func readsFollowTheCallsWritesEachWithANewAttemptID() async throws {
         let fixture = try Fixture()
-        let answer = try fixture.step(
+        let answer = try await fixture.step(
             [Self.start(100)],
             reads: [
                 PassQuery(serialNumber: "S1"), PassQuery(serialNumber: "S2"), PassQuery(serialNumber: "NONE"),
@@ -129,9 +129,9 @@ import WalletModel
     }
 
     /// The answer names every value (migration v6): a pass, its lease, the new attempt id.
-    @Test func theAnswerNamesEveryValue() throws {
+    @Test func theAnswerNamesEveryValue() async throws {
         let fixture = try Fixture()
-        #expect(try fixture.step([Self.start(7)]).statuses == [.ok])
+        #expect(try await fixture.step([Self.start(7)]).statuses == [.ok])
         let answer = try fixture.count("CALL tokenctl_step('[]'::jsonb, '[{\"serial\": \"S1\"}]'::jsonb, 'g', NULL)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(answer.utf8)) as? [String: Any])
         let read = try #require((object["reads"] as? [[String: Any]])?.first)
@@ -146,19 +146,19 @@ import WalletModel
         #expect(lease["attempt"] as? Int == 7 && lease["request"] as? String == "r7" && lease["live"] as? Bool == true)
         // Decoded the same way by the client.
         let resolved = try #require(
-            try fixture.step([], reads: [PassQuery(serialNumber: "S1")]).resolutions.first?.passes.first)
+            try await fixture.step([], reads: [PassQuery(serialNumber: "S1")]).resolutions.first?.passes.first)
         #expect(
             resolved.pass.state == .activating && resolved.lease?.attemptID == 7 && resolved.lease?.requestID == "r7")
     }
 
     /// A pass state this binary does not know is an error naming the way out, never a default.
-    @Test func anAnswerThisBinaryCannotReadIsAnError() throws {
+    @Test func anAnswerThisBinaryCannotReadIsAnError() async throws {
         let fixture = try Fixture()
         _ = try fixture.database.psql("ALTER TABLE pass_record DROP CONSTRAINT IF EXISTS pass_record_state_check")
         _ = try fixture.database.psql("UPDATE pass_record SET state = 'frozen' WHERE serial_number = 'S2'")
         #expect(try fixture.count("SELECT state FROM pass_record WHERE serial_number = 'S2'") == "frozen")
         do {
-            _ = try fixture.step([], reads: [PassQuery(serialNumber: "S2")])
+            _ = try await fixture.step([], reads: [PassQuery(serialNumber: "S2")])
             Issue.record("an unknown state was read")
         } catch let error as StorageError {
             #expect(error.code == .storageCorrupt, "\(error.message)")
@@ -166,12 +166,12 @@ import WalletModel
         }
     }
 
-    @Test func theChainIsHashedAsOnSQLite() throws {
+    @Test func theChainIsHashedAsOnSQLite() async throws {
         let fixture = try Fixture()
         let rows = [Self.auditRow(1, .started, second: 0), Self.auditRow(1, .finished, second: 1, outcome: "DECLINED")]
         let change = AttemptChange(pass: nil, rows: rows.map(AuditRowValues.init))
-        #expect(try fixture.step([change]).statuses == [.ok])
-        #expect(try fixture.step([change]).statuses == [.done])
+        #expect(try await fixture.step([change]).statuses == [.ok])
+        #expect(try await fixture.step([change]).statuses == [.done])
         let first = rows[0].hash(previous: AuditRow.genesisHash)
         let expected = "\(AuditRow.genesisHash) \(first)\n\(first) \(rows[1].hash(previous: first))"
         #expect(

@@ -47,7 +47,7 @@ import WalletModel
         }
 
         func stop() async throws {
-            service.runtime.close()
+            await service.runtime.close()
             try await sandbox.shutdown()
         }
     }

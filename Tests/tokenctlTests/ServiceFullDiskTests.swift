@@ -33,14 +33,20 @@ import Testing
             // Fill the disk while the six are at TMP.
             let filler = mount + "/filler"
             _ = try runProgram("/bin/dd", ["if=/dev/zero", "of=\(filler)", "bs=64k"])
+            // Every answer is TMP's; those whose "finished" row the full disk refused say so. A
+            // group of writes that failed leaves the write-ahead log grown, so a later group
+            // can fit in the space it freed: at least one was refused, not every one.
+            var warned = 0
             for request in requests {
                 let answer = try request.join()
                 #expect(answer.status == 200, "\(answer.body)")
                 let object = try answer.object()
                 #expect(object["outcome"] as? String == "APPROVED")
-                #expect(
-                    (object["warnings"] as? [String])?.first?.contains("could not be written to the audit yet") == true)
+                let warnings = object["warnings"] as? [String] ?? []
+                #expect(warnings.allSatisfy { $0.contains("could not be written to the audit yet") })
+                if !warnings.isEmpty { warned += 1 }
             }
+            #expect(warned >= 1)
             // Space again: within a few seconds every pass is activated and its attempt closed.
             try FileManager.default.removeItem(atPath: filler)
             let deadline = ContinuousClock.now + .seconds(10)

@@ -7,7 +7,9 @@ import WalletModel
 /// read them back from the table (a query each, twice a line). Unknown values are read
 /// from the table; the writer forgets both when a transaction starts (another process may
 /// have appended since its last one) and when a step's savepoint is rolled back.
-final class AuditTail {
+///
+/// Unchecked Sendable: only the writer, on GRDB's writer queue, reads and writes it.
+final class AuditTail: @unchecked Sendable {
     fileprivate(set) var lastHash: String?
     fileprivate(set) var nextAttemptID: Int64?
 

@@ -1,98 +1,99 @@
-import Foundation
 import GRDB
 import WalletModel
 
 /// Runs the database work of many concurrent activations in shared transactions: jobs
 /// that arrive while a transaction is being written wait and go into the next one, each in
-/// its own savepoint. Every job's effects are committed before its caller returns, so "the
-/// started entry is committed before the request leaves" holds per line while the cost of a
-/// commit is shared by many lines.
+/// its own savepoint. Every job's effects are committed before its caller's task resumes,
+/// so "the started entry is committed before the request leaves" holds per line while the
+/// cost of a commit is shared by many lines.
 ///
-/// No thread of its own writes the transactions: a caller waiting for its job while none is
-/// being written writes the queued jobs itself (``GroupingQueue``); a write may wait for
-/// another process's lock up to the busy timeout.
-final class GroupCommitter: @unchecked Sendable {
+/// The transactions are written on GRDB's writer, the driver's own executor (``WriteGroups``
+/// says when to start it); a waiting caller's task is suspended, never a thread. A write may
+/// wait there for another process's lock up to the busy timeout.
+final class GroupCommitter: Sendable {
     private let store: Store
     /// The audit's end within the transaction being written; the writer's alone.
     private let tail = AuditTail()
-    private var queue: GroupingQueue<any PendingJob>!
+    private let groups = WriteGroups<any PendingJob>()
 
     init(store: Store) {
         self.store = store
-        queue = GroupingQueue { [self] batch in write(batch) }
     }
 
     /// Transactions written so far, and the jobs they carried (for figures).
-    var figures: (transactions: Int, jobs: Int) { queue.figures }
+    var figures: (transactions: Int, jobs: Int) { groups.figures }
 
     /// Runs `body` in a savepoint of the next shared transaction and returns its value
-    /// once that transaction is committed. Blocks the calling thread. `body` appends to the
-    /// audit through the ``AuditTail`` it is given.
-    func run<T>(_ body: @escaping (Database, AuditTail) throws -> T) throws -> T {
-        try submit(body).result()
+    /// once that transaction is committed. `body` appends to the audit through the
+    /// ``AuditTail`` it is given.
+    func run<T: Sendable>(_ body: @escaping @Sendable (Database, AuditTail) throws -> T) async throws -> T {
+        try await submit(body).result()
     }
 
     /// Queues `body` for the next shared transaction and returns at once. Jobs are written
-    /// in the order they are submitted, so once a job submitted later by the same thread has
-    /// returned from ``run(_:)``, this one is committed too.
-    func submit<T>(_ body: @escaping (Database, AuditTail) throws -> T) -> Ticket<T> {
+    /// in the order they are submitted, so once a job submitted later has returned from
+    /// ``run(_:)``, this one is committed too.
+    func submit<T: Sendable>(_ body: @escaping @Sendable (Database, AuditTail) throws -> T) -> Ticket<T> {
         let job = Job(body: body)
-        return Ticket(job: job, place: queue.enqueue(job), queue: queue)
+        if groups.enqueue(job) {
+            store.startWriter { [self] db in
+                while let group = groups.next() { write(group, db) }
+            }
+        }
+        return Ticket(job: job)
     }
 
-    /// A submitted job's result, to be asked for once.
-    struct Ticket<T>: @unchecked Sendable {
+    /// A submitted job's result, to be awaited once.
+    struct Ticket<T: Sendable>: Sendable {
         fileprivate let job: Job<T>
-        fileprivate let place: GroupingQueue<any PendingJob>.Ticket
-        fileprivate let queue: GroupingQueue<any PendingJob>
 
-        /// Waits until the job's transaction is committed (or failed), writing it when no
-        /// other caller is.
-        func result() throws -> T {
-            queue.wait(place)
-            return try job.result.get()
+        /// Returns once the job's transaction is committed (or failed).
+        func result() async throws -> T {
+            try await job.result.value.get()
         }
     }
 
-    /// Writes the jobs still queued and drops the writer.
-    func close() {
-        queue.close()
+    /// Returns once the jobs still queued are written.
+    func close() async {
+        await groups.drained()
     }
 
-    /// Writes `batch` in one transaction and completes its jobs.
-    private func write(_ batch: [any PendingJob]) {
+    /// Writes `group` in one transaction on the writer's connection and completes its jobs.
+    private func write(_ group: [any PendingJob], _ db: Database) {
         var failure: (any Error)?
         do {
-            try store.write { db in
+            try store.transaction(on: db) { db in
                 tail.forget()
-                for job in batch { try job.execute(db, tail: tail) }
+                for job in group { try job.execute(db, tail: tail) }
             }
         } catch {
             failure = error
         }
-        for job in batch { job.complete(transactionError: failure) }
+        for job in group { job.complete(transactionError: failure) }
     }
 }
 
 /// A job whose result type is known only to itself: no casts on the way back.
-private protocol PendingJob: AnyObject {
+private protocol PendingJob: AnyObject, Sendable {
     func execute(_ db: Database, tail: AuditTail) throws
     func complete(transactionError: (any Error)?)
 }
 
-/// One caller's work and its typed result. Made by the caller, executed and completed by
-/// the caller that leads its group, read by its caller once the queue says it is written.
-fileprivate final class Job<T>: PendingJob {
-    private let body: (Database, AuditTail) throws -> T
+/// One caller's work and its typed result. Made by the caller, executed and completed on the
+/// writer, awaited by its caller.
+///
+/// Unchecked Sendable: `outcome` is written and read on the writer only.
+fileprivate final class Job<T: Sendable>: PendingJob, @unchecked Sendable {
+    private let body: @Sendable (Database, AuditTail) throws -> T
     private var outcome: Result<T, any Error> = .failure(CancellationError())
-    private(set) var result: Result<T, any Error> = .failure(CancellationError())
+    let result = Promise<Result<T, any Error>>()
 
-    init(body: @escaping (Database, AuditTail) throws -> T) {
+    init(body: @escaping @Sendable (Database, AuditTail) throws -> T) {
         self.body = body
     }
 
-    /// Runs the body in a savepoint; its failure rolls back its own work only. GRDB may
-    /// run the transaction body again (busy retry): each run starts from a clean result.
+    /// Runs the body in a savepoint; its failure rolls back its own work only. A busy retry
+    /// runs the transaction body again: each run starts from a clean result.
     /// The savepoint's statements are prepared once per connection and stepped through
     /// SQLite's C API: GRDB's `inSavepoint` prepares them on every call, and its statement
     /// execution costs more than the statement (Benchmarks/README.md, "Measured shapes").
@@ -112,6 +113,6 @@ fileprivate final class Job<T>: PendingJob {
     }
 
     func complete(transactionError: (any Error)?) {
-        result = transactionError.map { .failure($0) } ?? outcome
+        result.give(transactionError.map { .failure($0) } ?? outcome)
     }
 }

@@ -13,13 +13,15 @@ struct SQLiteLedger: AttemptLedger {
         committer = GroupCommitter(store: store)
     }
 
-    func resolve(_ query: PassQuery) throws -> ResolvedPasses {
-        try store.read { db in try Self.resolve(query, attemptID: 0, db) }
+    func resolve(_ query: PassQuery) async throws -> ResolvedPasses {
+        try await store.read { db in try Self.resolve(query, attemptID: 0, db) }
     }
 
-    func begin<T>(_ query: PassQuery, decide: @escaping (ResolvedPasses) -> (T, AttemptWrite?)) throws -> T {
+    func begin<T: Sendable>(
+        _ query: PassQuery, decide: @escaping @Sendable (ResolvedPasses) -> (T, AttemptWrite?)
+    ) async throws -> T {
         // Reading, deciding and writing in one transaction of the committer.
-        try committer.run { db, tail in
+        try await committer.run { db, tail in
             let id = try AuditLog.nextAttemptID(db, tail: tail)
             let (value, step) = decide(try Self.resolve(query, attemptID: id, db))
             if let step { try Self.write(step, db, tail: tail) }
@@ -27,19 +29,19 @@ struct SQLiteLedger: AttemptLedger {
         }
     }
 
-    func write(_ step: AttemptWrite) throws {
-        try committer.run { db, tail in try Self.write(step, db, tail: tail) }
+    func write(_ step: AttemptWrite) async throws {
+        try await committer.run { db, tail in try Self.write(step, db, tail: tail) }
     }
 
     func submit(_ step: AttemptWrite) -> PendingWrite {
         let ticket = committer.submit { db, tail in try Self.write(step, db, tail: tail) }
-        return PendingWrite { try ticket.result() }
+        return PendingWrite { try await ticket.result() }
     }
 
     var figures: (transactions: Int, jobs: Int) { committer.figures }
 
-    func close() {
-        committer.close()
+    func close() async {
+        await committer.close()
     }
 
     /// The records of `query`, and the open attempt on the target when a record is

@@ -19,9 +19,8 @@ public struct Activator: Sendable {
     private let userCheck: any UserActivationCheck
     let logger: Logger
     let clock: @Sendable () -> Timestamp
-    /// Waits between tries of a request that never left, on the worker's thread (injected:
-    /// tests do not sleep).
-    let sleep: @Sendable (Duration) -> Void
+    /// Waits between tries of a request that never left (injected: tests do not sleep).
+    let sleep: @Sendable (Duration) async -> Void
 
     /// - Parameters:
     ///   - store: the database of the wallet and the audit.
@@ -34,7 +33,7 @@ public struct Activator: Sendable {
         userCheck: any UserActivationCheck,
         logger: Logger = Logger(label: "tokenctl.activation"),
         clock: @escaping @Sendable () -> Timestamp = Timestamp.now,
-        sleep: @escaping @Sendable (Duration) -> Void = Activator.pause
+        sleep: @escaping @Sendable (Duration) async -> Void = Activator.pause
     ) {
         self.settings = settings
         self.store = store
@@ -64,22 +63,17 @@ public struct Activator: Sendable {
             var options = ActivationRuntime.Options(workers: 1)
             options.defersFinish = false
             let runtime = try await ActivationRuntime(activator: self, options: options)
-            defer { runtime.close() }
-            return await runtime.activate(deeplink, text: text, device: device, dryRun: dryRun, requestID: nil)
-                ?? .notRun(ActivationRuntime.stopping)
+            let result = await runtime.activate(deeplink, text: text, device: device, dryRun: dryRun, requestID: nil)
+            await runtime.close()
+            return result ?? .notRun(ActivationRuntime.stopping)
         } catch {
             return ActivationResult(outcome: .error, error: .coded(error))
         }
     }
 
-    /// Blocks the calling worker thread for `duration`.
-    public static func pause(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
-        var remaining = timespec()
-        while nanosleep(&request, &remaining) != 0 && errno == EINTR {
-            request = remaining
-        }
+    /// Suspends the calling task for `duration`.
+    public static func pause(_ duration: Duration) async {
+        try? await Task.sleep(for: duration)
     }
 
     var parser: DeeplinkParser {

@@ -5,9 +5,9 @@ import WalletModel
 
 /// What one process shares across its activations: the database (through its
 /// ``AttemptLedger``), the preflight result, and one TMP client per concurrent worker. It runs
-/// each attempt's ``ActivationMachine`` by performing the actions the machine returns,
-/// on the calling worker's thread from start to end: database steps, the request and the
-/// answer cost no hop between threads.
+/// each attempt's ``ActivationMachine`` by performing the actions the machine returns, in
+/// the calling task: the database's steps and TMP's request are awaited, on the drivers'
+/// and the transport's own executors.
 struct Session: Sendable {
     let activator: Activator
     let ledger: any AttemptLedger
@@ -44,37 +44,45 @@ struct Session: Sendable {
 
     /// Writes what the ledger still holds, and stops the shared transport's transfer thread if
     /// there is one.
-    func close() {
-        ledger.close()
+    func close() async {
+        await ledger.close()
         shared?.shutdown()
     }
 
-    /// One activation on worker `index`'s connection. Blocks: call it on a runtime's worker
-    /// thread, never on the cooperative pool.
+    /// One activation on connection `index` (the runtime's slot the calling task holds).
     ///
     /// - Parameters:
     ///   - deferringFinish: queue the "finished" write without waiting for it (the result's
-    ///     ``DeferredActivation/finish``): the worker's next activation's first write is
+    ///     ``DeferredActivation/finish``): the slot's next activation's first write is
     ///     committed after it, and ``settle(_:keepUnwritten:)`` answers it then.
     ///   - keepUnwritten: takes a "finished" write the database refused after TMP answered
     ///     (a full disk, a lost database), to be written once the database accepts writes
     ///     again; the result then reports TMP's answer with a warning. Without it, such a
     ///     failure is the result.
     ///   - settlePrevious: called once, as soon as this activation's first write is
-    ///     committed (or, without one, before returning): the worker's previous activation
+    ///     committed (or, without one, before returning): the slot's previous activation
     ///     is then committed whole and can be answered.
     func run(
         _ job: ActivationJob, client index: Int, deferringFinish: Bool,
-        keepUnwritten: ((AttemptWrite, any Error) -> Void)?, settlePrevious: () -> Void
-    ) -> DeferredActivation {
+        keepUnwritten: (@Sendable (AttemptWrite, any Error) -> Void)?, settlePrevious: () async -> Void
+    ) async -> DeferredActivation {
         var settled = false
-        func settle() {
-            if !settled {
-                settled = true
-                settlePrevious()
-            }
-        }
-        defer { settle() }
+        let activation = await perform(
+            job, client: index, deferringFinish: deferringFinish, keepUnwritten: keepUnwritten,
+            settle: {
+                if !settled {
+                    settled = true
+                    await settlePrevious()
+                }
+            })
+        if !settled { await settlePrevious() }
+        return activation
+    }
+
+    private func perform(
+        _ job: ActivationJob, client index: Int, deferringFinish: Bool,
+        keepUnwritten: (@Sendable (AttemptWrite, any Error) -> Void)?, settle: () async -> Void
+    ) async -> DeferredActivation {
         let prepared = clients[index]
         let requestID = job.requestID ?? Activator.makeRequestID()
         var machine = ActivationMachine(
@@ -99,18 +107,22 @@ struct Session: Sendable {
                 case .checkUser:
                     action = machine.handle(.userCheckAnswered(job.refusal ?? prepared.failure))
                 case .resolveRecords(let query) where machine.isDryRun:
-                    action = machine.handle(.resolved(try ledger.resolve(query)))
+                    action = machine.handle(.resolved(try await ledger.resolve(query)))
                 case .resolveRecords(let query):
                     let decided = machine
-                    let committed = Result {
-                        try ledger.begin(query) { resolved in
-                            var machine = decided
-                            let action = machine.handle(.resolved(resolved))
-                            let step = attempt.step(action, attemptID: resolved.attemptID, latency: nil)
-                            return ((machine, action, resolved.attemptID), step)
-                        }
+                    let committed: Result<(ActivationMachine, ActivationMachine.Action, Int64), any Error>
+                    do {
+                        committed = .success(
+                            try await ledger.begin(query) { resolved in
+                                var machine = decided
+                                let action = machine.handle(.resolved(resolved))
+                                let step = attempt.step(action, attemptID: resolved.attemptID, latency: nil)
+                                return ((machine, action, resolved.attemptID), step)
+                            })
+                    } catch {
+                        committed = .failure(error)
                     }
-                    settle()
+                    await settle()
                     let (next, written, id) = try committed.get()
                     machine = next
                     attemptID = id
@@ -125,7 +137,7 @@ struct Session: Sendable {
                     let latency = began.map { ContinuousClock.now - $0 }
                     if let step = attempt.step(action, attemptID: attemptID, latency: latency) {
                         do {
-                            try ledger.write(step)
+                            try await ledger.write(step)
                         } catch  where step.kind == .finished && keepUnwritten != nil {
                             return DeferredActivation(
                                 result: unwritten(step, error, result: machine.result, keep: keepUnwritten!),
@@ -135,7 +147,7 @@ struct Session: Sendable {
                     action = action.committedEvent.map { machine.handle($0) } ?? .stop(machine.result)
                 case .send(let record, let delay):
                     if delay > .zero {
-                        activator.sleep(delay)
+                        await activator.sleep(delay)
                     }
                     guard case .success(let client) = prepared else {
                         return DeferredActivation(result: machine.result, finish: nil)
@@ -149,7 +161,8 @@ struct Session: Sendable {
                     if began == nil { began = .now }
                     action = machine.handle(
                         .tmpAnswered(
-                            client.send(tokenUniqueReference: record.deviceAccountIdentifier, requestID: requestID)))
+                            await client.send(
+                                tokenUniqueReference: record.deviceAccountIdentifier, requestID: requestID)))
                 case .stop(let result):
                     logger.info(
                         "activation.finished",
@@ -163,17 +176,16 @@ struct Session: Sendable {
         } catch {
             return DeferredActivation(result: ActivationResult(outcome: .error, error: .coded(error)), finish: nil)
         }
-
     }
 
     /// A deferred activation's result once its "finished" write is committed: an error if the
     /// write failed, or, with `keepUnwritten`, TMP's answer with a warning while the write waits.
     func settle(
-        _ activation: DeferredActivation, keepUnwritten: ((AttemptWrite, any Error) -> Void)?
-    ) -> ActivationResult {
+        _ activation: DeferredActivation, keepUnwritten: (@Sendable (AttemptWrite, any Error) -> Void)?
+    ) async -> ActivationResult {
         guard let finish = activation.finish else { return activation.result }
         do {
-            try finish.write.result()
+            try await finish.write.result()
             return activation.result
         } catch {
             guard let keepUnwritten else { return ActivationResult(outcome: .error, error: .coded(error)) }
@@ -208,9 +220,9 @@ extension Result {
 }
 
 /// An activation's result while its "finished" write may still wait in the commit queue.
-struct DeferredActivation {
+struct DeferredActivation: Sendable {
     /// A queued "finished" write.
-    struct Finish {
+    struct Finish: Sendable {
         let step: AttemptWrite
         let write: PendingWrite
     }

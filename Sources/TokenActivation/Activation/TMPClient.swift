@@ -34,10 +34,13 @@ struct TMPClient: Sendable {
         return HTTPRequest(method: "POST", url: endpoint, headers: headers, body: Array(body.utf8))
     }
 
-    /// Sends the request once, blocking the calling thread (an activation worker's).
-    func send(tokenUniqueReference: String, requestID: String) -> Result<HTTPResponse, TransportError> {
-        Result { () throws(TransportError) in
-            try transport.sendBlocking(request(tokenUniqueReference: tokenUniqueReference, requestID: requestID))
+    /// Sends the request once.
+    func send(tokenUniqueReference: String, requestID: String) async -> Result<HTTPResponse, TransportError> {
+        do throws(TransportError) {
+            return .success(
+                try await transport.send(request(tokenUniqueReference: tokenUniqueReference, requestID: requestID)))
+        } catch {
+            return .failure(error)
         }
     }
 }

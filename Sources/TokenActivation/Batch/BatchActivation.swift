@@ -59,18 +59,26 @@ extension Activator {
         let workers = max(1, concurrency)
         AllocatorTuning.forLongRun()
         let runtime = try await ActivationRuntime(activator: self, options: .init(workers: workers))
-        defer { runtime.close() }
         let chunks = DescriptorChunks(descriptor: descriptor, name: input.name, stopWaiting: { stop.isRequested })
         let bytesRead: (@Sendable (Int) -> Void)? = progress.map { progress in
             { @Sendable bytes in progress(bytes, totalBytes) }
         }
-        var summary = try await runtime.batch(
-            chunks, window: workers * Self.reorderWindowPerWorker,
-            decode: { @Sendable line in ActivationRuntime.BatchLine.deeplink(line, dryRun: dryRun) },
-            isStopping: { @Sendable in stop.isRequested }, progress: bytesRead, emitInOrder: emit
-        )
-        (summary.transactions, summary.committedSteps) = runtime.figures
-        return summary
+        let summary: Result<BatchSummary, any Error>
+        do {
+            summary = .success(
+                try await runtime.batch(
+                    chunks, window: workers * Self.reorderWindowPerWorker,
+                    decode: { @Sendable line in ActivationRuntime.BatchLine.deeplink(line, dryRun: dryRun) },
+                    isStopping: { @Sendable in stop.isRequested }, progress: bytesRead, emitInOrder: emit
+                ))
+        } catch {
+            summary = .failure(error)
+        }
+        let figures = runtime.figures
+        await runtime.close()
+        var counted = try summary.get()
+        (counted.transactions, counted.committedSteps) = figures
+        return counted
     }
 }
 

@@ -101,52 +101,67 @@ extension ActivationRuntime {
         }
     }
 
-    /// Reads and starts the lines of a batch.
+    /// Reads the lines of a batch and starts each as a child task of one task group, admitted
+    /// in input order; returns once every line started has finished.
     /// - Returns: whether it stopped early.
     private func read<Chunks: AsyncSequence>(
-        _ chunks: Chunks, into order: BatchOrder, decode: @Sendable ([UInt8]) -> BatchLine,
+        _ chunks: Chunks, into order: BatchOrder, decode: @escaping @Sendable ([UInt8]) -> BatchLine,
         isStopping: @escaping @Sendable () -> Bool,
         counted: (Int) -> Void
     ) async -> Bool where Chunks.Element: Collection<UInt8> {
         var splitter = LineSplitter(limit: Activator.batchLineLimit)
         var number = 0
-        /// Starts one line; false once no further line may be read.
-        func start(_ bytes: [UInt8]) async -> Bool {
-            number += 1
-            order.read(number)
-            await run(number, bytes.trimmingSpaces, order: order, decode: decode, isStopping: isStopping)
-            return await order.awaitRoom()
-        }
         defer { order.end() }
-        do {
-            for try await chunk in chunks {
-                counted(chunk.count)
-                for line in splitter.append(chunk) {
-                    if isStopping() { return true }
-                    guard await start(line) else { return false }
+        return await withDiscardingTaskGroup { lines in
+            /// Starts one line; false once no further line may be read.
+            func start(_ bytes: [UInt8]) async -> Bool {
+                number += 1
+                order.read(number)
+                if let (job, admission) = await admit(
+                    number, bytes.trimmingSpaces, order: order, decode: decode, isStopping: isStopping)
+                {
+                    lines.addTask { [number] in
+                        if await !self.run(job, admission) {
+                            order.settle(number, .result(.notRun(Self.stopping)))
+                        }
+                    }
                 }
+                return await order.awaitRoom()
             }
-        } catch {
-            number += 1
-            order.read(number)
-            order.settle(number, .result(ActivationResult(outcome: .error, error: .coded(error))))
+            do {
+                for try await chunk in chunks {
+                    counted(chunk.count)
+                    for line in splitter.append(chunk) {
+                        if isStopping() { return true }
+                        guard await start(line) else { return false }
+                    }
+                }
+            } catch {
+                number += 1
+                order.read(number)
+                order.settle(number, .result(ActivationResult(outcome: .error, error: .coded(error))))
+                return false
+            }
+            if isStopping() { return true }
+            if let last = splitter.finish() { _ = await start(last) }
             return false
         }
-        if isStopping() { return true }
-        if let last = splitter.finish() { _ = await start(last) }
-        return false
     }
 
-    /// Runs line `number`, or settles it at once when it is blank or cannot run.
-    private func run(
+    /// Line `number`'s job, admitted; nil when it was settled at once (blank, or unable to run).
+    private func admit(
         _ number: Int, _ text: ArraySlice<UInt8>, order: BatchOrder, decode: ([UInt8]) -> BatchLine,
         isStopping: @escaping @Sendable () -> Bool
-    ) async {
-        guard !text.isEmpty else { return order.settle(number, .blank) }
+    ) async -> (ActivationJob, RuntimeSlots.Admission)? {
+        guard !text.isEmpty else {
+            order.settle(number, .blank)
+            return nil
+        }
         let (line, device, dryRun): (String, String?, Bool)
         switch decode(Array(text)) {
         case .answered(let result):
-            return order.settle(number, .result(result))
+            order.settle(number, .result(result))
+            return nil
         case .request(let deeplink, let lineDevice, let lineDryRun):
             (line, device, dryRun) = (deeplink, lineDevice, lineDryRun)
         }
@@ -154,17 +169,16 @@ extension ActivationRuntime {
         do {
             deeplink = try activator.parser.parse(line)
         } catch {
-            return order.settle(number, .result(.refused(error)))
+            order.settle(number, .result(.refused(error)))
+            return nil
         }
         let job = ActivationJob(
             deeplink: deeplink, text: line, device: device, dryRun: dryRun, refusal: await gateRefusal(),
             requestID: nil, submitted: .now,
-            isWithdrawn: isStopping,
+            isWithdrawn: { !order.mayStart(number, stopping: isStopping()) },
             deliver: { result in result.map { order.settle(number, .result($0)) } ?? order.withdraw(number) }
         )
-        if !submit(job, bounded: false) {
-            order.settle(number, .result(.notRun(Self.stopping)))
-        }
+        return (job, admit(bounded: false))
     }
 }
 

@@ -15,20 +15,20 @@ extension ActivationRuntime {
 
     /// Closes, as UNKNOWN `activation.interrupted`, every attempt left open by a process
     /// that is gone (on PostgreSQL, by a host whose lease has expired), and moves its pass
-    /// back to `requiresActivation`; attempts whose owner still runs are left alone. Blocks
-    /// on the database.
+    /// back to `requiresActivation`; attempts whose owner still runs are left alone.
     /// - Parameter serialNumber: only this pass's attempts; every pass's when nil.
     /// - Returns: the attempts closed.
     @discardableResult
-    public func closeInterrupted(serialNumber: String? = nil) throws -> [Int64] {
+    public func closeInterrupted(serialNumber: String? = nil) async throws -> [Int64] {
         let ledger = session.ledger
         var closed: [Int64] = []
         var seen: Set<PassQuery> = []
-        for record in try store.activatingPasses() where serialNumber == nil || record.serialNumber == serialNumber {
+        let activating = try await store.run { store in try store.activatingPasses() }
+        for record in activating where serialNumber == nil || record.serialNumber == serialNumber {
             let query = PassQuery(
                 serialNumber: record.serialNumber, passTypeIdentifier: record.passTypeIdentifier, device: record.device)
             guard seen.insert(query).inserted else { continue }
-            let resolved = try ledger.resolve(query)
+            let resolved = try await ledger.resolve(query)
             guard let open = resolved.openAttempt, !open.ownerIsAlive,
                 let activating = resolved.records.first(where: { $0.state == .activating })
             else { continue }
@@ -37,7 +37,7 @@ extension ActivationRuntime {
                 kind: .finished, attemptID: open.attemptID, rows: [row],
                 move: .init(activating, to: .requiresActivation), closing: nil)
             do {
-                try ledger.write(step)
+                try await ledger.write(step)
                 closed.append(open.attemptID)
                 activator.logger.warning(
                     "activation.interruptedClosed",
@@ -53,14 +53,14 @@ extension ActivationRuntime {
     }
 
     /// Writes the "finished" steps the database refused, oldest first, stopping at the first
-    /// it still refuses. Blocks on the database.
+    /// it still refuses.
     /// - Returns: how many were written, and how many still wait.
     @discardableResult
-    public func writeUnwritten() -> (written: Int, waiting: Int) {
+    public func writeUnwritten() async -> (written: Int, waiting: Int) {
         var written = 0
         while let step = unwritten.withLock({ $0.first }) {
             do {
-                try session.ledger.write(step)
+                try await session.ledger.write(step)
             } catch let error as any CodedError where error.code == .activationInterrupted {
                 // Its lease expired and another host closed it: nothing is left to write.
                 activator.logger.warning("activation.finishSuperseded", metadata: ["attempt": "\(step.attemptID)"])
@@ -80,10 +80,10 @@ extension ActivationRuntime {
     }
 
     /// Tries for a few seconds to write what the database refused; logs what is lost.
-    func writeUnwrittenBeforeClosing() {
+    func writeUnwrittenBeforeClosing() async {
         let deadline = ContinuousClock.now + .seconds(5)
-        while writeUnwritten().waiting > 0 && ContinuousClock.now < deadline {
-            Thread.sleep(forTimeInterval: 0.2)
+        while await writeUnwritten().waiting > 0 && ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(200))
         }
         if !unwrittenAttempts.isEmpty {
             activator.logger.error(

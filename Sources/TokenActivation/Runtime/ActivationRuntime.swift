@@ -1,15 +1,15 @@
-import Dispatch
 import ErrorCodes
 import Foundation
 import Synchronization
 import WalletModel
 
-/// The one way an activation runs: a single CLI activation (one worker), a CLI batch, a
+/// The one way an activation runs: a single CLI activation (one slot), a CLI batch, a
 /// service request and a service batch's line. The runtime holds the database open, the
-/// preflight answered and a fixed set of workers, each a thread with its own kept-alive
-/// TMP connection (the transport's blocking handle); jobs wait in one FIFO, admitted up to
-/// ``Options/capacity``. Every activation runs ``Session``'s one pipeline on the first free
-/// worker; concurrent activations share the ledger's group commit.
+/// preflight answered and a fixed number of slots, each with its own kept-alive TMP client.
+/// An activation is the task that submits it (a request's, a batch line's child task): it
+/// waits for a slot, admitted up to ``Options/capacity``, in admission order, then runs
+/// ``Session``'s one pipeline in that slot; concurrent activations share the ledger's group
+/// commit. No thread is the runtime's own.
 public final class ActivationRuntime: Sendable {
     public struct Options: Sendable {
         /// Activations that run at once, one connection each.
@@ -25,9 +25,9 @@ public final class ActivationRuntime: Sendable {
         /// it accepts writes again, and answer TMP's outcome with a warning (a service).
         /// Otherwise the refusal is the result.
         public var keepsUnwritten = false
-        /// Let a worker queue an activation's "finished" write and answer it once its next
-        /// activation's first write is committed with it (one commit instead of two); a
-        /// worker with nothing queued commits it alone at once. Off for a single activation.
+        /// Let a slot queue an activation's "finished" write and answer it once the slot's
+        /// next activation's first write is committed with it (one commit instead of two); a
+        /// slot nobody waits for commits it alone at once. Off for a single activation.
         public var defersFinish = true
 
         public init(workers: Int) {
@@ -40,21 +40,18 @@ public final class ActivationRuntime: Sendable {
     let store: any TokenStore
     let session: Session
     private let observer: (any ActivationObserver)?
-    let queue = Mutex(JobQueue())
+    private let slots: Mutex<RuntimeSlots>
     /// "Finished" writes the database refused after TMP answered, oldest first: written by
     /// ``writeUnwritten()`` as soon as the database accepts writes again.
     let unwritten = Mutex<[AttemptWrite]>([])
-    /// One per worker: signalled when it is handed a job, or told to stop.
-    let wakeups: [DispatchSemaphore]
-    private let finished = DispatchGroup()
 
-    /// Opens the database, answers the preflight and starts the workers.
+    /// Opens the database and answers the preflight.
     /// - Throws: ``StorageError`` when the database cannot be opened.
     public init(activator: Activator, options: Options, observer: (any ActivationObserver)? = nil) async throws {
         self.activator = activator
         self.options = options
         self.observer = observer
-        wakeups = (0..<options.workers).map { _ in DispatchSemaphore(value: 0) }
+        slots = Mutex(RuntimeSlots(count: options.workers))
         store = try activator.store.open(logger: activator.logger)
         do {
             session = try await Session(
@@ -64,18 +61,9 @@ public final class ActivationRuntime: Sendable {
             try? store.close()
             throw error
         }
-        // Worker 0 ends up on top of the idle stack: the first activations use it.
-        queue.withLock { $0.idle = Array((0..<options.workers).reversed()) }
-        for worker in 0..<options.workers {
-            finished.enter()
-            Thread.start(named: "tokenctl.worker") { [self] in
-                work(worker)
-                finished.leave()
-            }
-        }
     }
 
-    /// The number of workers: activations that run at once.
+    /// The number of slots: activations that run at once.
     public var workers: Int { options.workers }
 
     /// Why no activation can be sent (TMP's credentials unreadable, or a gate asked once),
@@ -85,21 +73,21 @@ public final class ActivationRuntime: Sendable {
     /// The open database, for reads beside the activations (health, passes, audit).
     public var database: any TokenStore { store }
 
-    /// Activations running on a worker and waiting for one.
+    /// Activations running in a slot and waiting for one.
     public var load: (running: Int, waiting: Int) {
-        queue.withLock { ($0.busy, $0.waiting) }
+        slots.withLock { $0.load }
     }
 
     /// Whether a submission now would be refused.
     public var isFull: Bool {
-        queue.withLock { $0.busy + $0.waiting >= options.capacity }
+        slots.withLock { $0.admitted >= options.capacity }
     }
 
     /// Database transactions written, and the activation steps they carried.
     public var figures: (transactions: Int, jobs: Int) { session.ledger.figures }
 
-    /// Activates the token behind one deeplink on the next free worker. Every failure is
-    /// a result, as ``Activator/activate(deeplink:device:dryRun:)``'s.
+    /// Activates the token behind one deeplink in the next free slot. Every failure is a
+    /// result, as ``Activator/activate(deeplink:device:dryRun:)``'s.
     /// - Parameter requestID: the id to audit the attempt under (an Idempotency-Key's,
     ///   stored with the key first); a new one when nil.
     /// - Returns: nil, with nothing run, when the runtime is full or stopping.
@@ -120,15 +108,13 @@ public final class ActivationRuntime: Sendable {
         _ deeplink: Deeplink, text: String, device: String?, dryRun: Bool, requestID: String?
     ) async -> ActivationResult? {
         let refusal = await gateRefusal()
-        return await withCheckedContinuation { (continuation: CheckedContinuation<ActivationResult?, Never>) in
-            // Never withdrawn: its result is never nil.
-            let job = ActivationJob(
-                deeplink: deeplink, text: text, device: device, dryRun: dryRun, refusal: refusal, requestID: requestID,
-                submitted: .now,
-                deliver: { continuation.resume(returning: $0) }
-            )
-            if !submit(job, bounded: true) { continuation.resume(returning: nil) }
-        }
+        let answer = Promise<ActivationResult?>()
+        let job = ActivationJob(
+            deeplink: deeplink, text: text, device: device, dryRun: dryRun, refusal: refusal, requestID: requestID,
+            submitted: .now, deliver: { answer.give($0) })
+        let admission = admit(bounded: true)
+        guard await run(job, admission) else { return nil }
+        return await answer.value
     }
 
     /// A gate's refusal for an activation submitted now, when the gates are asked per activation.
@@ -136,39 +122,72 @@ public final class ActivationRuntime: Sendable {
         options.gatesPerActivation && activator.hasGates ? await activator.gates(store: store) : nil
     }
 
-    /// Queues `job` and wakes an idle worker for it.
+    /// Admits a job, in the caller's order.
     /// - Parameter bounded: refuse it when the runtime is at its capacity.
-    /// - Returns: false, with the job not queued, when it was refused.
-    func submit(_ job: ActivationJob, bounded: Bool) -> Bool {
-        enum Handed {
-            case worker(Int)
-            case queued, refused
+    func admit(bounded: Bool) -> RuntimeSlots.Admission {
+        slots.withLock { $0.admit(bounded: bounded, capacity: options.capacity) }
+    }
+
+    /// Runs an admitted job in the calling task once its slot is free, and hands its slot on.
+    /// - Returns: false, with nothing run, when it was refused.
+    func run(_ job: ActivationJob, _ admission: RuntimeSlots.Admission) async -> Bool {
+        let slot: RuntimeSlots.Slot
+        switch admission {
+        case .refused: return false
+        case .granted(let granted): slot = granted
+        case .parked(let promise): slot = await promise.value
         }
-        let handed = queue.withLock { queue -> Handed in
-            guard !queue.stopping, !bounded || queue.busy + queue.waiting < options.capacity else { return .refused }
-            queue.append(job)
-            return queue.idle.popLast().map(Handed.worker) ?? .queued
-        }
-        switch handed {
-        case .worker(let worker):
-            wakeups[worker].signal()
+        if let isWithdrawn = job.isWithdrawn, isWithdrawn() {
+            job.deliver(nil)
+            await release(slot)
             return true
-        case .queued:
-            return true
-        case .refused:
-            return false
         }
+        observer?.started()
+        let previous = slot.held
+        let activation = await session.run(
+            job, client: slot.index, deferringFinish: options.defersFinish, keepUnwritten: keep,
+            settlePrevious: {
+                if let previous { await self.answer(previous) }
+            })
+        var held: HeldActivation?
+        if activation.finish == nil {
+            deliver(job, activation.result)
+        } else {
+            held = HeldActivation(job: job, activation: activation)
+        }
+        await release(RuntimeSlots.Slot(index: slot.index, held: held))
+        return true
+    }
+
+    /// Hands a slot to the oldest waiting job, or answers what it holds and leaves it idle.
+    private func release(_ slot: RuntimeSlots.Slot) async {
+        var next = slots.withLock { $0.finish(slot) }
+        if case .answerHeld = next, let held = slot.held {
+            await answer(held)
+            next = slots.withLock { $0.free(slot.index) }
+        }
+        switch next {
+        case .handed(let waiting, let slot): waiting.give(slot)
+        case .idle(let closers): for closer in closers { closer.resume() }
+        case .answerHeld: preconditionFailure("a freed slot holds nothing")
+        }
+    }
+
+    /// Answers a held activation once its "finished" write is committed.
+    private func answer(_ held: HeldActivation) async {
+        deliver(held.job, await session.settle(held.activation, keepUnwritten: keep))
+    }
+
+    /// Where a refused "finished" write is kept, when the runtime keeps them.
+    private var keep: (@Sendable (AttemptWrite, any Error) -> Void)? {
+        guard options.keepsUnwritten else { return nil }
+        return { [self] step, _ in unwritten.withLock { $0.append(step) } }
     }
 
     /// Delivers a job's result, told to the observer.
     func deliver(_ job: ActivationJob, _ result: ActivationResult) {
         observer?.finished(result, after: .now - job.submitted)
         job.deliver(result)
-    }
-
-    /// Tells the observer a worker took a job.
-    func started() {
-        observer?.started()
     }
 
     /// Why a job was not run: the runtime stopped before it was queued.
@@ -185,18 +204,14 @@ public final class ActivationRuntime: Sendable {
         try? activator.parser.parse(text).serialNumber
     }
 
-    /// Lets the workers finish what is queued, stops them, writes what the database
-    /// refused before (trying for a few seconds), and closes the database. Blocks.
-    public func close() {
-        let idle = queue.withLock { queue -> [Int] in
-            queue.stopping = true
-            defer { queue.idle = [] }
-            return queue.idle
+    /// Refuses further activations, lets those admitted finish, writes what the database
+    /// refused before (trying for a few seconds), and closes the database.
+    public func close() async {
+        await withCheckedContinuation { (closer: CheckedContinuation<Void, Never>) in
+            if slots.withLock({ $0.stop(closer: closer) }) { closer.resume() }
         }
-        for worker in idle { wakeups[worker].signal() }
-        finished.wait()
-        if options.keepsUnwritten { writeUnwrittenBeforeClosing() }
-        session.close()
+        if options.keepsUnwritten { await writeUnwrittenBeforeClosing() }
+        await session.close()
         try? store.close()
     }
 }

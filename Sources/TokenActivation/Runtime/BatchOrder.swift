@@ -23,6 +23,8 @@ final class BatchOrder: Sendable {
         var ended = false
         /// The first line withdrawn unrun: it and every line after it are dropped.
         var cutoff = Int.max
+        /// The last line in input order that started running.
+        var lastStarted = 0
         var abandoned = false
         var reader: CheckedContinuation<Void, Never>?
         var producer: CheckedContinuation<Void, Never>?
@@ -152,6 +154,18 @@ final class BatchOrder: Sendable {
                 return false
             }
             if isReady { continuation.resume() }
+        }
+    }
+
+    /// Whether line `number` may start now that it has a slot: once the batch is stopping,
+    /// a line after the last one started is withdrawn, while a line before it runs (lines get
+    /// their slots in input order but may start out of it), so the output ends before the
+    /// first line withdrawn and no line that ran is lost.
+    func mayStart(_ number: Int, stopping: Bool) -> Bool {
+        state.withLock { state in
+            guard !stopping || number < state.lastStarted, number < state.cutoff else { return false }
+            state.lastStarted = max(state.lastStarted, number)
+            return true
         }
     }
 

@@ -56,7 +56,7 @@ extension Activator {
         userCheck: (any UserActivationCheck)? = nil,
         logger: Logger = Logger(label: "tokenctl.activation"),
         clock: @escaping @Sendable () -> Timestamp = Timestamp.now,
-        sleep: @escaping @Sendable (Duration) -> Void = Activator.pause
+        sleep: @escaping @Sendable (Duration) async -> Void = Activator.pause
     ) {
         self.init(
             settings: settings.activation, store: settings.store, environment: environment, transports: transports,

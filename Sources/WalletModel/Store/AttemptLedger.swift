@@ -4,27 +4,29 @@
 /// PostgreSQL, shared by many hosts, through leases and a server-side append.
 public protocol AttemptLedger: Sendable {
     /// The records of `query` and the attempt open on them, for a dry run: reads only.
-    func resolve(_ query: PassQuery) throws -> ResolvedPasses
+    func resolve(_ query: PassQuery) async throws -> ResolvedPasses
 
     /// Reads the records of `query`, lets `decide` answer what to write, and writes it, all
     /// at once: no other process or host changes the records in between. `decide` may run
     /// more than once (when another host got there first, it decides again on what that
     /// host left).
     /// - Returns: what `decide` returned last.
-    func begin<T>(_ query: PassQuery, decide: @escaping (ResolvedPasses) -> (T, AttemptWrite?)) throws -> T
+    func begin<T: Sendable>(
+        _ query: PassQuery, decide: @escaping @Sendable (ResolvedPasses) -> (T, AttemptWrite?)
+    ) async throws -> T
 
     /// Writes a later step of the attempt and waits until it is committed.
-    func write(_ step: AttemptWrite) throws
+    func write(_ step: AttemptWrite) async throws
 
-    /// Queues a write and returns at once; it is committed before any later write of the
-    /// same thread returns.
+    /// Queues a write and returns at once; it is committed before any write queued later
+    /// returns.
     func submit(_ step: AttemptWrite) -> PendingWrite
 
     /// Transactions and steps written so far (the batch summary's figures).
     var figures: (transactions: Int, jobs: Int) { get }
 
     /// Writes what is still queued.
-    func close()
+    func close() async
 }
 
 /// What a ledger read for one attempt: the records of its query, the attempt still open on
@@ -98,16 +100,16 @@ public struct AttemptWrite: Sendable, Equatable {
 
 }
 
-/// A queued write, waited for once.
-public struct PendingWrite: @unchecked Sendable {
-    private let wait: () throws -> Void
+/// A queued write, awaited once.
+public struct PendingWrite: Sendable {
+    private let wait: @Sendable () async throws -> Void
 
-    public init(wait: @escaping () throws -> Void) {
+    public init(wait: @escaping @Sendable () async throws -> Void) {
         self.wait = wait
     }
 
-    /// Blocks until the write is committed; throws if it failed.
-    public func result() throws {
-        try wait()
+    /// Returns once the write is committed; throws if it failed.
+    public func result() async throws {
+        try await wait()
     }
 }

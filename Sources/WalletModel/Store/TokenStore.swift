@@ -52,7 +52,7 @@ public protocol TokenStore: StateDatabase, TransparencyLogStore {
     // MARK: Attempts
 
     /// The attempts' reads and writes for an activation session: the writes of workers
-    /// that write at once are grouped (``GroupingQueue``); ``AttemptLedger/close()`` writes
+    /// that write at once are grouped (``WriteGroups``); ``AttemptLedger/close()`` writes
     /// what is still queued.
     func ledger() -> any AttemptLedger
 

@@ -1,4 +1,3 @@
-import Dispatch
 import ErrorCodes
 import Foundation
 import HTTPTransport
@@ -45,22 +44,38 @@ struct ActivationRuntimeTests {
 
     static let approved = HTTPResponse(status: 200, body: Array(#"{"issuerMobileAppAuthResponse":"APPROVED"}"#.utf8))
 
-    /// A transport whose answers wait, on the worker's thread, until it is opened.
+    /// A transport whose answers wait until it is opened.
     final class HeldTransport: HTTPTransport {
-        let opened = DispatchSemaphore(value: 0)
+        private let gate = Mutex<(isOpen: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
         let arrived = Atomic(0)
 
         func transport() -> HeldTransport { self }
 
-        func sendBlocking(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
-            arrived.add(1, ordering: .relaxed)
-            opened.wait()
-            opened.signal()
-            return ActivationRuntimeTests.approved
+        /// Answers every request waiting, and every later one at once.
+        func open() {
+            let waiting = gate.withLock { gate in
+                gate.isOpen = true
+                defer { gate.waiting = [] }
+                return gate.waiting
+            }
+            for request in waiting { request.resume() }
         }
 
         func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
-            preconditionFailure("the runtime's workers send blocking")
+            arrived.add(1, ordering: .relaxed)
+            await withCheckedContinuation { request in
+                if gate.withLock({ gate in
+                    if !gate.isOpen { gate.waiting.append(request) }
+                    return gate.isOpen
+                }) {
+                    request.resume()
+                }
+            }
+            return ActivationRuntimeTests.approved
+        }
+
+        func sendBlocking(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
+            preconditionFailure("activations send with the async call")
         }
 
         func waitForArrivals(_ count: Int) async {
@@ -68,17 +83,17 @@ struct ActivationRuntimeTests {
         }
     }
 
-    /// A transport that answers APPROVED at once on the worker's own thread.
+    /// A transport that answers APPROVED at once.
     final class AnsweringTransport: HTTPTransport {
         let sent = Atomic(0)
 
-        func sendBlocking(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
+        func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
             sent.add(1, ordering: .relaxed)
             return ActivationRuntimeTests.approved
         }
 
-        func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
-            preconditionFailure("the runtime's workers send blocking")
+        func sendBlocking(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
+            preconditionFailure("activations send with the async call")
         }
     }
 
@@ -97,9 +112,9 @@ struct ActivationRuntimeTests {
         #expect(runtime.isFull)
         #expect(runtime.load.running == 1)
         #expect(await runtime.activate(deeplink: "mybank://activate?serialNumber=SN3") == nil)
-        held.opened.signal()
+        held.open()
         #expect(await [first?.outcome, second?.outcome] == [.approved, .approved])
-        runtime.close()
+        await runtime.close()
         #expect(runtime.load.running == 0 && runtime.load.waiting == 0)
         #expect(
             try Wallet(settings: settings()).show(PassQuery(serialNumber: "SN3")).map(\.state) == [.requiresActivation])
@@ -127,25 +142,36 @@ struct ActivationRuntimeTests {
         let (transactions, steps) = runtime.figures
         #expect(steps == 80)
         #expect(transactions < steps)
-        runtime.close()
+        await runtime.close()
         let (rows, broken) = try Audit(settings: settings()).verify()
         #expect(rows == 80 && broken == nil)
     }
 
-    /// The workers carry their name to the system (`ps -L`, `top -H`, a profiler), not the
-    /// name of the task that started them.
-    @Test func workersAreNamedForTheSystem() async throws {
-        try addPasses(1)
-        let names = Mutex<[String]>([])
+    @TaskLocal static var caller: String?
+
+    /// An activation runs in the task that submitted it, with no worker thread between: the
+    /// transport sees each caller's task-local value, which a hand-off to a thread would lose.
+    @Test func anActivationRunsInItsCallersTask() async throws {
+        try addPasses(4)
+        let seen = Mutex<[String]>([])
         let transport = ClosureTransport { _, _ throws(TransportError) in
-            let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
-            names.withLock { $0.append(name.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            seen.withLock { $0.append(Self.caller ?? "none") }
             return Self.approved
         }
         let runtime = try await runtime(transport, ActivationRuntime.Options(workers: 2))
-        #expect(await runtime.activate(deeplink: "mybank://activate?serialNumber=SN1")?.outcome == .approved)
-        runtime.close()
-        #expect(names.withLock { $0 } == ["tokenctl.worker"])
+        await withTaskGroup(of: Void.self) { group in
+            for index in 1...4 {
+                group.addTask {
+                    await Self.$caller.withValue("caller \(index)") {
+                        #expect(
+                            await runtime.activate(deeplink: "mybank://activate?serialNumber=SN\(index)")?.outcome
+                                == .approved)
+                    }
+                }
+            }
+        }
+        await runtime.close()
+        #expect(seen.withLock { $0.sorted() } == (1...4).map { "caller \($0)" })
     }
 
     /// Lines queued before a stop and not yet started are withdrawn: the output ends before
@@ -160,7 +186,7 @@ struct ActivationRuntimeTests {
         let stopper = Task {
             await held.waitForArrivals(2)
             stop.request()
-            held.opened.signal()
+            held.open()
         }
         var emitted: [Int] = []
         let summary = try await runtime.batch(
@@ -170,7 +196,7 @@ struct ActivationRuntimeTests {
             emitted.append(line)
         }
         await stopper.value
-        runtime.close()
+        await runtime.close()
         #expect(summary.stoppedEarly)
         #expect(emitted == [1, 2])
         #expect(held.arrived.load(ordering: .relaxed) == 2)
@@ -178,7 +204,7 @@ struct ActivationRuntimeTests {
             try Wallet(settings: settings()).show(PassQuery(serialNumber: "SN3")).map(\.state) == [.requiresActivation])
     }
 
-    /// Output on the workers' threads (a CLI's): with eight workers finishing lines at once,
+    /// Output on the tasks that finish lines (a CLI's): with eight slots finishing lines at once,
     /// every line is emitted once, in input order, and counted.
     @Test func inlineOutputEmitsEveryLineOnceInOrder() async throws {
         let count = 2000
@@ -196,7 +222,7 @@ struct ActivationRuntimeTests {
             usleep(20)
             emitted.append(line)
         }
-        runtime.close()
+        await runtime.close()
         let missing = Set(1...count).subtracting(emitted).sorted()
         #expect(missing.isEmpty, "lines never emitted: \(missing.prefix(20))")
         #expect(emitted.elementsEqual(1...count), "lines out of order or emitted twice")
@@ -222,7 +248,7 @@ struct ActivationRuntimeTests {
         ) { line, result in
             emitted.append((line, result.error?.code))
         }
-        runtime.close()
+        await runtime.close()
         #expect(emitted.map(\.0) == [1, 3, 4, 5, 6])
         #expect(emitted.map(\.1) == [nil, .deeplinkTooLong, .deeplinkInvalidCharacter, nil, nil])
         #expect(summary.lines == 5 && summary.outcomes[.approved] == 3 && !summary.stoppedEarly)

@@ -16,37 +16,35 @@ import WalletModel
 
     @Test(arguments: Driver.allCases)
     func headsAndProofsAreTheTreeOfTheRows(_ driver: Driver) async throws {
-        try await Threads.run { [directory] in
-            let store = try driver.make(in: directory)
-            try store.with { store in
-                let tree = AuditTree(store: store)
-                #expect(try tree.size() == 0)
-                #expect(try tree.rootHash(size: 0) == MerkleHash.emptyTree)
-                // 37 attempts: 74 rows, 4 whole blocks and a part.
-                try Self.appendAttempts(37, to: store)
-                let leaves = try Self.leafHashes(store)
-                #expect(leaves.count == 74)
-                #expect(try tree.size() == 74)
-                try Self.expectTheTree(tree, of: leaves, sizes: [1, 2, 3, 15, 16, 17, 33, 64, 73, 74])
-                // Caught up: the same heads and proofs from the stored nodes.
-                #expect(try tree.catchUp() == 4)
-                #expect(try store.storedTreeBlocks() == 4)
-                #expect(try tree.catchUp() == 0)
-                try Self.expectTheTree(tree, of: leaves, sizes: [1, 16, 17, 32, 48, 63, 64, 65, 74])
-                // More rows, caught up a block at a time: the nodes above complete.
-                try Self.appendAttempts(60, to: store, from: 38)
-                let more = try Self.leafHashes(store)
-                #expect(try tree.catchUp(chunkBlocks: 1) == 8)
-                #expect(try store.storedTreeBlocks() == 12)
-                let upper = try store.treeNodes([
-                    MerkleNode(level: 7, index: 0), MerkleNode(level: 6, index: 2), MerkleNode(level: 6, index: 3),
-                    MerkleNode(level: 8, index: 0),
-                ])
-                #expect(upper[MerkleNode(level: 7, index: 0)] == MerkleHash.root(more[0..<128]))
-                #expect(upper[MerkleNode(level: 6, index: 2)] == MerkleHash.root(more[128..<192]))
-                #expect(upper.count == 2, "a node whose leaves are not all there is not stored")
-                try Self.expectTheTree(tree, of: more, sizes: [74, 128, 129, 191, 192, 193, 194])
-            }
+        let store = try driver.make(in: directory)
+        try await store.with { store in
+            let tree = AuditTree(store: store)
+            #expect(try tree.size() == 0)
+            #expect(try tree.rootHash(size: 0) == MerkleHash.emptyTree)
+            // 37 attempts: 74 rows, 4 whole blocks and a part.
+            try await Self.appendAttempts(37, to: store)
+            let leaves = try Self.leafHashes(store)
+            #expect(leaves.count == 74)
+            #expect(try tree.size() == 74)
+            try Self.expectTheTree(tree, of: leaves, sizes: [1, 2, 3, 15, 16, 17, 33, 64, 73, 74])
+            // Caught up: the same heads and proofs from the stored nodes.
+            #expect(try tree.catchUp() == 4)
+            #expect(try store.storedTreeBlocks() == 4)
+            #expect(try tree.catchUp() == 0)
+            try Self.expectTheTree(tree, of: leaves, sizes: [1, 16, 17, 32, 48, 63, 64, 65, 74])
+            // More rows, caught up a block at a time: the nodes above complete.
+            try await Self.appendAttempts(60, to: store, from: 38)
+            let more = try Self.leafHashes(store)
+            #expect(try tree.catchUp(chunkBlocks: 1) == 8)
+            #expect(try store.storedTreeBlocks() == 12)
+            let upper = try store.treeNodes([
+                MerkleNode(level: 7, index: 0), MerkleNode(level: 6, index: 2), MerkleNode(level: 6, index: 3),
+                MerkleNode(level: 8, index: 0),
+            ])
+            #expect(upper[MerkleNode(level: 7, index: 0)] == MerkleHash.root(more[0..<128]))
+            #expect(upper[MerkleNode(level: 6, index: 2)] == MerkleHash.root(more[128..<192]))
+            #expect(upper.count == 2, "a node whose leaves are not all there is not stored")
+            try Self.expectTheTree(tree, of: more, sizes: [74, 128, 129, 191, 192, 193, 194])
         }
     }
 
@@ -107,48 +105,44 @@ import WalletModel
     /// two for each level, two blocks' leaf hashes, and only the rows of the last, part block.
     @Test(arguments: Driver.allCases)
     func aProofReadsLogarithmicallyMany(_ driver: Driver) async throws {
-        try await Threads.run { [directory] in
-            let store = try driver.make(in: directory)
-            try store.with { store in
-                try Self.appendAttempts(250, to: store)
-                try AuditTree(store: store).catchUp()
-                let counting = CountingStore(store)
-                let tree = AuditTree(store: counting)
-                let leaves = try Self.leafHashes(store)
-                let proof = try tree.inclusionProof(index: 200, size: 499)
-                #expect(proof == MerkleProof.inclusion(index: 200, leaves: leaves[0..<499]))
-                #expect(counting.rowsRead == 3, "\(counting.rowsRead) rows read: those after the 31 whole blocks")
-                #expect(counting.nodesAsked <= 18, "\(counting.nodesAsked) nodes asked")
-                counting.reset()
-                _ = try tree.consistencyProof(from: 300, to: 496)
-                #expect(counting.rowsRead == 0, "\(counting.rowsRead) rows read")
-                #expect(counting.nodesAsked <= 18, "\(counting.nodesAsked) nodes asked")
-                // Rows not caught up yet are read, and only those.
-                try Self.appendAttempts(5, to: store, from: 251)
-                counting.reset()
-                #expect(try tree.rootHash(size: 510) == MerkleHash.root(try Self.leafHashes(store)[0..<510]))
-                #expect(counting.rowsRead == 14, "\(counting.rowsRead) rows read: 510 rows, 496 in whole stored blocks")
-            }
+        let store = try driver.make(in: directory)
+        try await store.with { store in
+            try await Self.appendAttempts(250, to: store)
+            try AuditTree(store: store).catchUp()
+            let counting = CountingStore(store)
+            let tree = AuditTree(store: counting)
+            let leaves = try Self.leafHashes(store)
+            let proof = try tree.inclusionProof(index: 200, size: 499)
+            #expect(proof == MerkleProof.inclusion(index: 200, leaves: leaves[0..<499]))
+            #expect(counting.rowsRead == 3, "\(counting.rowsRead) rows read: those after the 31 whole blocks")
+            #expect(counting.nodesAsked <= 18, "\(counting.nodesAsked) nodes asked")
+            counting.reset()
+            _ = try tree.consistencyProof(from: 300, to: 496)
+            #expect(counting.rowsRead == 0, "\(counting.rowsRead) rows read")
+            #expect(counting.nodesAsked <= 18, "\(counting.nodesAsked) nodes asked")
+            // Rows not caught up yet are read, and only those.
+            try await Self.appendAttempts(5, to: store, from: 251)
+            counting.reset()
+            #expect(try tree.rootHash(size: 510) == MerkleHash.root(try Self.leafHashes(store)[0..<510]))
+            #expect(counting.rowsRead == 14, "\(counting.rowsRead) rows read: 510 rows, 496 in whole stored blocks")
         }
     }
 
     /// A stored node that went missing is an error naming the way to look, never a wrong head.
     @Test func aMissingStoredNodeIsCorrupt() async throws {
-        try await Threads.run { [directory] in
-            let store = try Driver.sqlite.make(in: directory)
-            try store.with { store in
-                try Self.appendAttempts(40, to: store)
-                try AuditTree(store: store).catchUp()
-            }
-            try Self.sqlite(
-                directory.file("store.sqlite"),
-                "DROP TRIGGER audit_tree_node_append_only_delete; DELETE FROM audit_tree_node WHERE level = 6")
-            try store.with { store in
-                #expect {
-                    try AuditTree(store: store).rootHash(size: 80)
-                } throws: { error in
-                    (error as? StorageError)?.code == .storageCorrupt && "\(error)".contains("tokenctl audit verify")
-                }
+        let store = try Driver.sqlite.make(in: directory)
+        try await store.with { store in
+            try await Self.appendAttempts(40, to: store)
+            try AuditTree(store: store).catchUp()
+        }
+        try Self.sqlite(
+            directory.file("store.sqlite"),
+            "DROP TRIGGER audit_tree_node_append_only_delete; DELETE FROM audit_tree_node WHERE level = 6")
+        try await store.with { store in
+            #expect {
+                try AuditTree(store: store).rootHash(size: 80)
+            } throws: { error in
+                (error as? StorageError)?.code == .storageCorrupt && "\(error)".contains("tokenctl audit verify")
             }
         }
     }
@@ -187,17 +181,17 @@ import WalletModel
     }
 
     /// `count` attempts started and finished through the ledger: two rows each.
-    static func appendAttempts(_ count: Int, to store: any TokenStore, from first: Int = 1) throws {
+    static func appendAttempts(_ count: Int, to store: any TokenStore, from first: Int = 1) async throws {
         let ledger = store.ledger()
-        defer { ledger.close() }
         for number in first..<(first + count) {
             let record = PassRecord.sample("SN\(number)")
             _ = try store.insertPass(record)
-            let attemptID = try ledger.begin(PassQuery(serialNumber: record.serialNumber)) {
+            let attemptID = try await ledger.begin(PassQuery(serialNumber: record.serialNumber)) {
                 ($0.attemptID, Steps.started(record, attemptID: $0.attemptID))
             }
-            try ledger.write(Steps.finished(record, attemptID: attemptID, outcome: "APPROVED", state: .activated))
+            try await ledger.write(Steps.finished(record, attemptID: attemptID, outcome: "APPROVED", state: .activated))
         }
+        await ledger.close()
     }
 
     /// Runs SQL with the sqlite3 program, started with the suite's own spawner as every program

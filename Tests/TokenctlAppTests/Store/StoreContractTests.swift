@@ -128,41 +128,41 @@ import WalletModel
     /// the audit holds one merged entry on a chain that verifies.
     @Test(arguments: Driver.allCases)
     func anAttemptIsGuardedAuditedAndChained(_ driver: Driver) async throws {
-        try await Threads.run { [directory] in
-            let store = try driver.make(in: directory)
-            try store.with { store in
-                let record = PassRecord.sample("SN1")
-                _ = try store.insertPass(record)
-                let ledger = store.ledger()
-                defer { ledger.close() }
-                let query = PassQuery(serialNumber: "SN1")
-                let attemptID = try ledger.begin(query) { resolved in
-                    #expect(resolved.records == [record])
-                    #expect(resolved.openAttempt == nil)
-                    return (resolved.attemptID, Steps.started(record, attemptID: resolved.attemptID))
-                }
-                #expect(attemptID >= 1)
-                let during = try ledger.resolve(query)
-                #expect(during.records.map(\.state) == [.activating])
-                #expect(during.openAttempt?.attemptID == attemptID)
-                #expect(during.openAttempt?.ownerIsAlive == true)
-
-                try ledger.submit(Steps.finished(record, attemptID: attemptID, outcome: "APPROVED", state: .activated))
-                    .result()
-                #expect(try ledger.resolve(query).records.map(\.state) == [.activated])
-                #expect(try ledger.resolve(query).openAttempt == nil)
-
-                var entries: [AuditEntry] = []
-                try store.forEachAuditEntry(AuditFilter(serialNumber: "SN1")) { entries.append($0) }
-                #expect(entries.map(\.id) == [attemptID])
-                #expect(entries.first?.outcome == "APPROVED")
-                #expect(entries.first?.tokenUniqueReference == record.deviceAccountIdentifier)
-                var unfinished = 0
-                try store.forEachAuditEntry(AuditFilter(unfinished: true)) { _ in unfinished += 1 }
-                #expect(unfinished == 0)
-                let (rows, broken) = try ChainCheck.verify(store.forEachAuditRow)
-                #expect(rows == 2 && broken == nil)
+        let store = try driver.make(in: directory)
+        try await store.with { store in
+            let record = PassRecord.sample("SN1")
+            _ = try store.insertPass(record)
+            let ledger = store.ledger()
+            let query = PassQuery(serialNumber: "SN1")
+            let attemptID = try await ledger.begin(query) { resolved in
+                #expect(resolved.records == [record])
+                #expect(resolved.openAttempt == nil)
+                return (resolved.attemptID, Steps.started(record, attemptID: resolved.attemptID))
             }
+            #expect(attemptID >= 1)
+            let during = try await ledger.resolve(query)
+            #expect(during.records.map(\.state) == [.activating])
+            #expect(during.openAttempt?.attemptID == attemptID)
+            #expect(during.openAttempt?.ownerIsAlive == true)
+
+            try await ledger.submit(
+                Steps.finished(record, attemptID: attemptID, outcome: "APPROVED", state: .activated)
+            ).result()
+            let after = try await ledger.resolve(query)
+            #expect(after.records.map(\.state) == [.activated])
+            #expect(after.openAttempt == nil)
+            await ledger.close()
+
+            var entries: [AuditEntry] = []
+            try store.forEachAuditEntry(AuditFilter(serialNumber: "SN1")) { entries.append($0) }
+            #expect(entries.map(\.id) == [attemptID])
+            #expect(entries.first?.outcome == "APPROVED")
+            #expect(entries.first?.tokenUniqueReference == record.deviceAccountIdentifier)
+            var unfinished = 0
+            try store.forEachAuditEntry(AuditFilter(unfinished: true)) { _ in unfinished += 1 }
+            #expect(unfinished == 0)
+            let (rows, broken) = try ChainCheck.verify(store.forEachAuditRow)
+            #expect(rows == 2 && broken == nil)
         }
     }
 
@@ -170,76 +170,78 @@ import WalletModel
     /// first, read from the end of the audit.
     @Test(arguments: Driver.allCases)
     func theNewestEntriesBeforeAnIdAreAPage(_ driver: Driver) async throws {
-        try await Threads.run { [directory] in
-            let store = try driver.make(in: directory)
-            try store.with { store in
-                let records = (0..<6).map { PassRecord.sample("SN\($0)") }
-                for record in records { _ = try store.insertPass(record) }
-                let ledger = store.ledger()
-                defer { ledger.close() }
-                var ids: [Int64] = []
-                for (index, record) in records.enumerated() {
-                    let id = try ledger.begin(PassQuery(serialNumber: record.serialNumber)) { resolved in
-                        (resolved.attemptID, Steps.started(record, attemptID: resolved.attemptID))
-                    }
-                    let outcome = index % 2 == 0 ? "APPROVED" : "DECLINED"
-                    try ledger.write(Steps.finished(record, attemptID: id, outcome: outcome, state: .activated))
-                    ids.append(id)
+        let store = try driver.make(in: directory)
+        try await store.with { store in
+            let records = (0..<6).map { PassRecord.sample("SN\($0)") }
+            for record in records { _ = try store.insertPass(record) }
+            let ledger = store.ledger()
+            var ids: [Int64] = []
+            for (index, record) in records.enumerated() {
+                let id = try await ledger.begin(PassQuery(serialNumber: record.serialNumber)) { resolved in
+                    (resolved.attemptID, Steps.started(record, attemptID: resolved.attemptID))
                 }
-                func page(_ filter: AuditFilter) throws -> [Int64] {
-                    var found: [Int64] = []
-                    try store.forEachAuditEntry(filter) { found.append($0.id) }
-                    return found
-                }
-                #expect(try page(AuditFilter(newest: 2)) == Array(ids[4...]))
-                #expect(try page(AuditFilter(before: ids[4], newest: 2)) == Array(ids[2..<4]))
-                #expect(try page(AuditFilter(before: ids[1], newest: 5)) == [ids[0]])
-                #expect(try page(AuditFilter(before: ids[3])) == Array(ids[..<3]))
-                #expect(try page(AuditFilter(newest: 100)) == ids)
-                #expect(try page(AuditFilter(newest: 0)).isEmpty)
-                // The other conditions narrow first: the newest two approved.
-                #expect(try page(AuditFilter(outcome: "APPROVED", newest: 2)) == [ids[2], ids[4]])
+                let outcome = index % 2 == 0 ? "APPROVED" : "DECLINED"
+                try await ledger.write(Steps.finished(record, attemptID: id, outcome: outcome, state: .activated))
+                ids.append(id)
             }
+            await ledger.close()
+            func page(_ filter: AuditFilter) throws -> [Int64] {
+                var found: [Int64] = []
+                try store.forEachAuditEntry(filter) { found.append($0.id) }
+                return found
+            }
+            #expect(try page(AuditFilter(newest: 2)) == Array(ids[4...]))
+            #expect(try page(AuditFilter(before: ids[4], newest: 2)) == Array(ids[2..<4]))
+            #expect(try page(AuditFilter(before: ids[1], newest: 5)) == [ids[0]])
+            #expect(try page(AuditFilter(before: ids[3])) == Array(ids[..<3]))
+            #expect(try page(AuditFilter(newest: 100)) == ids)
+            #expect(try page(AuditFilter(newest: 0)).isEmpty)
+            // The other conditions narrow first: the newest two approved.
+            #expect(try page(AuditFilter(outcome: "APPROVED", newest: 2)) == [ids[2], ids[4]])
         }
     }
 
-    /// Many workers on one ledger, each its own pass: every step is committed, the writes
+    /// Many tasks on one ledger, each its own pass: every step is committed, the writes
     /// are grouped into no more transactions than steps, and the chain holds.
     @Test(arguments: Driver.allCases)
     func concurrentWorkersShareTheLedger(_ driver: Driver) async throws {
-        try await Threads.run { [directory] in
-            let store = try driver.make(in: directory)
-            try store.with { store in
-                let records = (0..<40).map { PassRecord.sample("SN\($0)") }
-                for record in records { _ = try store.insertPass(record) }
-                let ledger = store.ledger()
-                let failures = Failures()
-                DispatchQueue.concurrentPerform(iterations: 8) { worker in
-                    for record in records[worker...].enumerated().filter({ $0.offset % 8 == 0 }).map(\.element) {
-                        do {
-                            let id = try ledger.begin(PassQuery(serialNumber: record.serialNumber)) { resolved in
-                                (resolved.attemptID, Steps.started(record, attemptID: resolved.attemptID))
+        let store = try driver.make(in: directory)
+        try await store.with { store in
+            let records = (0..<40).map { PassRecord.sample("SN\($0)") }
+            for record in records { _ = try store.insertPass(record) }
+            let ledger = store.ledger()
+            let failures = Failures()
+            await withTaskGroup(of: Void.self) { group in
+                for worker in 0..<8 {
+                    group.addTask {
+                        for record in records[worker...].enumerated().filter({ $0.offset % 8 == 0 }).map(\.element) {
+                            do {
+                                let id = try await ledger.begin(PassQuery(serialNumber: record.serialNumber)) {
+                                    resolved in
+                                    (resolved.attemptID, Steps.started(record, attemptID: resolved.attemptID))
+                                }
+                                try await ledger.write(
+                                    Steps.finished(
+                                        record, attemptID: id, outcome: "DECLINED", state: .requiresActivation))
+                            } catch {
+                                failures.add("\(error)")
                             }
-                            try ledger.write(
-                                Steps.finished(record, attemptID: id, outcome: "DECLINED", state: .requiresActivation))
-                        } catch {
-                            failures.add("\(error)")
                         }
                     }
                 }
-                ledger.close()
-                #expect(failures.all.isEmpty)
-                let figures = ledger.figures
-                #expect(figures.jobs == 80)
-                #expect(figures.transactions <= figures.jobs)
-                var ids = Set<Int64>()
-                try store.forEachAuditEntry(AuditFilter()) { entry in
-                    #expect(entry.outcome == "DECLINED")
-                    ids.insert(entry.id)
-                }
-                #expect(ids.count == 40)
-                #expect(try ChainCheck.verify(store.forEachAuditRow) == (80, nil))
             }
+            await ledger.close()
+            #expect(failures.all.isEmpty)
+            let figures = ledger.figures
+            #expect(figures.jobs == 80)
+            #expect(figures.transactions <= figures.jobs)
+            var ids = Set<Int64>()
+            try store.forEachAuditEntry(AuditFilter()) { entry in
+                #expect(entry.outcome == "DECLINED")
+                ids.insert(entry.id)
+            }
+            #expect(ids.count == 40)
+            #expect(try ChainCheck.verify(store.forEachAuditRow) == (80, nil))
         }
     }
 
@@ -249,33 +251,34 @@ import WalletModel
     /// audit rows with the same hashes, and the same deeplink hash key; a copy into a
     /// database that holds records is refused and writes nothing.
     @Test func aCopyThereAndBackKeepsEverything() async throws {
+        let sqlite = try Driver.sqlite.make(in: directory, name: "source")
+        try await sqlite.with { store in
+            for index in 0..<3 {
+                _ = try store.insertPass(.sample("SN\(index)", device: index == 0 ? "iPhone" : nil))
+            }
+            let ledger = store.ledger()
+            let record = PassRecord.sample("SN1")
+            let id = try await ledger.begin(PassQuery(serialNumber: "SN1")) {
+                ($0.attemptID, Steps.started(record, attemptID: $0.attemptID))
+            }
+            try await ledger.write(Steps.finished(record, attemptID: id, outcome: "APPROVED", state: .activated))
+            await ledger.close()
+        }
+        // A checkpoint of the two rows and a witness's cosignature on it go along.
+        let signer = try NoteSigner.generate(name: "bank.example/tokenctl-audit")
+        let signed = try await sqlite.with { store in
+            try TransparencyLog.checkpoint(in: store, origin: signer.name, signer: signer)
+        }
+        let witness = try Cosignature.Signer.generate(name: "witness.example/w1")
+        let cosignature = try witness.cosign(signed.checkpoint.text, time: 1)
+        try await sqlite.with { store in
+            try store.storeCosignature(
+                StoredCosignature(
+                    origin: signer.name, size: 2, witness: witness.verifier.verifierKey,
+                    line: "— \(cosignature.name) \(cosignature.base64)", time: 1))
+        }
+        // A copy blocks its thread on the database: off the cooperative pool.
         try await Threads.run { [directory] in
-            let sqlite = try Driver.sqlite.make(in: directory, name: "source")
-            try sqlite.with { store in
-                for index in 0..<3 {
-                    _ = try store.insertPass(.sample("SN\(index)", device: index == 0 ? "iPhone" : nil))
-                }
-                let ledger = store.ledger()
-                let record = PassRecord.sample("SN1")
-                let id = try ledger.begin(PassQuery(serialNumber: "SN1")) {
-                    ($0.attemptID, Steps.started(record, attemptID: $0.attemptID))
-                }
-                try ledger.write(Steps.finished(record, attemptID: id, outcome: "APPROVED", state: .activated))
-                ledger.close()
-            }
-            // A checkpoint of the two rows and a witness's cosignature on it go along.
-            let signer = try NoteSigner.generate(name: "bank.example/tokenctl-audit")
-            let signed = try sqlite.with { store in
-                try TransparencyLog.checkpoint(in: store, origin: signer.name, signer: signer)
-            }
-            let witness = try Cosignature.Signer.generate(name: "witness.example/w1")
-            let cosignature = try witness.cosign(signed.checkpoint.text, time: 1)
-            try sqlite.with { store in
-                try store.storeCosignature(
-                    StoredCosignature(
-                        origin: signer.name, size: 2, witness: witness.verifier.verifierKey,
-                        line: "— \(cosignature.name) \(cosignature.base64)", time: 1))
-            }
             let postgres = try Driver.postgres.make(in: directory)
             let there = try DatabaseCopy(from: sqlite, to: postgres, logger: Driver.logger).run()
             #expect(

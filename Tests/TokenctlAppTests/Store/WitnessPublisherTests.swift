@@ -22,17 +22,15 @@ import WalletModel
         let sandbox = try await TMPSandbox.start(port: 0, witness: witness)
         try await withTeardown({ try await sandbox.shutdown() }) {
             let store = try driver.make(in: directory)
-            let (older, newer) = try await Threads.run {
-                try store.with { store in
-                    try AuditTreeContractTests.appendAttempts(10, to: store)
-                    let older = try TransparencyLog.checkpoint(in: store, origin: log.name, signer: log)
-                    try AuditTreeContractTests.appendAttempts(5, to: store, from: 11)
-                    let newer = try TransparencyLog.checkpoint(in: store, origin: log.name, signer: log)
-                    return (
-                        StoredCheckpoint(size: Int64(older.checkpoint.size), note: older.note),
-                        StoredCheckpoint(size: Int64(newer.checkpoint.size), note: newer.note)
-                    )
-                }
+            let (older, newer) = try await store.with { store in
+                try await AuditTreeContractTests.appendAttempts(10, to: store)
+                let older = try TransparencyLog.checkpoint(in: store, origin: log.name, signer: log)
+                try await AuditTreeContractTests.appendAttempts(5, to: store, from: 11)
+                let newer = try TransparencyLog.checkpoint(in: store, origin: log.name, signer: log)
+                return (
+                    StoredCheckpoint(size: Int64(older.checkpoint.size), note: older.note),
+                    StoredCheckpoint(size: Int64(newer.checkpoint.size), note: newer.note)
+                )
             }
             // The newer one reaches the witness first, as another process would send it.
             let transport = try CurlTransport(options: CurlTransportOptions())

@@ -44,14 +44,22 @@ final class PostgresGroupWriter: Sendable {
         self.retryMilliseconds = retryMilliseconds
     }
 
-    /// Queues `job`, starting the writer when none runs.
-    private func enqueue(_ job: Job) -> Job {
-        if groups.enqueue(job) {
-            Task { [self] in
-                while let group = groups.next() { await send(group) }
-            }
+    /// Queues `job`, starting the writer when none runs (unless `held`: it then goes with
+    /// the next job that starts one, or alone once it is awaited).
+    private func enqueue(_ job: Job, held: Bool = false) -> Job {
+        if held {
+            groups.hold(job)
+        } else if groups.enqueue(job) {
+            startWriter()
         }
         return job
+    }
+
+    /// Sends the queued groups, one call each, until none is left.
+    private func startWriter() {
+        Task { [self] in
+            while let group = groups.next() { await send(group) }
+        }
     }
 
     /// Reads the records of `query`, their leases and a new attempt id.
@@ -67,10 +75,14 @@ final class PostgresGroupWriter: Sendable {
         try await submit(change)()
     }
 
-    /// Queues one change; the returned function waits for its status.
-    func submit(_ change: AttemptChange) -> @Sendable () async throws -> AttemptChangeStatus {
-        let job = enqueue(Job(.change(change)))
-        return {
+    /// Queues one change; the returned function waits for its status. A change held is sent
+    /// with the next job that is not, or alone once it is awaited.
+    func submit(
+        _ change: AttemptChange, held: Bool = false
+    ) -> @Sendable () async throws -> AttemptChangeStatus {
+        let job = enqueue(Job(.change(change)), held: held)
+        return { [self] in
+            if groups.release() { startWriter() }
             guard case .status(let status) = try await job.answer.value.get() else {
                 preconditionFailure("a change answered a read")
             }
@@ -83,6 +95,7 @@ final class PostgresGroupWriter: Sendable {
 
     /// Returns once what is still queued is sent.
     func close() async {
+        if groups.release() { startWriter() }
         await groups.drained()
     }
 

@@ -49,7 +49,7 @@ struct PostgresLedger: AttemptLedger {
     }
 
     func submit(_ step: AttemptWrite) -> PendingWrite {
-        let pending = writer.submit(change(step, leased: [:]))
+        let pending = writer.submit(change(step, leased: [:]), held: true)
         return PendingWrite { try Self.check(try await pending(), attemptID: step.attemptID) }
     }
 

@@ -33,29 +33,43 @@ final class GroupCommitter: Sendable {
     /// Queues `body` for the next shared transaction and returns at once. Jobs are written
     /// in the order they are submitted, so once a job submitted later has returned from
     /// ``run(_:)``, this one is committed too.
-    func submit<T: Sendable>(_ body: @escaping @Sendable (Database, AuditTail) throws -> T) -> Ticket<T> {
+    /// - Parameter held: start no transaction for it: it goes with the next job that does,
+    ///   or alone once its result is awaited (an activation's deferred "finished" write).
+    func submit<T: Sendable>(
+        held: Bool = false, _ body: @escaping @Sendable (Database, AuditTail) throws -> T
+    ) -> Ticket<T> {
         let job = Job(body: body)
-        if groups.enqueue(job) {
-            store.startWriter { [self] db in
-                while let group = groups.next() { write(group, db) }
-            }
+        if held {
+            groups.hold(job)
+        } else if groups.enqueue(job) {
+            startWriter()
         }
-        return Ticket(job: job)
+        return Ticket(job: job, committer: self)
     }
 
     /// A submitted job's result, to be awaited once.
     struct Ticket<T: Sendable>: Sendable {
         fileprivate let job: Job<T>
+        fileprivate let committer: GroupCommitter
 
         /// Returns once the job's transaction is committed (or failed).
         func result() async throws -> T {
-            try await job.result.value.get()
+            if committer.groups.release() { committer.startWriter() }
+            return try await job.result.value.get()
         }
     }
 
     /// Returns once the jobs still queued are written.
     func close() async {
+        if groups.release() { startWriter() }
         await groups.drained()
+    }
+
+    /// Writes the queued groups on GRDB's writer until none is left.
+    private func startWriter() {
+        store.startWriter { [self] db in
+            while let group = groups.next() { write(group, db) }
+        }
     }
 
     /// Writes `group` in one transaction on the writer's connection and completes its jobs.

@@ -34,7 +34,7 @@ struct SQLiteLedger: AttemptLedger {
     }
 
     func submit(_ step: AttemptWrite) -> PendingWrite {
-        let ticket = committer.submit { db, tail in try Self.write(step, db, tail: tail) }
+        let ticket = committer.submit(held: true) { db, tail in try Self.write(step, db, tail: tail) }
         return PendingWrite { try await ticket.result() }
     }
 

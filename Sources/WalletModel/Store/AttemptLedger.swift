@@ -18,8 +18,9 @@ public protocol AttemptLedger: Sendable {
     /// Writes a later step of the attempt and waits until it is committed.
     func write(_ step: AttemptWrite) async throws
 
-    /// Queues a write and returns at once; it is committed before any write queued later
-    /// returns.
+    /// Queues a write and returns at once. It starts no commit of its own: it is committed
+    /// with the next write, or alone once its result is awaited, and before any write queued
+    /// later returns.
     func submit(_ step: AttemptWrite) -> PendingWrite
 
     /// Transactions and steps written so far (the batch summary's figures).

@@ -6,6 +6,10 @@ import Synchronization
 /// written at once. The writer is the driver's own (GRDB's writer for SQLite, a task on
 /// PostgreSQL's connection for PostgreSQL): ``enqueue(_:)`` says when none runs and one must
 /// be started; it takes groups with ``next()`` until there is none. Nothing blocks.
+///
+/// A write nobody waits for yet (an activation's deferred "finished" write) is queued with
+/// ``hold(_:)``: it starts no writer, and goes with the next write that does, so the two
+/// share a commit; ``release()`` starts one for it when it is awaited alone.
 public final class WriteGroups<Item: Sendable>: Sendable {
     private struct State {
         var waiting: [Item] = []
@@ -25,6 +29,21 @@ public final class WriteGroups<Item: Sendable>: Sendable {
         state.withLock { state in
             state.waiting.append(item)
             if state.isWriting { return false }
+            state.isWriting = true
+            return true
+        }
+    }
+
+    /// Queues `item` without starting a writer: it goes with the next group.
+    public func hold(_ item: Item) {
+        state.withLock { $0.waiting.append(item) }
+    }
+
+    /// Whether items are queued with no writer to take them (held ones, awaited now).
+    /// - Returns: true when the caller starts a writer, as after ``enqueue(_:)``.
+    public func release() -> Bool {
+        state.withLock { state in
+            if state.isWriting || state.waiting.isEmpty { return false }
             state.isWriting = true
             return true
         }
@@ -53,7 +72,7 @@ public final class WriteGroups<Item: Sendable>: Sendable {
         state.withLock { ($0.groups, $0.items) }
     }
 
-    /// Returns once nothing is queued or being written.
+    /// Returns once nothing is queued or being written; items held must be released first.
     public func drained() async {
         await withCheckedContinuation { continuation in
             let idle = state.withLock { state -> Bool in

@@ -78,6 +78,23 @@ import Testing
         #expect(groups.figures == (transactions: 3, jobs: 4))
     }
 
+    /// A held item starts no writer: it goes with the next item that does, or alone once
+    /// released; a release while a writer runs leaves it to that writer.
+    @Test func aHeldItemGoesWithTheNextGroupOrAloneOnceReleased() {
+        let groups = WriteGroups<Int>()
+        groups.hold(1)
+        #expect(groups.enqueue(2))
+        #expect(groups.next() == [1, 2])
+        #expect(groups.next() == nil)
+        groups.hold(3)
+        #expect(groups.release())
+        #expect(!groups.release())
+        #expect(groups.next() == [3])
+        #expect(groups.next() == nil)
+        #expect(!groups.release())
+        #expect(groups.figures == (transactions: 2, jobs: 3))
+    }
+
     /// `drained()` returns at once when idle, and otherwise once the writer has stopped.
     @Test func drainedWaitsForTheWriterToStop() async {
         let groups = WriteGroups<Int>()

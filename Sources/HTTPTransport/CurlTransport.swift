@@ -10,6 +10,8 @@ public final class CurlTransport: HTTPTransport {
     private let options: CurlTransportOptions
     private let handle: Mutex<EasyHandle>
     private let opened = Atomic<Int>(0)
+    /// Where the async sends run, started with the first.
+    private let transfers = TransferThread(name: "tokenctl.curl")
 
     /// - Throws: ``TransportError`` when libcurl cannot be initialised.
     public init(options: CurlTransportOptions) throws(TransportError) {
@@ -20,10 +22,14 @@ public final class CurlTransport: HTTPTransport {
         handle = Mutex(easy)
     }
 
+    deinit {
+        transfers.stop()
+    }
+
     public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
         let result: Result<HTTPResponse, TransportError> = await withCheckedContinuation { continuation in
-            // libcurl blocks: keep it off the cooperative thread pool.
-            DispatchQueue.global().async {
+            // libcurl blocks: on the transport's own thread, off the cooperative pool.
+            transfers.run {
                 continuation.resume(returning: Result { () throws(TransportError) in try self.sendBlocking(request) })
             }
         }

@@ -20,7 +20,7 @@ public struct PostgresDriver: StoreDriver {
     public func status(logger: Logger) throws -> DatabaseStatus {
         let store = try PostgresStore(options: options, logger: logger, checkingSchema: false)
         defer { store.close() }
-        return try store.databaseStatus()
+        return store.databaseStatus(try store.schemaStatus())
     }
 
     public func migrate(logger: Logger) throws -> [String] {
@@ -37,10 +37,13 @@ extension PostgresStore: TokenStore {
         PostgresLedger(store: self)
     }
 
-    /// Where the schema stands, read on the store's pool.
-    public func databaseStatus() throws -> DatabaseStatus {
-        let status = try schemaStatus()
-        return DatabaseStatus(
+    /// Where the schema stands, read on the store's pool and awaited.
+    public func databaseStatus() async throws -> DatabaseStatus {
+        databaseStatus(try await schemaStatus())
+    }
+
+    func databaseStatus(_ status: SchemaStatus) -> DatabaseStatus {
+        DatabaseStatus(
             backend: "postgresql", location: options.displayURL, applied: status.applied, known: status.known,
             pending: status.pending)
     }

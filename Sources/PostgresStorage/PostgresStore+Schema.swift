@@ -20,6 +20,21 @@ extension PostgresStore {
             let rows = try connection.answer("SELECT coalesce(max(version), 0) FROM tokenctl_schema", logger)
             return try rows.first?.decode(Int.self) ?? 0
         }
+        return Self.schemaStatus(applied: applied)
+    }
+
+    /// The same, awaited: the caller's task waits for the server, no thread does.
+    public func schemaStatus() async throws -> SchemaStatus {
+        let applied = try await withConnection { connection async throws -> Int in
+            let exists = try await connection.answer("SELECT to_regclass('tokenctl_schema') IS NOT NULL", logger)
+            guard try exists.first?.decode(Bool.self) == true else { return 0 }
+            let rows = try await connection.answer("SELECT coalesce(max(version), 0) FROM tokenctl_schema", logger)
+            return try rows.first?.decode(Int.self) ?? 0
+        }
+        return Self.schemaStatus(applied: applied)
+    }
+
+    private static func schemaStatus(applied: Int) -> SchemaStatus {
         let known = PostgresSchema.migrations.count
         let pending = applied < known ? PostgresSchema.migrations[applied...].map(\.name) : []
         return SchemaStatus(applied: applied, known: known, pending: pending)

@@ -161,8 +161,14 @@ public final class Store: Sendable {
     }
 
     /// Where this open database's schema stands, read through its own connections.
-    public func databaseStatus() throws -> DatabaseStatus {
+    func currentStatus() throws -> DatabaseStatus {
         Self.status(path: options.path, applied: try appliedMigrations())
+    }
+
+    /// The same, awaited on one of GRDB's readers.
+    public func databaseStatus() async throws -> DatabaseStatus {
+        let applied = try await read { db in try Array(Migrations.migrator.appliedIdentifiers(db)) }
+        return Self.status(path: options.path, applied: applied)
     }
 
     /// The migrations applied to the file at `path`, read without changing it; nil when

@@ -19,8 +19,9 @@ extension APIRoutes {
             }
         }
         do {
-            // On the service's open database: a probe opens no connection of its own.
-            let status = try await service.database { store in try store.databaseStatus() }
+            // On the service's open database: a probe opens no connection of its own, and
+            // awaits the driver's executor.
+            let status = try await service.runtime.database.databaseStatus()
             check("database", nil)
             check(
                 "schema",

@@ -30,7 +30,7 @@ public struct SQLiteDriver: StoreDriver {
     /// reports.
     private func openedStatus(logger: Logger) throws -> DatabaseStatus {
         let store = try Store(options: options, logger: logger)
-        return try store.closing { try store.databaseStatus() }
+        return try store.closing { try store.currentStatus() }
     }
 
     public func migrate(logger: Logger) throws -> [String] {

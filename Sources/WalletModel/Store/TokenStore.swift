@@ -40,9 +40,10 @@ public protocol TokenStore: StateDatabase, TransparencyLogStore {
 
     // MARK: Schema
 
-    /// Where the schema stands, read on this open database's own connections (a health
-    /// check asks it often; ``StoreDriver/status(logger:)`` opens the database to answer).
-    func databaseStatus() throws -> DatabaseStatus
+    /// Where the schema stands, read on this open database's own connections and awaited on
+    /// the driver's executor (a health check asks it often; ``StoreDriver/status(logger:)``
+    /// opens the database to answer).
+    func databaseStatus() async throws -> DatabaseStatus
 
     // MARK: Threads
 

@@ -5,7 +5,6 @@ import GRDB
 import GRDBSQLite
 import Glibc
 import Logging
-import Synchronization
 import WalletModel
 
 /// The tokenctl database: one SQLite file in WAL mode with a busy timeout, foreign keys on,
@@ -187,42 +186,16 @@ public final class Store: Sendable {
     /// concurrent writer waits (up to the busy timeout) instead of failing on upgrade.
     /// Throwing from `body` rolls the transaction back.
     public func write<T>(_ body: (Database) throws -> T) throws -> T {
-        let deadline = ContinuousClock.now + .milliseconds(options.busyTimeoutMilliseconds)
-        while true {
-            var started = false
-            do {
-                return try translatingErrors {
-                    try database.writeWithoutTransaction { db in
-                        try Self.immediate(db, started: { started = true }, body)
-                    }
-                }
-            } catch let error as StorageError where error.isTemporary && !started && ContinuousClock.now < deadline {
-                // BUSY before the lock was ours (SQLite can answer it without waiting):
-                // nothing ran yet, so trying again until the busy timeout is safe.
-                Self.pause()
-            }
-        }
+        try translatingErrors { try database.writeWithoutTransaction { db in try transaction(on: db, body) } }
     }
 
     /// The same, awaited: `body` runs on GRDB's writer, and the caller's task is suspended,
     /// not its thread.
     public func write<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
-        let deadline = ContinuousClock.now + .milliseconds(options.busyTimeoutMilliseconds)
-        while true {
-            let started = Atomic(false)
-            do {
-                do {
-                    return try await database.writeWithoutTransaction { db in
-                        try Self.immediate(db, started: { started.store(true, ordering: .relaxed) }, body)
-                    }
-                } catch {
-                    throw translated(error)
-                }
-            } catch let error as StorageError
-                where error.isTemporary && !started.load(ordering: .relaxed) && ContinuousClock.now < deadline
-            {
-                try await Task.sleep(for: .milliseconds(Int.random(in: 5...25)))
-            }
+        do {
+            return try await database.writeWithoutTransaction { db in try transaction(on: db, body) }
+        } catch {
+            throw translated(error)
         }
     }
 
@@ -232,8 +205,10 @@ public final class Store: Sendable {
         database.asyncWriteWithoutTransaction(body)
     }
 
-    /// An IMMEDIATE transaction on the writer's own connection, for a writer already on it:
-    /// BUSY answered before the lock was taken is tried again until the busy timeout.
+    /// An IMMEDIATE transaction on the writer's own connection: BUSY answered before the
+    /// lock was taken (SQLite can answer it without waiting) is tried again until the busy
+    /// timeout; nothing ran yet, so trying again is safe. Every write of this store goes
+    /// through it.
     func transaction<T>(on db: Database, _ body: (Database) throws -> T) throws -> T {
         let deadline = ContinuousClock.now + .milliseconds(options.busyTimeoutMilliseconds)
         while true {

@@ -33,17 +33,19 @@ func median(_ values: [Double]) -> Double {
     return sorted[sorted.count / 2]
 }
 
-try settings.store.using(logger: .init(label: "bench")) { store in
+try await settings.store.using(logger: .init(label: "bench")) { store in
     let tree = AuditTree(store: store)
-    let size = try tree.size()
+    let size = try await tree.size()
     precondition(size > 1, "the database holds no audit")
     let clock = ContinuousClock()
     var inclusion: [Double] = [], consistency: [Double] = [], head: [Double] = []
     for _ in 0..<proofs {
         let index = Int64.random(in: 0..<size), older = Int64.random(in: 1..<size)
-        inclusion.append(milliseconds(try clock.measure { _ = try tree.inclusionProof(index: index, size: size) }))
-        consistency.append(milliseconds(try clock.measure { _ = try tree.consistencyProof(from: older, to: size) }))
-        head.append(milliseconds(try clock.measure { _ = try tree.rootHash(size: older) }))
+        inclusion.append(
+            milliseconds(try await clock.measure { _ = try await tree.inclusionProof(index: index, size: size) }))
+        consistency.append(
+            milliseconds(try await clock.measure { _ = try await tree.consistencyProof(from: older, to: size) }))
+        head.append(milliseconds(try await clock.measure { _ = try await tree.rootHash(size: older) }))
     }
     print(
         String(

@@ -108,8 +108,8 @@ extension PostgresStore {
     }
 
     /// The key of the deeplink hash.
-    public func deeplinkHashKey() throws -> [UInt8] {
-        let rows = try query("SELECT value FROM tokenctl_metadata WHERE key = 'deeplink-hash-key'")
+    public func deeplinkHashKey() async throws -> [UInt8] {
+        let rows = try await query("SELECT value FROM tokenctl_metadata WHERE key = 'deeplink-hash-key'")
         guard let buffer = try rows.first?.decode(ByteBuffer.self) else {
             throw StorageError(
                 .storageCorrupt,

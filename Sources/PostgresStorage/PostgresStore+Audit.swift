@@ -8,26 +8,26 @@ extension PostgresStore {
         """
 
     /// Streams every audit row in chain order from one snapshot.
-    public func forEachAuditRow(_ body: (StoredAuditRow) throws -> Void) throws {
-        try streaming("SELECT \(unescaped: Self.auditColumns) FROM audit_row ORDER BY seq") { row in
+    public func forEachAuditRow(_ body: (StoredAuditRow) throws -> Void) async throws {
+        try await streaming("SELECT \(unescaped: Self.auditColumns) FROM audit_row ORDER BY seq") { row in
             try body(try Self.storedRow(row))
         }
     }
 
     /// Up to `limit` audit rows after the row `seq`, in chain order.
-    public func auditPage(after seq: Int64, limit: Int) throws -> [StoredAuditRow] {
-        try query(
+    public func auditPage(after seq: Int64, limit: Int) async throws -> [StoredAuditRow] {
+        try await query(
             "SELECT \(unescaped: Self.auditColumns) FROM audit_row WHERE seq > \(seq) ORDER BY seq LIMIT \(limit)"
         ).map(Self.storedRow)
     }
 
     /// The records and audit rows held.
-    public func counts() throws -> (passes: Int, auditRows: Int) {
-        let row = try query("SELECT (SELECT count(*) FROM pass_record), (SELECT count(*) FROM audit_row)").first
+    public func counts() async throws -> (passes: Int, auditRows: Int) {
+        let row = try await query("SELECT (SELECT count(*) FROM pass_record), (SELECT count(*) FROM audit_row)").first
         return try row?.decode((Int, Int).self) ?? (0, 0)
     }
 
-    private static func storedRow(_ row: PostgresRow) throws -> StoredAuditRow {
+    static func storedRow(_ row: PostgresRow) throws -> StoredAuditRow {
         let cells = row.makeRandomAccess()
         let attemptID = try cells[1].decode(Int64.self)
         let event = try cells[2].decode(String.self)
@@ -53,7 +53,7 @@ extension PostgresStore {
     }
 
     /// Streams the merged entries matching `filter`, oldest first.
-    public func forEachAuditEntry(_ filter: AuditFilter, _ body: (AuditEntry) throws -> Void) throws {
+    public func forEachAuditEntry(_ filter: AuditFilter, _ body: (AuditEntry) throws -> Void) async throws {
         let (since, until) = (filter.since?.iso8601, filter.until?.iso8601)
         let matching: PostgresQuery = """
             SELECT s.attempt_id, s.request_id, s.at, f.at, s.serial_number, s.pass_type_identifier, s.token_unique_reference,
@@ -80,7 +80,7 @@ extension PostgresStore {
             select.binds = matching.binds
             try select.binds.append(Int64(max(0, newest)), context: .default)
         }
-        try streaming(select) { row in
+        try await streaming(select) { row in
             let cells = row.makeRandomAccess()
             try body(
                 AuditEntry(
@@ -100,13 +100,13 @@ extension PostgresStore {
     }
 
     /// Runs `select` through a cursor in one transaction, 10,000 rows at a time.
-    func streaming(_ select: PostgresQuery, _ body: (PostgresRow) throws -> Void) throws {
-        try transaction { connection in
+    func streaming(_ select: PostgresQuery, _ body: (PostgresRow) throws -> Void) async throws {
+        try await transaction { connection in
             var declare = PostgresQuery(unsafeSQL: "DECLARE stream NO SCROLL CURSOR FOR " + select.sql)
             declare.binds = select.binds
-            _ = try connection.answer(declare, logger)
+            _ = try await connection.answer(declare, logger)
             while true {
-                let rows = try connection.answer("FETCH 10000 FROM stream", logger)
+                let rows = try await connection.answer("FETCH 10000 FROM stream", logger)
                 if rows.isEmpty { break }
                 for row in rows { try body(row) }
             }

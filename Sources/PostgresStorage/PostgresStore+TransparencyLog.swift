@@ -6,26 +6,27 @@ import WalletModel
 /// The audit's transparency log on PostgreSQL (migrations v7 to v9): one round trip for any set of
 /// nodes, read or written.
 extension PostgresStore: TransparencyLogStore {
-    public func auditTreeSize() throws -> Int64 {
-        try query("SELECT coalesce(max(seq), 0)::bigint FROM audit_row").first?.decode(Int64.self) ?? 0
+    public func auditTreeSize() async throws -> Int64 {
+        try await query("SELECT coalesce(max(seq), 0)::bigint FROM audit_row").first?.decode(Int64.self) ?? 0
     }
 
-    public func auditRowSeqs(attemptID: Int64) throws -> [Int64] {
-        try query("SELECT seq FROM audit_row WHERE attempt_id = \(attemptID) ORDER BY seq").map {
+    public func auditRowSeqs(attemptID: Int64) async throws -> [Int64] {
+        try await query("SELECT seq FROM audit_row WHERE attempt_id = \(attemptID) ORDER BY seq").map {
             try $0.decode(Int64.self)
         }
     }
 
-    public func storedTreeBlocks() throws -> Int64 {
+    public func storedTreeBlocks() async throws -> Int64 {
         let level = StoredTreeLayout.storedLevel
-        return try query("SELECT coalesce(max(idx) + 1, 0)::bigint FROM audit_tree_node WHERE level = \(level)").first?
+        return try await query("SELECT coalesce(max(idx) + 1, 0)::bigint FROM audit_tree_node WHERE level = \(level)")
+            .first?
             .decode(Int64.self) ?? 0
     }
 
-    public func treeNodes(_ nodes: [MerkleNode]) throws -> [MerkleNode: [UInt8]] {
+    public func treeNodes(_ nodes: [MerkleNode]) async throws -> [MerkleNode: [UInt8]] {
         guard !nodes.isEmpty else { return [:] }
         let levels = nodes.map(\.level), indexes = nodes.map(\.index)
-        let rows = try query(
+        let rows = try await query(
             """
             SELECT n.level, n.idx, encode(n.hash, 'hex') FROM audit_tree_node n
             JOIN unnest(\(levels)::integer[], \(indexes)::bigint[]) AS w(level, idx) ON n.level = w.level AND n.idx = w.idx
@@ -39,9 +40,9 @@ extension PostgresStore: TransparencyLogStore {
         return found
     }
 
-    public func treeLeafBlocks(_ blocks: [Int64]) throws -> [Int64: [UInt8]] {
+    public func treeLeafBlocks(_ blocks: [Int64]) async throws -> [Int64: [UInt8]] {
         guard !blocks.isEmpty else { return [:] }
-        let rows = try query(
+        let rows = try await query(
             "SELECT block, encode(hashes, 'hex') FROM audit_tree_leaves WHERE block = ANY(\(blocks)::bigint[])")
         var found: [Int64: [UInt8]] = [:]
         for row in rows {
@@ -53,13 +54,13 @@ extension PostgresStore: TransparencyLogStore {
 
     public func storeTree(
         nodes: [(node: MerkleNode, hash: [UInt8])], leafBlocks: [(block: Int64, hashes: [UInt8])]
-    ) throws {
+    ) async throws {
         guard !nodes.isEmpty || !leafBlocks.isEmpty else { return }
         let levels = nodes.map(\.node.level), indexes = nodes.map(\.node.index),
             hashes = nodes.map { Hex.encode($0.hash) }
         let blocks = leafBlocks.map(\.block), leaves = leafBlocks.map { Hex.encode($0.hashes) }
         // One statement, so one transaction: the leaves and the nodes stored together.
-        try query(
+        try await query(
             """
             WITH leaves AS (
                 INSERT INTO audit_tree_leaves (block, hashes)
@@ -72,47 +73,50 @@ extension PostgresStore: TransparencyLogStore {
             """)
     }
 
-    public func storeCheckpoint(_ checkpoint: StoredCheckpoint) throws {
+    public func storeCheckpoint(_ checkpoint: StoredCheckpoint) async throws {
         // origin and key_id are generated from the note.
-        try query(
+        try await query(
             "INSERT INTO audit_checkpoint (size, note) VALUES (\(checkpoint.size), \(checkpoint.note)) ON CONFLICT DO NOTHING"
         )
     }
 
-    public func storedCheckpoints() throws -> [StoredCheckpoint] {
-        try query("SELECT size, note FROM audit_checkpoint ORDER BY size, id").map { row in
+    public func storedCheckpoints() async throws -> [StoredCheckpoint] {
+        try await query("SELECT size, note FROM audit_checkpoint ORDER BY size, id").map { row in
             let (size, note) = try row.decode((Int64, String).self)
             return StoredCheckpoint(size: size, note: note)
         }
     }
 
-    public func storeCosignature(_ cosignature: StoredCosignature) throws {
-        try query(
+    public func storeCosignature(_ cosignature: StoredCosignature) async throws {
+        try await query(
             """
             INSERT INTO audit_cosignature (origin, witness, size, line, time)
             VALUES (\(cosignature.origin), \(cosignature.witness), \(cosignature.size), \(cosignature.line), \(cosignature.time)) ON CONFLICT DO NOTHING
             """)
     }
 
-    public func storedCosignatures() throws -> [StoredCosignature] {
-        try query("SELECT origin, size, witness, line, time FROM audit_cosignature ORDER BY size, origin, witness").map(
+    public func storedCosignatures() async throws -> [StoredCosignature] {
+        try await query(
+            "SELECT origin, size, witness, line, time FROM audit_cosignature ORDER BY size, origin, witness"
+        ).map(
             Self.cosignature)
     }
 
-    public func storedCheckpoint(size: Int64?, origin: String?) throws -> StoredCheckpoint? {
+    public func storedCheckpoint(size: Int64?, origin: String?) async throws -> StoredCheckpoint? {
         let rows =
             switch (size, origin) {
             case let (size?, origin?):
-                try query(
+                try await query(
                     "SELECT size, note FROM audit_checkpoint WHERE size = \(size) AND origin = \(origin) ORDER BY id DESC LIMIT 1"
                 )
             case let (size?, nil):
-                try query("SELECT size, note FROM audit_checkpoint WHERE size = \(size) ORDER BY id DESC LIMIT 1")
+                try await query("SELECT size, note FROM audit_checkpoint WHERE size = \(size) ORDER BY id DESC LIMIT 1")
             case let (nil, origin?):
-                try query(
+                try await query(
                     "SELECT size, note FROM audit_checkpoint WHERE origin = \(origin) ORDER BY size DESC, id DESC LIMIT 1"
                 )
-            case (nil, nil): try query("SELECT size, note FROM audit_checkpoint ORDER BY size DESC, id DESC LIMIT 1")
+            case (nil, nil):
+                try await query("SELECT size, note FROM audit_checkpoint ORDER BY size DESC, id DESC LIMIT 1")
             }
         return try rows.first.map { row in
             let (size, note) = try row.decode((Int64, String).self)
@@ -120,16 +124,16 @@ extension PostgresStore: TransparencyLogStore {
         }
     }
 
-    public func storedCosignatures(size: Int64, origin: String) throws -> [StoredCosignature] {
-        try query(
+    public func storedCosignatures(size: Int64, origin: String) async throws -> [StoredCosignature] {
+        try await query(
             """
             SELECT origin, size, witness, line, time FROM audit_cosignature WHERE origin = \(origin) AND size = \(size) ORDER BY witness
             """
         ).map(Self.cosignature)
     }
 
-    public func latestCosignature(witness: String, origin: String) throws -> StoredCosignature? {
-        try query(
+    public func latestCosignature(witness: String, origin: String) async throws -> StoredCosignature? {
+        try await query(
             """
             SELECT origin, size, witness, line, time FROM audit_cosignature WHERE witness = \(witness) AND origin = \(origin)
             ORDER BY size DESC LIMIT 1
@@ -137,8 +141,8 @@ extension PostgresStore: TransparencyLogStore {
         ).first.map(Self.cosignature)
     }
 
-    public func largestCosignedSize(origin: String) throws -> Int64? {
-        try query("SELECT max(size) FROM audit_cosignature WHERE origin = \(origin)").first?.decode(Int64?.self)
+    public func largestCosignedSize(origin: String) async throws -> Int64? {
+        try await query("SELECT max(size) FROM audit_cosignature WHERE origin = \(origin)").first?.decode(Int64?.self)
     }
 
     private static func cosignature(_ row: PostgresRow) throws -> StoredCosignature {

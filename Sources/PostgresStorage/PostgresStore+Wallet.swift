@@ -8,16 +8,16 @@ extension PostgresStore {
         "pass_type_identifier, serial_number, device_account_identifier, state, device_label, card_suffix"
     static let passOrder = "ORDER BY serial_number, pass_type_identifier, device_account_identifier"
 
-    public func insertPass(_ row: PassRecord) throws -> PassInsertion {
+    public func insertPass(_ row: PassRecord) async throws -> PassInsertion {
         do {
-            try query(
+            try await query(
                 """
                 INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier, state, device_label, card_suffix)
                 VALUES (\(row.passTypeIdentifier), \(row.serialNumber), \(row.deviceAccountIdentifier), \(row.state.rawValue), \(row.device), \(row.cardSuffix))
                 """)
             return .inserted
         } catch  where Self.sqlState(error) == State.uniqueViolation {
-            let same = try query(
+            let same = try await query(
                 """
                 SELECT 1 FROM pass_record WHERE serial_number = \(row.serialNumber)
                 AND pass_type_identifier = \(row.passTypeIdentifier) AND device_account_identifier = \(row.deviceAccountIdentifier)
@@ -27,9 +27,9 @@ extension PostgresStore {
     }
 
     /// The records of a serial, narrowed by pass type and device label when given.
-    public func passes(matching query: PassQuery) throws -> [PassRecord] {
+    public func passes(matching query: PassQuery) async throws -> [PassRecord] {
         let (serialNumber, passTypeIdentifier, device) = (query.serialNumber, query.passTypeIdentifier, query.device)
-        return try self.query(
+        return try await self.query(
             """
             SELECT \(unescaped: Self.passColumns) FROM pass_record
             WHERE serial_number = \(serialNumber) AND (\(passTypeIdentifier)::text IS NULL OR pass_type_identifier = \(passTypeIdentifier))
@@ -41,11 +41,12 @@ extension PostgresStore {
 
     /// Removes the record `choose` picks among those of a query, in one transaction with
     /// them locked.
-    public func removePass(matching query: PassQuery, choose: ([PassRecord]) throws -> PassRecord) throws -> PassRecord
-    {
+    public func removePass(
+        matching query: PassQuery, choose: @Sendable ([PassRecord]) throws -> PassRecord
+    ) async throws -> PassRecord {
         let (serialNumber, passTypeIdentifier, device) = (query.serialNumber, query.passTypeIdentifier, query.device)
-        return try transaction { connection in
-            let rows = try connection.answer(
+        return try await transaction { connection in
+            let rows = try await connection.answer(
                 """
                 SELECT \(unescaped: Self.passColumns) FROM pass_record
                 WHERE serial_number = \(serialNumber) AND (\(passTypeIdentifier)::text IS NULL OR pass_type_identifier = \(passTypeIdentifier))
@@ -54,7 +55,7 @@ extension PostgresStore {
                 """, logger
             ).map(Self.passRow)
             let row = try choose(rows)
-            _ = try connection.answer(
+            _ = try await connection.answer(
                 """
                 DELETE FROM pass_record WHERE serial_number = \(row.serialNumber)
                 AND pass_type_identifier = \(row.passTypeIdentifier) AND device_account_identifier = \(row.deviceAccountIdentifier)
@@ -65,9 +66,9 @@ extension PostgresStore {
 
     /// Streams the records (or those in one state) in serial order, 10,000 at a time through a
     /// cursor, from one snapshot.
-    public func forEachPass(state: PassState?, _ body: (PassRecord) throws -> Void) throws {
+    public func forEachPass(state: PassState?, _ body: (PassRecord) throws -> Void) async throws {
         let state = state?.rawValue
-        try streaming(
+        try await streaming(
             """
             SELECT \(unescaped: Self.passColumns) FROM pass_record
             WHERE \(state)::text IS NULL OR state = \(state) \(unescaped: Self.passOrder)
@@ -75,24 +76,36 @@ extension PostgresStore {
         ) { row in try body(try Self.passRow(row)) }
     }
 
-    public func activatingPasses() throws -> [PassRecord] {
-        try query(
+    public func activatingPasses() async throws -> [PassRecord] {
+        try await query(
             "SELECT \(unescaped: Self.passColumns) FROM pass_record WHERE state = 'activating' \(unescaped: Self.passOrder)"
         ).map(Self.passRow)
     }
 
-    /// Up to `limit` records after `after` (from the first when nil), in serial order.
-    public func passPage(after: PassRecord?, limit: Int) throws -> [PassRecord] {
-        let (serial, type, account) = (
-            after?.serialNumber ?? "", after?.passTypeIdentifier ?? "", after?.deviceAccountIdentifier ?? ""
-        )
-        return try query(
-            """
-            SELECT \(unescaped: Self.passColumns) FROM pass_record
-            WHERE (serial_number, pass_type_identifier, device_account_identifier) > (\(serial), \(type), \(account))
-            \(unescaped: Self.passOrder) LIMIT \(limit)
-            """
-        ).map(Self.passRow)
+    /// This database as a copy's source: each page one statement, awaited by the calling thread.
+    public func copySource(pageSize: Int) async throws -> StoreCopy {
+        let passes = PageReader(pageSize: pageSize) { (after: PassRecord?) in
+            let (serial, type, account) = (
+                after?.serialNumber ?? "", after?.passTypeIdentifier ?? "", after?.deviceAccountIdentifier ?? ""
+            )
+            return try self.query(
+                """
+                SELECT \(unescaped: Self.passColumns) FROM pass_record
+                WHERE (serial_number, pass_type_identifier, device_account_identifier) > (\(serial), \(type), \(account))
+                \(unescaped: Self.passOrder) LIMIT \(pageSize)
+                """
+            ).map(Self.passRow)
+        }
+        let audit = PageReader(pageSize: pageSize) { (after: StoredAuditRow?) in
+            try self.query(
+                """
+                SELECT \(unescaped: Self.auditColumns) FROM audit_row WHERE seq > \(after?.seq ?? 0) ORDER BY seq
+                LIMIT \(pageSize)
+                """
+            ).map(Self.storedRow)
+        }
+        return StoreCopy(
+            nextPass: passes.next, nextAuditRow: audit.next, deeplinkHashKey: try await deeplinkHashKey(), state: self)
     }
 
     static func passRow(_ row: PostgresRow) throws -> PassRecord {

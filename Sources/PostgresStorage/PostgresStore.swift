@@ -21,8 +21,6 @@ public final class PostgresStore: Sendable {
     private let configuration: PostgresConnection.Configuration
     private let idle = Mutex<[PostgresConnection]>([])
     private let nextID = Atomic<Int>(0)
-    /// Where async callers' calls run (``TokenStore/run(_:)``).
-    public let threads = DatabaseThreads(label: "tokenctl.pg")
 
     /// Connects and checks the schema.
     /// - Parameter migrating: true for `tokenctl db migrate` and `db status`, which open a
@@ -52,7 +50,6 @@ public final class PostgresStore: Sendable {
 
     /// Closes every idle connection.
     public func close() {
-        threads.stop()
         let connections = idle.withLock { idle in
             defer { idle.removeAll() }
             return idle

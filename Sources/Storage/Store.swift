@@ -20,8 +20,6 @@ public final class Store: Sendable {
     private let database: any DatabaseWriter
     /// Opened read-only: the user may read the file but not write it (``StoreOptions/readsOnly``).
     public let isReadOnly: Bool
-    /// Where async callers' calls run (``TokenStore/run(_:)``).
-    public let threads = DatabaseThreads(label: "tokenctl.sqlite")
     /// Checkpoints the log beside the writers; nil for a store opened read-only.
     private let checkpointer: WALCheckpointer?
 
@@ -263,6 +261,15 @@ public final class Store: Sendable {
         try translatingErrors { try database.unsafeRead(body) }
     }
 
+    /// The same, awaited: `body` runs on one of GRDB's readers.
+    public func readStatement<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await database.unsafeRead(body)
+        } catch {
+            throw translated(error)
+        }
+    }
+
     /// A reading command on a file this user cannot write (or whose directory it cannot write,
     /// where the -wal and -shm files live) opens it read-only. A file it cannot read at all
     /// is `storage.io` "cannot read".
@@ -326,7 +333,6 @@ public final class Store: Sendable {
 
     /// Checkpoints the write-ahead log and closes the file, so the next process starts fast.
     public func close() throws {
-        threads.stop()
         try translatingErrors { try database.close() }
         checkpointer?.close()
     }

@@ -62,15 +62,11 @@ extension APIRoutes {
         if service.isRunning(key: key) { return Self.problem(Self.keyInFlight) }
         let runtime = service.runtime
         if let requestID, let serialNumber {
-            var entry = try await service.database { _ in
-                try runtime.attempt(serialNumber: serialNumber, requestID: requestID)
-            }
+            var entry = try await runtime.attempt(serialNumber: serialNumber, requestID: requestID)
             if let open = entry, open.outcome == nil {
                 // Open: closed as interrupted when its owner is gone, left alone when it runs.
                 try await runtime.closeInterrupted(serialNumber: serialNumber)
-                entry = try await service.database { _ in
-                    try runtime.attempt(serialNumber: serialNumber, requestID: requestID)
-                }
+                entry = try await runtime.attempt(serialNumber: serialNumber, requestID: requestID)
             }
             if let entry {
                 guard let result = ActivationResult(finished: entry) else { return Self.problem(Self.keyInFlight) }

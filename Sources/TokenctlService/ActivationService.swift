@@ -96,11 +96,8 @@ final class ActivationService: Sendable {
             deeplink: request.deeplink, device: request.device, dryRun: request.dryRun, requestID: requestID)
     }
 
-    /// Runs blocking database work on the database driver's threads.
-    func database<T: Sendable>(_ body: @escaping @Sendable (any TokenStore) throws -> T) async throws -> T {
-        let store = runtime.database
-        return try await store.threads.run { try body(store) }
-    }
+    /// The open database, for the reads beside the activations.
+    var store: any TokenStore { runtime.database }
 }
 
 /// Every activation the runtime runs, measured and, when a server or the database failed,

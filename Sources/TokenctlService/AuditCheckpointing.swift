@@ -47,9 +47,8 @@ struct AuditCheckpointing: Service, CustomStringConvertible {
     private func publish(_ size: Int64, deadline: ContinuousClock.Instant? = nil) async {
         guard let publisher, size >= 0, service.auditCut == nil else { return }
         do {
-            let stored = try await service.database { try TransparencyLog.signedCheckpoint(size: size, in: $0) }
-            let outcomes = await publisher.publish(
-                stored, through: ServiceStoreAccess(service: service), deadline: deadline)
+            let stored = try await TransparencyLog.signedCheckpoint(size: size, in: service.store)
+            let outcomes = await publisher.publish(stored, in: service.store, deadline: deadline)
             for outcome in outcomes {
                 switch outcome.result {
                 case .success:
@@ -77,10 +76,10 @@ struct AuditCheckpointing: Service, CustomStringConvertible {
     private func sign(unless size: Int64) async -> Int64 {
         let (origin, signer) = (self.origin, self.signer)
         do {
-            let signed = try await service.database { store -> TransparencyLog.Signed? in
-                guard try AuditTree(store: store).size() != size else { return nil }
-                return try TransparencyLog.checkpoint(in: store, origin: origin, signer: signer)
-            }
+            let store = service.store
+            let signed: TransparencyLog.Signed? =
+                try await AuditTree(store: store).size() == size
+                ? nil : try await TransparencyLog.checkpoint(in: store, origin: origin, signer: signer)
             if service.clearAuditCut() {
                 logger.notice(
                     "audit.logConsistent",
@@ -104,14 +103,5 @@ struct AuditCheckpointing: Service, CustomStringConvertible {
                 metadata: ["error": "\((error as? any CodedError)?.code.rawValue ?? "storage.io")"])
             return size
         }
-    }
-}
-
-/// The service's workers as the way a publication reaches the database.
-struct ServiceStoreAccess: AuditStoreAccess {
-    let service: ActivationService
-
-    func run<T: Sendable>(_ body: @escaping @Sendable (any TokenStore) throws -> T) async throws -> T {
-        try await service.database(body)
     }
 }

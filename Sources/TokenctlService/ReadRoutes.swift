@@ -25,7 +25,7 @@ extension APIRoutes {
             throw Problem.invalid("the serial number must be 1 to 256 bytes")
         }
         do {
-            let records = try await service.database { try $0.passes(matching: PassQuery(serialNumber: serial)) }
+            let records = try await service.store.passes(matching: PassQuery(serialNumber: serial))
             guard !records.isEmpty else {
                 return Self.problem(
                     Problem(
@@ -50,14 +50,11 @@ extension APIRoutes {
             var filter = request.filter
             filter.before = request.before
             filter.newest = request.limit + 1
-            let (entries, oldest, more) = try await service.database {
-                [filter, limit = request.limit] database throws -> ([JSONObject.Value], Int64?, Bool) in
-                var page: [AuditEntry] = []
-                try database.forEachAuditEntry(filter) { page.append($0) }
-                let more = page.count > limit
-                if more { page.removeFirst() }
-                return (page.map { .object($0.json(reveal: false)) }, page.first?.id, more)
-            }
+            var page: [AuditEntry] = []
+            try await service.store.forEachAuditEntry(filter) { page.append($0) }
+            let more = page.count > request.limit
+            if more { page.removeFirst() }
+            let (entries, oldest) = (page.map { JSONObject.Value.object($0.json(reveal: false)) }, page.first?.id)
             var headers: [(name: String, value: String)] = []
             if more, let oldest {
                 headers.append((name: "Link", value: "</v1/audit?\(request.nextPage(before: oldest))>; rel=\"next\""))

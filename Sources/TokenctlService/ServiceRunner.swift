@@ -172,15 +172,17 @@ public struct ServiceRunner: Sendable {
         logger.notice("service.stopped")
     }
 
+    /// The reads the service's database runs at once.
+    static let concurrentReaders = 4
+
     /// The activation runtime and what every listener shares, on these settings (the caller
     /// closes its runtime).
     static func activationService(
         settings: Settings, environment: [String: String], version: String, logger: Logger
     ) async throws -> ActivationService {
-        // Reads (passes, the audit, health, keys' lookups) beside the group commits: as many
-        // readers as the driver's threads that run them.
+        // Reads (passes, the audit, health, keys' lookups) beside the group commits.
         var settings = settings
-        settings.database.concurrentReaders = DatabaseThreads.defaultCount
+        settings.database.concurrentReaders = Self.concurrentReaders
         let metrics = ServiceMetrics(version: version)
         // TMP's requests and the user gates' are counted apart, each under its own name.
         let activator = Activator(
@@ -203,7 +205,7 @@ public struct ServiceRunner: Sendable {
         do {
             let database = runtime.database
             let keys = IdempotencyKeys(
-                database: database, hasher: DeeplinkHasher(key: try database.deeplinkHashKey()),
+                database: database, hasher: DeeplinkHasher(key: try await database.deeplinkHashKey()),
                 hostID: settings.hostID,
                 abandonedAfterMilliseconds: Int64(2 * settings.tmp.longestAttemptMilliseconds),
                 retentionMilliseconds: Int64(settings.service.idempotencyRetentionHours) * 3_600_000,

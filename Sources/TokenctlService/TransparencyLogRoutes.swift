@@ -14,7 +14,7 @@ extension APIRoutes {
     /// `GET /v1/audit/checkpoint`: the newest stored checkpoint; 404 `audit.noCheckpoint`.
     func auditCheckpoint() async throws -> Response {
         do {
-            let stored = try await service.database { try TransparencyLog.checkpoint(size: nil, in: $0) }
+            let stored = try await TransparencyLog.checkpoint(size: nil, in: service.store)
             return Self.body(200, contentType: Self.plainText, Array(stored.note.utf8))
         } catch {
             return Self.problem(Self.storageProblem(error))
@@ -29,16 +29,15 @@ extension APIRoutes {
             throw Problem.invalid("index is required: the leaf's index, from 0")
         }
         do {
-            let text = try await service.database { store in
-                let checkpoint = try TransparencyLog.checkpoint(size: parameters["size"], in: store)
-                guard index < checkpoint.size else {
-                    throw AuditError(
-                        code: .auditNoCheckpoint,
-                        message: "leaf \(index) is not in the checkpoint of \(checkpoint.size) rows")
-                }
-                let proof = try AuditTree(store: store).inclusionProof(index: index, size: checkpoint.size)
-                return TLogProof(index: UInt64(index), proof: proof, signedCheckpoint: checkpoint.note).text
+            let store = service.store
+            let checkpoint = try await TransparencyLog.checkpoint(size: parameters["size"], in: store)
+            guard index < checkpoint.size else {
+                throw AuditError(
+                    code: .auditNoCheckpoint,
+                    message: "leaf \(index) is not in the checkpoint of \(checkpoint.size) rows")
             }
+            let proof = try await AuditTree(store: store).inclusionProof(index: index, size: checkpoint.size)
+            let text = TLogProof(index: UInt64(index), proof: proof, signedCheckpoint: checkpoint.note).text
             return Self.body(200, contentType: Self.plainText, Array(text.utf8))
         } catch {
             return Self.problem(Self.storageProblem(error))
@@ -53,15 +52,14 @@ extension APIRoutes {
             throw Problem.invalid("from is required: the older tree's size, 1 or more")
         }
         do {
-            let proof = try await service.database { store in
-                let checkpoint = try TransparencyLog.checkpoint(size: parameters["to"], in: store)
-                guard from <= checkpoint.size else {
-                    throw AuditError(
-                        code: .auditNoCheckpoint,
-                        message: "the checkpoint of \(checkpoint.size) rows does not extend a tree of \(from)")
-                }
-                return try AuditTree(store: store).consistencyProof(from: from, to: checkpoint.size)
+            let store = service.store
+            let checkpoint = try await TransparencyLog.checkpoint(size: parameters["to"], in: store)
+            guard from <= checkpoint.size else {
+                throw AuditError(
+                    code: .auditNoCheckpoint,
+                    message: "the checkpoint of \(checkpoint.size) rows does not extend a tree of \(from)")
             }
+            let proof = try await AuditTree(store: store).consistencyProof(from: from, to: checkpoint.size)
             let text = proof.map { Data($0).base64EncodedString() + "\n" }.joined()
             return Self.body(200, contentType: Self.plainText, Array(text.utf8))
         } catch {

@@ -61,8 +61,8 @@ struct DemoCommand: AsyncParsableCommand {
 
         Output.line("\n\(sandbox.activationRequestCount) requests reached the sandbox\n")
         Output.line(AuditText.header)
-        try Audit(settings: settings).forEach(AuditFilter()) { Output.line(AuditText.row($0, reveal: false)) }
-        let (rows, broken) = try Audit(settings: settings).verify()
+        try await Audit(settings: settings).forEach(AuditFilter()) { Output.line(AuditText.row($0, reveal: false)) }
+        let (rows, broken) = try await Audit(settings: settings).verify()
         Output.line("\naudit chain: \(broken == nil ? "verified" : "BROKEN"), \(rows) rows")
         Output.line("\(asExpected) of \(DemoExamples.deeplinks.count) outcomes as documented")
         Output.line("\(onboarding.passed) of \(onboarding.steps) onboarding steps as expected")

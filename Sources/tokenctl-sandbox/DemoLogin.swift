@@ -23,7 +23,7 @@ struct DemoLogin {
         settings.onboarding.pinLoginWithinSeconds = 300
         settings.login.connection.baseURL = sandbox.baseURL
         settings.login.relyingPartyURL = sandbox.baseURL + "/rp"
-        _ = try Wallet(settings: settings).add(
+        _ = try await Wallet(settings: settings).add(
             PassRecordFields(
                 serialNumber: Self.serial, deviceAccountIdentifier: "DAPLPIN7Q2M9K0008888", cardSuffix: "8888"))
 

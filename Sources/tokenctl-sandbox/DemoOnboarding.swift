@@ -28,7 +28,7 @@ struct DemoOnboarding {
         settings.onboarding.powerAuth.applicationKey = sandbox.powerAuth.identity.applicationKey
         settings.onboarding.powerAuth.applicationSecretFile = secretFile
         settings.onboarding.powerAuth.masterServerPublicKey = sandbox.powerAuth.identity.masterPublicKeyBase64
-        _ = try Wallet(settings: settings).add(
+        _ = try await Wallet(settings: settings).add(
             PassRecordFields(
                 serialNumber: Self.serial, deviceAccountIdentifier: "DAPLONB7Q2M9K0007777", cardSuffix: "7777"))
 

@@ -61,10 +61,10 @@ import WalletModel
 
     /// A record whose state this tokenctl does not know (written by a newer one, or by hand
     /// past the check) is refused as corrupt by every read, never read as another state.
-    @Test func aStoredStateThisVersionDoesNotKnowIsCorruptNotADefault() throws {
+    @Test func aStoredStateThisVersionDoesNotKnowIsCorruptNotADefault() async throws {
         let path = directory.file("wallet.sqlite")
         let store = try Store(options: StoreOptions(path: path))
-        try store.write { db in
+        try await store.write { db in
             try db.execute(sql: "PRAGMA ignore_check_constraints = ON")
             try db.execute(
                 sql: """
@@ -73,14 +73,14 @@ import WalletModel
                     """)
             try db.execute(sql: "PRAGMA ignore_check_constraints = OFF")
         }
-        let reads: [(String, () throws -> Void)] = [
-            ("passes", { _ = try store.passes(matching: PassQuery(serialNumber: "SN1")) }),
-            ("forEachPass", { try store.forEachPass(state: nil) { _ in } }),
-            ("passPage", { _ = try store.passPage(after: nil, limit: 10) }),
+        let reads: [(String, () async throws -> Void)] = [
+            ("passes", { _ = try await store.passes(matching: PassQuery(serialNumber: "SN1")) }),
+            ("forEachPass", { try await store.forEachPass(state: nil) { _ in } }),
+            ("copySource", { _ = try await store.copySource(pageSize: 10).nextPass() }),
         ]
         for (name, read) in reads {
-            #expect("\(name)") {
-                try read()
+            await #expect("\(name)") {
+                try await read()
             } throws: { error in
                 (error as? StorageError)?.code == .storageCorrupt && "\(error)".contains("unknown state frozen")
             }

@@ -33,7 +33,7 @@ import WalletModel
             .load(flags: .init(databasePath: directory.file("wallet.sqlite")))
             let store = try settings.store.open(logger: Logger(label: "test"))
             for (serial, account) in [("SN1", "DAPL00000000000001"), ("SN2", "DAPL00000000000002")] {
-                _ = try store.insertPass(PassRecord(serialNumber: serial, deviceAccountIdentifier: account))
+                _ = try await store.insertPass(PassRecord(serialNumber: serial, deviceAccountIdentifier: account))
             }
             try store.close()
             let service = try await ServiceRunner.activationService(
@@ -319,9 +319,8 @@ import WalletModel
                     #expect(response.status == .ok)
                 }
                 func sign() async throws -> Checkpoint {
-                    try await fixture.service.database {
-                        try TransparencyLog.checkpoint(in: $0, origin: signer.name, signer: signer).checkpoint
-                    }
+                    try await TransparencyLog.checkpoint(in: fixture.service.store, origin: signer.name, signer: signer)
+                        .checkpoint
                 }
                 try await activate("SN1")
                 let first = try await sign()
@@ -335,7 +334,7 @@ import WalletModel
                 let note = try SignedNote.open(Array(String(buffer: newest.body).utf8), verifiers: [signer.verifier])
                 #expect(Checkpoint(text: note.text) == second)
 
-                let leaf = try await fixture.service.database { try AuditTree(store: $0).leaf(1).hash }
+                let leaf = try await AuditTree(store: fixture.service.store).leaf(1).hash
                 for uri in ["/v1/audit/proof?index=1", "/v1/audit/proof?index=1&size=2"] {
                     let answer = try await client.execute(uri: uri, method: .get)
                     #expect(answer.status == .ok, "\(uri)")

@@ -116,7 +116,9 @@ enum AuditLog {
 
 extension AuditLog {
     /// Streams the merged entries matching `filter`, oldest first.
-    static func forEachEntry(_ filter: AuditFilter, _ db: Database, _ body: (AuditEntry) throws -> Void) throws {
+    static func forEachEntry(
+        _ filter: AuditFilter, after: Int64 = 0, limit: Int? = nil, _ db: Database, _ body: (AuditEntry) throws -> Void
+    ) throws {
         var sql = """
             SELECT s.attempt_id, s.request_id, s.at AS started_at, f.at AS finished_at, s.serial_number,
                    s.pass_type_identifier, s.token_unique_reference, s.device_label, f.outcome, f.error_code,
@@ -151,12 +153,16 @@ extension AuditLog {
             sql += " AND s.attempt_id < ?"
             arguments += [before]
         }
+        if after > 0 {
+            sql += " AND s.attempt_id > ?"
+            arguments += [after]
+        }
         if let newest = filter.newest {
             // From the end of the audit, newest first, then back to oldest first.
             sql = "SELECT * FROM (" + sql + " ORDER BY s.attempt_id DESC LIMIT ?) ORDER BY attempt_id"
             arguments += [max(0, newest)]
         } else {
-            sql += " ORDER BY s.attempt_id"
+            sql += " ORDER BY s.attempt_id" + (limit.map { " LIMIT \($0)" } ?? "")
         }
         let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
         while let row = try rows.next() {

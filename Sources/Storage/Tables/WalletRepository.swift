@@ -82,20 +82,6 @@ enum WalletRepository {
         )
     }
 
-    /// Streams records in a stable order without loading them all.
-    static func forEach(state: PassState?, _ db: Database, _ body: (PassRecord) throws -> Void) throws {
-        let cursor: RowCursor
-        if let state {
-            cursor = try Row.fetchCursor(
-                db, sql: "SELECT \(columns) FROM pass_record WHERE state = ? \(order)", arguments: [state.rawValue])
-        } else {
-            cursor = try Row.fetchCursor(db, sql: "SELECT \(columns) FROM pass_record \(order)")
-        }
-        while let row = try cursor.next() {
-            try body(record(row))
-        }
-    }
-
     /// The records in state `activating`; the state is written out so that SQLite uses the
     /// partial index `pass_record_activating` (a bound value would not match it).
     static func activating(_ db: Database) throws -> [PassRecord] {
@@ -117,14 +103,19 @@ enum WalletRepository {
         )
     }
 
-    /// Up to `limit` records after `after` (from the first when nil), in serial order.
-    static func page(after: PassRecord?, limit: Int, _ db: Database) throws -> [PassRecord] {
+    /// Up to `limit` records after `after` (from the first when nil), in serial order; only
+    /// those in `state` when given.
+    static func page(after: PassRecord?, state: PassState? = nil, limit: Int, _ db: Database) throws -> [PassRecord] {
         try Row.fetchAll(
             db,
-            sql:
-                "SELECT \(columns) FROM pass_record WHERE (serial_number, pass_type_identifier, device_account_identifier) > (?, ?, ?) \(order) LIMIT \(limit)",
+            sql: """
+                SELECT \(columns) FROM pass_record
+                WHERE (serial_number, pass_type_identifier, device_account_identifier) > (?, ?, ?) AND (?4 IS NULL OR state = ?4)
+                \(order) LIMIT \(limit)
+                """,
             arguments: [
                 after?.serialNumber ?? "", after?.passTypeIdentifier ?? "", after?.deviceAccountIdentifier ?? "",
+                state?.rawValue,
             ]
         ).map(record)
     }

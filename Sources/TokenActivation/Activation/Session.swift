@@ -28,7 +28,7 @@ struct Session: Sendable {
             (clients, shared) = activator.makeClients(count: count, headers: headers)
         }
         do {
-            deeplinkHasher = DeeplinkHasher(key: try store.deeplinkHashKey())
+            deeplinkHasher = await DeeplinkHasher(key: try store.deeplinkHashKey())
         } catch {
             shared?.shutdown()
             throw error

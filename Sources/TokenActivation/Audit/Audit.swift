@@ -12,13 +12,13 @@ public struct Audit: Sendable {
     }
 
     /// Streams the entries matching `filter`, oldest first.
-    public func forEach(_ filter: AuditFilter, _ body: (AuditEntry) throws -> Void) throws {
-        try store.using(logger: logger) { store in try store.forEachAuditEntry(filter, body) }
+    public func forEach(_ filter: AuditFilter, _ body: (AuditEntry) throws -> Void) async throws {
+        try await store.using(logger: logger) { store in try await store.forEachAuditEntry(filter, body) }
     }
 
     /// Checks the hash chain over every row.
     /// - Returns: the rows, and nil when the chain holds, else the first broken row and why.
-    public func verify() throws -> (rows: Int, broken: BrokenRow?) {
-        try store.using(logger: logger) { store in try ChainCheck.verify(store.forEachAuditRow) }
+    public func verify() async throws -> (rows: Int, broken: BrokenRow?) {
+        try await store.using(logger: logger) { store in try await ChainCheck.verify(store.forEachAuditRow) }
     }
 }

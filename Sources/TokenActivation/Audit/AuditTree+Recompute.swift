@@ -16,7 +16,7 @@ extension AuditTree {
     }
 
     /// Reads the rows of the first `size` leaves once and answers the heads at `sizes`.
-    public func recompute(size: Int64, heads sizes: Set<Int64>) throws -> Recomputed {
+    public func recompute(size: Int64, heads sizes: Set<Int64>) async throws -> Recomputed {
         var heads: [Int64: [UInt8]] = [:]
         if sizes.contains(0) { heads[0] = MerkleHash.emptyTree }
         var range: [(level: Int, hash: [UInt8])] = []
@@ -25,7 +25,7 @@ extension AuditTree {
         var count: Int64 = 0
         while count < size {
             let end = min(count + 4096, size)
-            for data in try leafData(count..<end) {
+            for data in try await leafData(count..<end) {
                 var hash = MerkleHash.leaf(data)
                 leaves += hash
                 var level = 0
@@ -44,12 +44,12 @@ extension AuditTree {
 
     /// The first leaf below `size` whose stored hash differs from `recomputed`'s; nil when
     /// every stored leaf agrees (or none is stored).
-    public func firstStoredLeafDiffering(from recomputed: Recomputed, size: Int64) throws -> Int64? {
-        let blocks = min(size / Self.blockSize, try store.storedTreeBlocks())
+    public func firstStoredLeafDiffering(from recomputed: Recomputed, size: Int64) async throws -> Int64? {
+        let blocks = await min(size / Self.blockSize, try store.storedTreeBlocks())
         var start: Int64 = 0
         while start < blocks {
             let end = min(start + 1024, blocks)
-            let found = try store.treeLeafBlocks(Array(start..<end))
+            let found = try await store.treeLeafBlocks(Array(start..<end))
             for block in start..<end {
                 guard let hashes = found[block] else { continue }
                 for (offset, hash) in Self.split(hashes).enumerated() {

@@ -8,7 +8,7 @@ import WalletModel
 /// nodes of 16 leaves and up (``catchUp()``): about 40 bytes and 3/16 of an insert a row. A
 /// tree head or a proof so reads O(log n) stored hashes, the leaf hashes of at most two
 /// blocks, and the rows not caught up yet.
-public struct AuditTree {
+public struct AuditTree: Sendable {
     /// Nodes of 2^4 = 16 leaves and up are stored as nodes; below them, a block's leaf hashes.
     public static let storedLevel = StoredTreeLayout.storedLevel
     public static let blockSize = StoredTreeLayout.blockSize
@@ -20,36 +20,36 @@ public struct AuditTree {
     }
 
     /// The current tree size: every committed row.
-    public func size() throws -> Int64 {
-        try store.auditTreeSize()
+    public func size() async throws -> Int64 {
+        try await store.auditTreeSize()
     }
 
     /// The tree head of the first `size` leaves.
-    public func rootHash(size: Int64) throws -> [UInt8] {
-        try hashes(of: [0..<size])[0]
+    public func rootHash(size: Int64) async throws -> [UInt8] {
+        try await hashes(of: [0..<size])[0]
     }
 
     /// The audit path of leaf `index` in the tree of `size` leaves.
-    public func inclusionProof(index: Int64, size: Int64) throws -> [[UInt8]] {
-        try hashes(of: MerkleRanges.inclusion(index: index, size: size))
+    public func inclusionProof(index: Int64, size: Int64) async throws -> [[UInt8]] {
+        try await hashes(of: MerkleRanges.inclusion(index: index, size: size))
     }
 
     /// The proof that the tree of `from` leaves is a prefix of the tree of `to`.
-    public func consistencyProof(from: Int64, to: Int64) throws -> [[UInt8]] {
-        try hashes(of: MerkleRanges.consistency(from: from, to: to))
+    public func consistencyProof(from: Int64, to: Int64) async throws -> [[UInt8]] {
+        try await hashes(of: MerkleRanges.consistency(from: from, to: to))
     }
 
     /// The leaf data and leaf hash of leaf `index`.
-    public func leaf(_ index: Int64) throws -> (data: [UInt8], hash: [UInt8]) {
-        let data = try leafData(index..<(index + 1))[0]
+    public func leaf(_ index: Int64) async throws -> (data: [UInt8], hash: [UInt8]) {
+        let data = try await leafData(index..<(index + 1))[0]
         return (data, MerkleHash.leaf(data))
     }
 
     /// The heads of `ranges` (each one the RFC's recursion reaches; the empty range is the
     /// empty tree): one query for the stored nodes, one for the stored leaf blocks, and one
     /// per run of rows not caught up.
-    public func hashes(of ranges: [Range<Int64>]) throws -> [[UInt8]] {
-        let stored = try store.storedTreeBlocks() * Self.blockSize
+    public func hashes(of ranges: [Range<Int64>]) async throws -> [[UInt8]] {
+        let stored = try await store.storedTreeBlocks() * Self.blockSize
         // A node inside the stored blocks is read: a stored node from its level up, else its
         // block's leaves. One across the stored end is made of its children; the rest of the
         // rows.
@@ -69,11 +69,11 @@ public struct AuditTree {
             }
         }
         for range in ranges where !range.isEmpty { MerkleNode.subtrees(of: range).forEach(place) }
-        var known = try store.treeNodes(Array(nodes))
+        var known = try await store.treeNodes(Array(nodes))
         if let missing = nodes.first(where: { known[$0] == nil }) {
             throw Self.lacking("its node \(missing)")
         }
-        let leafBlocks = try store.treeLeafBlocks(Array(blocks))
+        let leafBlocks = try await store.treeLeafBlocks(Array(blocks))
         for block in blocks {
             guard let hashes = leafBlocks[block] else { throw Self.lacking("the leaf hashes of block \(block)") }
             for (offset, hash) in Self.split(hashes).enumerated() {
@@ -82,7 +82,7 @@ public struct AuditTree {
         }
         let rowRanges = fromRows.map(\.leaves).sorted { $0.lowerBound < $1.lowerBound }
         for run in Self.runs(rowRanges) {
-            let data = try leafData(run)
+            let data = try await leafData(run)
             for (offset, leaf) in data.enumerated() {
                 known[MerkleNode(level: 0, index: run.lowerBound + Int64(offset))] = MerkleHash.leaf(leaf)
             }
@@ -98,15 +98,15 @@ public struct AuditTree {
     /// completes, reading the rows in chunks. Rows are leaves once committed, and committed in
     /// chain order: what is stored here never changes. Answers how many blocks were added.
     @discardableResult
-    public func catchUp(chunkBlocks: Int64 = 256) throws -> Int64 {
-        let storedBlocks = try store.storedTreeBlocks()
-        let wholeBlocks = try size() / Self.blockSize
+    public func catchUp(chunkBlocks: Int64 = 256) async throws -> Int64 {
+        let storedBlocks = try await store.storedTreeBlocks()
+        let wholeBlocks = try await size() / Self.blockSize
         guard wholeBlocks > storedBlocks else { return 0 }
         // The left siblings the next blocks may need: the compact range of the stored blocks.
         let frontierNodes = MerkleNode.compactRange(size: storedBlocks).map {
             MerkleNode(level: $0.level + Self.storedLevel, index: $0.index)
         }
-        let found = try store.treeNodes(frontierNodes)
+        let found = try await store.treeNodes(frontierNodes)
         var frontier: [Int: [UInt8]] = [:]
         for node in frontierNodes {
             guard let hash = found[node] else { throw Self.lacking("its node \(node)") }
@@ -115,7 +115,7 @@ public struct AuditTree {
         var block = storedBlocks
         while block < wholeBlocks {
             let end = min(block + chunkBlocks, wholeBlocks)
-            let leaves = try leafData((block * Self.blockSize)..<(end * Self.blockSize)).map(MerkleHash.leaf)
+            let leaves = try await leafData((block * Self.blockSize)..<(end * Self.blockSize)).map(MerkleHash.leaf)
             var nodes: [(node: MerkleNode, hash: [UInt8])] = [], leafBlocks: [(block: Int64, hashes: [UInt8])] = []
             for index in block..<end {
                 let first = Int((index - block) * Self.blockSize)
@@ -133,19 +133,19 @@ public struct AuditTree {
                 }
                 frontier[node.level] = hash
             }
-            try store.storeTree(nodes: nodes, leafBlocks: leafBlocks)
+            try await store.storeTree(nodes: nodes, leafBlocks: leafBlocks)
             block = end
         }
         return wholeBlocks - storedBlocks
     }
 
     /// The leaf data of `range`: each row's hashed text, the rows numbered without gaps.
-    func leafData(_ range: Range<Int64>) throws -> [[UInt8]] {
+    func leafData(_ range: Range<Int64>) async throws -> [[UInt8]] {
         var data: [[UInt8]] = []
         data.reserveCapacity(range.count)
         var after = range.lowerBound
         while after < range.upperBound {
-            let rows = try store.auditPage(after: after, limit: Int(min(range.upperBound - after, 4096)))
+            let rows = try await store.auditPage(after: after, limit: Int(min(range.upperBound - after, 4096)))
             guard !rows.isEmpty else {
                 throw StorageError(
                     .storageCorrupt,

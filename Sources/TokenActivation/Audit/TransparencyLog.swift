@@ -27,35 +27,37 @@ public struct TransparencyLog: Sendable {
     /// One of that size already stored by this origin and key is answered as it is
     /// (checkpoints are append-only); a new origin or key signs anew. The log fails closed
     /// (``extends(_:in:origin:)``).
-    public func checkpoint(origin: String, signer: NoteSigner) throws -> Signed {
-        try store.using(logger: logger) { store in try Self.checkpoint(in: store, origin: origin, signer: signer) }
+    public func checkpoint(origin: String, signer: NoteSigner) async throws -> Signed {
+        try await store.using(logger: logger) { store in
+            try await Self.checkpoint(in: store, origin: origin, signer: signer)
+        }
     }
 
     /// ``checkpoint(origin:signer:)`` on an open store (the service's).
-    public static func checkpoint(in store: any TokenStore, origin: String, signer: NoteSigner) throws -> Signed {
+    public static func checkpoint(in store: any TokenStore, origin: String, signer: NoteSigner) async throws -> Signed {
         let tree = AuditTree(store: store)
         var (size, root): (Int64, [UInt8]) = (0, [])
         for attempt in 1...3 {
-            try tree.catchUp()
-            size = try tree.size()
-            root = try tree.rootHash(size: size)
+            try await tree.catchUp()
+            size = try await tree.size()
+            root = try await tree.rootHash(size: size)
             do {
-                try extends(Head(size: size, root: root), in: store, origin: origin, tree: tree)
+                try await extends(Head(size: size, root: root), in: store, origin: origin, tree: tree)
                 break
             } catch let error as AuditError where error.code == .auditInconsistent && attempt < 3 {
                 // Another process signed a larger tree since this one read the size: the rows
                 // are there, so read the tree again. Fewer rows than that is a cut.
-                guard try tree.size() > size else { throw error }
+                guard try await tree.size() > size else { throw error }
             }
         }
-        if let stored = try store.storedCheckpoint(size: size, origin: origin), stored.keyID == signer.keyID,
+        if let stored = try await store.storedCheckpoint(size: size, origin: origin), stored.keyID == signer.keyID,
             let checkpoint = checkpoint(in: stored.note)
         {
-            return Signed(checkpoint: checkpoint, note: try cosigned(stored, in: store).note, isNew: false)
+            return Signed(checkpoint: checkpoint, note: try await cosigned(stored, in: store).note, isNew: false)
         }
         let checkpoint = Checkpoint(origin: origin, size: UInt64(size), rootHash: root)
         let note = try SignedNote.sign(text: checkpoint.text, by: [signer])
-        try store.storeCheckpoint(StoredCheckpoint(size: size, note: note))
+        try await store.storeCheckpoint(StoredCheckpoint(size: size, note: note))
         return Signed(checkpoint: checkpoint, note: note, isNew: true)
     }
 
@@ -69,9 +71,9 @@ public struct TransparencyLog: Sendable {
     /// naming both sizes, unless the tree of `head` extends the newest checkpoint stored for
     /// `origin` and the largest tree of `origin` any witness cosigned: a smaller tree is a cut
     /// log (a failover that lost rows, a restored backup), another root at a signed size a fork.
-    public static func extends(_ head: Head, in store: any TokenStore, origin: String, tree: AuditTree) throws {
-        let newest = try store.storedCheckpoint(size: nil, origin: origin)
-        let cosigned = try store.largestCosignedSize(origin: origin) ?? 0
+    public static func extends(_ head: Head, in store: any TokenStore, origin: String, tree: AuditTree) async throws {
+        let newest = try await store.storedCheckpoint(size: nil, origin: origin)
+        let cosigned = try await store.largestCosignedSize(origin: origin) ?? 0
         let signed = max(newest?.size ?? 0, cosigned)
         guard head.size >= signed else {
             let by = cosigned == signed ? "a witness cosigned" : "this log signed"
@@ -82,7 +84,7 @@ public struct TransparencyLog: Sendable {
             )
         }
         guard let newest, let stored = checkpoint(in: newest.note) else { return }
-        let root = newest.size == head.size ? head.root : try tree.rootHash(size: newest.size)
+        let root = newest.size == head.size ? head.root : try await tree.rootHash(size: newest.size)
         guard root == stored.rootHash else {
             throw AuditError(
                 code: .auditInconsistent,
@@ -94,8 +96,10 @@ public struct TransparencyLog: Sendable {
 
     /// `checkpoint` with the cosignatures stored for it, one line each after the log's
     /// signature (a C2SP checkpoint as its witnesses cosigned it).
-    public static func cosigned(_ checkpoint: StoredCheckpoint, in store: any TokenStore) throws -> StoredCheckpoint {
-        let lines = try store.storedCosignatures(size: checkpoint.size, origin: checkpoint.origin).map {
+    public static func cosigned(
+        _ checkpoint: StoredCheckpoint, in store: any TokenStore
+    ) async throws -> StoredCheckpoint {
+        let lines = try await store.storedCosignatures(size: checkpoint.size, origin: checkpoint.origin).map {
             $0.line + "\n"
         }
         return StoredCheckpoint(size: checkpoint.size, note: checkpoint.note + lines.joined())
@@ -124,9 +128,9 @@ public struct TransparencyLog: Sendable {
     /// The proofs of entry `entry`'s rows in the tree of the stored checkpoint of `size`
     /// (the newest one when nil): of row `row` alone (0: started, 1: finished) when given,
     /// else of every row, and the checkpoint must hold each row proved.
-    public func prove(entry: Int64, size: Int64?, row: Int? = nil) throws -> EntryProof {
-        try store.using(logger: logger) { store in
-            var seqs = try store.auditRowSeqs(attemptID: entry)
+    public func prove(entry: Int64, size: Int64?, row: Int? = nil) async throws -> EntryProof {
+        try await store.using(logger: logger) { store in
+            var seqs = try await store.auditRowSeqs(attemptID: entry)
             guard !seqs.isEmpty else { throw AuditError.notFound(id: entry) }
             if let row {
                 guard row < seqs.count else {
@@ -139,7 +143,7 @@ public struct TransparencyLog: Sendable {
                 seqs = [seqs[row]]
             }
             let last = seqs[seqs.count - 1]
-            let checkpoint = try Self.checkpoint(size: size, in: store)
+            let checkpoint = try await Self.checkpoint(size: size, in: store)
             guard checkpoint.size >= last else {
                 let which = size == nil ? "the newest checkpoint" : "the checkpoint of --size \(checkpoint.size)"
                 throw AuditError(
@@ -149,11 +153,13 @@ public struct TransparencyLog: Sendable {
                 )
             }
             let tree = AuditTree(store: store)
-            let rows = try seqs.map { seq in
-                let (data, hash) = try tree.leaf(seq - 1)
-                return RowProof(
-                    index: seq - 1, leafData: data, leafHash: hash,
-                    proof: try tree.inclusionProof(index: seq - 1, size: checkpoint.size))
+            var rows: [RowProof] = []
+            for seq in seqs {
+                let (data, hash) = try await tree.leaf(seq - 1)
+                rows.append(
+                    RowProof(
+                        index: seq - 1, leafData: data, leafHash: hash,
+                        proof: try await tree.inclusionProof(index: seq - 1, size: checkpoint.size)))
             }
             return EntryProof(entry: entry, rows: rows, checkpoint: checkpoint)
         }
@@ -164,10 +170,10 @@ public struct TransparencyLog: Sendable {
     /// checkpoint gave it: `audit.inconsistent` when this log's tree of that size has another.
     public func consistency(
         from: Int64, to: Int64?, oldRoot: [UInt8]? = nil, oldOrigin: String? = nil
-    ) throws -> (checkpoint: StoredCheckpoint, proof: [[UInt8]]) {
-        try store.using(logger: logger) { store in
+    ) async throws -> (checkpoint: StoredCheckpoint, proof: [[UInt8]]) {
+        try await store.using(logger: logger) { store in
             let tree = AuditTree(store: store)
-            let rows = try tree.size()
+            let rows = try await tree.size()
             if from > rows {
                 throw AuditError(
                     code: .auditInconsistent,
@@ -175,7 +181,7 @@ public struct TransparencyLog: Sendable {
                         "the older checkpoint signs \(from) rows, but the audit has \(rows): rows were cut from its end (row \(rows + 1) on is missing)"
                 )
             }
-            let checkpoint = try Self.checkpoint(size: to, in: store)
+            let checkpoint = try await Self.checkpoint(size: to, in: store)
             if let oldOrigin, oldOrigin != checkpoint.origin {
                 throw AuditError(
                     code: .auditInconsistent,
@@ -201,14 +207,14 @@ public struct TransparencyLog: Sendable {
                         "the checkpoint of \(checkpoint.size) rows does not reach the older one's \(from); sign a newer one with tokenctl audit checkpoint"
                 )
             }
-            if let oldRoot, try tree.rootHash(size: from) != oldRoot {
+            if let oldRoot, try await tree.rootHash(size: from) != oldRoot {
                 throw AuditError(
                     code: .auditInconsistent,
                     message:
                         "this log's tree of \(from) rows has another head than the older checkpoint: the log was rewritten since, or the checkpoint is another log's (audit verify --checkpoint names the first differing leaf)"
                 )
             }
-            return (checkpoint, try tree.consistencyProof(from: from, to: checkpoint.size))
+            return (checkpoint, try await tree.consistencyProof(from: from, to: checkpoint.size))
         }
     }
 
@@ -216,12 +222,12 @@ public struct TransparencyLog: Sendable {
     /// then its head against the tree recomputed from the rows of its size. A log cut below
     /// the checkpoint's size, or rewritten within it, is `audit.inconsistent`, naming the
     /// missing size or the first leaf that differs from the stored tree.
-    public func verify(note: [UInt8], verifier: NoteVerifier) throws -> (checkpoint: Checkpoint, rows: Int64) {
+    public func verify(note: [UInt8], verifier: NoteVerifier) async throws -> (checkpoint: Checkpoint, rows: Int64) {
         let checkpoint = try Self.open(note, verifier: verifier, what: "the checkpoint")
-        return try store.using(logger: logger) { store in
+        return try await store.using(logger: logger) { store in
             let tree = AuditTree(store: store)
-            let rows = try tree.size()
-            try Self.check([(Int64(checkpoint.size), checkpoint.rootHash)], rows: rows, tree: tree)
+            let rows = try await tree.size()
+            try await Self.check([(Int64(checkpoint.size), checkpoint.rootHash)], rows: rows, tree: tree)
             return (checkpoint, rows)
         }
     }
@@ -260,9 +266,9 @@ public struct TransparencyLog: Sendable {
 
     /// Checks every stored checkpoint's head against the tree recomputed from the rows (one
     /// pass over them); answers how many there are.
-    public func verifyStored() throws -> Int {
-        try store.using(logger: logger) { store in
-            let stored = try store.storedCheckpoints()
+    public func verifyStored() async throws -> Int {
+        try await store.using(logger: logger) { store in
+            let stored = try await store.storedCheckpoints()
             let heads = try stored.map { stored in
                 guard let checkpoint = Self.checkpoint(in: stored.note), Int64(checkpoint.size) == stored.size else {
                     throw AuditError(
@@ -272,13 +278,13 @@ public struct TransparencyLog: Sendable {
                 return (stored.size, checkpoint.rootHash)
             }
             let tree = AuditTree(store: store)
-            try Self.check(heads, rows: try tree.size(), tree: tree)
+            try await Self.check(heads, rows: try await tree.size(), tree: tree)
             return stored.count
         }
     }
 
     /// `audit.inconsistent` unless the rows make each head.
-    private static func check(_ heads: [(size: Int64, root: [UInt8])], rows: Int64, tree: AuditTree) throws {
+    private static func check(_ heads: [(size: Int64, root: [UInt8])], rows: Int64, tree: AuditTree) async throws {
         guard let largest = heads.map(\.size).max() else { return }
         if largest > rows {
             throw AuditError(
@@ -287,9 +293,9 @@ public struct TransparencyLog: Sendable {
                     "a checkpoint signs \(largest) rows, but the audit has \(rows): rows were cut from its end (leaf \(rows) on, row \(rows + 1) on, is missing)"
             )
         }
-        let recomputed = try tree.recompute(size: largest, heads: Set(heads.map(\.size)))
+        let recomputed = try await tree.recompute(size: largest, heads: Set(heads.map(\.size)))
         for head in heads.sorted(by: { $0.size < $1.size }) where recomputed.heads[head.size] != head.root {
-            if let leaf = try tree.firstStoredLeafDiffering(from: recomputed, size: head.size) {
+            if let leaf = try await tree.firstStoredLeafDiffering(from: recomputed, size: head.size) {
                 throw AuditError(
                     code: .auditInconsistent,
                     message:
@@ -306,15 +312,15 @@ public struct TransparencyLog: Sendable {
 
     /// The stored checkpoint of `size` rows, or the newest, with its cosignatures;
     /// `audit.noCheckpoint` when there is none.
-    public static func checkpoint(size: Int64?, in store: any TokenStore) throws -> StoredCheckpoint {
-        try cosigned(try signedCheckpoint(size: size, in: store), in: store)
+    public static func checkpoint(size: Int64?, in store: any TokenStore) async throws -> StoredCheckpoint {
+        try await cosigned(try signedCheckpoint(size: size, in: store), in: store)
     }
 
     /// The same as the log signed it, without cosignatures (what a witness is sent).
-    public static func signedCheckpoint(size: Int64?, in store: any TokenStore) throws -> StoredCheckpoint {
+    public static func signedCheckpoint(size: Int64?, in store: any TokenStore) async throws -> StoredCheckpoint {
         if let size {
-            guard let found = try store.storedCheckpoint(size: size, origin: nil) else {
-                let newest = try store.storedCheckpoint(size: nil, origin: nil)
+            guard let found = try await store.storedCheckpoint(size: size, origin: nil) else {
+                let newest = try await store.storedCheckpoint(size: nil, origin: nil)
                 throw AuditError(
                     code: .auditNoCheckpoint,
                     message:
@@ -323,7 +329,7 @@ public struct TransparencyLog: Sendable {
             }
             return found
         }
-        guard let newest = try store.storedCheckpoint(size: nil, origin: nil) else {
+        guard let newest = try await store.storedCheckpoint(size: nil, origin: nil) else {
             throw AuditError(
                 code: .auditNoCheckpoint,
                 message: "no checkpoint of the audit is stored yet; sign one with tokenctl audit checkpoint")
@@ -342,30 +348,12 @@ public struct TransparencyLog: Sendable {
     /// every cosignature stored for it, and the witnesses (verifier keys) among them.
     public func publish(
         size: Int64?, with publisher: WitnessPublisher
-    ) async throws -> (
-        checkpoint: StoredCheckpoint, outcomes: [WitnessPublisher.Outcome], stored: Set<String>
-    ) {
+    ) async throws -> (checkpoint: StoredCheckpoint, outcomes: [WitnessPublisher.Outcome], stored: Set<String>) {
         try await store.using(logger: logger) { store async throws in
-            let access = OpenStoreAccess(store: store)
-            let plain = try await access.run { store in try Self.signedCheckpoint(size: size, in: store) }
-            let outcomes = await publisher.publish(plain, through: access)
-            let stored = try await access.run { store in
-                try store.storedCosignatures(size: plain.size, origin: plain.origin)
-            }
-            return (
-                try await access.run { store in try Self.cosigned(plain, in: store) }, outcomes,
-                Set(stored.map(\.witness))
-            )
+            let plain = try await Self.signedCheckpoint(size: size, in: store)
+            let outcomes = await publisher.publish(plain, in: store)
+            let stored = try await store.storedCosignatures(size: plain.size, origin: plain.origin)
+            return (try await Self.cosigned(plain, in: store), outcomes, Set(stored.map(\.witness)))
         }
-    }
-}
-
-/// A store the caller holds open, reached on its driver's own threads.
-struct OpenStoreAccess: AuditStoreAccess, @unchecked Sendable {
-    /// Used by one publication at a time, one call after the other.
-    let store: any TokenStore
-
-    func run<T: Sendable>(_ body: @escaping @Sendable (any TokenStore) throws -> T) async throws -> T {
-        try await store.run { store in try body(store) }
     }
 }

@@ -15,11 +15,6 @@ public struct Witness: Sendable {
     }
 }
 
-/// How a publication reaches the database: the CLI's open store, or the service's workers.
-public protocol AuditStoreAccess: Sendable {
-    func run<T: Sendable>(_ body: @escaping @Sendable (any TokenStore) throws -> T) async throws -> T
-}
-
 /// Sends a signed checkpoint to each witness with C2SP tlog-witness's `add-checkpoint`
 /// (DESIGN §9): the old size is the one the witness last cosigned here (0 before its first),
 /// with the consistency proof from it; a 409 is asked again once from the size the witness
@@ -68,13 +63,13 @@ public struct WitnessPublisher: Sendable {
     /// `add-checkpoint` from the size it holds is cheap, and it is how a rollback shows).
     /// With `deadline`, a witness that has not answered by then is a failure named so.
     public func publish(
-        _ checkpoint: StoredCheckpoint, through access: some AuditStoreAccess, deadline: ContinuousClock.Instant? = nil
+        _ checkpoint: StoredCheckpoint, in store: any TransparencyLogStore, deadline: ContinuousClock.Instant? = nil
     ) async -> [Outcome] {
         await withTaskGroup(of: (Int, Outcome?).self) { group in
             for (index, witness) in witnesses.enumerated() {
                 let transport = transports[index]
                 group.addTask {
-                    (index, await outcome(of: checkpoint, to: witness, through: access, transport: transport))
+                    (index, await outcome(of: checkpoint, to: witness, in: store, transport: transport))
                 }
             }
             if let deadline {
@@ -103,13 +98,13 @@ public struct WitnessPublisher: Sendable {
     }
 
     private func outcome(
-        of checkpoint: StoredCheckpoint, to witness: Witness, through access: some AuditStoreAccess,
+        of checkpoint: StoredCheckpoint, to witness: Witness, in store: any TransparencyLogStore,
         transport: any HTTPTransport
     ) async -> Outcome {
         do {
             return Outcome(
                 witness: witness,
-                result: .success(try await publish(checkpoint, to: witness, through: access, transport: transport)))
+                result: .success(try await publish(checkpoint, to: witness, in: store, transport: transport)))
         } catch let error as AuditError {
             return Outcome(witness: witness, result: .failure(error))
         } catch {
@@ -124,20 +119,20 @@ public struct WitnessPublisher: Sendable {
     }
 
     private func publish(
-        _ signed: StoredCheckpoint, to witness: Witness, through access: some AuditStoreAccess,
+        _ signed: StoredCheckpoint, to witness: Witness, in store: any TransparencyLogStore,
         transport: any HTTPTransport
     ) async throws -> StoredCosignature {
         let key = witness.verifier.verifierKey
         let origin = signed.origin
         var checkpoint = signed
-        let latest = try await access.run { store in try store.latestCosignature(witness: key, origin: origin) }
+        let latest = try await store.latestCosignature(witness: key, origin: origin)
         var old = latest?.size ?? 0
         for _ in 0...Self.conflictRetries {
             if old > checkpoint.size {
                 // The witness holds a larger tree than this checkpoint: a newer checkpoint of
                 // this log (another process or host signed and published it first), or a log
                 // cut or replaced since. The newest stored checkpoint tells which.
-                let newest = try await access.run { store in try store.storedCheckpoint(size: nil, origin: origin) }
+                let newest = try await store.storedCheckpoint(size: nil, origin: origin)
                 guard let newest, newest.size >= old else {
                     throw refused(
                         witness,
@@ -155,7 +150,7 @@ public struct WitnessPublisher: Sendable {
             let proof =
                 from == 0 || from == to
                 ? []
-                : try await access.run { store in try AuditTree(store: store).consistencyProof(from: from, to: to) }
+                : try await AuditTree(store: store).consistencyProof(from: from, to: to)
             let request = HTTPRequest(
                 method: "POST", url: witness.url + WitnessExchange.path,
                 headers: [("Content-Type", "text/plain; charset=utf-8")],
@@ -179,7 +174,7 @@ public struct WitnessPublisher: Sendable {
                 let stored = StoredCosignature(
                     origin: origin, size: checkpoint.size, witness: key,
                     line: "— \(signature.name) \(signature.base64)", time: Int64(time))
-                try await access.run { store in try store.storeCosignature(stored) }
+                try await store.storeCosignature(stored)
                 return stored
             case .conflict(let size):
                 onRequest(.conflict)

@@ -4,10 +4,9 @@ import WalletModel
 
 extension ActivationRuntime {
     /// The attempt audited under `requestID` on the pass `serialNumber`, if one started.
-    /// Blocks on the database: call it through the database's ``TokenStore/run(_:)``.
-    public func attempt(serialNumber: String, requestID: String) throws -> AuditEntry? {
+    public func attempt(serialNumber: String, requestID: String) async throws -> AuditEntry? {
         var found: AuditEntry?
-        try store.forEachAuditEntry(AuditFilter(serialNumber: serialNumber)) { entry in
+        try await store.forEachAuditEntry(AuditFilter(serialNumber: serialNumber)) { entry in
             if entry.requestID == requestID { found = entry }
         }
         return found
@@ -23,7 +22,7 @@ extension ActivationRuntime {
         let ledger = session.ledger
         var closed: [Int64] = []
         var seen: Set<PassQuery> = []
-        let activating = try await store.run { store in try store.activatingPasses() }
+        let activating = try await store.activatingPasses()
         for record in activating where serialNumber == nil || record.serialNumber == serialNumber {
             let query = PassQuery(
                 serialNumber: record.serialNumber, passTypeIdentifier: record.passTypeIdentifier, device: record.device)

@@ -19,9 +19,9 @@ public struct Wallet: Sendable {
     ///   record exists or `conflict` when its (pass type, serial, device) names another
     ///   device account id, ``StorageError``.
     @discardableResult
-    public func add(_ fields: PassRecordFields) throws -> PassRecord {
+    public func add(_ fields: PassRecordFields) async throws -> PassRecord {
         let record = try PassRecordValidation.validate(fields).newRecord
-        switch try store.using(logger: logger, { store in try store.insertPass(record) }) {
+        switch try await store.using(logger: logger, { store in try await store.insertPass(record) }) {
         case .inserted: break
         case .duplicate: throw WalletError.duplicate(record)
         case .conflict: throw WalletError.conflict(record)
@@ -32,27 +32,29 @@ public struct Wallet: Sendable {
 
     /// The records with a serial number, optionally narrowed by pass type and device.
     /// - Throws: ``WalletError`` `notFound` when none matches, ``StorageError``.
-    public func show(_ query: PassQuery) throws -> [PassRecord] {
-        let records = try store.using(logger: logger) { store in try store.passes(matching: query) }
+    public func show(_ query: PassQuery) async throws -> [PassRecord] {
+        let records = try await store.using(logger: logger) { store in try await store.passes(matching: query) }
         guard !records.isEmpty else { throw WalletError.notFound(query) }
         return records
     }
 
     /// Streams all records (or those in one state) in serial order, without loading them all.
-    public func forEach(state: PassState? = nil, _ body: (PassRecord) throws -> Void) throws {
-        try store.using(logger: logger) { store in try store.forEachPass(state: state, body) }
+    public func forEach(state: PassState? = nil, _ body: (PassRecord) throws -> Void) async throws {
+        try await store.using(logger: logger) { store in try await store.forEachPass(state: state, body) }
     }
 
     /// Removes the one record that matches.
     /// - Throws: ``WalletError`` `notFound`, or `ambiguous` when several match (name the
     ///   device), ``StorageError``.
-    public func remove(_ query: PassQuery) throws -> PassRecord {
-        func single(_ matches: [PassRecord]) throws -> PassRecord {
+    public func remove(_ query: PassQuery) async throws -> PassRecord {
+        @Sendable func single(_ matches: [PassRecord]) throws -> PassRecord {
             guard let record = matches.first else { throw WalletError.notFound(query) }
             guard matches.count == 1 else { throw WalletError.ambiguous(query, matches: matches) }
             return record
         }
-        let record = try store.using(logger: logger) { store in try store.removePass(matching: query, choose: single) }
+        let record = try await store.using(logger: logger) { store in
+            try await store.removePass(matching: query, choose: single)
+        }
         logger.info("wallet.removed", metadata: ["serial": "\(Mask.identifier(record.serialNumber))"])
         return record
     }
@@ -78,9 +80,9 @@ public struct Wallet: Sendable {
 
     /// Writes every record, whole, as CSV (with the import header) or JSON Lines.
     /// - Parameter write: receives the output a line at a time, each ending in a newline.
-    public func export(format: WalletFileFormat, _ write: (String) throws -> Void) throws {
+    public func export(format: WalletFileFormat, _ write: (String) throws -> Void) async throws {
         if format == .csv { try write(WalletExporter.header + "\n") }
-        try forEach { record in
+        try await forEach { record in
             switch format {
             case .csv: try write(WalletExporter.csvLine(record) + "\n")
             case .jsonl: try write(record.json(reveal: true).text + "\n")

@@ -42,7 +42,7 @@ public struct DatabaseCopy: Sendable {
         self.logger = logger
     }
 
-    public func run() throws -> CopyReport {
+    public func run() async throws -> CopyReport {
         guard source.backend != target.backend else {
             throw StorageError(
                 .storageUnsupported,
@@ -51,19 +51,12 @@ public struct DatabaseCopy: Sendable {
         }
         // The source's checkpoints are checked against its rows before anything is written:
         // a log that was cut or rewritten is not copied (the target stays empty).
-        _ = try TransparencyLog(store: source, logger: logger).verifyStored()
+        _ = try await TransparencyLog(store: source, logger: logger).verifyStored()
         // The target's schema is made first (a new PostgreSQL database has none).
         _ = try target.migrate(logger: logger)
-        let copied = try source.using(logger: logger) { source in
-            let expected = try source.counts()
-            let passes = Pages { after in try source.passPage(after: after, limit: Self.pageSize) }
-            let audit = Pages { (after: StoredAuditRow?) in
-                try source.auditPage(after: after?.seq ?? 0, limit: Self.pageSize)
-            }
-            let copy = StoreCopy(
-                nextPass: { try passes.next() }, nextAuditRow: { try audit.next() },
-                deeplinkHashKey: try source.deeplinkHashKey(), state: source
-            )
+        let copied = try await source.using(logger: logger) { source in
+            let expected = try await source.counts()
+            let copy = try await source.copySource(pageSize: Self.pageSize)
             let copied = try target.using(logger: logger) { target in try target.load(copy) }
             guard (copied.passes, copied.auditRows) == expected else {
                 throw StorageError(
@@ -73,18 +66,18 @@ public struct DatabaseCopy: Sendable {
             }
             return copied
         }
-        let (rows, broken) = try Audit(store: target, logger: logger).verify()
+        let (rows, broken) = try await Audit(store: target, logger: logger).verify()
         if let broken {
             throw AuditError.chainBroken(broken)
         }
-        let (checkpoints, cosignatures) = try source.using(logger: logger) {
-            (try $0.storedCheckpoints(), try $0.storedCosignatures())
+        let (checkpoints, cosignatures) = try await source.using(logger: logger) {
+            (try await $0.storedCheckpoints(), try await $0.storedCosignatures())
         }
-        try target.using(logger: logger) { target in
-            for checkpoint in checkpoints { try target.storeCheckpoint(checkpoint) }
-            for cosignature in cosignatures { try target.storeCosignature(cosignature) }
+        try await target.using(logger: logger) { target in
+            for checkpoint in checkpoints { try await target.storeCheckpoint(checkpoint) }
+            for cosignature in cosignatures { try await target.storeCosignature(cosignature) }
         }
-        _ = try TransparencyLog(store: target, logger: logger).verifyStored()
+        _ = try await TransparencyLog(store: target, logger: logger).verifyStored()
         logger.info(
             "database.copied",
             metadata: [
@@ -97,32 +90,6 @@ public struct DatabaseCopy: Sendable {
     }
 
     /// Rows per page read from the source: each page is its own read, so the rows can go to
-    /// the target from another thread (where a cursor of an open read cannot be used).
+    /// the target's transaction (where a cursor of an open read cannot be used).
     static let pageSize = 10_000
-}
-
-/// A source read a page at a time, each page after the last value of the one before.
-private final class Pages<Value> {
-    private let read: (Value?) throws -> [Value]
-    private var page: [Value] = []
-    private var index = 0
-    private var last: Value?
-    private var done = false
-
-    init(_ read: @escaping (Value?) throws -> [Value]) {
-        self.read = read
-    }
-
-    func next() throws -> Value? {
-        if index == page.count {
-            guard !done else { return nil }
-            page = try read(last)
-            index = 0
-            done = page.count < DatabaseCopy.pageSize
-            guard let last = page.last else { return nil }
-            self.last = last
-        }
-        defer { index += 1 }
-        return page[index]
-    }
 }

@@ -74,12 +74,12 @@ extension ChainCheck {
     /// Checks the chain over the rows `forEach` walks, oldest first.
     /// - Returns: the rows read, and the first broken row (nil when the chain holds).
     public static func verify(
-        _ forEach: ((StoredAuditRow) throws -> Void) throws -> Void
-    ) throws -> (rows: Int, broken: BrokenRow?) {
+        _ forEach: ((StoredAuditRow) throws -> Void) async throws -> Void
+    ) async throws -> (rows: Int, broken: BrokenRow?) {
         var chain = ChainCheck()
         var rows = 0
         var broken: BrokenRow?
-        try forEach { row in
+        try await forEach { row in
             rows += 1
             if broken == nil { broken = chain.check(row) }
         }

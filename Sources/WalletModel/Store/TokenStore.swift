@@ -2,26 +2,28 @@
 /// protocol, one driver per database (SQLite in `Storage`, PostgreSQL in `PostgresStorage`),
 /// opened by a ``StoreDriver``. Each method is one intent that keeps its invariants inside
 /// its own transaction; no database handle reaches the domain.
-public protocol TokenStore: StateDatabase, TransparencyLogStore {
+public protocol TokenStore: StateDatabase, TransparencyLogStore, Sendable {
     // MARK: Passes
 
     /// The records of `query`, in serial order (empty when none).
-    func passes(matching query: PassQuery) throws -> [PassRecord]
+    func passes(matching query: PassQuery) async throws -> [PassRecord]
 
     /// Inserts a new record, or says what collided.
-    func insertPass(_ record: PassRecord) throws -> PassInsertion
+    func insertPass(_ record: PassRecord) async throws -> PassInsertion
 
     /// Removes the record `choose` picks among those of `query`, in one transaction with
     /// them locked against other writers.
-    func removePass(matching query: PassQuery, choose: ([PassRecord]) throws -> PassRecord) throws -> PassRecord
+    func removePass(
+        matching query: PassQuery, choose: @Sendable ([PassRecord]) throws -> PassRecord
+    ) async throws -> PassRecord
 
-    /// Streams the records (or those in one state) in serial order, from one snapshot,
-    /// without loading them all.
-    func forEachPass(state: PassState?, _ body: (PassRecord) throws -> Void) throws
+    /// Streams the records (or those in one state) in serial order, a page at a time, without
+    /// loading them all; `body` runs in the caller's task.
+    func forEachPass(state: PassState?, _ body: (PassRecord) throws -> Void) async throws
 
     /// The records left `activating` (an attempt in flight, or one whose owner died), read
     /// through an index of their own: start-up recovery looks at these only.
-    func activatingPasses() throws -> [PassRecord]
+    func activatingPasses() async throws -> [PassRecord]
 
     /// Upserts the rows of an import in one transaction: all of them, or none.
     func importPasses(_ rows: PassImport) throws -> PassImportResult
@@ -29,14 +31,14 @@ public protocol TokenStore: StateDatabase, TransparencyLogStore {
     // MARK: Audit
 
     /// The key of the deeplink hash, random and made with the database.
-    func deeplinkHashKey() throws -> [UInt8]
+    func deeplinkHashKey() async throws -> [UInt8]
 
     /// Streams the attempts matching `filter` (their "started" and "finished" rows merged),
     /// oldest first.
-    func forEachAuditEntry(_ filter: AuditFilter, _ body: (AuditEntry) throws -> Void) throws
+    func forEachAuditEntry(_ filter: AuditFilter, _ body: (AuditEntry) throws -> Void) async throws
 
     /// Streams the audit's rows in chain order.
-    func forEachAuditRow(_ body: (StoredAuditRow) throws -> Void) throws
+    func forEachAuditRow(_ body: (StoredAuditRow) throws -> Void) async throws
 
     // MARK: Schema
 
@@ -44,11 +46,6 @@ public protocol TokenStore: StateDatabase, TransparencyLogStore {
     /// the driver's executor (a health check asks it often; ``StoreDriver/status(logger:)``
     /// opens the database to answer).
     func databaseStatus() async throws -> DatabaseStatus
-
-    // MARK: Threads
-
-    /// The driver's threads for async callers (``run(_:)``).
-    var threads: DatabaseThreads { get }
 
     // MARK: Attempts
 
@@ -60,14 +57,12 @@ public protocol TokenStore: StateDatabase, TransparencyLogStore {
     // MARK: Copy
 
     /// The records and audit rows held (what a copy from this database must move).
-    func counts() throws -> (passes: Int, auditRows: Int)
+    func counts() async throws -> (passes: Int, auditRows: Int)
 
-    /// Up to `limit` records after `after` in serial order (from the first when nil): a copy
-    /// reads the source a page at a time, each page in its own read.
-    func passPage(after: PassRecord?, limit: Int) throws -> [PassRecord]
-
-    /// Up to `limit` audit rows after the row `seq` in chain order.
-    func auditPage(after seq: Int64, limit: Int) throws -> [StoredAuditRow]
+    /// This database as a copy's source (`tokenctl db copy`): its records and audit rows read
+    /// `pageSize` at a time, each page one read on the thread of the target's load, which
+    /// pulls them inside its own transaction.
+    func copySource(pageSize: Int) async throws -> StoreCopy
 
     /// Loads a whole database (`tokenctl db copy`) into this empty one, in one transaction:
     /// the records, the audit rows with their sequence numbers and hashes (each checked as
@@ -75,14 +70,6 @@ public protocol TokenStore: StateDatabase, TransparencyLogStore {
     /// - Throws: `storage.targetNotEmpty` when this database holds any of them,
     ///   `audit.chainBroken` at a row that does not chain (nothing is written then).
     func load(_ copy: StoreCopy) throws -> CopyCounts
-}
-
-extension TokenStore {
-    /// Runs blocking database work on the driver's own threads: how async code (the
-    /// service's routes) calls the store.
-    public func run<T: Sendable>(_ body: @escaping @Sendable (Self) throws -> T) async throws -> T {
-        try await threads.run { try body(self) }
-    }
 }
 
 /// What inserting a record met.

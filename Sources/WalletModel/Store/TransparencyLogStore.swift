@@ -4,56 +4,57 @@ import TransparencyLog
 /// hashes (for each whole block of rows its leaf hashes, and the nodes of
 /// ``StoredTreeLayout/storedLevel`` and up) and the signed checkpoints, all append-only. The leaves
 /// are the audit rows themselves, read in chain order.
-public protocol TransparencyLogStore {
+public protocol TransparencyLogStore: Sendable {
     /// The tree's size: the rows of the audit chain (rows are numbered from 1, without gaps).
-    func auditTreeSize() throws -> Int64
+    func auditTreeSize() async throws -> Int64
 
     /// Rows after `seq`, in chain order, at most `limit` of them.
-    func auditPage(after seq: Int64, limit: Int) throws -> [StoredAuditRow]
+    func auditPage(after seq: Int64, limit: Int) async throws -> [StoredAuditRow]
 
     /// The positions (seq) of the rows of audit entry `attemptID`, in chain order.
-    func auditRowSeqs(attemptID: Int64) throws -> [Int64]
+    func auditRowSeqs(attemptID: Int64) async throws -> [Int64]
 
     /// How many blocks of 2^``StoredTreeLayout/storedLevel`` leaves the stored nodes cover, from leaf 0.
-    func storedTreeBlocks() throws -> Int64
+    func storedTreeBlocks() async throws -> Int64
 
     /// The stored hashes of those of `nodes` that are stored.
-    func treeNodes(_ nodes: [MerkleNode]) throws -> [MerkleNode: [UInt8]]
+    func treeNodes(_ nodes: [MerkleNode]) async throws -> [MerkleNode: [UInt8]]
 
     /// The stored leaf hashes of those of `blocks` that are stored: 16 hashes, 512 bytes each.
-    func treeLeafBlocks(_ blocks: [Int64]) throws -> [Int64: [UInt8]]
+    func treeLeafBlocks(_ blocks: [Int64]) async throws -> [Int64: [UInt8]]
 
     /// Stores nodes and blocks' leaf hashes, in one transaction; what is already stored is
     /// kept (each is a function of the rows).
-    func storeTree(nodes: [(node: MerkleNode, hash: [UInt8])], leafBlocks: [(block: Int64, hashes: [UInt8])]) throws
+    func storeTree(
+        nodes: [(node: MerkleNode, hash: [UInt8])], leafBlocks: [(block: Int64, hashes: [UInt8])]) async throws
 
     /// Stores a signed checkpoint under its origin and key id (``StoredCheckpoint/origin``,
     /// ``StoredCheckpoint/keyID``); one of the same log, key and size already stored is kept.
-    func storeCheckpoint(_ checkpoint: StoredCheckpoint) throws
+    func storeCheckpoint(_ checkpoint: StoredCheckpoint) async throws
 
     /// Every stored checkpoint, smallest tree first (a full verify, a copy).
-    func storedCheckpoints() throws -> [StoredCheckpoint]
+    func storedCheckpoints() async throws -> [StoredCheckpoint]
 
     /// The stored checkpoint of `size` rows, or the newest when `size` is nil, of log `origin`
     /// (of any log when nil); of two at one size (a key or an origin rotated), the one stored
     /// last. One indexed lookup, however many are stored.
-    func storedCheckpoint(size: Int64?, origin: String?) throws -> StoredCheckpoint?
+    func storedCheckpoint(size: Int64?, origin: String?) async throws -> StoredCheckpoint?
 
     /// Stores a witness's cosignature; one by the same witness on the same size is kept.
-    func storeCosignature(_ cosignature: StoredCosignature) throws
+    func storeCosignature(_ cosignature: StoredCosignature) async throws
 
     /// Every stored cosignature, smallest tree first (a copy).
-    func storedCosignatures() throws -> [StoredCosignature]
+    func storedCosignatures() async throws -> [StoredCosignature]
 
     /// The cosignatures on log `origin`'s checkpoint of `size` rows.
-    func storedCosignatures(size: Int64, origin: String) throws -> [StoredCosignature]
+    func storedCosignatures(size: Int64, origin: String) async throws -> [StoredCosignature]
 
     /// The cosignature of the largest tree of log `origin` that `witness` (its verifier key)
     /// cosigned here.
-    func latestCosignature(witness: String, origin: String) throws -> StoredCosignature?
+    func latestCosignature(witness: String, origin: String) async throws -> StoredCosignature?
 
     /// The largest tree of log `origin` that any witness cosigned here.
-    func largestCosignedSize(origin: String) throws -> Int64?
+    func largestCosignedSize(origin: String) async throws -> Int64?
 }
 
 /// How a driver lays the tree out: nodes of 2^4 = 16 leaves and up are stored as nodes; below

@@ -45,7 +45,7 @@ struct AuditCheckpoint: AsyncParsableCommand {
                 )
             }
             let log = TransparencyLog(settings: settings)
-            let signed = try log.checkpoint(origin: origin, signer: signer)
+            let signed = try await log.checkpoint(origin: origin, signer: signer)
             var note = signed.note
             var outcomes: [WitnessPublisher.Outcome] = []
             var stored: Set<String> = []

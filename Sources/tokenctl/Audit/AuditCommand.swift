@@ -100,7 +100,7 @@ struct AuditList: AsyncParsableCommand {
         try await reportingErrors(json: output.json) {
             let audit = Audit(settings: try await global.readingSettings())
             var list = ListPrinter(json: output.json, header: AuditText.header)
-            try audit.forEach(filter.filter) { entry in
+            try await audit.forEach(filter.filter) { entry in
                 list.add(entry.json(reveal: output.reveal), text: AuditText.row(entry, reveal: output.reveal))
             }
             list.finish(noun: "entry", plural: "entries")
@@ -121,7 +121,7 @@ struct AuditShow: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(json: output.json) {
             var found: AuditEntry?
-            try Audit(settings: try await global.readingSettings()).forEach(AuditFilter(id: id)) { found = $0 }
+            try await Audit(settings: try await global.readingSettings()).forEach(AuditFilter(id: id)) { found = $0 }
             guard let entry = found else { throw AuditError.notFound(id: id) }
             if output.json {
                 Output.line(entry.detailedJSON(reveal: output.reveal).text)
@@ -151,7 +151,7 @@ struct AuditExport: AsyncParsableCommand {
         try await reportingErrors(json: false) {
             let audit = Audit(settings: try await global.readingSettings())
             if format == .csv { Output.line(AuditText.csvHeader) }
-            try audit.forEach(filter.filter) { entry in
+            try await audit.forEach(filter.filter) { entry in
                 Output.line(format == .csv ? AuditText.csvLine(entry, reveal: reveal) : entry.json(reveal: reveal).text)
             }
         }
@@ -202,7 +202,7 @@ struct AuditVerify: AsyncParsableCommand {
             if let checkpoint, let verifierKey {
                 let verifier = try NoteVerifier(verifierKey: verifierKey)
                 let note = try InputFile.read(checkpoint, option: "--checkpoint")
-                let (signed, rows) = try TransparencyLog(settings: settings).verify(
+                let (signed, rows) = try await TransparencyLog(settings: settings).verify(
                     note: Array(note), verifier: verifier)
                 Output.print(
                     json: json
@@ -214,9 +214,9 @@ struct AuditVerify: AsyncParsableCommand {
                     ])
                 return
             }
-            let (rows, broken) = try Audit(settings: settings).verify()
+            let (rows, broken) = try await Audit(settings: settings).verify()
             if let broken { throw AuditError.chainBroken(broken) }
-            let checkpoints = try TransparencyLog(settings: settings).verifyStored()
+            let checkpoints = try await TransparencyLog(settings: settings).verifyStored()
             if json {
                 Output.line(
                     JSONObject(["verified": .bool(true), "rows": .int(rows), "checkpoints": .int(checkpoints)]).text)

@@ -62,7 +62,7 @@ struct AuditProve: AsyncParsableCommand {
         try await reportingErrors(json: json) {
             // The leaf data's file is made first: one that cannot be is named before any proof is printed.
             if let leafData { try OutputFile.checkWritable(leafData, option: "--leaf-data") }
-            let proof = try TransparencyLog(settings: try await global.readingSettings()).prove(
+            let proof = try await TransparencyLog(settings: try await global.readingSettings()).prove(
                 entry: entry, size: size, row: row.map { $0 == .started ? 0 : 1 })
             if json {
                 let rows: [JSONObject] = proof.rows.map { row in
@@ -151,7 +151,7 @@ struct AuditConsistency: AsyncParsableCommand {
             let old = try TransparencyLog.open(
                 Array(note), verifier: verifier, what: "--from \(SafeText.escaped(from))")
             let log = TransparencyLog(settings: settings)
-            let (checkpoint, proof) = try log.consistency(
+            let (checkpoint, proof) = try await log.consistency(
                 from: Int64(old.size), to: to, oldRoot: old.rootHash, oldOrigin: old.origin)
             if json {
                 Output.line(

@@ -114,7 +114,7 @@ struct DatabaseCopyCommand: AsyncParsableCommand {
         try await reportingErrors(json: json) {
             let source = try await global.settings()
             let target = try await global.settings(copyTarget: to)
-            let report = try DatabaseCopy(from: source, to: target).run()
+            let report = try await DatabaseCopy(from: source, to: target).run()
             let object = JSONObject([
                 "passes": .int(report.passes), "auditRows": .int(report.auditRows), "stateRows": .int(report.stateRows),
                 "verifiedRows": .int(report.verifiedRows), "checkpoints": .int(report.checkpoints),

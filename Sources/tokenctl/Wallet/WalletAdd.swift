@@ -49,7 +49,7 @@ struct WalletAdd: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(json: output.json) {
             let settings = try await global.settings()
-            let record = try Wallet(settings: settings).add(
+            let record = try await Wallet(settings: settings).add(
                 PassRecordFields(
                     serialNumber: serial, deviceAccountIdentifier: deviceAccountID, passTypeIdentifier: passType,
                     state: state, device: device, cardSuffix: cardSuffix

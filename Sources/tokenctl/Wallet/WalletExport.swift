@@ -24,7 +24,7 @@ struct WalletExport: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(json: false) {
             let settings = try await global.readingSettings()
-            try Wallet(settings: settings).export(format: format) { Output.write($0) }
+            try await Wallet(settings: settings).export(format: format) { Output.write($0) }
         }
     }
 }

@@ -29,7 +29,7 @@ struct WalletList: AsyncParsableCommand {
         try await reportingErrors(json: output.json) {
             let settings = try await global.readingSettings()
             var list = ListPrinter(json: output.json, header: PassRecordText.tableHeader)
-            try Wallet(settings: settings).forEach(state: state.flatMap(PassState.init)) { record in
+            try await Wallet(settings: settings).forEach(state: state.flatMap(PassState.init)) { record in
                 list.add(
                     record.json(reveal: output.reveal), text: PassRecordText.tableRow(record, reveal: output.reveal))
             }

@@ -19,7 +19,7 @@ struct WalletRemove: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(json: output.json) {
             let settings = try await global.settings()
-            let record = try Wallet(settings: settings).remove(selection.query)
+            let record = try await Wallet(settings: settings).remove(selection.query)
             if output.json {
                 Output.line(JSONObject(["removed": .object(record.json(reveal: output.reveal))]).text)
             } else {

@@ -18,7 +18,7 @@ struct WalletShow: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors(json: output.json) {
             let settings = try await global.readingSettings()
-            let records = try Wallet(settings: settings).show(selection.query)
+            let records = try await Wallet(settings: settings).show(selection.query)
             if output.json {
                 Output.line(JSONObject.Value.array(records.map { .object($0.json(reveal: output.reveal)) }).text)
             } else {

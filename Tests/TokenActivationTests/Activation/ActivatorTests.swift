@@ -38,7 +38,7 @@ struct ActivatorTests {
     }
 
     @Test func aRequestThatNeverLeftIsTriedAgainAfterTheConfiguredBackoffs() async throws {
-        _ = try Wallet(settings: settings()).add(
+        _ = try await Wallet(settings: settings()).add(
             PassRecordFields(serialNumber: "SN1", deviceAccountIdentifier: "DAPL00000001"))
         let transport = ClosureTransport { _, number throws(TransportError) in
             guard number == 2 else { throw TransportError(.connectionRefused, wasSent: false, detail: "refused") }
@@ -55,9 +55,10 @@ struct ActivatorTests {
         #expect(request.body == Array(#"{"tokenUniqueReference": "DAPL00000001"}"#.utf8))
         #expect(request.headers.first { $0.name == "X-Request-ID" }?.value == result.requestID)
         #expect(request.headers.first { $0.name == "Authorization" } == nil)
-        #expect(try Wallet(settings: settings()).show(PassQuery(serialNumber: "SN1")).map(\.state) == [.activated])
+        await #expect(
+            try Wallet(settings: settings()).show(PassQuery(serialNumber: "SN1")).map(\.state) == [.activated])
         var entries: [AuditEntry] = []
-        try Audit(settings: settings()).forEach(AuditFilter()) { entries.append($0) }
+        try await Audit(settings: settings()).forEach(AuditFilter()) { entries.append($0) }
         #expect(entries.map(\.outcome) == ["APPROVED"])
         #expect(entries.first?.id == result.auditID)
     }
@@ -94,7 +95,7 @@ struct ActivatorTests {
         #expect(Set(transport.requests.map(\.body)).count == lines)
         #expect(summary.committedSteps == 2 * lines)
         #expect(summary.transactions < summary.committedSteps)
-        let (rows, broken) = try Audit(settings: settings()).verify()
+        let (rows, broken) = try await Audit(settings: settings()).verify()
         #expect(rows == 2 * lines && broken == nil)
     }
 
@@ -106,7 +107,7 @@ struct ActivatorTests {
     }
 
     @Test func aRequestThatLeftIsNeverSentAgain() async throws {
-        _ = try Wallet(settings: settings()).add(
+        _ = try await Wallet(settings: settings()).add(
             PassRecordFields(serialNumber: "SN1", deviceAccountIdentifier: "DAPL00000001"))
         let transport = ClosureTransport { _, _ throws(TransportError) in
             throw TransportError(.timeout, wasSent: true, detail: "no answer")
@@ -118,12 +119,12 @@ struct ActivatorTests {
         #expect(transport.requests.count == 1)
         #expect(slept.durations.isEmpty)
         // The pass is activatable again: a new run is an explicit retry.
-        #expect(
+        await #expect(
             try Wallet(settings: settings()).show(PassQuery(serialNumber: "SN1")).map(\.state) == [.requiresActivation])
     }
 
     @Test func aConfigurationRefusedBeforeSendingIsAuditedAndSendsNothing() async throws {
-        _ = try Wallet(settings: settings()).add(
+        _ = try await Wallet(settings: settings()).add(
             PassRecordFields(serialNumber: "SN1", deviceAccountIdentifier: "DAPL00000001"))
         var insecure = settings()
         insecure.tmp.baseURL = "http://tmp.example.com"
@@ -134,12 +135,12 @@ struct ActivatorTests {
         #expect(result.exitStatus == ErrorCodes.ExitStatus.configuration)
         #expect(transport.requests.isEmpty)
         var entries: [AuditEntry] = []
-        try Audit(settings: settings()).forEach(AuditFilter()) { entries.append($0) }
+        try await Audit(settings: settings()).forEach(AuditFilter()) { entries.append($0) }
         #expect(entries.map(\.errorCode) == ["config.insecureURL"])
     }
 
     @Test func aDryRunSendsAndWritesNothing() async throws {
-        _ = try Wallet(settings: settings()).add(
+        _ = try await Wallet(settings: settings()).add(
             PassRecordFields(serialNumber: "SN1", deviceAccountIdentifier: "DAPL00000001"))
         let transport = ClosureTransport(status: 200, json: #"{"issuerMobileAppAuthResponse":"APPROVED"}"#)
         let result = await activator(transport, slept: Sleeps()).activate(
@@ -148,7 +149,7 @@ struct ActivatorTests {
         #expect(result.wouldSendTo == "https://tmp.example.com/prefix/issuer/push-provisioning/tokens/activations")
         #expect(transport.requests.isEmpty)
         var entries: [AuditEntry] = []
-        try Audit(settings: settings()).forEach(AuditFilter()) { entries.append($0) }
+        try await Audit(settings: settings()).forEach(AuditFilter()) { entries.append($0) }
         #expect(entries.isEmpty)
     }
 }

@@ -33,10 +33,10 @@ struct ActivationRuntimeTests {
         return try await ActivationRuntime(activator: activator, options: options)
     }
 
-    func addPasses(_ count: Int) throws {
+    func addPasses(_ count: Int) async throws {
         let wallet = try Wallet(settings: settings())
         for index in 1...count {
-            _ = try wallet.add(
+            _ = try await wallet.add(
                 PassRecordFields(
                     serialNumber: "SN\(index)", deviceAccountIdentifier: "DAPL\(String(format: "%08d", index))"))
         }
@@ -100,7 +100,7 @@ struct ActivationRuntimeTests {
     /// One runs, one waits, the third is refused with nothing run; the waiter runs once the
     /// worker is free.
     @Test func admitsUpToItsCapacityThenRefuses() async throws {
-        try addPasses(3)
+        try await addPasses(3)
         let held = HeldTransport()
         var options = ActivationRuntime.Options(workers: 1)
         options.capacity = 2
@@ -116,21 +116,21 @@ struct ActivationRuntimeTests {
         #expect(await [first?.outcome, second?.outcome] == [.approved, .approved])
         await runtime.close()
         #expect(runtime.load.running == 0 && runtime.load.waiting == 0)
-        #expect(
+        await #expect(
             try Wallet(settings: settings()).show(PassQuery(serialNumber: "SN3")).map(\.state) == [.requiresActivation])
     }
 
     /// With the finish deferred, a lone activation is answered once its "finished" write is
     /// committed, without waiting for a next job; under load, finishes share commits.
     @Test func aDeferredFinishIsAnsweredAtOnceWhenNothingWaits() async throws {
-        try addPasses(40)
+        try await addPasses(40)
         let transport = ClosureTransport { _, _ throws(TransportError) in Self.approved }
         let runtime = try await runtime(transport, ActivationRuntime.Options(workers: 4))
         let lone = try #require(await runtime.activate(deeplink: "mybank://activate?serialNumber=SN1"))
         #expect(lone.outcome == .approved)
         // Answered after its commit: the audit holds its finished attempt already.
         var finished: [String?] = []
-        try runtime.database.forEachAuditEntry(AuditFilter(serialNumber: "SN1")) { finished.append($0.outcome) }
+        try await runtime.database.forEachAuditEntry(AuditFilter(serialNumber: "SN1")) { finished.append($0.outcome) }
         #expect(finished == ["APPROVED"])
         let results = await withTaskGroup(of: ActivationResult?.self) { group in
             for index in 2...40 {
@@ -143,7 +143,7 @@ struct ActivationRuntimeTests {
         #expect(steps == 80)
         #expect(transactions < steps)
         await runtime.close()
-        let (rows, broken) = try Audit(settings: settings()).verify()
+        let (rows, broken) = try await Audit(settings: settings()).verify()
         #expect(rows == 80 && broken == nil)
     }
 
@@ -152,7 +152,7 @@ struct ActivationRuntimeTests {
     /// An activation runs in the task that submitted it, with no worker thread between: the
     /// transport sees each caller's task-local value, which a hand-off to a thread would lose.
     @Test func anActivationRunsInItsCallersTask() async throws {
-        try addPasses(4)
+        try await addPasses(4)
         let seen = Mutex<[String]>([])
         let transport = ClosureTransport { _, _ throws(TransportError) in
             seen.withLock { $0.append(Self.caller ?? "none") }
@@ -177,7 +177,7 @@ struct ActivationRuntimeTests {
     /// Lines queued before a stop and not yet started are withdrawn: the output ends before
     /// the first of them, none is sent, and the summary says the batch stopped early.
     @Test func aStoppedBatchWithdrawsItsQueuedLines() async throws {
-        try addPasses(20)
+        try await addPasses(20)
         let held = HeldTransport()
         let runtime = try await runtime(held.transport(), ActivationRuntime.Options(workers: 2))
         let stop = BatchStop()
@@ -200,7 +200,7 @@ struct ActivationRuntimeTests {
         #expect(summary.stoppedEarly)
         #expect(emitted == [1, 2])
         #expect(held.arrived.load(ordering: .relaxed) == 2)
-        #expect(
+        await #expect(
             try Wallet(settings: settings()).show(PassQuery(serialNumber: "SN3")).map(\.state) == [.requiresActivation])
     }
 
@@ -208,7 +208,7 @@ struct ActivationRuntimeTests {
     /// every line is emitted once, in input order, and counted.
     @Test func inlineOutputEmitsEveryLineOnceInOrder() async throws {
         let count = 2000
-        try addPasses(count)
+        try await addPasses(count)
         let transport = AnsweringTransport()
         let runtime = try await runtime(transport, ActivationRuntime.Options(workers: 8))
         let input = Array((1...count).map { "mybank://activate?serialNumber=SN\($0)\n" }.joined().utf8)
@@ -233,7 +233,7 @@ struct ActivationRuntimeTests {
     /// Blank lines keep their numbers, a line too long or not UTF-8 is its own result, and
     /// results come out in input order.
     @Test func aBatchNumbersLinesAndSettlesBadOnesWithoutAWorker() async throws {
-        try addPasses(3)
+        try await addPasses(3)
         let transport = ClosureTransport { _, _ throws(TransportError) in Self.approved }
         let runtime = try await runtime(transport, ActivationRuntime.Options(workers: 2))
         let long = Array("mybank://activate?serialNumber=\(String(repeating: "9", count: 2100))".utf8)

@@ -19,9 +19,9 @@ import WalletModel
         wallet = Wallet(settings: settings)
     }
 
-    func all() throws -> [PassRecord] {
+    func all() async throws -> [PassRecord] {
         var records: [PassRecord] = []
-        try wallet.forEach { records.append($0) }
+        try await wallet.forEach { records.append($0) }
         return records
     }
 
@@ -34,49 +34,58 @@ import WalletModel
         return try wallet.importRecords(from: .file(path), format: format)
     }
 
-    @Test func addShowAndRemoveAPairedIPhoneAndWatch() throws {
-        try wallet.add(PassRecordFields(serialNumber: "SN1", deviceAccountIdentifier: "DAPLPHONE1", device: "iPhone"))
-        try wallet.add(PassRecordFields(serialNumber: "SN1", deviceAccountIdentifier: "DAPLWATCH1", device: "Watch"))
+    @Test func addShowAndRemoveAPairedIPhoneAndWatch() async throws {
+        try await wallet.add(
+            PassRecordFields(serialNumber: "SN1", deviceAccountIdentifier: "DAPLPHONE1", device: "iPhone"))
+        try await wallet.add(
+            PassRecordFields(serialNumber: "SN1", deviceAccountIdentifier: "DAPLWATCH1", device: "Watch"))
 
-        #expect(try wallet.show(PassQuery(serialNumber: "SN1")).map(\.device) == ["iPhone", "Watch"])
+        #expect(try await wallet.show(PassQuery(serialNumber: "SN1")).map(\.device) == ["iPhone", "Watch"])
         #expect(
-            try wallet.show(PassQuery(serialNumber: "SN1", device: "Watch")).map(\.deviceAccountIdentifier) == [
+            try await wallet.show(PassQuery(serialNumber: "SN1", device: "Watch")).map(\.deviceAccountIdentifier) == [
                 "DAPLWATCH1"
             ])
 
-        let ambiguous = try #require(throws: WalletError.self) { try wallet.remove(PassQuery(serialNumber: "SN1")) }
+        let ambiguous = try await #require(throws: WalletError.self) {
+            try await wallet.remove(PassQuery(serialNumber: "SN1"))
+        }
         #expect(ambiguous.code.rawValue == "wallet.ambiguous")
-        #expect(try all().count == 2)
+        #expect(try await all().count == 2)
 
         #expect(
-            try wallet.remove(PassQuery(serialNumber: "SN1", device: "Watch")).deviceAccountIdentifier == "DAPLWATCH1")
-        #expect(try all().map(\.deviceAccountIdentifier) == ["DAPLPHONE1"])
-        let gone = try #require(throws: WalletError.self) {
-            try wallet.remove(PassQuery(serialNumber: "SN1", device: "Watch"))
+            try await wallet.remove(PassQuery(serialNumber: "SN1", device: "Watch")).deviceAccountIdentifier
+                == "DAPLWATCH1")
+        #expect(try await all().map(\.deviceAccountIdentifier) == ["DAPLPHONE1"])
+        let gone = try await #require(throws: WalletError.self) {
+            try await wallet.remove(PassQuery(serialNumber: "SN1", device: "Watch"))
         }
         #expect(gone.code.rawValue == "wallet.notFound")
     }
 
-    @Test func addingTwiceIsADuplicateAndAnotherIdForTheSameDeviceIsAConflict() throws {
-        try wallet.add(PassRecordFields(serialNumber: "SN1", deviceAccountIdentifier: "DAPL1", device: "iPhone"))
-        let duplicate = try #require(throws: WalletError.self) {
-            try wallet.add(PassRecordFields(serialNumber: "SN1", deviceAccountIdentifier: "DAPL1", device: "Other"))
+    @Test func addingTwiceIsADuplicateAndAnotherIdForTheSameDeviceIsAConflict() async throws {
+        try await wallet.add(PassRecordFields(serialNumber: "SN1", deviceAccountIdentifier: "DAPL1", device: "iPhone"))
+        let duplicate = try await #require(throws: WalletError.self) {
+            try await wallet.add(
+                PassRecordFields(serialNumber: "SN1", deviceAccountIdentifier: "DAPL1", device: "Other"))
         }
         #expect(duplicate.code.rawValue == "wallet.duplicate")
-        let conflict = try #require(throws: WalletError.self) {
-            try wallet.add(PassRecordFields(serialNumber: "SN1", deviceAccountIdentifier: "DAPL2", device: "iPhone"))
+        let conflict = try await #require(throws: WalletError.self) {
+            try await wallet.add(
+                PassRecordFields(serialNumber: "SN1", deviceAccountIdentifier: "DAPL2", device: "iPhone"))
         }
         #expect(conflict.code.rawValue == "wallet.conflict")
         #expect(!conflict.message.contains("DAPL1"))
     }
 
-    @Test func showOfAnUnknownSerialIsNotFound() throws {
-        let error = try #require(throws: WalletError.self) { try wallet.show(PassQuery(serialNumber: "SN-UNKNOWN-1")) }
+    @Test func showOfAnUnknownSerialIsNotFound() async throws {
+        let error = try await #require(throws: WalletError.self) {
+            try await wallet.show(PassQuery(serialNumber: "SN-UNKNOWN-1"))
+        }
         #expect(error.code.rawValue == "wallet.notFound")
         #expect(error.message == "no pass record matches serial SN-U…WN-1")
     }
 
-    @Test func importUpsertsAndKeepsStoredValuesThatARowDoesNotGive() throws {
+    @Test func importUpsertsAndKeepsStoredValuesThatARowDoesNotGive() async throws {
         try importText(
             """
             serialNumber,deviceAccountIdentifier,state,device,cardSuffix
@@ -90,7 +99,7 @@ import WalletModel
             SN3,DAPL3,
             """)
         #expect(summary == ImportSummary(rows: 2, inserted: 1, updated: 1))
-        #expect(
+        await #expect(
             try all() == [
                 PassRecord(
                     serialNumber: "SN1", deviceAccountIdentifier: "DAPL1", state: .activated, device: "iPhone",
@@ -131,29 +140,29 @@ import WalletModel
         ),
         ("", 1, "the file is empty", "import.invalidHeader"),
     ])
-    func aBadRowRejectsTheWholeFile(text: String, line: Int, reason: String, code: String) throws {
-        try wallet.add(PassRecordFields(serialNumber: "SN0", deviceAccountIdentifier: "DAPL0"))
-        let before = try all()
-        let error = try #require(throws: ImportError.self) { try importText(text) }
+    func aBadRowRejectsTheWholeFile(text: String, line: Int, reason: String, code: String) async throws {
+        try await wallet.add(PassRecordFields(serialNumber: "SN0", deviceAccountIdentifier: "DAPL0"))
+        let before = try await all()
+        let error = try await #require(throws: ImportError.self) { try await importText(text) }
         #expect(error.code.rawValue == code)
         #expect(error.line == line)
         #expect(error.message.contains(reason), "\(error.message)")
-        #expect(try all() == before)
+        #expect(try await all() == before)
     }
 
-    @Test func invalidUTF8RejectsTheWholeFile() throws {
+    @Test func invalidUTF8RejectsTheWholeFile() async throws {
         let path = directory.file("bad.csv")
         _ = FileManager.default.createFile(
             atPath: path,
             contents: Data("serialNumber,deviceAccountIdentifier\nSN1,DAPL1\n".utf8)
                 + Data([0x53, 0xC3, 0x28, 0x2C, 0x44, 0x0A]))
-        let error = try #require(throws: ImportError.self) { try wallet.importRecords(from: .file(path)) }
+        let error = try await #require(throws: ImportError.self) { try await wallet.importRecords(from: .file(path)) }
         #expect(error.line == 3)
         #expect(error.message.hasSuffix("invalid UTF-8"))
-        #expect(try all().isEmpty)
+        #expect(try await all().isEmpty)
     }
 
-    @Test func importsJSONLines() throws {
+    @Test func importsJSONLines() async throws {
         let summary = try importText(
             """
             {"serialNumber": "SN1", "deviceAccountIdentifier": "DAPL1", "device": "iPhone", "cardSuffix": "1234"}
@@ -161,7 +170,7 @@ import WalletModel
             {"serialNumber": "SN1", "deviceAccountIdentifier": "DAPL2", "device": "Watch", "state": null}
             """, name: "passes.jsonl")
         #expect(summary.rows == 2)
-        #expect(try all().map(\.device) == ["iPhone", "Watch"])
+        #expect(try await all().map(\.device) == ["iPhone", "Watch"])
     }
 
     @Test(arguments: [
@@ -177,34 +186,34 @@ import WalletModel
         ("{\"serialNumber\": \"SN1\"", "not a JSON object"),
         ("{\"deviceAccountIdentifier\": \"DAPL1\"}", "serialNumber is required"),
     ])
-    func aBadJSONLineRejectsTheWholeFile(line: String, reason: String) throws {
-        let error = try #require(throws: ImportError.self) {
-            try importText(
+    func aBadJSONLineRejectsTheWholeFile(line: String, reason: String) async throws {
+        let error = try await #require(throws: ImportError.self) {
+            try await importText(
                 "{\"serialNumber\": \"SN9\", \"deviceAccountIdentifier\": \"DAPL9\"}\n" + line + "\n", format: .jsonl,
                 name: "x")
         }
         #expect(error.line == 2)
         #expect(error.message.contains(reason), "\(error.message)")
-        #expect(try all().isEmpty)
+        #expect(try await all().isEmpty)
     }
 
-    @Test func theFormatIsSniffedWithoutAnExtension() throws {
+    @Test func theFormatIsSniffedWithoutAnExtension() async throws {
         try importText(#"{"serialNumber": "SN1", "deviceAccountIdentifier": "DAPL1"}"#, name: "noext")
         try importText("serialNumber,deviceAccountIdentifier\nSN2,DAPL2\n", name: "noext2")
-        #expect(try all().count == 2)
+        #expect(try await all().count == 2)
     }
 
     @Test(arguments: [WalletFileFormat.csv, .jsonl])
-    func exportRoundTripsThroughImport(format: WalletFileFormat) throws {
-        try wallet.add(
+    func exportRoundTripsThroughImport(format: WalletFileFormat) async throws {
+        try await wallet.add(
             PassRecordFields(
                 serialNumber: "SN,\"quoted\" é", deviceAccountIdentifier: "DAPL1", state: "suspended",
                 device: "Watch, 45mm", cardSuffix: "00042"))
-        try wallet.add(
+        try await wallet.add(
             PassRecordFields(serialNumber: "SN2", deviceAccountIdentifier: "DAPL2", passTypeIdentifier: "other.type"))
-        let original = try all()
+        let original = try await all()
         var text = ""
-        try wallet.export(format: format) { text += $0 }
+        try await wallet.export(format: format) { text += $0 }
         #expect(text.contains("DAPL1"))  // a backup keeps whole values
 
         var settings = Settings.builtIn(environment: [:])
@@ -215,7 +224,7 @@ import WalletModel
         _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
         _ = try restored.importRecords(from: .file(path), format: format)
         var records: [PassRecord] = []
-        try restored.forEach { records.append($0) }
+        try await restored.forEach { records.append($0) }
         #expect(records == original)
     }
 }

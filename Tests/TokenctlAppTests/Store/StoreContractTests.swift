@@ -17,36 +17,37 @@ import WalletModel
     /// on the device label, and each query narrows as it says.
     @Test(arguments: Driver.allCases)
     func passesAreInsertedQueriedAndRemoved(_ driver: Driver) async throws {
-        try await Threads.run { [directory] in
+        do {
             let store = try driver.make(in: directory)
-            try store.with { store in
+            try await store.with { store in
                 let phone = PassRecord.sample("SN1", device: "iPhone")
                 let watch = PassRecord.sample("SN1", account: "DAPLWATCH", device: "Watch")
-                #expect(try store.insertPass(phone) == .inserted)
-                #expect(try store.insertPass(watch) == .inserted)
-                #expect(try store.insertPass(phone) == .duplicate)
-                #expect(try store.insertPass(.sample("SN1", account: "DAPLOTHER", device: "iPhone")) == .conflict)
-                #expect(try store.insertPass(.sample("SN2", state: .activated)) == .inserted)
+                await #expect(try store.insertPass(phone) == .inserted)
+                await #expect(try store.insertPass(watch) == .inserted)
+                await #expect(try store.insertPass(phone) == .duplicate)
+                await #expect(try store.insertPass(.sample("SN1", account: "DAPLOTHER", device: "iPhone")) == .conflict)
+                await #expect(try store.insertPass(.sample("SN2", state: .activated)) == .inserted)
 
-                #expect(try store.passes(matching: PassQuery(serialNumber: "SN1")) == [phone, watch])
-                #expect(try store.passes(matching: PassQuery(serialNumber: "SN1", device: "Watch")) == [watch])
-                #expect(try store.passes(matching: PassQuery(serialNumber: "SN1", passTypeIdentifier: "other")).isEmpty)
-                #expect(try store.passes(matching: PassQuery(serialNumber: "SN9")).isEmpty)
+                await #expect(try store.passes(matching: PassQuery(serialNumber: "SN1")) == [phone, watch])
+                await #expect(try store.passes(matching: PassQuery(serialNumber: "SN1", device: "Watch")) == [watch])
+                await #expect(
+                    try store.passes(matching: PassQuery(serialNumber: "SN1", passTypeIdentifier: "other")).isEmpty)
+                await #expect(try store.passes(matching: PassQuery(serialNumber: "SN9")).isEmpty)
 
                 var all: [String] = []
-                try store.forEachPass(state: nil) { all.append($0.deviceAccountIdentifier) }
+                try await store.forEachPass(state: nil) { all.append($0.deviceAccountIdentifier) }
                 #expect(all == ["DAPLSN1", "DAPLWATCH", "DAPLSN2"])
                 var activated: [PassRecord] = []
-                try store.forEachPass(state: .activated) { activated.append($0) }
+                try await store.forEachPass(state: .activated) { activated.append($0) }
                 #expect(activated.map(\.serialNumber) == ["SN2"])
 
-                let removed = try store.removePass(matching: PassQuery(serialNumber: "SN1")) { records in
+                let removed = try await store.removePass(matching: PassQuery(serialNumber: "SN1")) { records in
                     #expect(records == [phone, watch])
                     return records[1]
                 }
                 #expect(removed == watch)
-                #expect(try store.passes(matching: PassQuery(serialNumber: "SN1")) == [phone])
-                #expect(try store.counts() == (passes: 2, auditRows: 0))
+                await #expect(try store.passes(matching: PassQuery(serialNumber: "SN1")) == [phone])
+                await #expect(try store.counts() == (passes: 2, auditRows: 0))
             }
         }
     }
@@ -54,16 +55,38 @@ import WalletModel
     /// A removal whose choice throws removes nothing.
     @Test(arguments: Driver.allCases)
     func aRefusedRemovalRemovesNothing(_ driver: Driver) async throws {
-        try await Threads.run { [directory] in
+        do {
             struct Refused: Error {}
             let store = try driver.make(in: directory)
-            try store.with { store in
-                _ = try store.insertPass(.sample("SN1"))
-                #expect(throws: Refused.self) {
-                    try store.removePass(matching: PassQuery(serialNumber: "SN1")) { _ in throw Refused() }
+            try await store.with { store in
+                _ = try await store.insertPass(.sample("SN1"))
+                await #expect(throws: Refused.self) {
+                    try await store.removePass(matching: PassQuery(serialNumber: "SN1")) { _ in throw Refused() }
                 }
-                #expect(try store.passes(matching: PassQuery(serialNumber: "SN1")).count == 1)
+                #expect(try await store.passes(matching: PassQuery(serialNumber: "SN1")).count == 1)
             }
+        }
+    }
+
+    /// A stream reads page after page (SQLite) or fetch after fetch (PostgreSQL): every
+    /// record once, in serial order, the state filter holding across the pages.
+    @Test(arguments: Driver.allCases)
+    func aStreamCrossesItsPages(_ driver: Driver) async throws {
+        let store = try driver.make(in: directory)
+        try await store.with { store in
+            let count = 4_007  // more than two of SQLite's pages of 2,000
+            let rows = (0..<count).map { index in
+                Self.fields(String(format: "SN%06d", index), state: index % 3 == 0 ? .activated : nil)
+            }
+            #expect(
+                try await Self.importing(Self.reading(rows, canReadAgain: false), into: store)
+                    == .imported(inserted: count, updated: 0, keptStates: 0))
+            var serials: [String] = []
+            try await store.forEachPass(state: nil) { serials.append($0.serialNumber) }
+            #expect(serials == rows.map(\.serialNumber))
+            var activated: [String] = []
+            try await store.forEachPass(state: .activated) { activated.append($0.serialNumber) }
+            #expect(activated == rows.filter { $0.state == .activated }.map(\.serialNumber))
         }
     }
 
@@ -73,27 +96,29 @@ import WalletModel
     /// state kept against the file unless overwriting is asked for.
     @Test(arguments: Driver.allCases)
     func anImportMergesAndKeepsActivatedStates(_ driver: Driver) async throws {
-        try await Threads.run { [directory] in
+        do {
             let store = try driver.make(in: directory)
-            try store.with { store in
-                _ = try store.insertPass(.sample("SN1", state: .activated))
-                _ = try store.insertPass(.sample("SN2"))
+            try await store.with { store in
+                _ = try await store.insertPass(.sample("SN1", state: .activated))
+                _ = try await store.insertPass(.sample("SN2"))
                 let rows = [
                     Self.fields("SN1", state: .requiresActivation), Self.fields("SN2", device: "iPhone"),
                     Self.fields("SN3", state: .suspended),
                 ]
                 #expect(
-                    try store.importPasses(Self.reading(rows, canReadAgain: false))
+                    try await Self.importing(Self.reading(rows, canReadAgain: false), into: store)
                         == .imported(inserted: 1, updated: 1, keptStates: 1))
-                #expect(try store.passes(matching: PassQuery(serialNumber: "SN1")).map(\.state) == [.activated])
-                #expect(try store.passes(matching: PassQuery(serialNumber: "SN2")).map(\.device) == ["iPhone"])
-                #expect(try store.passes(matching: PassQuery(serialNumber: "SN3")).map(\.state) == [.suspended])
+                await #expect(try store.passes(matching: PassQuery(serialNumber: "SN1")).map(\.state) == [.activated])
+                await #expect(try store.passes(matching: PassQuery(serialNumber: "SN2")).map(\.device) == ["iPhone"])
+                await #expect(try store.passes(matching: PassQuery(serialNumber: "SN3")).map(\.state) == [.suspended])
 
                 let overwrite = PassImport(
                     overwriteState: true, canReadAgain: false,
                     next: Self.reading([Self.fields("SN1", state: .requiresActivation)]))
-                #expect(try store.importPasses(overwrite) == .imported(inserted: 0, updated: 1, keptStates: 0))
                 #expect(
+                    try await Self.importing(overwrite, into: store)
+                        == .imported(inserted: 0, updated: 1, keptStates: 0))
+                await #expect(
                     try store.passes(matching: PassQuery(serialNumber: "SN1")).map(\.state) == [.requiresActivation])
             }
         }
@@ -103,20 +128,20 @@ import WalletModel
     /// row's line, or (with an index built after the rows) the store asks to read again.
     @Test(arguments: Driver.allCases, [false, true])
     func anImportThatCollidesWritesNothing(_ driver: Driver, canReadAgain: Bool) async throws {
-        try await Threads.run { [directory] in
+        do {
             let store = try driver.make(in: directory)
-            try store.with { store in
+            try await store.with { store in
                 let rows = [
                     Self.fields("SN1", account: "A1", device: "iPhone"), Self.fields("SN2"),
                     Self.fields("SN1", account: "A2", device: "iPhone"),
                 ]
-                let result = try store.importPasses(Self.reading(rows, canReadAgain: canReadAgain))
+                let result = try await Self.importing(Self.reading(rows, canReadAgain: canReadAgain), into: store)
                 if case .indexRefused = result {
                     #expect(canReadAgain)
                 } else {
                     #expect(result == .conflict(line: 3, rows[2]))
                 }
-                #expect(try store.counts().passes == 0)
+                #expect(try await store.counts().passes == 0)
             }
         }
     }
@@ -131,7 +156,7 @@ import WalletModel
         let store = try driver.make(in: directory)
         try await store.with { store in
             let record = PassRecord.sample("SN1")
-            _ = try store.insertPass(record)
+            _ = try await store.insertPass(record)
             let ledger = store.ledger()
             let query = PassQuery(serialNumber: "SN1")
             let attemptID = try await ledger.begin(query) { resolved in
@@ -154,14 +179,14 @@ import WalletModel
             await ledger.close()
 
             var entries: [AuditEntry] = []
-            try store.forEachAuditEntry(AuditFilter(serialNumber: "SN1")) { entries.append($0) }
+            try await store.forEachAuditEntry(AuditFilter(serialNumber: "SN1")) { entries.append($0) }
             #expect(entries.map(\.id) == [attemptID])
             #expect(entries.first?.outcome == "APPROVED")
             #expect(entries.first?.tokenUniqueReference == record.deviceAccountIdentifier)
             var unfinished = 0
-            try store.forEachAuditEntry(AuditFilter(unfinished: true)) { _ in unfinished += 1 }
+            try await store.forEachAuditEntry(AuditFilter(unfinished: true)) { _ in unfinished += 1 }
             #expect(unfinished == 0)
-            let (rows, broken) = try ChainCheck.verify(store.forEachAuditRow)
+            let (rows, broken) = try await ChainCheck.verify(store.forEachAuditRow)
             #expect(rows == 2 && broken == nil)
         }
     }
@@ -173,7 +198,7 @@ import WalletModel
         let store = try driver.make(in: directory)
         try await store.with { store in
             let records = (0..<6).map { PassRecord.sample("SN\($0)") }
-            for record in records { _ = try store.insertPass(record) }
+            for record in records { _ = try await store.insertPass(record) }
             let ledger = store.ledger()
             var ids: [Int64] = []
             for (index, record) in records.enumerated() {
@@ -185,19 +210,19 @@ import WalletModel
                 ids.append(id)
             }
             await ledger.close()
-            func page(_ filter: AuditFilter) throws -> [Int64] {
+            func page(_ filter: AuditFilter) async throws -> [Int64] {
                 var found: [Int64] = []
-                try store.forEachAuditEntry(filter) { found.append($0.id) }
+                try await store.forEachAuditEntry(filter) { found.append($0.id) }
                 return found
             }
-            #expect(try page(AuditFilter(newest: 2)) == Array(ids[4...]))
-            #expect(try page(AuditFilter(before: ids[4], newest: 2)) == Array(ids[2..<4]))
-            #expect(try page(AuditFilter(before: ids[1], newest: 5)) == [ids[0]])
-            #expect(try page(AuditFilter(before: ids[3])) == Array(ids[..<3]))
-            #expect(try page(AuditFilter(newest: 100)) == ids)
-            #expect(try page(AuditFilter(newest: 0)).isEmpty)
+            await #expect(try page(AuditFilter(newest: 2)) == Array(ids[4...]))
+            await #expect(try page(AuditFilter(before: ids[4], newest: 2)) == Array(ids[2..<4]))
+            await #expect(try page(AuditFilter(before: ids[1], newest: 5)) == [ids[0]])
+            await #expect(try page(AuditFilter(before: ids[3])) == Array(ids[..<3]))
+            await #expect(try page(AuditFilter(newest: 100)) == ids)
+            await #expect(try page(AuditFilter(newest: 0)).isEmpty)
             // The other conditions narrow first: the newest two approved.
-            #expect(try page(AuditFilter(outcome: "APPROVED", newest: 2)) == [ids[2], ids[4]])
+            await #expect(try page(AuditFilter(outcome: "APPROVED", newest: 2)) == [ids[2], ids[4]])
         }
     }
 
@@ -208,7 +233,7 @@ import WalletModel
         let store = try driver.make(in: directory)
         try await store.with { store in
             let records = (0..<40).map { PassRecord.sample("SN\($0)") }
-            for record in records { _ = try store.insertPass(record) }
+            for record in records { _ = try await store.insertPass(record) }
             let ledger = store.ledger()
             let failures = Failures()
             await withTaskGroup(of: Void.self) { group in
@@ -236,12 +261,12 @@ import WalletModel
             #expect(figures.jobs == 80)
             #expect(figures.transactions <= figures.jobs)
             var ids = Set<Int64>()
-            try store.forEachAuditEntry(AuditFilter()) { entry in
+            try await store.forEachAuditEntry(AuditFilter()) { entry in
                 #expect(entry.outcome == "DECLINED")
                 ids.insert(entry.id)
             }
             #expect(ids.count == 40)
-            #expect(try ChainCheck.verify(store.forEachAuditRow) == (80, nil))
+            await #expect(try ChainCheck.verify(store.forEachAuditRow) == (80, nil))
         }
     }
 
@@ -254,7 +279,7 @@ import WalletModel
         let sqlite = try Driver.sqlite.make(in: directory, name: "source")
         try await sqlite.with { store in
             for index in 0..<3 {
-                _ = try store.insertPass(.sample("SN\(index)", device: index == 0 ? "iPhone" : nil))
+                _ = try await store.insertPass(.sample("SN\(index)", device: index == 0 ? "iPhone" : nil))
             }
             let ledger = store.ledger()
             let record = PassRecord.sample("SN1")
@@ -267,37 +292,37 @@ import WalletModel
         // A checkpoint of the two rows and a witness's cosignature on it go along.
         let signer = try NoteSigner.generate(name: "bank.example/tokenctl-audit")
         let signed = try await sqlite.with { store in
-            try TransparencyLog.checkpoint(in: store, origin: signer.name, signer: signer)
+            try await TransparencyLog.checkpoint(in: store, origin: signer.name, signer: signer)
         }
         let witness = try Cosignature.Signer.generate(name: "witness.example/w1")
         let cosignature = try witness.cosign(signed.checkpoint.text, time: 1)
         try await sqlite.with { store in
-            try store.storeCosignature(
+            try await store.storeCosignature(
                 StoredCosignature(
                     origin: signer.name, size: 2, witness: witness.verifier.verifierKey,
                     line: "— \(cosignature.name) \(cosignature.base64)", time: 1))
         }
         // A copy blocks its thread on the database: off the cooperative pool.
-        try await Threads.run { [directory] in
+        do {
             let postgres = try Driver.postgres.make(in: directory)
-            let there = try DatabaseCopy(from: sqlite, to: postgres, logger: Driver.logger).run()
+            let there = try await DatabaseCopy(from: sqlite, to: postgres, logger: Driver.logger).run()
             #expect(
                 (there.passes, there.auditRows, there.verifiedRows, there.checkpoints, there.cosignatures) == (
                     3, 2, 2, 1, 1
                 ))
             #expect(
-                try postgres.with { try TransparencyLog.checkpoint(size: 2, in: $0).note } == signed.note
+                try await postgres.with { try await TransparencyLog.checkpoint(size: 2, in: $0).note } == signed.note
                     + "— \(cosignature.name) \(cosignature.base64)\n")
 
             let back = try Driver.sqlite.make(in: directory, name: "back")
-            _ = try DatabaseCopy(from: postgres, to: back, logger: Driver.logger).run()
+            _ = try await DatabaseCopy(from: postgres, to: back, logger: Driver.logger).run()
             for copy in [postgres, back] {
-                #expect(try Self.contents(copy) == Self.contents(sqlite))
+                await #expect(try Self.contents(copy) == Self.contents(sqlite))
             }
-            #expect(throws: StorageError.self) {
-                try DatabaseCopy(from: sqlite, to: postgres, logger: Driver.logger).run()
+            await #expect(throws: StorageError.self) {
+                try await DatabaseCopy(from: sqlite, to: postgres, logger: Driver.logger).run()
             }
-            #expect(try postgres.with { try $0.counts() } == (passes: 3, auditRows: 2))
+            #expect(try await postgres.with { try await $0.counts() } == (passes: 3, auditRows: 2))
         }
     }
 
@@ -311,6 +336,13 @@ import WalletModel
             passTypeIdentifier: PassRecord.defaultPassType,
             state: state, device: device, cardSuffix: nil
         )
+    }
+
+    /// An import on a thread of its own: a whole-database import still waits on its thread
+    /// (PostgreSQL's COPY waits for a task), which must not be one of the cooperative pool's.
+    static func importing(_ rows: PassImport, into store: any TokenStore) async throws -> PassImportResult {
+        nonisolated(unsafe) let rows = rows
+        return try await Threads.run { try store.importPasses(rows) }
     }
 
     static func reading(_ rows: [ValidatedPassFields], canReadAgain: Bool) -> PassImport {
@@ -328,14 +360,14 @@ import WalletModel
     }
 
     /// Everything a copy moves, comparable.
-    static func contents(_ driver: any StoreDriver) throws -> [String] {
-        try driver.with { store in
+    static func contents(_ driver: any StoreDriver) async throws -> [String] {
+        try await driver.with { store in
             var lines: [String] = []
-            try store.forEachPass(state: nil) { lines.append("\($0)") }
-            try store.forEachAuditRow {
+            try await store.forEachPass(state: nil) { lines.append("\($0)") }
+            try await store.forEachAuditRow {
                 lines.append("\($0.seq) \($0.previousHash) \($0.hash) \(String(describing: $0.content))")
             }
-            lines.append(Hex.encode(try store.deeplinkHashKey()))
+            lines.append(Hex.encode(try await store.deeplinkHashKey()))
             return lines
         }
     }

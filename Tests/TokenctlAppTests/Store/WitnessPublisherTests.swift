@@ -24,9 +24,9 @@ import WalletModel
             let store = try driver.make(in: directory)
             let (older, newer) = try await store.with { store in
                 try await AuditTreeContractTests.appendAttempts(10, to: store)
-                let older = try TransparencyLog.checkpoint(in: store, origin: log.name, signer: log)
+                let older = try await TransparencyLog.checkpoint(in: store, origin: log.name, signer: log)
                 try await AuditTreeContractTests.appendAttempts(5, to: store, from: 11)
-                let newer = try TransparencyLog.checkpoint(in: store, origin: log.name, signer: log)
+                let newer = try await TransparencyLog.checkpoint(in: store, origin: log.name, signer: log)
                 return (
                     StoredCheckpoint(size: Int64(older.checkpoint.size), note: older.note),
                     StoredCheckpoint(size: Int64(newer.checkpoint.size), note: newer.note)
@@ -48,15 +48,14 @@ import WalletModel
                 ],
                 transport: transport, onRequest: { requests.append($0) }
             )
-            let outcomes = await publisher.publish(older, through: OpenStore(driver: store))
+            let outcomes = try await store.with { store in await publisher.publish(older, in: store) }
             let cosigned = try outcomes[0].result.get()
             #expect(cosigned.size == 30 && older.size == 20)
             #expect(requests.all == [.conflict, .cosigned])
             #expect(witness.cosignedSize(origin: log.name) == 30)
             let key = witness.verifierKey
             #expect(
-                try await Threads.run { try store.with { try $0.latestCosignature(witness: key, origin: log.name) } }
-                    == cosigned)
+                try await store.with { try await $0.latestCosignature(witness: key, origin: log.name) } == cosigned)
         }
     }
 
@@ -70,15 +69,6 @@ import WalletModel
         #expect(throws: Never.self) { try WitnessPublisher.checkTime(now + 300, of: witness, now: now) }
         #expect(throws: Never.self) { try WitnessPublisher.checkTime(now - 86_400, of: witness, now: now) }
         #expect(throws: AuditError.self) { try WitnessPublisher.checkTime(now + 301, of: witness, now: now) }
-    }
-}
-
-/// The store opened for each call, as the CLI reaches it.
-private struct OpenStore: AuditStoreAccess {
-    let driver: any StoreDriver
-
-    func run<T: Sendable>(_ body: @escaping @Sendable (any TokenStore) throws -> T) async throws -> T {
-        try await Threads.run { [driver] in try driver.with(body) }
     }
 }
 

@@ -62,33 +62,9 @@ public final class CurlMultiTransport: HTTPTransport, @unchecked Sendable {
         return try result.get()
     }
 
-    /// The same on the caller's thread (an activation worker's), which waits for the
-    /// transfer thread's answer: no task in between.
-    public func sendBlocking(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
-        let answer = Answer()
-        submit(Submission(request: request, deliver: answer.give))
-        return try answer.take().get()
-    }
-
     private func submit(_ submission: Submission) {
         submissions.withLock { $0.append(submission) }
         tokenctl_curl_multi_wakeup(multi)
-    }
-
-    /// A transfer's result handed from the transfer thread to a waiting caller.
-    private final class Answer: Sendable {
-        private let result = Mutex<Result<HTTPResponse, TransportError>?>(nil)
-        private let ready = DispatchSemaphore(value: 0)
-
-        func give(_ value: Result<HTTPResponse, TransportError>) {
-            result.withLock { $0 = value }
-            ready.signal()
-        }
-
-        func take() -> Result<HTTPResponse, TransportError> {
-            ready.wait()
-            return result.withLock { $0! }
-        }
     }
 
     private func runLoop() {

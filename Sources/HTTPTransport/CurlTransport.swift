@@ -30,13 +30,14 @@ public final class CurlTransport: HTTPTransport {
         let result: Result<HTTPResponse, TransportError> = await withCheckedContinuation { continuation in
             // libcurl blocks: on the transport's own thread, off the cooperative pool.
             transfers.run {
-                continuation.resume(returning: Result { () throws(TransportError) in try self.sendBlocking(request) })
+                continuation.resume(returning: Result { () throws(TransportError) in try self.perform(request) })
             }
         }
         return try result.get()
     }
 
-    public func sendBlocking(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
+    /// One transfer on the easy handle, blocking the transport's own thread.
+    private func perform(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
         try handle.withLock { easy throws(TransportError) in
             defer { opened.add(easy.connectionsOpenedByLastTransfer, ordering: .relaxed) }
             return try easy.perform(request, options: options)

@@ -36,9 +36,4 @@ public protocol HTTPTransport: Sendable {
     /// Sends `request` and waits for the whole response.
     /// - Throws: ``TransportError``.
     func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse
-
-    /// The same, blocking the calling thread, which must be a thread of the caller's own
-    /// (never one of Swift's cooperative pool): the activation workers call this, so a
-    /// request costs no hop between threads.
-    func sendBlocking(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse
 }

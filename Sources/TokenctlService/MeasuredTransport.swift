@@ -48,15 +48,6 @@ final class MeasuredTransport: HTTPTransport {
         }
     }
 
-    func sendBlocking(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
-        let start = ContinuousClock.now
-        do {
-            return answered(try transport.sendBlocking(request), start: start)
-        } catch {
-            throw failed(error, start: start)
-        }
-    }
-
     private func answered(_ response: HTTPResponse, start: ContinuousClock.Instant) -> HTTPResponse {
         record(response.status, .now - start, newConnections())
         return response

@@ -74,18 +74,20 @@ import Testing
         }
     }
 
-    /// Both transports answer a worker thread's blocking send themselves (the multi
-    /// transport from its transfer thread, with no task in between): eight threads at once,
-    /// each its own answer.
-    @Test(arguments: Kind.allCases) func answersBlockingSendsFromManyThreads(kind: Kind) async throws {
+    /// Both transports answer eight tasks sending at once, each its own answer.
+    @Test(arguments: Kind.allCases) func answersSendsFromManyTasks(kind: Kind) async throws {
         try await withSandbox { sandbox in
             try await with(kind) { transport in
                 let base = sandbox.baseURL
-                await Threads.run(count: 8) { worker in
-                    for index in 0..<5 {
-                        let reference = "DAPL0000\(worker)\(index)00"
-                        let response = try? transport.sendBlocking(activation(reference, base: base))
-                        #expect(response?.status == 200)
+                await withTaskGroup(of: Void.self) { group in
+                    for worker in 0..<8 {
+                        group.addTask {
+                            for index in 0..<5 {
+                                let reference = "DAPL0000\(worker)\(index)00"
+                                let response = try? await transport.send(activation(reference, base: base))
+                                #expect(response?.status == 200)
+                            }
+                        }
                     }
                 }
                 #expect(sandbox.activationRequestCount == 40)

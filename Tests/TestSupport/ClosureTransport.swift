@@ -23,10 +23,6 @@ public final class ClosureTransport: HTTPTransport {
     public var requests: [HTTPRequest] { sent.withLock { $0 } }
 
     public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
-        try sendBlocking(request)
-    }
-
-    public func sendBlocking(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
         let number = sent.withLock { requests in
             requests.append(request)
             return requests.count - 1

@@ -351,10 +351,6 @@ final class CountingTransport: HTTPTransport, @unchecked Sendable {
         try await counted().send(request)
     }
 
-    func sendBlocking(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
-        try counted().sendBlocking(request)
-    }
-
     /// Counts one request and gives the transport it goes out on.
     private func counted() throws(TransportError) -> any HTTPTransport {
         count += 1

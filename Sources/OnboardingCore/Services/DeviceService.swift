@@ -146,10 +146,6 @@ public struct DeviceService: Sendable {
 /// fails as unreachable without leaving the process.
 struct ClosedTransport: HTTPTransport {
     func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
-        try sendBlocking(request)
-    }
-
-    func sendBlocking(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
         throw TransportError(.other, wasSent: false, detail: "no server is configured for a local-only call")
     }
 }

@@ -34,10 +34,6 @@ import WalletModel
             }
             return response
         }
-
-        func sendBlocking(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
-            preconditionFailure("the login client sends async")
-        }
     }
 
     func service(_ harness: LoginHarness, _ transport: Interposer) -> LoginService {

@@ -21,12 +21,6 @@ import Testing
             change(&request)
             return try await inner.send(request)
         }
-
-        func sendBlocking(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
-            var request = request
-            change(&request)
-            return try inner.sendBlocking(request)
-        }
     }
 
     /// An onboarded device (VERIFICATION_PENDING) and its verification, with `change`

@@ -74,10 +74,6 @@ struct ActivationRuntimeTests {
             return ActivationRuntimeTests.approved
         }
 
-        func sendBlocking(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
-            preconditionFailure("activations send with the async call")
-        }
-
         func waitForArrivals(_ count: Int) async {
             while arrived.load(ordering: .relaxed) < count { try? await Task.sleep(for: .milliseconds(5)) }
         }
@@ -90,10 +86,6 @@ struct ActivationRuntimeTests {
         func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
             sent.add(1, ordering: .relaxed)
             return ActivationRuntimeTests.approved
-        }
-
-        func sendBlocking(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
-            preconditionFailure("activations send with the async call")
         }
     }
 

@@ -1,3 +1,4 @@
+import HexCoding
 import PostgresNIO
 import WalletModel
 
@@ -95,11 +96,6 @@ extension PostgresStore {
 
     static func randomHex(bytes count: Int) -> String {
         var generator = SystemRandomNumberGenerator()
-        let digits = Array("0123456789abcdef")
-        return String(
-            (0..<count).flatMap { _ -> [Character] in
-                let byte = UInt8.random(in: 0...255, using: &generator)
-                return [digits[Int(byte >> 4)], digits[Int(byte & 15)]]
-            })
+        return Hex.encode((0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) })
     }
 }

@@ -8,7 +8,8 @@ import WalletModel
 
 /// The activation pipeline: deeplink → wallet lookup → user check → audit "started" →
 /// POST → outcome → audit "finished" and pass state. ``activate(deeplink:device:dryRun:)``
-/// runs it once; ``activateBatch(from:concurrency:progress:emit:)`` streams many lines.
+/// runs it once; ``ActivationRuntime/batch(_:window:decode:isStopping:progress:emit:)`` streams
+/// many lines through the runtime.
 /// The decisions are ``ActivationMachine``'s; this type and ``Session`` perform them.
 public struct Activator: Sendable {
     let settings: ActivationSettings

@@ -5,7 +5,7 @@ import WalletModel
 /// The Merkle tree over the audit rows (DESIGN §9, RFC 9162 §2.1): leaf i is the row at
 /// position i of the chain, its leaf data the row's hashed text. The rows are read in blocks
 /// of 16; for every whole block the store keeps its 16 leaf hashes in one value and the tree's
-/// nodes of 16 leaves and up (``catchUp()``): about 40 bytes and 3/16 of an insert a row. A
+/// nodes of 16 leaves and up (``catchUp(chunkBlocks:)``): about 40 bytes and 3/16 of an insert a row. A
 /// tree head or a proof so reads O(log n) stored hashes, the leaf hashes of at most two
 /// blocks, and the rows not caught up yet.
 public struct AuditTree: Sendable {

@@ -42,7 +42,7 @@ extension PostgresStore {
     /// Removes the record `choose` picks among those of a query, in one transaction with
     /// them locked.
     public func removePass(
-        matching query: PassQuery, choose: @Sendable ([PassRecord]) throws -> PassRecord
+        matching query: PassQuery, choose: @escaping @Sendable ([PassRecord]) throws -> PassRecord
     ) async throws -> PassRecord {
         let (serialNumber, passTypeIdentifier, device) = (query.serialNumber, query.passTypeIdentifier, query.device)
         return try await transaction { connection in

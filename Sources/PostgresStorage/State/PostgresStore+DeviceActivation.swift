@@ -21,8 +21,9 @@ extension PostgresStore: DeviceActivationRecords {
         try await query(Self.insert(activation, onConflict: "ON CONFLICT DO NOTHING")).metadata.rows == 1
     }
 
-    public func takeSignatureCounter(instanceID: String, next: @Sendable ([UInt8]) -> [UInt8]) async throws -> [UInt8]?
-    {
+    public func takeSignatureCounter(
+        instanceID: String, next: @escaping @Sendable ([UInt8]) -> [UInt8]
+    ) async throws -> [UInt8]? {
         try await transaction { connection in
             // The bump locks the row: two hosts never take the same counter data.
             guard

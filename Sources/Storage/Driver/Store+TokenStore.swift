@@ -12,7 +12,7 @@ extension Store: TokenStore {
     }
 
     public func removePass(
-        matching query: PassQuery, choose: @Sendable ([PassRecord]) throws -> PassRecord
+        matching query: PassQuery, choose: @escaping @Sendable ([PassRecord]) throws -> PassRecord
     ) async throws -> PassRecord {
         try await write { db in
             let record = try choose(try WalletRepository.records(matching: query, db))

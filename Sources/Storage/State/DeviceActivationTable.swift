@@ -21,8 +21,9 @@ extension Store: DeviceActivationRecords {
         }
     }
 
-    public func takeSignatureCounter(instanceID: String, next: @Sendable ([UInt8]) -> [UInt8]) async throws -> [UInt8]?
-    {
+    public func takeSignatureCounter(
+        instanceID: String, next: @escaping @Sendable ([UInt8]) -> [UInt8]
+    ) async throws -> [UInt8]? {
         try await write { db in
             try db.execute(
                 sql: "UPDATE powerauth_activation SET counter = counter + 1 WHERE instance_id = ?",

@@ -14,7 +14,7 @@ public protocol TokenStore: StateDatabase, TransparencyLogStore, Sendable {
     /// Removes the record `choose` picks among those of `query`, in one transaction with
     /// them locked against other writers.
     func removePass(
-        matching query: PassQuery, choose: @Sendable ([PassRecord]) throws -> PassRecord
+        matching query: PassQuery, choose: @escaping @Sendable ([PassRecord]) throws -> PassRecord
     ) async throws -> PassRecord
 
     /// Streams the records (or those in one state) in serial order, a page at a time, without

@@ -8,7 +8,9 @@ public protocol DeviceActivationRecords: Sendable {
     /// Takes the current counter data for one signature and stores `next` of it, committed
     /// before the signed request leaves; nil without an activation. The counter is bumped
     /// first: on PostgreSQL that locks the row, so two hosts never take the same counter data.
-    func takeSignatureCounter(instanceID: String, next: @Sendable ([UInt8]) -> [UInt8]) async throws -> [UInt8]?
+    func takeSignatureCounter(
+        instanceID: String, next: @escaping @Sendable ([UInt8]) -> [UInt8]
+    ) async throws -> [UInt8]?
 
     func saveDeviceToken(_ token: DeviceTokenRow, instanceID: String) async throws
 

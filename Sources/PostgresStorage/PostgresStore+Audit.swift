@@ -16,9 +16,12 @@ extension PostgresStore {
 
     /// Up to `limit` audit rows after the row `seq`, in chain order.
     public func auditPage(after seq: Int64, limit: Int) async throws -> [StoredAuditRow] {
-        try await query(
-            "SELECT \(unescaped: Self.auditColumns) FROM audit_row WHERE seq > \(seq) ORDER BY seq LIMIT \(limit)"
-        ).map(Self.storedRow)
+        try await query(Self.auditPage(after: seq, limit: limit)).map(Self.storedRow)
+    }
+
+    /// The statement of ``auditPage(after:limit:)``.
+    static func auditPage(after seq: Int64, limit: Int) -> PostgresQuery {
+        "SELECT \(unescaped: auditColumns) FROM audit_row WHERE seq > \(seq) ORDER BY seq LIMIT \(limit)"
     }
 
     /// The records and audit rows held.

@@ -97,12 +97,7 @@ extension PostgresStore {
             ).map(Self.passRow)
         }
         let audit = PageReader(pageSize: pageSize) { (after: StoredAuditRow?) in
-            try self.query(
-                """
-                SELECT \(unescaped: Self.auditColumns) FROM audit_row WHERE seq > \(after?.seq ?? 0) ORDER BY seq
-                LIMIT \(pageSize)
-                """
-            ).map(Self.storedRow)
+            try self.query(Self.auditPage(after: after?.seq ?? 0, limit: pageSize)).map(Self.storedRow)
         }
         return StoreCopy(
             nextPass: passes.next, nextAuditRow: audit.next, deeplinkHashKey: try await deeplinkHashKey(), state: self)

@@ -47,9 +47,7 @@ extension Store: TokenStore {
 
     public func forEachAuditRow(_ body: (StoredAuditRow) throws -> Void) async throws {
         try await forEachPage(from: Int64(0), next: \.seq, body) { after, limit, db in
-            var rows: [StoredAuditRow] = []
-            try AuditLog.forEachRow(after: after, limit: limit, db) { rows.append($0) }
-            return rows
+            try AuditLog.rows(after: after, limit: limit, db)
         }
     }
 
@@ -84,22 +82,14 @@ extension Store: TokenStore {
             try self.read { db in try WalletRepository.page(after: after, limit: pageSize, db) }
         }
         let audit = PageReader(pageSize: pageSize) { (after: StoredAuditRow?) in
-            try self.read { db in
-                var rows: [StoredAuditRow] = []
-                try AuditLog.forEachRow(after: after?.seq ?? 0, limit: pageSize, db) { rows.append($0) }
-                return rows
-            }
+            try self.read { db in try AuditLog.rows(after: after?.seq ?? 0, limit: pageSize, db) }
         }
         return StoreCopy(
             nextPass: passes.next, nextAuditRow: audit.next, deeplinkHashKey: try await deeplinkHashKey(), state: self)
     }
 
     public func auditPage(after seq: Int64, limit: Int) async throws -> [StoredAuditRow] {
-        try await read { db in
-            var rows: [StoredAuditRow] = []
-            try AuditLog.forEachRow(after: seq, limit: limit, db) { rows.append($0) }
-            return rows
-        }
+        try await read { db in try AuditLog.rows(after: seq, limit: limit, db) }
     }
 
     public func load(_ copy: StoreCopy) throws -> CopyCounts {

@@ -76,6 +76,13 @@ enum AuditLog {
                 """, arguments: [serialNumber, tokenUniqueReference])
     }
 
+    /// Up to `limit` rows after the row `seq`, in chain order.
+    static func rows(after seq: Int64, limit: Int, _ db: Database) throws -> [StoredAuditRow] {
+        var rows: [StoredAuditRow] = []
+        try forEachRow(after: seq, limit: limit, db) { rows.append($0) }
+        return rows
+    }
+
     /// Streams the rows in chain order.
     static func forEachRow(
         after seq: Int64 = 0, limit: Int? = nil, _ db: Database, _ body: (StoredAuditRow) throws -> Void

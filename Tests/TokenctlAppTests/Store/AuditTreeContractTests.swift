@@ -16,7 +16,7 @@ import WalletModel
 
     @Test(arguments: Driver.allCases)
     func headsAndProofsAreTheTreeOfTheRows(_ driver: Driver) async throws {
-        let store = try driver.make(in: directory)
+        let store = try await driver.make(in: directory)
         try await store.with { store in
             let tree = AuditTree(store: store)
             await #expect(try tree.size() == 0)
@@ -61,7 +61,7 @@ import WalletModel
     @Test(arguments: Driver.allCases)
     func checkpointsAndCosignaturesAreFoundBySizeLogAndWitness(_ driver: Driver) async throws {
         do {
-            let store = try driver.make(in: directory)
+            let store = try await driver.make(in: directory)
             try await store.with { store in
                 let a = "log.example/a", b = "log.example/b"
                 await #expect(try store.storedCheckpoint(size: nil, origin: nil) == nil)
@@ -105,7 +105,7 @@ import WalletModel
     /// two for each level, two blocks' leaf hashes, and only the rows of the last, part block.
     @Test(arguments: Driver.allCases)
     func aProofReadsLogarithmicallyMany(_ driver: Driver) async throws {
-        let store = try driver.make(in: directory)
+        let store = try await driver.make(in: directory)
         try await store.with { store in
             try await Self.appendAttempts(250, to: store)
             try await AuditTree(store: store).catchUp()
@@ -130,7 +130,7 @@ import WalletModel
 
     /// A stored node that went missing is an error naming the way to look, never a wrong head.
     @Test func aMissingStoredNodeIsCorrupt() async throws {
-        let store = try Driver.sqlite.make(in: directory)
+        let store = try await Driver.sqlite.make(in: directory)
         try await store.with { store in
             try await Self.appendAttempts(40, to: store)
             try await AuditTree(store: store).catchUp()

@@ -18,7 +18,7 @@ import WalletModel
     @Test(arguments: Driver.allCases)
     func passesAreInsertedQueriedAndRemoved(_ driver: Driver) async throws {
         do {
-            let store = try driver.make(in: directory)
+            let store = try await driver.make(in: directory)
             try await store.with { store in
                 let phone = PassRecord.sample("SN1", device: "iPhone")
                 let watch = PassRecord.sample("SN1", account: "DAPLWATCH", device: "Watch")
@@ -57,7 +57,7 @@ import WalletModel
     func aRefusedRemovalRemovesNothing(_ driver: Driver) async throws {
         do {
             struct Refused: Error {}
-            let store = try driver.make(in: directory)
+            let store = try await driver.make(in: directory)
             try await store.with { store in
                 _ = try await store.insertPass(.sample("SN1"))
                 await #expect(throws: Refused.self) {
@@ -72,7 +72,7 @@ import WalletModel
     /// record once, in serial order, the state filter holding across the pages.
     @Test(arguments: Driver.allCases)
     func aStreamCrossesItsPages(_ driver: Driver) async throws {
-        let store = try driver.make(in: directory)
+        let store = try await driver.make(in: directory)
         try await store.with { store in
             let count = 4_007  // more than two of SQLite's pages of 2,000
             let rows = (0..<count).map { index in
@@ -97,7 +97,7 @@ import WalletModel
     @Test(arguments: Driver.allCases)
     func anImportMergesAndKeepsActivatedStates(_ driver: Driver) async throws {
         do {
-            let store = try driver.make(in: directory)
+            let store = try await driver.make(in: directory)
             try await store.with { store in
                 _ = try await store.insertPass(.sample("SN1", state: .activated))
                 _ = try await store.insertPass(.sample("SN2"))
@@ -129,7 +129,7 @@ import WalletModel
     @Test(arguments: Driver.allCases, [false, true])
     func anImportThatCollidesWritesNothing(_ driver: Driver, canReadAgain: Bool) async throws {
         do {
-            let store = try driver.make(in: directory)
+            let store = try await driver.make(in: directory)
             try await store.with { store in
                 let rows = [
                     Self.fields("SN1", account: "A1", device: "iPhone"), Self.fields("SN2"),
@@ -153,7 +153,7 @@ import WalletModel
     /// the audit holds one merged entry on a chain that verifies.
     @Test(arguments: Driver.allCases)
     func anAttemptIsGuardedAuditedAndChained(_ driver: Driver) async throws {
-        let store = try driver.make(in: directory)
+        let store = try await driver.make(in: directory)
         try await store.with { store in
             let record = PassRecord.sample("SN1")
             _ = try await store.insertPass(record)
@@ -195,7 +195,7 @@ import WalletModel
     /// first, read from the end of the audit.
     @Test(arguments: Driver.allCases)
     func theNewestEntriesBeforeAnIdAreAPage(_ driver: Driver) async throws {
-        let store = try driver.make(in: directory)
+        let store = try await driver.make(in: directory)
         try await store.with { store in
             let records = (0..<6).map { PassRecord.sample("SN\($0)") }
             for record in records { _ = try await store.insertPass(record) }
@@ -230,7 +230,7 @@ import WalletModel
     /// are grouped into no more transactions than steps, and the chain holds.
     @Test(arguments: Driver.allCases)
     func concurrentWorkersShareTheLedger(_ driver: Driver) async throws {
-        let store = try driver.make(in: directory)
+        let store = try await driver.make(in: directory)
         try await store.with { store in
             let records = (0..<40).map { PassRecord.sample("SN\($0)") }
             for record in records { _ = try await store.insertPass(record) }
@@ -276,7 +276,7 @@ import WalletModel
     /// audit rows with the same hashes, and the same deeplink hash key; a copy into a
     /// database that holds records is refused and writes nothing.
     @Test func aCopyThereAndBackKeepsEverything() async throws {
-        let sqlite = try Driver.sqlite.make(in: directory, name: "source")
+        let sqlite = try await Driver.sqlite.make(in: directory, name: "source")
         try await sqlite.with { store in
             for index in 0..<3 {
                 _ = try await store.insertPass(.sample("SN\(index)", device: index == 0 ? "iPhone" : nil))
@@ -304,7 +304,7 @@ import WalletModel
         }
         // A copy blocks its thread on the database: off the cooperative pool.
         do {
-            let postgres = try Driver.postgres.make(in: directory)
+            let postgres = try await Driver.postgres.make(in: directory)
             let there = try await DatabaseCopy(from: sqlite, to: postgres, logger: Driver.logger).run()
             #expect(
                 (there.passes, there.auditRows, there.verifiedRows, there.checkpoints, there.cosignatures) == (
@@ -314,7 +314,7 @@ import WalletModel
                 try await postgres.with { try await TransparencyLog.checkpoint(size: 2, in: $0).note } == signed.note
                     + "— \(cosignature.name) \(cosignature.base64)\n")
 
-            let back = try Driver.sqlite.make(in: directory, name: "back")
+            let back = try await Driver.sqlite.make(in: directory, name: "back")
             _ = try await DatabaseCopy(from: postgres, to: back, logger: Driver.logger).run()
             for copy in [postgres, back] {
                 await #expect(try Self.contents(copy) == Self.contents(sqlite))

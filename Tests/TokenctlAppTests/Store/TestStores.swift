@@ -32,6 +32,13 @@ enum Driver: String, CaseIterable, Sendable, CustomTestStringConvertible {
         return driver
     }
 
+    /// The same from a task: made on a thread of its own, as connecting, creating a PostgreSQL
+    /// database and migrating block, and a test that blocks the cooperative pool's few threads
+    /// holds back every other test.
+    func make(in directory: TemporaryDirectory, name: String = "store") async throws -> any StoreDriver {
+        try await Threads.run { try make(in: directory, name: name) }
+    }
+
     static let logger = Logger(label: "test")
 }
 

@@ -21,7 +21,7 @@ import WalletModel
         let witness = WitnessServer(logs: [try #require(TrustedLogKey(verifierKey: log.verifier.verifierKey))])
         let sandbox = try await TMPSandbox.start(port: 0, witness: witness)
         try await withTeardown({ try await sandbox.shutdown() }) {
-            let store = try driver.make(in: directory)
+            let store = try await driver.make(in: directory)
             let (older, newer) = try await store.with { store in
                 try await AuditTreeContractTests.appendAttempts(10, to: store)
                 let older = try await TransparencyLog.checkpoint(in: store, origin: log.name, signer: log)

@@ -29,7 +29,7 @@ func seconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
 }
 
-let store = try settings.store.open(logger: Logger(label: "bench"))
+let store = try await settings.store.open(logger: Logger(label: "bench"))
 // Top-level code runs on the main actor, whose wake-ups cost more: the lookups run in a task.
 let (found, serial) = try await Task.detached { [serials] () throws -> (Int, Double) in
     var found = 0
@@ -63,7 +63,7 @@ let (concurrentFound, concurrent) = try await Task.detached { [serials] () throw
     }
     return (found, seconds(ContinuousClock.now - start))
 }.value
-try store.close()
+try await store.close()
 precondition(concurrentFound == lookups, "every generated serial should exist")
 print(
     String(

@@ -13,22 +13,33 @@ public struct PostgresDriver: StoreDriver {
     public var location: String { options.displayURL }
 
     /// Connects and checks that the schema is this binary's.
-    public func open(logger: Logger) throws -> any TokenStore {
-        try PostgresStore(options: options, logger: logger)
+    public func open(logger: Logger) async throws -> any TokenStore {
+        try await PostgresStore(options: options, logger: logger)
     }
 
-    public func status(logger: Logger) throws -> DatabaseStatus {
-        let store = try PostgresStore(options: options, logger: logger, checkingSchema: false)
-        defer { store.close() }
-        return store.databaseStatus(try store.schemaStatus())
+    public func status(logger: Logger) async throws -> DatabaseStatus {
+        let store = try await PostgresStore(options: options, logger: logger, checkingSchema: false)
+        do {
+            let status = store.databaseStatus(try await store.schemaStatus())
+            await store.close()
+            return status
+        } catch {
+            await store.close()
+            throw error
+        }
     }
 
-    public func migrate(logger: Logger) throws -> [String] {
-        let store = try PostgresStore(options: options, logger: logger, checkingSchema: false)
-        defer { store.close() }
-        let applied = try store.migrate()
-        logger.info("database.migrated", metadata: ["applied": "\(applied.count)"])
-        return applied
+    public func migrate(logger: Logger) async throws -> [String] {
+        let store = try await PostgresStore(options: options, logger: logger, checkingSchema: false)
+        do {
+            let applied = try await store.migrate()
+            await store.close()
+            logger.info("database.migrated", metadata: ["applied": "\(applied.count)"])
+            return applied
+        } catch {
+            await store.close()
+            throw error
+        }
     }
 }
 

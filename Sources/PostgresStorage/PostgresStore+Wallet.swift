@@ -82,13 +82,13 @@ extension PostgresStore {
         ).map(Self.passRow)
     }
 
-    /// This database as a copy's source: each page one statement, awaited by the calling thread.
+    /// This database as a copy's source: each page one statement, awaited.
     public func copySource(pageSize: Int) async throws -> StoreCopy {
         let passes = PageReader(pageSize: pageSize) { (after: PassRecord?) in
             let (serial, type, account) = (
                 after?.serialNumber ?? "", after?.passTypeIdentifier ?? "", after?.deviceAccountIdentifier ?? ""
             )
-            return try self.query(
+            return try await self.query(
                 """
                 SELECT \(unescaped: Self.passColumns) FROM pass_record
                 WHERE (serial_number, pass_type_identifier, device_account_identifier) > (\(serial), \(type), \(account))
@@ -97,10 +97,10 @@ extension PostgresStore {
             ).map(Self.passRow)
         }
         let audit = PageReader(pageSize: pageSize) { (after: StoredAuditRow?) in
-            try self.query(Self.auditPage(after: after?.seq ?? 0, limit: pageSize)).map(Self.storedRow)
+            try await self.query(Self.auditPage(after: after?.seq ?? 0, limit: pageSize)).map(Self.storedRow)
         }
         return StoreCopy(
-            nextPass: passes.next, nextAuditRow: audit.next, deeplinkHashKey: try await deeplinkHashKey(), state: self)
+            passes: passes, auditRows: audit, deeplinkHashKey: try await deeplinkHashKey(), state: self)
     }
 
     static func passRow(_ row: PostgresRow) throws -> PassRecord {
@@ -119,15 +119,15 @@ extension PostgresStore {
     /// repeated in the input counts with its last row. Stored `activated` / `activating`
     /// states are kept unless `overwriteState`, as on SQLite. The wallet is locked against
     /// other writers for the merge only.
-    public func importPasses(_ rows: PassImport) throws -> PassImportResult {
+    public func importPasses(_ rows: PassImport) async throws -> PassImportResult {
         let (overwriteState, next) = (rows.overwriteState, rows.next)
-        return try transaction { connection in
-            try connection.run(
+        return try await transaction { connection in
+            try await connection.run(
                 """
                 CREATE TEMP TABLE import_row (line bigint, pass_type_identifier text, serial_number text,
                     device_account_identifier text, state text, device_label text, card_suffix text) ON COMMIT DROP
                 """, logger)
-            try Self.copy(into: "import_row", on: connection, logger: logger) {
+            let source = UncheckedRows {
                 try next().map { line, row in
                     [
                         String(line), row.passTypeIdentifier, row.serialNumber, row.deviceAccountIdentifier,
@@ -135,23 +135,26 @@ extension PostgresStore {
                     ]
                 }
             }
+            try await Self.copy(into: "import_row", on: connection, logger: logger) {
+                try await Self.copyBuffer(source)
+            }
             let kept =
                 "(NOT \(overwriteState) AND p.state IN ('activated', 'activating') AND i.state IN ('requiresActivation', 'activating') AND p.state <> i.state)"
             let matches =
                 "p.serial_number = i.serial_number AND p.pass_type_identifier = i.pass_type_identifier AND p.device_account_identifier = i.device_account_identifier"
-            try connection.run(
+            try await connection.run(
                 """
                 CREATE TEMP TABLE import_latest ON COMMIT DROP AS
                     SELECT DISTINCT ON (serial_number, pass_type_identifier, device_account_identifier) * FROM import_row
                     ORDER BY serial_number, pass_type_identifier, device_account_identifier, line DESC
                 """, logger)
-            try connection.run("LOCK TABLE pass_record IN SHARE ROW EXCLUSIVE MODE", logger)
-            try connection.run("SAVEPOINT merge", logger)
+            try await connection.run("LOCK TABLE pass_record IN SHARE ROW EXCLUSIVE MODE", logger)
+            try await connection.run("SAVEPOINT merge", logger)
             do {
-                let keptStates = try Self.count(
+                let keptStates = try await Self.count(
                     connection, "SELECT count(*) FROM import_latest i JOIN pass_record p ON \(matches) WHERE \(kept)",
                     logger)
-                let updated = try Self.count(
+                let updated = try await Self.count(
                     connection,
                     """
                     WITH changed AS (
@@ -167,7 +170,7 @@ extension PostgresStore {
                         RETURNING 1)
                     SELECT count(*) FROM changed
                     """, logger)
-                let inserted = try Self.count(
+                let inserted = try await Self.count(
                     connection,
                     """
                     WITH added AS (
@@ -180,16 +183,18 @@ extension PostgresStore {
                     """, logger)
                 return .imported(inserted: inserted, updated: updated, keptStates: keptStates)
             } catch  where Self.sqlState(error) == State.uniqueViolation {
-                try connection.run("ROLLBACK TO SAVEPOINT merge", logger)
-                return try Self.firstConflict(connection, logger)
+                try await connection.run("ROLLBACK TO SAVEPOINT merge", logger)
+                return try await Self.firstConflict(connection, logger)
             }
         }
     }
 
     /// The first input line whose device label, as it would be stored, is held by another
     /// record of its serial and pass type (stored, or earlier in the input).
-    private static func firstConflict(_ connection: PostgresConnection, _ logger: Logger) throws -> PassImportResult {
-        let rows = try connection.answer(
+    private static func firstConflict(
+        _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> PassImportResult {
+        let rows = try await connection.answer(
             """
             WITH final AS (
                 SELECT i.line, i.serial_number, i.pass_type_identifier, i.device_account_identifier,
@@ -224,29 +229,35 @@ extension PostgresStore {
             ))
     }
 
-    private static func count(_ connection: PostgresConnection, _ sql: String, _ logger: Logger) throws -> Int {
-        try connection.answer(PostgresQuery(unsafeSQL: sql), logger).first?.decode(Int.self) ?? 0
+    private static func count(_ connection: PostgresConnection, _ sql: String, _ logger: Logger) async throws -> Int {
+        try await connection.answer(PostgresQuery(unsafeSQL: sql), logger).first?.decode(Int.self) ?? 0
     }
 
-    /// Streams rows into `table` with COPY (text format), 256 KiB at a time.
+    /// Streams `buffers` into `table` with COPY (text format) until it gives nil.
     static func copy(
         into table: String, columns: [String] = [], on connection: PostgresConnection, logger: Logger,
-        rows: @escaping () throws -> [String?]?
-    ) throws {
-        let source = UncheckedRows(next: rows)
-        try blocking {
-            try await connection.copyFrom(table: table, columns: columns, logger: logger) { writer in
-                var buffer = ByteBuffer()
-                buffer.reserveCapacity(1 << 18)
-                while let fields = try source.next() {
-                    appendCopyLine(fields, to: &buffer)
-                    if buffer.readableBytes >= 1 << 18 {
-                        try await writer.write(buffer)
-                        buffer.clear()
-                    }
-                }
-                if buffer.readableBytes > 0 { try await writer.write(buffer) }
+        buffers: () async throws -> ByteBuffer?
+    ) async throws {
+        try await connection.copyFrom(table: table, columns: columns, logger: logger) { writer in
+            while let buffer = try await buffers() {
+                try await writer.write(buffer)
             }
+        }
+    }
+
+    /// The size of one COPY write.
+    static let copyBufferBytes = 1 << 18
+
+    /// The next 256 KiB of COPY lines from a row source that blocks while it reads (an import's
+    /// file): filled on NIO's thread pool, never on a cooperative thread. Nil after the last.
+    static func copyBuffer(_ source: UncheckedRows) async throws -> ByteBuffer? {
+        try await NIOThreadPool.singleton.runIfActive {
+            var buffer = ByteBuffer()
+            buffer.reserveCapacity(copyBufferBytes)
+            while buffer.readableBytes < copyBufferBytes, let fields = try source.next() {
+                appendCopyLine(fields, to: &buffer)
+            }
+            return buffer.readableBytes > 0 ? buffer : nil
         }
     }
 
@@ -272,7 +283,8 @@ extension PostgresStore {
     }
 }
 
-/// The caller's row source, read on the task that feeds COPY while the caller's thread waits.
-private struct UncheckedRows: @unchecked Sendable {
+/// An import's row source, read on NIO's thread pool one buffer at a time: one read runs at
+/// once, each after the one before has returned.
+struct UncheckedRows: @unchecked Sendable {
     let next: () throws -> [String?]?
 }

@@ -442,3 +442,22 @@ extension Store {
         String(cString: sqlite3_libversion())
     }
 }
+
+extension Store {
+    /// Opens the store on ``openingQueue``, awaited: opening reads the file, may migrate it
+    /// and waits out a busy lock, none of which a cooperative thread should wait for.
+    public static func opened(
+        options: StoreOptions, logger: Logger = Logger(label: "tokenctl.storage")
+    ) async throws
+        -> Store
+    {
+        try await withCheckedThrowingContinuation { continuation in
+            openingQueue.async {
+                continuation.resume(with: Result { try Store(options: options, logger: logger) })
+            }
+        }
+    }
+
+    /// Where stores are opened: a queue of SQLite's own, off the cooperative pool.
+    private static let openingQueue = DispatchQueue(label: "tokenctl.sqlite.open", attributes: .concurrent)
+}

@@ -41,7 +41,7 @@ struct DemoCommand: AsyncParsableCommand {
 
         let passes = directory + "/passes.csv"
         _ = FileManager.default.createFile(atPath: passes, contents: Data(DemoExamples.passes.utf8))
-        let imported = try Wallet(settings: settings).importRecords(from: .file(passes))
+        let imported = try await Wallet(settings: settings).importRecords(from: .file(passes))
         Output.line("imported \(imported.rows) example passes\n")
 
         var asExpected = 0

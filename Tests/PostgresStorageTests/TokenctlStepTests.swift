@@ -12,19 +12,22 @@ import WalletModel
         let store: PostgresStore
         let database: TestPostgres.Database
 
-        init() throws {
-            database = try TestPostgres.makeDatabase()
+        init() async throws {
+            let database = try await Threads.run { try TestPostgres.makeDatabase() }
+            self.database = database
             let url = try PostgresURL(parsing: database.url)
-            store = try PostgresStore(
+            store = try await PostgresStore(
                 options: PostgresOptions(
                     host: url.host, port: url.port, user: url.user, database: url.database, tls: .disable,
                     password: TestPostgres.password, hostID: "h1"),
                 checkingSchema: false
             )
-            try store.migrate()
-            try database.psql(
-                "INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier) VALUES ('t', 'S1', 'D1'), ('t', 'S2', 'D2')"
-            )
+            try await store.migrate()
+            try await Threads.run {
+                try database.psql(
+                    "INSERT INTO pass_record (pass_type_identifier, serial_number, device_account_identifier) VALUES ('t', 'S1', 'D1'), ('t', 'S2', 'D2')"
+                )
+            }
         }
 
         func step(_ changes: [AttemptChange], reads: [PassQuery] = []) async throws -> StepAnswer {
@@ -81,7 +84,7 @@ import WalletModel
     }
 
     @Test func aChangeSentAgainAfterItsAnswerWasLostIsDone() async throws {
-        let fixture = try Fixture()
+        let fixture = try await Fixture()
         let start = Self.start(1)
         #expect(try await fixture.step([start]).statuses == [.ok])
         #expect(try await fixture.step([start]).statuses == [.done])
@@ -96,7 +99,7 @@ import WalletModel
     }
 
     @Test func aFinishAfterAnotherHostClosedTheAttemptIsAConflict() async throws {
-        let fixture = try Fixture()
+        let fixture = try await Fixture()
         #expect(try await fixture.step([Self.start(1)]).statuses == [.ok])
         // Another host found the lease expired and started attempt 2, closing 1 as UNKNOWN.
         var takeover = Self.start(2, holder: 1, from: "activating", second: 60)
@@ -108,14 +111,14 @@ import WalletModel
     }
 
     @Test func twoStartsOfOnePassInOneCallLeaveOneOkAndOneConflict() async throws {
-        let fixture = try Fixture()
+        let fixture = try await Fixture()
         let answer = try await fixture.step([Self.start(1), Self.start(2), Self.start(3, serial: "S2", token: "D2")])
         #expect(answer.statuses == [.ok, .conflict, .ok])
         #expect(try fixture.count("SELECT count(*) FROM audit_row") == "2")
     }
 
     @Test func readsFollowTheCallsWritesEachWithANewAttemptID() async throws {
-        let fixture = try Fixture()
+        let fixture = try await Fixture()
         let answer = try await fixture.step(
             [Self.start(100)],
             reads: [
@@ -134,7 +137,7 @@ import WalletModel
 
     /// The answer names every value (migration v6): a pass, its lease, the new attempt id.
     @Test func theAnswerNamesEveryValue() async throws {
-        let fixture = try Fixture()
+        let fixture = try await Fixture()
         #expect(try await fixture.step([Self.start(7)]).statuses == [.ok])
         let answer = try fixture.count("CALL tokenctl_step('[]'::jsonb, '[{\"serial\": \"S1\"}]'::jsonb, 'g', NULL)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(answer.utf8)) as? [String: Any])
@@ -157,7 +160,7 @@ import WalletModel
 
     /// A pass state this binary does not know is an error naming the way out, never a default.
     @Test func anAnswerThisBinaryCannotReadIsAnError() async throws {
-        let fixture = try Fixture()
+        let fixture = try await Fixture()
         _ = try fixture.database.psql("ALTER TABLE pass_record DROP CONSTRAINT IF EXISTS pass_record_state_check")
         _ = try fixture.database.psql("UPDATE pass_record SET state = 'frozen' WHERE serial_number = 'S2'")
         #expect(try fixture.count("SELECT state FROM pass_record WHERE serial_number = 'S2'") == "frozen")
@@ -171,7 +174,7 @@ import WalletModel
     }
 
     @Test func theChainIsHashedAsOnSQLite() async throws {
-        let fixture = try Fixture()
+        let fixture = try await Fixture()
         let rows = [Self.auditRow(1, .started, second: 0), Self.auditRow(1, .finished, second: 1, outcome: "DECLINED")]
         let change = AttemptChange(pass: nil, rows: rows.map(AuditRowValues.init))
         #expect(try await fixture.step([change]).statuses == [.ok])

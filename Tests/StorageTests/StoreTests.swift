@@ -76,7 +76,7 @@ import WalletModel
         let reads: [(String, () async throws -> Void)] = [
             ("passes", { _ = try await store.passes(matching: PassQuery(serialNumber: "SN1")) }),
             ("forEachPass", { try await store.forEachPass(state: nil) { _ in } }),
-            ("copySource", { _ = try await store.copySource(pageSize: 10).nextPass() }),
+            ("copySource", { _ = try await store.copySource(pageSize: 10).passes.nextPage() }),
         ]
         for (name, read) in reads {
             await #expect("\(name)") {

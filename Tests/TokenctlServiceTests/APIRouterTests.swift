@@ -31,11 +31,11 @@ import WalletModel
                 "HOME": directory.path, "TOKENCTL_TMP_BASE_URL": sandbox.baseURL,
             ])
             .load(flags: .init(databasePath: directory.file("wallet.sqlite")))
-            let store = try settings.store.open(logger: Logger(label: "test"))
+            let store = try await settings.store.open(logger: Logger(label: "test"))
             for (serial, account) in [("SN1", "DAPL00000000000001"), ("SN2", "DAPL00000000000002")] {
                 _ = try await store.insertPass(PassRecord(serialNumber: serial, deviceAccountIdentifier: account))
             }
-            try store.close()
+            try await store.close()
             let service = try await ServiceRunner.activationService(
                 settings: settings, environment: [:], version: "test", logger: Logger(label: "test"))
             return Fixture(directory: directory, sandbox: sandbox, service: service)

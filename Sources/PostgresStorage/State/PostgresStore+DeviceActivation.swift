@@ -68,8 +68,10 @@ extension PostgresStore: DeviceActivationRecords {
             """
     }
 
-    static func deviceActivations(_ connection: PostgresConnection, _ logger: Logger) throws -> [DeviceActivationRow] {
-        try connection.answer(
+    static func deviceActivations(
+        _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> [DeviceActivationRow] {
+        try await connection.answer(
             "SELECT \(unescaped: deviceActivationColumns) FROM powerauth_activation ORDER BY instance_id", logger
         ).map(deviceActivation)
     }

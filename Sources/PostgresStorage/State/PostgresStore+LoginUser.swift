@@ -41,8 +41,10 @@ extension PostgresStore: LoginUserRecords {
             """
     }
 
-    static func loginUsers(_ connection: PostgresConnection, _ logger: Logger) throws -> [LoginUserRow] {
-        try connection.answer("SELECT \(unescaped: loginUserColumns) FROM login_user ORDER BY instance_id", logger).map(
+    static func loginUsers(_ connection: PostgresConnection, _ logger: Logger) async throws -> [LoginUserRow] {
+        try await connection.answer(
+            "SELECT \(unescaped: loginUserColumns) FROM login_user ORDER BY instance_id", logger
+        ).map(
             loginUser)
     }
 

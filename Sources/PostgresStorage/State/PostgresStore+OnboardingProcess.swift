@@ -25,9 +25,10 @@ extension PostgresStore: OnboardingProcessRecords {
         """
     }
 
-    static func onboardingProcesses(_ connection: PostgresConnection, _ logger: Logger) throws -> [OnboardingProcessRow]
-    {
-        try connection.answer(
+    static func onboardingProcesses(
+        _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> [OnboardingProcessRow] {
+        try await connection.answer(
             "SELECT instance_id, process_id, started_at FROM onboarding_process ORDER BY instance_id", logger
         ).map { row in
             let cells = NamedCells(row)

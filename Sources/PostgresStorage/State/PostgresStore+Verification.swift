@@ -56,8 +56,8 @@ extension PostgresStore: VerificationRecords {
             """
     }
 
-    static func verifications(_ connection: PostgresConnection, _ logger: Logger) throws -> [VerificationRow] {
-        try connection.answer(
+    static func verifications(_ connection: PostgresConnection, _ logger: Logger) async throws -> [VerificationRow] {
+        try await connection.answer(
             "SELECT \(unescaped: verificationColumns) FROM identity_verification ORDER BY instance_id", logger
         ).map(verification)
     }

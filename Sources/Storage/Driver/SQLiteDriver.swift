@@ -12,30 +12,32 @@ public struct SQLiteDriver: StoreDriver {
     public var backend: String { "sqlite" }
     public var location: String { options.path }
 
-    public func open(logger: Logger) throws -> any TokenStore {
-        try Store(options: options, logger: logger)
+    /// Opens the file on a queue of its own: opening reads the file and may migrate it, which
+    /// no cooperative thread waits for.
+    public func open(logger: Logger) async throws -> any TokenStore {
+        try await Store.opened(options: options, logger: logger)
     }
 
     /// SQLite applies its migrations when it opens the file: an open file is current.
     /// Reports only: an existing file is read as it is, never migrated (`db migrate` does
     /// that), so an operator can look before upgrading, also on a file they may only read.
-    public func status(logger: Logger) throws -> DatabaseStatus {
+    public func status(logger: Logger) async throws -> DatabaseStatus {
         if let applied = try Store.appliedMigrations(atPath: options.path) {
             return Store.status(path: options.path, applied: applied)
         }
-        return try openedStatus(logger: logger)
+        return try await openedStatus(logger: logger)
     }
 
     /// Opens (creating a missing file at the current schema, migrating an older one) and
     /// reports.
-    private func openedStatus(logger: Logger) throws -> DatabaseStatus {
-        let store = try Store(options: options, logger: logger)
-        return try store.closing { try store.currentStatus() }
+    private func openedStatus(logger: Logger) async throws -> DatabaseStatus {
+        let store = try await Store.opened(options: options, logger: logger)
+        return try await store.closing { try store.currentStatus() }
     }
 
-    public func migrate(logger: Logger) throws -> [String] {
+    public func migrate(logger: Logger) async throws -> [String] {
         let before = try Store.appliedMigrations(atPath: options.path) ?? []
-        _ = try openedStatus(logger: logger)
+        _ = try await openedStatus(logger: logger)
         return Store.knownMigrations.filter { !before.contains($0) }
     }
 }

@@ -79,50 +79,16 @@ extension Store: TokenStore {
 
     public func copySource(pageSize: Int) async throws -> StoreCopy {
         let passes = PageReader(pageSize: pageSize) { after in
-            try self.read { db in try WalletRepository.page(after: after, limit: pageSize, db) }
+            try await self.read { db in try WalletRepository.page(after: after, limit: pageSize, db) }
         }
         let audit = PageReader(pageSize: pageSize) { (after: StoredAuditRow?) in
-            try self.read { db in try AuditLog.rows(after: after?.seq ?? 0, limit: pageSize, db) }
+            try await self.read { db in try AuditLog.rows(after: after?.seq ?? 0, limit: pageSize, db) }
         }
         return StoreCopy(
-            nextPass: passes.next, nextAuditRow: audit.next, deeplinkHashKey: try await deeplinkHashKey(), state: self)
+            passes: passes, auditRows: audit, deeplinkHashKey: try await deeplinkHashKey(), state: self)
     }
 
     public func auditPage(after seq: Int64, limit: Int) async throws -> [StoredAuditRow] {
         try await read { db in try AuditLog.rows(after: seq, limit: limit, db) }
-    }
-
-    public func load(_ copy: StoreCopy) throws -> CopyCounts {
-        try write { db in
-            let held = (try WalletRepository.count(db), try AuditLog.count(db))
-            let heldState = try StateTables.snapshot(db).heldTables
-            guard held == (0, 0), heldState.isEmpty else {
-                throw StorageError.targetNotEmpty(
-                    options.path, passes: held.0, auditRows: held.1, stateTables: heldState)
-            }
-            var passes = 0
-            while let record = try copy.nextPass() {
-                guard try WalletRepository.insert(record, db) == .inserted else {
-                    throw StorageError(
-                        .storageIO,
-                        "the source holds two records that collide (serial \(Mask.identifier(record.serialNumber))); nothing was copied"
-                    )
-                }
-                passes += 1
-            }
-            var rows = 0
-            var chain = ChainCheck()
-            while let stored = try copy.nextAuditRow() {
-                let row = try chain.checkCopied(stored)
-                _ = try AuditLog.append(row, previous: stored.previousHash, db)
-                rows += 1
-            }
-            try db.execute(
-                sql: "UPDATE metadata SET value = ? WHERE key = 'deeplink-hash-key'",
-                arguments: [Data(copy.deeplinkHashKey)])
-            let state = try copy.state.stateSnapshot()
-            try StateTables.insert(state, db)
-            return CopyCounts(passes: passes, auditRows: rows, stateRows: state.rowCount)
-        }
     }
 }

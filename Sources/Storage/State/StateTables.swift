@@ -2,8 +2,8 @@ import GRDB
 import WalletModel
 
 extension Store: StateDatabase {
-    public func stateSnapshot() throws -> StateSnapshot {
-        try read(StateTables.snapshot)
+    public func stateSnapshot() async throws -> StateSnapshot {
+        try await read(StateTables.snapshot)
     }
 }
 

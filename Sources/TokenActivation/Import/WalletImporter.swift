@@ -45,16 +45,16 @@ struct WalletImporter {
     /// input whose size is known) lets the store build an index after the rows; should that
     /// index refuse them, nothing was written and the input is read again row by row, to name
     /// the refused line.
-    func run(on store: any TokenStore) throws -> ImportSummary {
-        if let summary = try write(on: store, canReadAgain: true) { return summary }
-        return try write(on: store, canReadAgain: false)!
+    func run(on store: any TokenStore) async throws -> ImportSummary {
+        if let summary = try await write(on: store, canReadAgain: true) { return summary }
+        return try await write(on: store, canReadAgain: false)!
     }
 
     /// One pass over the input in one transaction; nil when the store's index refused the rows.
-    private func write(on store: any TokenStore, canReadAgain: Bool) throws -> ImportSummary? {
-        try withRows { rows, totalBytes in
+    private func write(on store: any TokenStore, canReadAgain: Bool) async throws -> ImportSummary? {
+        try await withRows { rows, totalBytes in
             var count = 0
-            let result = try store.importPasses(
+            let result = try await store.importPasses(
                 PassImport(overwriteState: overwriteState, canReadAgain: canReadAgain && totalBytes != nil) {
                     guard let row = try rows.next() else {
                         progress?(rows.bytesConsumed, totalBytes)
@@ -77,7 +77,7 @@ struct WalletImporter {
 
     /// Opens the input and reads its rows on a second thread while the caller's writes:
     /// measured 9.4 s → 7.5 s for 1,000,000 rows on a 2-core machine (Benchmarks/targets.sh).
-    private func withRows<T>(_ body: (ReadAheadRowSource, _ totalBytes: Int?) throws -> T) throws -> T {
+    private func withRows<T>(_ body: (ReadAheadRowSource, _ totalBytes: Int?) async throws -> T) async throws -> T {
         let (descriptor, totalBytes) = try input.open()
         defer { if case .file = input { _ = Glibc.close(descriptor) } }
         var reader = ByteReader(descriptor: descriptor, name: input.name)
@@ -89,7 +89,7 @@ struct WalletImporter {
             }
         let rows = ReadAheadRowSource(source)
         defer { rows.finish() }
-        return try body(rows, totalBytes)
+        return try await body(rows, totalBytes)
     }
 
     /// Without an extension or `--format`: JSON Lines if the first visible byte is `{`.

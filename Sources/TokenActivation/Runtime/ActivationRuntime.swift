@@ -52,13 +52,13 @@ public final class ActivationRuntime: Sendable {
         self.options = options
         self.observer = observer
         slots = Mutex(RuntimeSlots(count: options.workers))
-        store = try activator.store.open(logger: activator.logger)
+        store = try await activator.store.open(logger: activator.logger)
         do {
             session = try await Session(
                 activator: activator, store: store, clients: options.workers, checkingGates: !options.gatesPerActivation
             )
         } catch {
-            try? store.close()
+            try? await store.close()
             throw error
         }
     }
@@ -212,6 +212,6 @@ public final class ActivationRuntime: Sendable {
         }
         if options.keepsUnwritten { await writeUnwrittenBeforeClosing() }
         await session.close()
-        try? store.close()
+        try? await store.close()
     }
 }

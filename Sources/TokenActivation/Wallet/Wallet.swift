@@ -71,9 +71,9 @@ public struct Wallet: Sendable {
     public func importRecords(
         from input: ImportInput, format: WalletFileFormat? = nil, overwriteState: Bool = false,
         progress: ImportProgress? = nil
-    ) throws -> ImportSummary {
+    ) async throws -> ImportSummary {
         let importer = WalletImporter(input: input, format: format, progress: progress, overwriteState: overwriteState)
-        let summary = try store.using(logger: logger) { store in try importer.run(on: store) }
+        let summary = try await store.using(logger: logger) { store in try await importer.run(on: store) }
         logger.info("wallet.imported", metadata: ["rows": "\(summary.rows)", "inserted": "\(summary.inserted)"])
         return summary
     }

@@ -13,14 +13,14 @@ public struct DatabaseAdmin: Sendable {
         self.logger = logger
     }
 
-    public func status() throws -> DatabaseStatus {
-        try settings.store.status(logger: logger)
+    public func status() async throws -> DatabaseStatus {
+        try await settings.store.status(logger: logger)
     }
 
     /// Applies the missing migrations.
     /// - Returns: the names of those applied (none when the schema was current).
-    public func migrate() throws -> (applied: [String], status: DatabaseStatus) {
-        let applied = try settings.store.migrate(logger: logger)
-        return (applied, try status())
+    public func migrate() async throws -> (applied: [String], status: DatabaseStatus) {
+        let applied = try await settings.store.migrate(logger: logger)
+        return (applied, try await status())
     }
 }

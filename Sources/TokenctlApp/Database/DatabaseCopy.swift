@@ -53,11 +53,11 @@ public struct DatabaseCopy: Sendable {
         // a log that was cut or rewritten is not copied (the target stays empty).
         _ = try await TransparencyLog(store: source, logger: logger).verifyStored()
         // The target's schema is made first (a new PostgreSQL database has none).
-        _ = try target.migrate(logger: logger)
+        _ = try await target.migrate(logger: logger)
         let copied = try await source.using(logger: logger) { source in
             let expected = try await source.counts()
             let copy = try await source.copySource(pageSize: Self.pageSize)
-            let copied = try target.using(logger: logger) { target in try target.load(copy) }
+            let copied = try await target.using(logger: logger) { target in try await target.load(copy) }
             guard (copied.passes, copied.auditRows) == expected else {
                 throw StorageError(
                     .storageIO,

@@ -9,32 +9,26 @@ public protocol StoreDriver: Sendable {
     var location: String { get }
 
     /// Opens the database (applying or checking its schema); close it when done.
-    func open(logger: Logger) throws -> any TokenStore
+    func open(logger: Logger) async throws -> any TokenStore
 
     /// Where the schema stands, read without changing it.
-    func status(logger: Logger) throws -> DatabaseStatus
+    func status(logger: Logger) async throws -> DatabaseStatus
 
     /// Applies the missing migrations.
     /// - Returns: the names of those applied (none when the schema was current).
-    func migrate(logger: Logger) throws -> [String]
+    func migrate(logger: Logger) async throws -> [String]
 }
 
 extension StoreDriver {
     /// Opens the database, runs `body`, and closes it again, also when `body` throws.
-    public func using<T>(logger: Logger, _ body: (any TokenStore) throws -> T) throws -> T {
-        let store = try open(logger: logger)
-        return try store.closing { try body(store) }
-    }
-
-    /// The same, for a body that waits.
     public func using<T>(logger: Logger, _ body: (any TokenStore) async throws -> T) async throws -> T {
-        let store = try open(logger: logger)
+        let store = try await open(logger: logger)
         return try await store.closing { try await body(store) }
     }
 
     /// The onboarding core's state in this database, opened for each call.
     public var stateSource: StoreSource {
-        .opening { logger in try open(logger: logger) }
+        .opening { logger in try await open(logger: logger) }
     }
 }
 

@@ -6,7 +6,7 @@ import Logging
 public enum StoreSource: Sendable {
     /// Opens a database for one call: the SQLite file, or PostgreSQL (the caller that
     /// knows both backends supplies the opener).
-    case opening(@Sendable (Logger) throws -> any StateDatabase)
+    case opening(@Sendable (Logger) async throws -> any StateDatabase)
     case shared(any OnboardingRecords)
 
     /// Runs `body` on the records; one opened here is closed after, also when `body` throws.
@@ -15,7 +15,7 @@ public enum StoreSource: Sendable {
         case .shared(let database):
             return try await body(database)
         case .opening(let open):
-            let database = try open(logger)
+            let database = try await open(logger)
             return try await database.closing { try await body(database) }
         }
     }

@@ -26,7 +26,7 @@ public protocol TokenStore: StateDatabase, TransparencyLogStore, Sendable {
     func activatingPasses() async throws -> [PassRecord]
 
     /// Upserts the rows of an import in one transaction: all of them, or none.
-    func importPasses(_ rows: PassImport) throws -> PassImportResult
+    func importPasses(_ rows: PassImport) async throws -> PassImportResult
 
     // MARK: Audit
 
@@ -60,8 +60,8 @@ public protocol TokenStore: StateDatabase, TransparencyLogStore, Sendable {
     func counts() async throws -> (passes: Int, auditRows: Int)
 
     /// This database as a copy's source (`tokenctl db copy`): its records and audit rows read
-    /// `pageSize` at a time, each page one read on the thread of the target's load, which
-    /// pulls them inside its own transaction.
+    /// `pageSize` at a time, each page one awaited read, pulled by the target's load inside
+    /// its own transaction.
     func copySource(pageSize: Int) async throws -> StoreCopy
 
     /// Loads a whole database (`tokenctl db copy`) into this empty one, in one transaction:
@@ -69,7 +69,7 @@ public protocol TokenStore: StateDatabase, TransparencyLogStore, Sendable {
     /// it is written), the deeplink hash key, and the onboarding state read from `state`.
     /// - Throws: `storage.targetNotEmpty` when this database holds any of them,
     ///   `audit.chainBroken` at a row that does not chain (nothing is written then).
-    func load(_ copy: StoreCopy) throws -> CopyCounts
+    func load(_ copy: StoreCopy) async throws -> CopyCounts
 }
 
 /// What inserting a record met.
@@ -115,18 +115,18 @@ public enum PassImportResult: Sendable, Equatable {
 
 /// A source database's content, as ``TokenStore/load(_:)`` takes it.
 public struct StoreCopy {
-    public var nextPass: () throws -> PassRecord?
-    public var nextAuditRow: () throws -> StoredAuditRow?
+    public var passes: PageReader<PassRecord>
+    public var auditRows: PageReader<StoredAuditRow>
     public var deeplinkHashKey: [UInt8]
     /// The onboarding state's tables are read from here.
     public var state: any StateDatabase
 
     public init(
-        nextPass: @escaping () throws -> PassRecord?, nextAuditRow: @escaping () throws -> StoredAuditRow?,
-        deeplinkHashKey: [UInt8], state: any StateDatabase
+        passes: PageReader<PassRecord>, auditRows: PageReader<StoredAuditRow>, deeplinkHashKey: [UInt8],
+        state: any StateDatabase
     ) {
-        self.nextPass = nextPass
-        self.nextAuditRow = nextAuditRow
+        self.passes = passes
+        self.auditRows = auditRows
         self.deeplinkHashKey = deeplinkHashKey
         self.state = state
     }

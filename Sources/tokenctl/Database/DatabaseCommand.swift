@@ -32,7 +32,7 @@ struct DatabaseStatusCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors(json: json) {
-            let status = try DatabaseAdmin(settings: try await global.settings()).status()
+            let status = try await DatabaseAdmin(settings: try await global.settings()).status()
             // A schema behind (or ahead) is reported inside the status object (one JSON object, as activate's).
             let behind = status.isCurrent ? nil : DatabaseOutcome.notCurrent(status)
             var object = DatabaseText.json(status)
@@ -65,7 +65,7 @@ struct DatabaseMigrateCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors(json: json) {
-            let (applied, status) = try DatabaseAdmin(settings: try await global.settings()).migrate()
+            let (applied, status) = try await DatabaseAdmin(settings: try await global.settings()).migrate()
             let summary =
                 applied.isEmpty
                 ? "schema current; nothing to apply" : "applied \(applied.count): \(applied.joined(separator: ", "))"

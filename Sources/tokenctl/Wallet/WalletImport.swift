@@ -50,7 +50,7 @@ struct WalletImport: AsyncParsableCommand {
             let bar = Output.standardErrorIsTerminal && !json ? ProgressBar(label: "importing") : nil
             defer { bar?.clear() }
             let input: ImportInput = file == "-" ? .standardInput : .file(file)
-            let summary = try Wallet(settings: settings).importRecords(
+            let summary = try await Wallet(settings: settings).importRecords(
                 from: input, format: format, overwriteState: overwriteState
             ) { read, total in
                 bar?.update(done: read, total: total)

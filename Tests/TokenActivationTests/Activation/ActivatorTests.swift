@@ -71,7 +71,7 @@ struct ActivatorTests {
         let passes = (1...lines).map { "SN\($0),DAPL\(String(format: "%08d", $0))" }.joined(separator: "\n")
         let csv = directory.file("passes.csv")
         try "serialNumber,deviceAccountIdentifier\n\(passes)\n".write(toFile: csv, atomically: true, encoding: .utf8)
-        _ = try Wallet(settings: settings()).importRecords(from: .file(csv))
+        _ = try await Wallet(settings: settings()).importRecords(from: .file(csv))
         var input = (1...lines).map { "mybank://activate?serialNumber=SN\($0)" }
         input.insert("", at: 10)
         input.insert("not a deeplink", at: 200)

@@ -28,10 +28,10 @@ import WalletModel
     @discardableResult
     func importText(
         _ text: String, format: WalletFileFormat? = nil, name: String = "passes.csv"
-    ) throws -> ImportSummary {
+    ) async throws -> ImportSummary {
         let path = directory.file(name)
         _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
-        return try wallet.importRecords(from: .file(path), format: format)
+        return try await wallet.importRecords(from: .file(path), format: format)
     }
 
     @Test func addShowAndRemoveAPairedIPhoneAndWatch() async throws {
@@ -86,13 +86,13 @@ import WalletModel
     }
 
     @Test func importUpsertsAndKeepsStoredValuesThatARowDoesNotGive() async throws {
-        try importText(
+        try await importText(
             """
             serialNumber,deviceAccountIdentifier,state,device,cardSuffix
             SN1,DAPL1,activated,iPhone,1234
             SN2,DAPL2,,Watch,
             """)
-        let summary = try importText(
+        let summary = try await importText(
             """
             serialNumber,deviceAccountIdentifier,cardSuffix
             SN1,DAPL1,9999
@@ -163,7 +163,7 @@ import WalletModel
     }
 
     @Test func importsJSONLines() async throws {
-        let summary = try importText(
+        let summary = try await importText(
             """
             {"serialNumber": "SN1", "deviceAccountIdentifier": "DAPL1", "device": "iPhone", "cardSuffix": "1234"}
 
@@ -198,8 +198,8 @@ import WalletModel
     }
 
     @Test func theFormatIsSniffedWithoutAnExtension() async throws {
-        try importText(#"{"serialNumber": "SN1", "deviceAccountIdentifier": "DAPL1"}"#, name: "noext")
-        try importText("serialNumber,deviceAccountIdentifier\nSN2,DAPL2\n", name: "noext2")
+        try await importText(#"{"serialNumber": "SN1", "deviceAccountIdentifier": "DAPL1"}"#, name: "noext")
+        try await importText("serialNumber,deviceAccountIdentifier\nSN2,DAPL2\n", name: "noext2")
         #expect(try await all().count == 2)
     }
 
@@ -222,7 +222,7 @@ import WalletModel
         let restored = Wallet(settings: settings)
         let path = directory.file("backup")
         _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
-        _ = try restored.importRecords(from: .file(path), format: format)
+        _ = try await restored.importRecords(from: .file(path), format: format)
         var records: [PassRecord] = []
         try await restored.forEach { records.append($0) }
         #expect(records == original)

@@ -16,7 +16,7 @@ import WalletModel
     /// a release deletes only an unanswered claim; a purge deletes by claim time.
     @Test(arguments: Driver.allCases)
     func anIdempotencyKeyIsClaimedAnsweredReleasedAndPurged(_ driver: Driver) async throws {
-        try await Threads.run { [directory] in try driver.make(in: directory) }.with { store in
+        try await driver.make(in: directory).with { store in
             let claim = IdempotencyKeyRow(
                 key: "k1", deeplinkHash: "hash-1", createdMilliseconds: 1_000, requestID: "request-1",
                 serialNumber: "SN1", owner: "host 1 start")
@@ -53,7 +53,7 @@ import WalletModel
     /// while it is the claim they saw; an answered key is never taken over.
     @Test(arguments: Driver.allCases)
     func aStuckClaimIsTakenOverOnceAndAnAnsweredOneNever(_ driver: Driver) async throws {
-        try await Threads.run { [directory] in try driver.make(in: directory) }.with { store in
+        try await driver.make(in: directory).with { store in
             let claim = IdempotencyKeyRow(
                 key: "k1", deeplinkHash: "hash", createdMilliseconds: 1_000, requestID: "request-1",
                 serialNumber: "SN1",
@@ -84,7 +84,7 @@ import WalletModel
 
     @Test(arguments: Driver.allCases)
     func anOnboardingProcessIsOnePerInstanceAndDeletedOnlyIfStillCurrent(_ driver: Driver) async throws {
-        try await Threads.run { [directory] in try driver.make(in: directory) }.with { store in
+        try await driver.make(in: directory).with { store in
             #expect(try await store.onboardingProcessID(instanceID: "i1") == nil)
             let process = OnboardingProcessRow(instanceID: "i1", processID: "p1", startedAt: "2026-11-28T10:00:00Z")
             #expect(try await store.insertOnboardingProcess(process))
@@ -108,7 +108,7 @@ import WalletModel
 
     @Test(arguments: Driver.allCases)
     func aDeviceActivationKeepsItsKeysCountsSignaturesAndItsToken(_ driver: Driver) async throws {
-        try await Threads.run { [directory] in try driver.make(in: directory) }.with { store in
+        try await driver.make(in: directory).with { store in
             let activation = Self.activation("i1")
             #expect(try await store.deviceActivation(instanceID: "i1") == nil)
             #expect(try await store.takeSignatureCounter(instanceID: "i1") { $0 } == nil)
@@ -145,7 +145,7 @@ import WalletModel
 
     @Test(arguments: Driver.allCases)
     func aVerificationRowFollowsItsChanges(_ driver: Driver) async throws {
-        try await Threads.run { [directory] in try driver.make(in: directory) }.with { store in
+        try await driver.make(in: directory).with { store in
             #expect(try await store.verification(instanceID: "i1") == nil)
             // The document types first: the row is made without a status.
             try await store.changeVerification(instanceID: "i1", .documentTypes("ID_CARD,PASSPORT"), updatedAt: "t1")
@@ -190,7 +190,7 @@ import WalletModel
 
     @Test(arguments: Driver.allCases)
     func aLoginUserIsReplacedAndDeleted(_ driver: Driver) async throws {
-        try await Threads.run { [directory] in try driver.make(in: directory) }.with { store in
+        try await driver.make(in: directory).with { store in
             #expect(try await store.loginUser(instanceID: "i1") == nil)
             var user = LoginUserRow(
                 instanceID: "i1", identity: "user@example.com", deviceName: "host", mpinID: "7b22", regOTT: "ott",
@@ -217,7 +217,7 @@ import WalletModel
     /// Every onboarding row is in the snapshot a copy moves; Idempotency-Keys are not.
     @Test(arguments: Driver.allCases)
     func theSnapshotHoldsEveryOnboardingRowAndNoKey(_ driver: Driver) async throws {
-        try await Threads.run { [directory] in try driver.make(in: directory) }.with { store in
+        try await driver.make(in: directory).with { store in
             _ = try await store.claimIdempotencyKey(
                 IdempotencyKeyRow(
                     key: "k", deeplinkHash: "h", createdMilliseconds: 1, requestID: nil, serialNumber: nil, owner: nil))
@@ -226,7 +226,7 @@ import WalletModel
                 try await store.insertOnboardingProcess(
                     OnboardingProcessRow(instanceID: "i1", processID: "p1", startedAt: "t")))
             try await store.changeVerification(instanceID: "i1", .documentTypes("PASSPORT"), updatedAt: "t")
-            let snapshot = try await Threads.run { try store.stateSnapshot() }
+            let snapshot = try await store.stateSnapshot()
             #expect(snapshot.deviceActivations.map(\.instanceID) == ["i1"])
             #expect(snapshot.onboardingProcesses.map(\.processID) == ["p1"])
             #expect(snapshot.verifications.map(\.documentTypes) == ["PASSPORT"])

@@ -338,11 +338,9 @@ import WalletModel
         )
     }
 
-    /// An import on a thread of its own: a whole-database import still waits on its thread
-    /// (PostgreSQL's COPY waits for a task), which must not be one of the cooperative pool's.
+    /// An import, awaited.
     static func importing(_ rows: PassImport, into store: any TokenStore) async throws -> PassImportResult {
-        nonisolated(unsafe) let rows = rows
-        return try await Threads.run { try store.importPasses(rows) }
+        try await store.importPasses(rows)
     }
 
     static func reading(_ rows: [ValidatedPassFields], canReadAgain: Bool) -> PassImport {

@@ -13,14 +13,15 @@ enum Driver: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
     var testDescription: String { rawValue }
 
-    /// A new, empty database of this kind, with its schema.
-    func make(in directory: TemporaryDirectory, name: String = "store") throws -> any StoreDriver {
+    /// A new, empty database of this kind, with its schema. A PostgreSQL database is created
+    /// on a thread of its own (`createdb` runs as a process the test waits for).
+    func make(in directory: TemporaryDirectory, name: String = "store") async throws -> any StoreDriver {
         let driver: any StoreDriver
         switch self {
         case .sqlite:
             driver = SQLiteDriver(options: StoreOptions(path: directory.file(name + ".sqlite")))
         case .postgres:
-            let database = try TestPostgres.makeDatabase()
+            let database = try await Threads.run { try TestPostgres.makeDatabase() }
             let url = try PostgresURL(parsing: database.url)
             driver = PostgresDriver(
                 options: PostgresOptions(
@@ -28,15 +29,8 @@ enum Driver: String, CaseIterable, Sendable, CustomTestStringConvertible {
                     password: TestPostgres.password, hostID: "contract-test", leaseMilliseconds: 60_000
                 ))
         }
-        _ = try driver.migrate(logger: Self.logger)
+        _ = try await driver.migrate(logger: Self.logger)
         return driver
-    }
-
-    /// The same from a task: made on a thread of its own, as connecting, creating a PostgreSQL
-    /// database and migrating block, and a test that blocks the cooperative pool's few threads
-    /// holds back every other test.
-    func make(in directory: TemporaryDirectory, name: String = "store") async throws -> any StoreDriver {
-        try await Threads.run { try make(in: directory, name: name) }
     }
 
     static let logger = Logger(label: "test")
@@ -44,11 +38,6 @@ enum Driver: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
 extension StoreDriver {
     /// Runs `body` on the opened store.
-    func with<T>(_ body: (any TokenStore) throws -> T) throws -> T {
-        try using(logger: Driver.logger, body)
-    }
-
-    /// Runs `body` on the opened store, awaited (for its async intents).
     func with<T>(_ body: (any TokenStore) async throws -> T) async throws -> T {
         try await using(logger: Driver.logger, body)
     }

@@ -9,33 +9,21 @@ public typealias OnboardingRecords = OnboardingProcessRecords & DeviceActivation
 public protocol StateDatabase: OnboardingRecords, IdempotencyKeyRecords {
     /// Every row of the onboarding core's tables (what `tokenctl db copy` moves besides the
     /// wallet and the audit; Idempotency-Keys are not moved).
-    func stateSnapshot() throws -> StateSnapshot
+    func stateSnapshot() async throws -> StateSnapshot
 
     /// Closes the database (a store a caller opened for one call).
-    func close() throws
+    func close() async throws
 }
 
 extension StateDatabase {
     /// Runs `body`, then closes this database, also when `body` throws.
-    public func closing<T>(after body: () throws -> T) throws -> T {
-        do {
-            let result = try body()
-            try close()
-            return result
-        } catch {
-            try? close()
-            throw error
-        }
-    }
-
-    /// Runs `body`, then closes this database, also when `body` throws.
     public func closing<T>(after body: () async throws -> T) async throws -> T {
         do {
             let result = try await body()
-            try close()
+            try await close()
             return result
         } catch {
-            try? close()
+            try? await close()
             throw error
         }
     }

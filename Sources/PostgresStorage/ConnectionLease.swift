@@ -1,0 +1,99 @@
+import NIOCore
+import NIOPosix
+import PostgresNIO
+
+/// A connection held for one call: one of the client's pool, or (while the pool cannot
+/// connect and the server answers) one made for the call alone.
+struct ConnectionLease {
+    let connection: PostgresConnection
+    fileprivate let pooled: OneShot<Void>?
+}
+
+/// The pool gave no connection within ``PostgresStore/leaseWindow`` while the server answered.
+struct LeaseTimeout: Error {}
+
+/// A direct connection attempt failed: the error is the server's or the network's own.
+struct DirectConnectFailure: Error {
+    let underlying: any Error
+}
+
+extension PostgresStore {
+    /// How long a call waits for the pool before one direct connection attempt says why it
+    /// has none: the pool retries with a growing backoff and keeps its last error to itself.
+    static let diagnosisDelay: TimeAmount = .milliseconds(50)
+    /// How long a call waits for a connection while the server answers (every one busy).
+    static let leaseWindow: TimeAmount = .seconds(30)
+
+    /// A connection for one call. When none comes within ``diagnosisDelay`` and this store
+    /// holds none (a busy pool is not a broken one), one direct connection attempt settles
+    /// it: its error is the call's (`connection refused`, TLS, authentication); a connection
+    /// it makes serves the call, so a pool still backing off does not keep a reachable server
+    /// waiting.
+    func lease() async throws -> ConnectionLease {
+        let given = OneShot<ConnectionLease>()
+        let released = OneShot<Void>()
+        let holder = Task { [client] in
+            do {
+                try await client.withConnection { connection in
+                    guard given.give(.success(ConnectionLease(connection: connection, pooled: released))) else {
+                        return
+                    }
+                    _ = try? await released.value()
+                }
+            } catch {
+                // The pool refused the lease (its circuit breaker is open after a long outage):
+                // the server itself says whether it answers now.
+                if Task.isCancelled { given.give(.failure(error)) } else { diagnose(given) }
+            }
+        }
+        let loop = MultiThreadedEventLoopGroup.singleton.any()
+        let diagnosis = loop.scheduleTask(in: Self.diagnosisDelay) { [self] in
+            if held.load(ordering: .relaxed) == 0 { diagnose(given) }
+        }
+        let window = loop.scheduleTask(in: Self.leaseWindow) { given.give(.failure(LeaseTimeout())) }
+        do {
+            let lease = try await withTaskCancellationHandler {
+                try await given.value()
+            } onCancel: {
+                given.give(.failure(CancellationError()))
+            }
+            diagnosis.cancel()
+            window.cancel()
+            held.add(1, ordering: .relaxed)
+            return lease
+        } catch {
+            diagnosis.cancel()
+            window.cancel()
+            holder.cancel()
+            throw classify(error, connecting: true)
+        }
+    }
+
+    /// Gives the connection back to the pool, or closes the call's own.
+    func release(_ lease: ConnectionLease) {
+        held.subtract(1, ordering: .relaxed)
+        if let pooled = lease.pooled {
+            pooled.give(.success(()))
+        } else {
+            lease.connection.close().whenComplete { _ in }
+        }
+    }
+
+    /// One direct connection attempt for a call the pool has not served.
+    private func diagnose(_ given: OneShot<ConnectionLease>) {
+        guard !given.isGiven else { return }
+        PostgresConnection.connect(
+            on: MultiThreadedEventLoopGroup.singleton.any(), configuration: directConfiguration,
+            id: nextID.wrappingAdd(1, ordering: .relaxed).newValue, logger: logger
+        ).whenComplete { result in
+            switch result {
+            case .success(let connection):
+                if !given.give(.success(ConnectionLease(connection: connection, pooled: nil))) {
+                    connection.close().whenComplete { _ in }
+                }
+            case .failure(let error):
+                given.give(.failure(DirectConnectFailure(underlying: error)))
+            }
+        }
+    }
+}

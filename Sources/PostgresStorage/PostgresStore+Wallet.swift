@@ -120,23 +120,24 @@ extension PostgresStore {
     /// states are kept unless `overwriteState`, as on SQLite. The wallet is locked against
     /// other writers for the merge only.
     public func importPasses(_ rows: PassImport) async throws -> PassImportResult {
-        let (overwriteState, next) = (rows.overwriteState, rows.next)
+        let overwriteState = rows.overwriteState
         return try await transaction { connection in
             try await connection.run(
                 """
                 CREATE TEMP TABLE import_row (line bigint, pass_type_identifier text, serial_number text,
                     device_account_identifier text, state text, device_label text, card_suffix text) ON COMMIT DROP
                 """, logger)
-            let source = UncheckedRows {
-                try next().map { line, row in
-                    [
-                        String(line), row.passTypeIdentifier, row.serialNumber, row.deviceAccountIdentifier,
-                        row.state?.rawValue, row.device, row.cardSuffix,
-                    ]
-                }
-            }
             try await Self.copy(into: "import_row", on: connection, logger: logger) {
-                try await Self.copyBuffer(source)
+                guard let chunk = try await rows.nextChunk() else { return nil }
+                var buffer = ByteBuffer()
+                for (line, row) in chunk {
+                    Self.appendCopyLine(
+                        [
+                            String(line), row.passTypeIdentifier, row.serialNumber, row.deviceAccountIdentifier,
+                            row.state?.rawValue, row.device, row.cardSuffix,
+                        ], to: &buffer)
+                }
+                return buffer
             }
             let kept =
                 "(NOT \(overwriteState) AND p.state IN ('activated', 'activating') AND i.state IN ('requiresActivation', 'activating') AND p.state <> i.state)"
@@ -245,22 +246,6 @@ extension PostgresStore {
         }
     }
 
-    /// The size of one COPY write.
-    static let copyBufferBytes = 1 << 18
-
-    /// The next 256 KiB of COPY lines from a row source that blocks while it reads (an import's
-    /// file): filled on NIO's thread pool, never on a cooperative thread. Nil after the last.
-    static func copyBuffer(_ source: UncheckedRows) async throws -> ByteBuffer? {
-        try await NIOThreadPool.singleton.runIfActive {
-            var buffer = ByteBuffer()
-            buffer.reserveCapacity(copyBufferBytes)
-            while buffer.readableBytes < copyBufferBytes, let fields = try source.next() {
-                appendCopyLine(fields, to: &buffer)
-            }
-            return buffer.readableBytes > 0 ? buffer : nil
-        }
-    }
-
     /// One row in COPY's text format: tab-separated, `\N` for NULL, backslash escapes.
     static func appendCopyLine(_ fields: [String?], to buffer: inout ByteBuffer) {
         for (index, field) in fields.enumerated() {
@@ -281,10 +266,4 @@ extension PostgresStore {
         }
         buffer.writeInteger(UInt8(ascii: "\n"))
     }
-}
-
-/// An import's row source, read on NIO's thread pool one buffer at a time: one read runs at
-/// once, each after the one before has returned.
-struct UncheckedRows: @unchecked Sendable {
-    let next: () throws -> [String?]?
 }

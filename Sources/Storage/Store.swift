@@ -21,7 +21,7 @@ public final class Store: Sendable {
     /// Opened read-only: the user may read the file but not write it (``StoreOptions/readsOnly``).
     public let isReadOnly: Bool
     /// Checkpoints the log beside the writers; nil for a store opened read-only.
-    private let checkpointer: WALCheckpointer?
+    let checkpointer: WALCheckpointer?
 
     /// Opens (creating when missing, with mode 0600) the database and migrates it.
     ///

@@ -82,7 +82,7 @@ public enum PassInsertion: Sendable, Equatable {
 }
 
 /// The rows of an import, as the store pulls them.
-public struct PassImport {
+public struct PassImport: Sendable {
     /// Let a row's state move an activated or activating pass back (by default such a state
     /// is kept and counted).
     public var overwriteState: Bool
@@ -90,17 +90,20 @@ public struct PassImport {
     /// instead of row by row, and answer ``PassImportResult/indexRefused`` for a second,
     /// row-by-row pass that names the refused line.
     public var canReadAgain: Bool
-    /// The next validated row and its line; nil at the end.
-    public var next: () throws -> (line: Int, fields: ValidatedPassFields)?
+    /// The next validated rows, in input order, with their lines; nil after the last.
+    public var nextChunk: @Sendable () async throws -> [ImportedRow]?
 
     public init(
-        overwriteState: Bool, canReadAgain: Bool, next: @escaping () throws -> (line: Int, fields: ValidatedPassFields)?
+        overwriteState: Bool, canReadAgain: Bool, nextChunk: @escaping @Sendable () async throws -> [ImportedRow]?
     ) {
         self.overwriteState = overwriteState
         self.canReadAgain = canReadAgain
-        self.next = next
+        self.nextChunk = nextChunk
     }
 }
+
+/// One row of an import: its line in the input and its validated fields.
+public typealias ImportedRow = (line: Int, fields: ValidatedPassFields)
 
 /// What an import did; nothing was written unless it is ``imported(inserted:updated:keptStates:)``.
 public enum PassImportResult: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import Foundation
 import HexCoding
+import Synchronization
 import Testing
 import TokenActivation
 import TokenctlApp
@@ -114,7 +115,7 @@ import WalletModel
 
                 let overwrite = PassImport(
                     overwriteState: true, canReadAgain: false,
-                    next: Self.reading([Self.fields("SN1", state: .requiresActivation)]))
+                    nextChunk: Self.reading([Self.fields("SN1", state: .requiresActivation)]))
                 #expect(
                     try await Self.importing(overwrite, into: store)
                         == .imported(inserted: 0, updated: 1, keptStates: 0))
@@ -344,17 +345,25 @@ import WalletModel
     }
 
     static func reading(_ rows: [ValidatedPassFields], canReadAgain: Bool) -> PassImport {
-        PassImport(overwriteState: false, canReadAgain: canReadAgain, next: reading(rows))
+        PassImport(overwriteState: false, canReadAgain: canReadAgain, nextChunk: reading(rows))
     }
 
-    /// The rows one by one, numbered from line 1.
-    static func reading(_ rows: [ValidatedPassFields]) -> () throws -> (line: Int, fields: ValidatedPassFields)? {
-        var index = 0
+    /// The rows in chunks of two, numbered from line 1: several chunks, as a file gives them.
+    static func reading(_ rows: [ValidatedPassFields]) -> @Sendable () async throws -> [ImportedRow]? {
+        let read = Counter()
         return {
-            guard index < rows.count else { return nil }
-            index += 1
-            return (index, rows[index - 1])
+            read.next.withLock { index in
+                guard index < rows.count else { return nil }
+                let end = min(index + 2, rows.count)
+                defer { index = end }
+                return (index..<end).map { ($0 + 1, rows[$0]) }
+            }
         }
+    }
+
+    /// The rows an import has read.
+    private final class Counter: Sendable {
+        let next = Mutex(0)
     }
 
     /// Everything a copy moves, comparable.

@@ -24,20 +24,28 @@ import WalletModel
         let sandbox: TMPSandbox
         let service: ActivationService
 
-        static func start() async throws -> Fixture {
+        /// - Parameter environment: more of the service's settings (another database, gates).
+        static func start(
+            environment: [String: String] = [:], logger: Logger = Logger(label: "test")
+        ) async throws -> Fixture {
             let sandbox = try await TMPSandbox.start(port: 0)
             let directory = TemporaryDirectory()
-            let settings = try await SettingsLoader(environment: [
-                "HOME": directory.path, "TOKENCTL_TMP_BASE_URL": sandbox.baseURL,
-            ])
-            .load(flags: .init(databasePath: directory.file("wallet.sqlite")))
+            let settings = try await SettingsLoader(
+                environment: ["HOME": directory.path, "TOKENCTL_TMP_BASE_URL": sandbox.baseURL].merging(environment) {
+                    $1
+                }
+            )
+            .load(
+                flags: .init(
+                    databasePath: environment["TOKENCTL_DATABASE_URL"] == nil ? directory.file("wallet.sqlite") : nil))
+            _ = try await settings.store.migrate(logger: Logger(label: "test"))
             let store = try await settings.store.open(logger: Logger(label: "test"))
             for (serial, account) in [("SN1", "DAPL00000000000001"), ("SN2", "DAPL00000000000002")] {
                 _ = try await store.insertPass(PassRecord(serialNumber: serial, deviceAccountIdentifier: account))
             }
             try await store.close()
             let service = try await ServiceRunner.activationService(
-                settings: settings, environment: [:], version: "test", logger: Logger(label: "test"))
+                settings: settings, environment: [:], version: "test", logger: logger)
             return Fixture(directory: directory, sandbox: sandbox, service: service)
         }
 

@@ -31,7 +31,7 @@ import Testing
         #expect(executor.report.blocked == 1, "\(executor.report)")
     }
 
-    @Test(.timeLimit(.minutes(2)), arguments: ["sqlite", "postgres"])
+    @Test(.timeLimit(.minutes(10)), arguments: ["sqlite", "postgres"])
     func theServiceNeverBlocksItsExecutorUnderLoad(backend: String) async throws {
         var environment = ["TOKENCTL_ONBOARDING_REQUIRE_FINISHED_USER_ACTIVATION": "true"]
         if backend == "postgres" {

@@ -1,6 +1,7 @@
 import NIOCore
 import NIOPosix
 import PostgresNIO
+import WalletModel
 
 /// A connection held for one call: one of the client's pool, or (while the pool cannot
 /// connect and the server answers) one made for the call alone.

@@ -12,8 +12,9 @@ import Testing
 /// one), under load, with the user gate on, on each database. A call that waited for another
 /// task on that thread would never return (the time limit fails it: a generous one, as the
 /// suite's blocking tests can keep the shared pool busy); one that blocked the
-/// thread on I/O or another thread's work would give up the thread in every request. Fewer
-/// than one job in a hundred may, waiting on a lock whose holder a loaded machine preempted.
+/// thread on I/O or another thread's work would give up the thread in every request. Fewer jobs
+/// than requests may, waiting on a lock whose holder a loaded machine preempted (1 job in 250
+/// on an idle machine, 1 in 35 in the whole suite).
 @Suite struct CooperativeExecutorTests {
     /// The check itself: a job that sleeps on its thread is counted, a task that awaits a sleep
     /// is not.
@@ -60,7 +61,8 @@ import Testing
             #expect(statuses.allSatisfy { $0 < 500 }, "\(counted)")
             let report = executor.report
             #expect(report.jobs > Self.clients * Self.rounds * 4, "\(report)")
-            #expect(report.switched * 100 < report.jobs, "\(report)")
+            // A call that blocked in every request would give the thread up at least once each.
+            #expect(report.switched < statuses.count, "\(report)")
         }
     }
 

@@ -22,8 +22,9 @@ final class ReadAheadRows: Sendable {
     }
 
     private struct State {
-        /// The chunks being read, or read and not yet taken, in input order.
-        var ahead: [Task<Chunk, Never>] = []
+        /// The chunks being read, or read and not yet taken, in input order: the order in which
+        /// their reads were put on `queue`.
+        var ahead: [OneShot<Chunk>] = []
         /// The rows handed out last, and those before, which the caller is done with: freed on
         /// `queue`, where they were made, off the writer's thread (Benchmarks/README.md).
         var handed: [ImportedRow]?
@@ -51,7 +52,7 @@ final class ReadAheadRows: Sendable {
     /// The next rows, and the read of another chunk starts; nil after the last. The source's
     /// error is thrown after the rows read before it.
     func next() async throws -> [ImportedRow]? {
-        let ahead: Task<Chunk, Never>? = try state.withLock { state in
+        let ahead: OneShot<Chunk>? = try state.withLock { state in
             if let end = state.end {
                 try end.get()
                 return nil
@@ -59,7 +60,7 @@ final class ReadAheadRows: Sendable {
             return state.ahead.isEmpty ? nil : state.ahead.removeFirst()
         }
         guard let ahead else { return nil }
-        let chunk = await ahead.value
+        let chunk = try await ahead.value()
         state.withLock { state in
             state.end = chunk.end
             state.spent = state.handed
@@ -82,22 +83,21 @@ final class ReadAheadRows: Sendable {
             }
             return state.ahead
         }
-        for read in ahead { _ = await read.value }
+        for read in ahead { _ = try? await read.value() }
     }
 
-    /// Reads the next chunk on `queue`, awaited by a task of its own (which waits, no thread).
-    private func read() -> Task<Chunk, Never> {
-        Task {
-            await withCheckedContinuation { continuation in
-                queue.async { [self] in
-                    _ = state.withLock { state in
-                        defer { state.spent = nil }
-                        return state.spent
-                    }
-                    continuation.resume(returning: readChunk())
-                }
+    /// Puts the read of the next chunk on `queue` now (reads run in the order they are put
+    /// there, which is the input's); the chunk is awaited, no thread waits for it.
+    private func read() -> OneShot<Chunk> {
+        let chunk = OneShot<Chunk>()
+        queue.async { [self] in
+            _ = state.withLock { state in
+                defer { state.spent = nil }
+                return state.spent
             }
+            chunk.give(.success(readChunk()))
         }
+        return chunk
     }
 
     private func readChunk() -> Chunk {

@@ -88,6 +88,28 @@ import WalletModel
         #expect(told.bytes.withLock { $0.last ?? 0 } < 100_000 * 10)
     }
 
+    /// The chunks come in the input's order however the tasks around them are scheduled: a
+    /// short input (one chunk, then the end) read 400 times, 16 at once, gives its rows every
+    /// time. (Reads once started from tasks of their own could reach the queue out of order,
+    /// and an import then read nothing.)
+    @Test func chunksComeInTheInputsOrderUnderLoad() async throws {
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for round in 0..<400 {
+                if round >= 16 { _ = try await group.next() }
+                group.addTask {
+                    let fd = descriptor(reading: csv(rows: 2, badAt: nil))
+                    defer { close(fd) }
+                    let ahead = ReadAheadRows(try CSVRowSource(reader: ByteReader(descriptor: fd, name: "input")))
+                    let got = await drain(ahead)
+                    await ahead.finish()
+                    #expect(got.rows == ["2:SN1", "3:SN2"] && got.error == nil, "\(got)")
+                    return got.rows.count
+                }
+            }
+            for try await _ in group {}
+        }
+    }
+
     /// The progress the reader told.
     final class Told: Sendable {
         let bytes = Mutex<[Int]>([])

@@ -2,7 +2,7 @@ import Synchronization
 
 /// A value given once and awaited once: the first ``give(_:)`` wins, a later one is refused
 /// (returns false). The waiter may arrive before or after the value.
-final class OneShot<Value: Sendable>: Sendable {
+public final class OneShot<Value: Sendable>: Sendable {
     private enum State {
         case empty
         case waiting(CheckedContinuation<Value, any Error>)
@@ -12,11 +12,11 @@ final class OneShot<Value: Sendable>: Sendable {
 
     private let state = Mutex<State>(.empty)
 
-    init() {}
+    public init() {}
 
     /// Gives the value (or the error) unless one was given already.
     @discardableResult
-    func give(_ result: Result<Value, any Error>) -> Bool {
+    public func give(_ result: Result<Value, any Error>) -> Bool {
         let (accepted, waiter): (Bool, CheckedContinuation<Value, any Error>?) = state.withLock { state in
             switch state {
             case .empty:
@@ -34,7 +34,7 @@ final class OneShot<Value: Sendable>: Sendable {
     }
 
     /// Whether a value was given.
-    var isGiven: Bool {
+    public var isGiven: Bool {
         state.withLock { state in
             switch state {
             case .empty, .waiting: false
@@ -44,7 +44,7 @@ final class OneShot<Value: Sendable>: Sendable {
     }
 
     /// Waits for the value.
-    func value() async throws -> Value {
+    public func value() async throws -> Value {
         try await withCheckedThrowingContinuation { continuation in
             let given: Result<Value, any Error>? = state.withLock { state in
                 if case .given(let result) = state {

@@ -37,15 +37,10 @@ extension PostgresStore {
     @discardableResult
     public func migrate() async throws -> [String] {
         try await withConnection { connection in
-            _ = try await connection.answer("SELECT pg_advisory_lock(\(PostgresSchema.migrationLock))", logger)
-            do {
-                let names = try await migrate(connection)
-                _ = try await connection.answer("SELECT pg_advisory_unlock(\(PostgresSchema.migrationLock))", logger)
-                return names
-            } catch {
-                _ = try? await connection.answer("SELECT pg_advisory_unlock(\(PostgresSchema.migrationLock))", logger)
-                throw error
-            }
+            let unlock: PostgresQuery = "SELECT pg_advisory_unlock(\(PostgresSchema.migrationLock))"
+            return try await connection.between(
+                "SELECT pg_advisory_lock(\(PostgresSchema.migrationLock))", and: unlock, undo: unlock, logger
+            ) { try await migrate(connection) }
         }
     }
 
@@ -77,17 +72,12 @@ extension PostgresStore {
                 ? [
                     "INSERT INTO tokenctl_metadata (key, value) VALUES ('deeplink-hash-key', '\\x\(Self.randomHex(bytes: 32))')"
                 ] : []
-            do {
-                try await connection.run("BEGIN", logger)
+            try await connection.between("BEGIN", and: "COMMIT", undo: "ROLLBACK", logger) {
                 for statement in migration.statements + key + [
                     "INSERT INTO tokenctl_schema (version, name) VALUES (\(version), '\(migration.name)')"
                 ] {
                     try await connection.run(statement, logger)
                 }
-                try await connection.run("COMMIT", logger)
-            } catch {
-                try? await connection.run("ROLLBACK", logger)
-                throw error
             }
             names.append(migration.name)
         }

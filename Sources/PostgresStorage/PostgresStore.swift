@@ -104,14 +104,8 @@ public final class PostgresStore: Sendable {
     /// Runs `body` in a transaction on one connection; rolled back when it throws.
     func transaction<T>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
         try await withConnection { connection in
-            _ = try await connection.answer("BEGIN", logger)
-            do {
-                let result = try await body(connection)
-                _ = try await connection.answer("COMMIT", logger)
-                return result
-            } catch {
-                _ = try? await connection.answer("ROLLBACK", logger)
-                throw error
+            try await connection.between("BEGIN", and: "COMMIT", undo: "ROLLBACK", logger) {
+                try await body(connection)
             }
         }
     }
@@ -177,6 +171,23 @@ extension PostgresConnection {
     /// Runs one statement without parameters (SQL tokenctl wrote, never a value).
     func run(_ sql: String, _ logger: Logger) async throws {
         _ = try await answer(PostgresQuery(unsafeSQL: sql), logger)
+    }
+
+    /// Runs `start`, then `body`; then `end`, or `undo` when `body` throws (its error is
+    /// rethrown, `undo`'s own dropped): a transaction, a lock held for a while.
+    func between<T>(
+        _ start: PostgresQuery, and end: PostgresQuery, undo: PostgresQuery, _ logger: Logger,
+        _ body: () async throws -> T
+    ) async throws -> T {
+        _ = try await answer(start, logger)
+        do {
+            let result = try await body()
+            _ = try await answer(end, logger)
+            return result
+        } catch {
+            _ = try? await answer(undo, logger)
+            throw error
+        }
     }
 
     /// Runs `query` and awaits its rows. postgres-nio drops a query written to a connection

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Activation figures (release build, loopback sandbox):
 #   - the sandbox's own ceiling (wrk, same connection count) next to batch activations/s
-#     at concurrency 1, 4, 8, 16 with both transports (a pool of easy handles, one multi
-#     handle), and a Python requests.Session + sqlite3 handler;
+#     at concurrency 1, 4, 8, 16 (every transfer on the one transport thread), and a Python
+#     requests.Session + sqlite3 handler;
 #   - one cold `tokenctl activate` next to one curl POST and a shell handler
 #     (sqlite3 lookup + curl + sqlite3 insert);
 #   - libcurl vs URLSession requests/s on the same server and connection counts;
@@ -28,22 +28,20 @@ deeplinks "$lines" SN > "$work/batch.txt"
 write_post_lua
 
 echo
-batch_rate() { # concurrency transport -> activations per second
+batch_rate() { # concurrency -> activations per second
   fresh_db "$work/passes.csv"
   local start end
   start=$(date +%s.%N)
-  TOKENCTL_TMP_TRANSPORT=$2 "$bin/tokenctl" activate --batch "$work/batch.txt" --concurrency "$1" > "$work/summary.txt" || true
+  "$bin/tokenctl" activate --batch "$work/batch.txt" --concurrency "$1" > "$work/summary.txt" || true
   end=$(date +%s.%N)
   grep -q "APPROVED $lines" "$work/summary.txt" || { echo "bench: a batch did not approve every line:" >&2; cat "$work/summary.txt" >&2; }
   python3 -c "print(round($lines / ($end - $start)))"
 }
-printf '%-12s %16s %16s %18s %8s\n' concurrency "easy pool /s" "multi /s" "sandbox ceiling/s" "best %"
+printf '%-12s %16s %18s %8s\n' concurrency "tokenctl /s" "sandbox ceiling/s" "%"
 for c in 1 4 8 16; do
-  easy=$(batch_rate "$c" easy)
-  multi=$(batch_rate "$c" multi)
+  rate=$(batch_rate "$c")
   ceiling=$(wrk -t"$(( c < 2 ? 1 : 2 ))" -c"$c" -d4s -s "$work/post.lua" "$endpoint" | awk '/Requests\/sec/ {print int($2)}')
-  best=$(( easy > multi ? easy : multi ))
-  printf '%-12s %16s %16s %18s %7s%%\n' "$c" "$easy" "$multi" "$ceiling" "$(python3 -c "print(round(100 * $best / $ceiling))")"
+  printf '%-12s %16s %18s %7s%%\n' "$c" "$rate" "$ceiling" "$(python3 -c "print(round(100 * $rate / $ceiling))")"
 done
 
 echo

@@ -19,7 +19,6 @@ struct tokenctl_curl_api {
     CURL *(*easy_init)(void);
     void (*easy_cleanup)(CURL *handle);
     void (*easy_reset)(CURL *handle);
-    CURLcode (*easy_perform)(CURL *handle);
     const char *(*easy_strerror)(CURLcode code);
     CURLcode (*easy_setopt)(CURL *handle, CURLoption option, ...);
     CURLcode (*easy_getinfo)(CURL *handle, CURLINFO info, ...);
@@ -33,6 +32,7 @@ struct tokenctl_curl_api {
     CURLMcode (*multi_poll)(CURLM *multi, struct curl_waitfd *extra, unsigned int count, int timeout, int *ready);
     CURLMsg *(*multi_info_read)(CURLM *multi, int *queued);
     CURLMcode (*multi_wakeup)(CURLM *multi);
+    CURLMcode (*multi_setopt)(CURLM *multi, CURLMoption option, ...);
     bool loaded;
 };
 
@@ -48,7 +48,6 @@ static inline void tokenctl_curl_fill(struct tokenctl_curl_api *t) {
     TOKENCTL_CURL_BIND(easy_init, "curl_easy_init")
     TOKENCTL_CURL_BIND(easy_cleanup, "curl_easy_cleanup")
     TOKENCTL_CURL_BIND(easy_reset, "curl_easy_reset")
-    TOKENCTL_CURL_BIND(easy_perform, "curl_easy_perform")
     TOKENCTL_CURL_BIND(easy_strerror, "curl_easy_strerror")
     TOKENCTL_CURL_BIND(easy_setopt, "curl_easy_setopt")
     TOKENCTL_CURL_BIND(easy_getinfo, "curl_easy_getinfo")
@@ -62,6 +61,7 @@ static inline void tokenctl_curl_fill(struct tokenctl_curl_api *t) {
     TOKENCTL_CURL_BIND(multi_poll, "curl_multi_poll")
     TOKENCTL_CURL_BIND(multi_info_read, "curl_multi_info_read")
     TOKENCTL_CURL_BIND(multi_wakeup, "curl_multi_wakeup")
+    TOKENCTL_CURL_BIND(multi_setopt, "curl_multi_setopt")
 #undef TOKENCTL_CURL_BIND
     t->global_init(CURL_GLOBAL_DEFAULT);
     t->loaded = true;
@@ -98,7 +98,6 @@ static inline const char *tokenctl_curl_version(void) {
 static inline CURL *tokenctl_curl_easy_init(void) { return tokenctl_curl()->easy_init(); }
 static inline void tokenctl_curl_easy_cleanup(CURL *handle) { tokenctl_curl()->easy_cleanup(handle); }
 static inline void tokenctl_curl_easy_reset(CURL *handle) { tokenctl_curl()->easy_reset(handle); }
-static inline CURLcode tokenctl_curl_easy_perform(CURL *handle) { return tokenctl_curl()->easy_perform(handle); }
 static inline const char *tokenctl_curl_easy_strerror(CURLcode code) { return tokenctl_curl()->easy_strerror(code); }
 static inline struct curl_slist *tokenctl_curl_slist_append(struct curl_slist *list, const char *text) { return tokenctl_curl()->slist_append(list, text); }
 static inline void tokenctl_curl_slist_free_all(struct curl_slist *list) { tokenctl_curl()->slist_free_all(list); }
@@ -112,8 +111,11 @@ static inline CURLMcode tokenctl_curl_multi_poll(CURLM *multi, struct curl_waitf
 }
 static inline CURLMsg *tokenctl_curl_multi_info_read(CURLM *multi, int *queued) { return tokenctl_curl()->multi_info_read(multi, queued); }
 static inline CURLMcode tokenctl_curl_multi_wakeup(CURLM *multi) { return tokenctl_curl()->multi_wakeup(multi); }
+static inline CURLMcode tokenctl_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
+    return tokenctl_curl()->multi_setopt(multi, option, value);
+}
 
-// curl_easy_setopt and curl_easy_getinfo are variadic, which Swift cannot call:
+// curl_easy_setopt, curl_easy_getinfo and curl_multi_setopt are variadic, which Swift cannot call:
 // one typed wrapper per argument kind.
 
 typedef size_t (*tokenctl_curl_write_callback)(char *data, size_t size, size_t count, void *context);

@@ -12,6 +12,9 @@ public struct CurlTransportOptions: Sendable, Equatable {
     /// A kept-alive connection idle longer than this is not reused but closed
     /// (`CURLOPT_MAXAGE_CONN`); libcurl's default when nil.
     public var maximumIdleSeconds: Int?
+    /// Idle connections the process's transfer thread keeps for reuse, at least: it keeps as
+    /// many as the most any transport asked for (`CURLMOPT_MAXCONNECTS`).
+    public var keptConnections = 32
 
     public init(
         connectTimeoutMilliseconds: Int = 3_000, timeoutMilliseconds: Int = 15_000,

@@ -8,7 +8,7 @@ final class MeasuredTransport: HTTPTransport {
 
     private let transport: any ConnectionCountingTransport
     private let record: Record
-    /// The transport's connection count as last recorded: concurrent requests on a shared
+    /// The transport's connection count as last recorded: concurrent requests on the
     /// transport each count what no other request counted before (the counter only grows).
     private let counted = Atomic<Int>(0)
 
@@ -17,9 +17,8 @@ final class MeasuredTransport: HTTPTransport {
         self.record = record
     }
 
-    /// The service's transports to one server: one per worker, or one shared
-    /// (`tmp.transport=multi`), each closing its connections after `idleTimeoutMilliseconds`
-    /// without a request when that is given.
+    /// The service's transports to one server, closing their connections after
+    /// `idleTimeoutMilliseconds` without a request when that is given.
     static func factory(idleTimeoutMilliseconds: Int? = nil, record: @escaping Record) -> TransportFactory {
         @Sendable func idling(_ options: CurlTransportOptions) -> CurlTransportOptions {
             var options = options
@@ -28,15 +27,9 @@ final class MeasuredTransport: HTTPTransport {
             }
             return options
         }
-        return TransportFactory(
-            { options throws(TransportError) in
-                MeasuredTransport(try CurlTransport(options: idling(options)), record: record)
-            },
-            shared: { options throws(TransportError) in
-                let multi = try CurlMultiTransport(options: idling(options))
-                return SharedTransport(MeasuredTransport(multi, record: record), shutdown: multi.shutdown)
-            }
-        )
+        return TransportFactory { options throws(TransportError) in
+            MeasuredTransport(try CurlTransport(options: idling(options)), record: record)
+        }
     }
 
     func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {

@@ -155,7 +155,7 @@ public struct ServiceRunner: Sendable {
             logger.notice(
                 "service.ready",
                 metadata: [
-                    "workers": "\(workers)", "tmp-transport": "\(settings.tmp.transport.rawValue)",
+                    "workers": "\(workers)",
                     "database": "\(settings.store.backend)",
                 ])
             notify.send("READY=1\nSTATUS=serving")

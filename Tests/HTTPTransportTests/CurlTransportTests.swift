@@ -5,37 +5,87 @@ import Sandbox
 import TestSupport
 import Testing
 
-/// Both libcurl transports (easy handle, multi interface) against the loopback sandbox.
+/// The libcurl transport against the loopback sandbox.
 @Suite struct CurlTransportTests {
-    enum Kind: String, CaseIterable { case easy, multi }
-
-    /// A transport of `kind`, shut down by `body`'s end.
+    /// A transport with `options`.
     func with(
-        _ kind: Kind, _ options: CurlTransportOptions = CurlTransportOptions(),
-        _ body: (any HTTPTransport) async throws -> Void
+        _ options: CurlTransportOptions = CurlTransportOptions(), _ body: (CurlTransport) async throws -> Void
     ) async throws {
-        switch kind {
-        case .easy:
-            try await body(try CurlTransport(options: options))
-        case .multi:
-            let transport = try CurlMultiTransport(options: options)
-            defer { transport.shutdown() }
-            try await body(transport)
+        try await body(try CurlTransport(options: options))
+    }
+
+    /// Runs `body` in a child process of its own, as a CLI's or the service's, when it counts
+    /// connections: every transport of a process shares one pool, which the other tests of
+    /// this bundle would use at the same time.
+    func inAProcessOfItsOwn(_ test: String = #function, _ body: () async throws -> Void) async throws {
+        let name = String(test.prefix { $0 != "(" })
+        if ChildRun.isChild(name) {
+            try await body()
+            return
+        }
+        let child = try ChildRun.run(test: name)
+        #expect(!child.signalled && child.status == 0, "failed in its own process; run it alone to see why")
+    }
+
+    /// The names of this process's threads, as `ps -L` shows them.
+    func threadNames() -> [String] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.compactMap { try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8) }
+            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+    }
+
+    /// Transports with different options (timeouts, answer caps, kept connections) all send
+    /// on the one transfer thread, which shows its name to the system.
+    @Test func everyTransportSendsOnTheOneNamedTransferThread() async throws {
+        try await withSandbox { sandbox in
+            let transports = try [
+                CurlTransport(options: CurlTransportOptions()),
+                CurlTransport(options: CurlTransportOptions(timeoutMilliseconds: 4_000)),
+                CurlTransport(options: CurlTransportOptions(maximumResponseBytes: 4_096)),
+            ]
+            let base = sandbox.baseURL
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for (index, transport) in transports.enumerated() {
+                    group.addTask { try await transport.send(activation("DAPL000\(index)", base: base)).status }
+                }
+                for try await status in group { #expect(status == 200) }
+            }
+            #expect(sandbox.activationRequestCount == 3)
+            #expect(threadNames().filter { $0 == "tokenctl.curl" }.count == 1, "\(threadNames())")
         }
     }
 
-    /// The multi transport's transfer thread shows its name to the system (`ps -L`).
-    @Test func theTransferThreadIsNamed() throws {
-        func names() -> [String] {
-            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-            return tasks.compactMap { try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8) }
-                .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+    /// The connections a burst opened are kept through a quiet moment (libcurl's default keeps
+    /// four per transfer in progress, and would close them one by one as requests go on alone).
+    @Test func aBurstsConnectionsAreKeptThroughAQuietMoment() async throws {
+        try await inAProcessOfItsOwn {
+            try await withSandbox(slowDelay: .milliseconds(300)) { sandbox in
+                var options = CurlTransportOptions()
+                options.keptConnections = 8
+                try await with(options) { transport in
+                    let base = sandbox.baseURL
+                    func burst() async throws {
+                        try await withThrowingTaskGroup(of: Int.self) { group in
+                            for index in 0..<8 {
+                                group.addTask {
+                                    try await transport.send(activation("SBXSLOW\(index)", base: base)).status
+                                }
+                            }
+                            for try await status in group { #expect(status == 200) }
+                        }
+                    }
+                    try await burst()
+                    let afterBurst = transport.connectionsOpened
+                    #expect(afterBurst == 8)
+                    for index in 0..<3 {
+                        #expect(try await transport.send(activation("DAPL\(index)", base: base)).status == 200)
+                    }
+                    try await burst()
+                    // At most one more (libcurl's liveness check of an idle connection, under load).
+                    #expect(transport.connectionsOpened - afterBurst <= 1, "\(transport.connectionsOpened)")
+                }
+            }
         }
-        let transport = try CurlMultiTransport(options: CurlTransportOptions())
-        let deadline = ContinuousClock.now + .seconds(5)
-        while !names().contains("tokenctl.curl"), ContinuousClock.now < deadline { usleep(10_000) }
-        #expect(names().contains("tokenctl.curl"))
-        transport.shutdown()
     }
 
     func activation(_ reference: String, base: String) -> HTTPRequest {
@@ -57,9 +107,9 @@ import Testing
         try await sandbox.shutdown()
     }
 
-    @Test(arguments: Kind.allCases) func postsTheBodyAndHeadersAndReadsTheAnswer(kind: Kind) async throws {
+    @Test func postsTheBodyAndHeadersAndReadsTheAnswer() async throws {
         try await withSandbox { sandbox in
-            try await with(kind) { transport in
+            try await with { transport in
                 let response = try await transport.send(activation("DAPL00001234", base: sandbox.baseURL))
                 #expect(response.status == 200)
                 #expect(
@@ -74,10 +124,10 @@ import Testing
         }
     }
 
-    /// Both transports answer eight tasks sending at once, each its own answer.
-    @Test(arguments: Kind.allCases) func answersSendsFromManyTasks(kind: Kind) async throws {
+    /// Eight tasks sending at once on one transport get each its own answer.
+    @Test func answersSendsFromManyTasks() async throws {
         try await withSandbox { sandbox in
-            try await with(kind) { transport in
+            try await with { transport in
                 let base = sandbox.baseURL
                 await withTaskGroup(of: Void.self) { group in
                     for worker in 0..<8 {
@@ -95,28 +145,31 @@ import Testing
         }
     }
 
-    @Test(arguments: Kind.allCases) func keepsTheConnectionAliveBetweenRequests(kind: Kind) async throws {
-        try await withSandbox { sandbox in
-            try await with(kind) { transport in
-                for index in 0..<5 {
-                    _ = try await transport.send(activation("DAPL\(index)", base: sandbox.baseURL))
+    @Test func keepsTheConnectionAliveBetweenRequests() async throws {
+        try await inAProcessOfItsOwn {
+            try await withSandbox { sandbox in
+                try await with { transport in
+                    for index in 0..<5 {
+                        _ = try await transport.send(activation("DAPL\(index)", base: sandbox.baseURL))
+                    }
+                    #expect(sandbox.activationRequestCount == 5)
+                    // The connection is reused: without keep-alive each request opens its own (five).
+                    // Under the whole suite's load libcurl now and then opens a second one (its
+                    // liveness check of an idle connection), so one reuse chain of three is required.
+                    let connections = sandbox.requests.map(\.connection)
+                    #expect(Set(connections).count <= 2, "\(connections)")
+                    #expect(
+                        Dictionary(grouping: connections, by: { $0 }).values.contains { $0.count >= 3 },
+                        "\(connections)")
+                    #expect(sandbox.requests.allSatisfy { $0.connection >= 1 })
                 }
-                #expect(sandbox.activationRequestCount == 5)
-                // The connection is reused: without keep-alive each request opens its own (five).
-                // Under the whole suite's load libcurl now and then opens a second one (its
-                // liveness check of an idle connection), so one reuse chain of three is required.
-                let connections = sandbox.requests.map(\.connection)
-                #expect(Set(connections).count <= 2, "\(connections)")
-                #expect(
-                    Dictionary(grouping: connections, by: { $0 }).values.contains { $0.count >= 3 }, "\(connections)")
-                #expect(sandbox.requests.allSatisfy { $0.connection >= 1 })
             }
         }
     }
 
-    @Test(arguments: Kind.allCases) func aRefusedConnectionWasNotSentAndMayBeRetried(kind: Kind) async throws {
+    @Test func aRefusedConnectionWasNotSentAndMayBeRetried() async throws {
         let port = try unusedPort()
-        try await with(kind) { transport in
+        try await with { transport in
             let error = try await #require(throws: TransportError.self) {
                 try await transport.send(activation("DAPL1", base: "http://127.0.0.1:\(port)"))
             }
@@ -126,9 +179,9 @@ import Testing
         }
     }
 
-    @Test(arguments: Kind.allCases) func aTimeoutAfterSendingIsFinal(kind: Kind) async throws {
+    @Test func aTimeoutAfterSendingIsFinal() async throws {
         try await withSandbox(slowDelay: .seconds(2)) { sandbox in
-            try await with(kind, CurlTransportOptions(timeoutMilliseconds: 200)) { transport in
+            try await with(CurlTransportOptions(timeoutMilliseconds: 200)) { transport in
                 let error = try await #require(throws: TransportError.self) {
                     try await transport.send(activation("SBXSLOW1", base: sandbox.baseURL))
                 }
@@ -140,9 +193,9 @@ import Testing
         }
     }
 
-    @Test(arguments: Kind.allCases) func aDroppedConnectionAfterSendingIsFinal(kind: Kind) async throws {
+    @Test func aDroppedConnectionAfterSendingIsFinal() async throws {
         try await withSandbox { sandbox in
-            try await with(kind) { transport in
+            try await with { transport in
                 let error = try await #require(throws: TransportError.self) {
                     try await transport.send(activation("SBXDROP1", base: sandbox.baseURL))
                 }
@@ -155,9 +208,9 @@ import Testing
 
     /// libcurl re-sends by itself when a reused connection dies without an answer; the
     /// transport must not let it (it did, up to five times, before the rewind guard).
-    @Test(arguments: Kind.allCases) func aDroppedReusedConnectionIsNotSentAgain(kind: Kind) async throws {
+    @Test func aDroppedReusedConnectionIsNotSentAgain() async throws {
         try await withSandbox { sandbox in
-            try await with(kind) { transport in
+            try await with { transport in
                 _ = try await transport.send(activation("DAPL1", base: sandbox.baseURL))
                 let error = try await #require(throws: TransportError.self) {
                     try await transport.send(activation("SBXDROP1", base: sandbox.baseURL))
@@ -176,9 +229,9 @@ import Testing
         }
     }
 
-    @Test(arguments: Kind.allCases) func redirectsAreNotFollowed(kind: Kind) async throws {
+    @Test func redirectsAreNotFollowed() async throws {
         try await withSandbox { sandbox in
-            try await with(kind) { transport in
+            try await with { transport in
                 let response = try await transport.send(activation("SBXREDIRECT1", base: sandbox.baseURL))
                 #expect(response.status == 302)
                 #expect(sandbox.requests.count == 1)
@@ -186,9 +239,9 @@ import Testing
         }
     }
 
-    @Test(arguments: Kind.allCases) func anAnswerOverTheCapIsRefused(kind: Kind) async throws {
+    @Test func anAnswerOverTheCapIsRefused() async throws {
         try await withSandbox { sandbox in
-            try await with(kind, CurlTransportOptions(maximumResponseBytes: 16)) { transport in
+            try await with(CurlTransportOptions(maximumResponseBytes: 16)) { transport in
                 let error = try await #require(throws: TransportError.self) {
                     try await transport.send(activation("DAPL1", base: sandbox.baseURL))
                 }
@@ -198,9 +251,9 @@ import Testing
         }
     }
 
-    @Test(arguments: Kind.allCases) func httpsToAPlainServerFailsTheHandshakeAndSendsNothing(kind: Kind) async throws {
+    @Test func httpsToAPlainServerFailsTheHandshakeAndSendsNothing() async throws {
         try await withSandbox { sandbox in
-            try await with(kind) { transport in
+            try await with { transport in
                 let error = try await #require(throws: TransportError.self) {
                     try await transport.send(activation("DAPL1", base: "https://127.0.0.1:\(sandbox.port)"))
                 }

@@ -111,9 +111,7 @@ import Testing
             batch.insert(contentsOf: Array(repeating: "mybank://activate?serialNumber=SNSLOW", count: 4), at: 150)
             batch.append("mybank://activate?serialNumber=SNDROP")
             let file = harness.cli.write("batch.txt", batch.joined(separator: "\n"))
-            let result = try harness.cli.run(
-                ["activate", "--batch", file, "--json", "--concurrency", "16"],
-                environment: ["TOKENCTL_TMP_TRANSPORT": "multi"])
+            let result = try harness.cli.run("activate", "--batch", file, "--json", "--concurrency", "16")
             #expect(result.status == 75 || result.status == 69, "\(result.stderr)")
             let output = try lines(result)
             #expect(output.compactMap { $0["line"] as? Int } == Array(1...305))

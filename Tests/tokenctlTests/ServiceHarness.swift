@@ -134,6 +134,14 @@ struct ServiceHarness {
         return try request("POST", "/v1/activations", body: body, headers: headers)
     }
 
+    /// The names of the service's threads, as `ps -L` shows them.
+    func threadNames() throws -> [String] {
+        let tasks = "/proc/\(process.process.processIdentifier)/task"
+        return try FileManager.default.contentsOfDirectory(atPath: tasks).compactMap {
+            try? String(contentsOfFile: "\(tasks)/\($0)/comm", encoding: .utf8)
+        }.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+    }
+
     /// Sends `signal` and waits for the service to exit.
     func stop(_ signal: Int32 = SIGTERM) throws -> CLIResult {
         kill(process.process.processIdentifier, signal)

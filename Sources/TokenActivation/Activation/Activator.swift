@@ -134,36 +134,19 @@ public struct Activator: Sendable {
         settings.onboarding.requiresFinishedUserActivation || settings.onboarding.pinLoginWithinSeconds != nil
     }
 
-    /// One TMP client per worker: on one keep-alive transport each, or all on one shared
-    /// transport (`tmp.transport=multi`, when the transport factory has one).
-    func makeClients(
-        count: Int, headers: [(name: String, value: String)]
-    ) -> ([Result<TMPClient, ActivationError>], SharedTransport?) {
-        let options = settings.tmp.connection.transportOptions
-        func client(_ transport: any HTTPTransport) -> Result<TMPClient, ActivationError> {
-            .success(TMPClient(transport: transport, baseURL: settings.tmp.baseURL, authentication: headers))
+    /// The TMP client every slot of a runtime sends on, its transport keeping a connection
+    /// alive for each of the `slots`.
+    func makeClient(slots: Int, headers: [(name: String, value: String)]) -> Result<TMPClient, ActivationError> {
+        var options = settings.tmp.connection.transportOptions
+        options.keptConnections = max(options.keptConnections, slots)
+        do throws(TransportError) {
+            return .success(
+                TMPClient(
+                    transport: try transports.transport(options), baseURL: settings.tmp.baseURL,
+                    authentication: headers))
+        } catch {
+            return .failure(TMPAnswer(error).error ?? ActivationError(code: .tmpTransport, message: error.words))
         }
-        func failure(_ error: TransportError) -> Result<TMPClient, ActivationError> {
-            .failure(TMPAnswer(error).error ?? ActivationError(code: .tmpTransport, message: error.words))
-        }
-        if settings.tmp.transport == .multi {
-            do throws(TransportError) {
-                if let shared = try transports.sharedTransport(options) {
-                    return (Array(repeating: client(shared.transport), count: count), shared)
-                }
-            } catch {
-                return (Array(repeating: failure(error), count: count), nil)
-            }
-        }
-        return (
-            (0..<count).map { _ -> Result<TMPClient, ActivationError> in
-                do throws(TransportError) {
-                    return client(try transports.transport(options))
-                } catch {
-                    return failure(error)
-                }
-            }, nil
-        )
     }
 
     /// A random version 4 UUID.

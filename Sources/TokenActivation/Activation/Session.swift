@@ -4,52 +4,40 @@ import Logging
 import WalletModel
 
 /// What one process shares across its activations: the database (through its
-/// ``AttemptLedger``), the preflight result, and one TMP client per concurrent worker. It runs
+/// ``AttemptLedger``), the preflight result, and the TMP client its slots send on. It runs
 /// each attempt's ``ActivationMachine`` by performing the actions the machine returns, in
 /// the calling task: the database's steps and TMP's request are awaited, on the drivers'
 /// and the transport's own executors.
 struct Session: Sendable {
     let activator: Activator
     let ledger: any AttemptLedger
-    private let clients: [Result<TMPClient, ActivationError>]
-    private let shared: SharedTransport?
+    private let client: Result<TMPClient, ActivationError>
     private let deeplinkHasher: DeeplinkHasher
 
     /// The ledger is made last: ``close()`` writes what it still holds.
     /// - Parameter checkingGates: false for a resident pipeline, which asks the user gates
     ///   before each activation instead of once.
-    init(activator: Activator, store: any TokenStore, clients count: Int, checkingGates: Bool = true) async throws {
+    init(activator: Activator, store: any TokenStore, slots: Int, checkingGates: Bool = true) async throws {
         self.activator = activator
-        switch checkingGates ? await activator.preflight(store: store) : activator.headers() {
-        case .failure(let error):
-            clients = Array(repeating: .failure(error), count: count)
-            shared = nil
-        case .success(let headers):
-            (clients, shared) = activator.makeClients(count: count, headers: headers)
+        client = (checkingGates ? await activator.preflight(store: store) : activator.headers()).flatMap {
+            activator.makeClient(slots: slots, headers: $0)
         }
-        do {
-            deeplinkHasher = await DeeplinkHasher(key: try store.deeplinkHashKey())
-        } catch {
-            shared?.shutdown()
-            throw error
-        }
+        deeplinkHasher = await DeeplinkHasher(key: try store.deeplinkHashKey())
         ledger = store.ledger()
     }
 
     /// Why no activation of this session can be sent (the TMP credentials, the user
     /// check), if that is so.
     var unusable: ActivationError? {
-        clients.lazy.compactMap(\.failure).first
+        client.failure
     }
 
-    /// Writes what the ledger still holds, and stops the shared transport's transfer thread if
-    /// there is one.
+    /// Writes what the ledger still holds.
     func close() async {
         await ledger.close()
-        shared?.shutdown()
     }
 
-    /// One activation on connection `index` (the runtime's slot the calling task holds).
+    /// One activation, in the runtime's slot the calling task holds.
     ///
     /// - Parameters:
     ///   - deferringFinish: queue the "finished" write without waiting for it (the result's
@@ -63,12 +51,12 @@ struct Session: Sendable {
     ///     committed (or, without one, before returning): the slot's previous activation
     ///     is then committed whole and can be answered.
     func run(
-        _ job: ActivationJob, client index: Int, deferringFinish: Bool,
+        _ job: ActivationJob, deferringFinish: Bool,
         keepUnwritten: (@Sendable (AttemptWrite, any Error) -> Void)?, settlePrevious: () async -> Void
     ) async -> DeferredActivation {
         var settled = false
         let activation = await perform(
-            job, client: index, deferringFinish: deferringFinish, keepUnwritten: keepUnwritten,
+            job, deferringFinish: deferringFinish, keepUnwritten: keepUnwritten,
             settle: {
                 if !settled {
                     settled = true
@@ -80,10 +68,10 @@ struct Session: Sendable {
     }
 
     private func perform(
-        _ job: ActivationJob, client index: Int, deferringFinish: Bool,
+        _ job: ActivationJob, deferringFinish: Bool,
         keepUnwritten: (@Sendable (AttemptWrite, any Error) -> Void)?, settle: () async -> Void
     ) async -> DeferredActivation {
-        let prepared = clients[index]
+        let prepared = client
         let requestID = job.requestID ?? Activator.makeRequestID()
         var machine = ActivationMachine(
             requestID: requestID, device: job.device, retry: activator.settings.tmp.retry,

@@ -31,11 +31,11 @@ public struct TMPSettings: Sendable, Equatable {
         }
     }
 
-    /// How concurrent requests share libcurl.
+    /// `tmp.transport` as configured. It no longer chooses anything: every transfer runs on
+    /// the process's one transport thread. Both of its former values are still accepted, so
+    /// that a configuration written for them loads.
     public enum Transport: String, Sendable, Equatable {
-        /// One easy handle (and keep-alive connection) per concurrent worker.
         case easy
-        /// One multi handle on one thread, connections pooled.
         case multi
     }
 

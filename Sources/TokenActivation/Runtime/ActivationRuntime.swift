@@ -5,7 +5,7 @@ import WalletModel
 
 /// The one way an activation runs: a single CLI activation (one slot), a CLI batch, a
 /// service request and a service batch's line. The runtime holds the database open, the
-/// preflight answered and a fixed number of slots, each with its own kept-alive TMP client.
+/// preflight answered and a fixed number of slots, with a kept-alive TMP connection for each.
 /// An activation is the task that submits it (a request's, a batch line's child task): it
 /// waits for a slot, admitted up to ``Options/capacity``, in admission order, then runs
 /// ``Session``'s one pipeline in that slot; concurrent activations share the ledger's group
@@ -55,7 +55,7 @@ public final class ActivationRuntime: Sendable {
         store = try await activator.store.open(logger: activator.logger)
         do {
             session = try await Session(
-                activator: activator, store: store, clients: options.workers, checkingGates: !options.gatesPerActivation
+                activator: activator, store: store, slots: options.workers, checkingGates: !options.gatesPerActivation
             )
         } catch {
             try? await store.close()
@@ -145,7 +145,7 @@ public final class ActivationRuntime: Sendable {
         observer?.started()
         let previous = slot.held
         let activation = await session.run(
-            job, client: slot.index, deferringFinish: options.defersFinish, keepUnwritten: keep,
+            job, deferringFinish: options.defersFinish, keepUnwritten: keep,
             settlePrevious: {
                 if let previous { await self.answer(previous) }
             })

@@ -7,6 +7,14 @@ import NIOPosix
 import ServiceLifecycle
 import Synchronization
 
+/// Where an ``HTTPListener`` listens.
+enum ListenerAddress: Sendable {
+    case unix(path: String)
+    case tcp(host: String, port: Int)
+    /// A listening socket handed over by systemd: adopted, never unlinked.
+    case adopted(descriptor: CInt)
+}
+
 /// One listening socket serving the API over HTTP/1.1 (optionally inside TLS): a Unix
 /// socket path, a TCP address, or a socket systemd passed (socket activation), which
 /// Hummingbird's own server cannot adopt. Connections run Hummingbird's HTTP channel;
@@ -16,14 +24,7 @@ struct HTTPListener<Child: ServerChildChannel>: Service, CustomStringConvertible
     /// How ServiceLifecycle names it in its log lines (not a reflection of its state).
     var description: String { "HTTPListener" }
 
-    enum Address: Sendable {
-        case unix(path: String)
-        case tcp(host: String, port: Int)
-        /// A listening socket handed over by systemd: adopted, never unlinked.
-        case adopted(descriptor: CInt)
-    }
-
-    let address: Address
+    let address: ListenerAddress
     let child: Child
     /// The per-connection rules (header timeout, HTTP/1.0 close, the drain's grace).
     let rules: ConnectionRules

@@ -74,51 +74,34 @@ public struct ServiceRunner: Sendable {
 
         var listeners: [any Service] = []
         let report = ListeningReport()
-        func add<Child: ServerChildChannel>(
-            _ address: HTTPListener<Child>.Address, _ child: Child,
+        let api = ServedAPI(routes: APIRoutes(service: service), settings: settings.service, logger: logger)
+        func add(
+            _ address: ListenerAddress, bearerToken: [UInt8]?, tls: TLSConfiguration? = nil,
             label: @escaping @Sendable (SocketAddress?) -> String
-        ) {
+        ) throws {
             let index = listeners.count
             let mode = settings.service.socketMode
             listeners.append(
-                HTTPListener(
-                    address: address, child: child, rules: rules, maxConnections: settings.service.maxConnections,
-                    logger: logger
-                ) { bound in
+                try api.listener(address, bearerToken: bearerToken, tls: tls) { bound in
                     if case .unix(let path) = address { _ = chmod(path, mode_t(mode)) }
                     await report.listening(index, label(bound))
                 })
         }
-        let rules = ConnectionRules(
-            headerTimeout: .milliseconds(Int64(settings.service.headerTimeoutMilliseconds)), drainGrace: .seconds(1))
-        let http = HTTP1Channel.Configuration(
-            idleTimeout: .milliseconds(Int64(settings.service.idleTimeoutMilliseconds)))
-        let routes = APIRoutes(service: service)
-        let plain = APIRouter.channelResponder(routes, bearerToken: nil)
         if adopted.isEmpty || !adoptsUnixSocket {
-            add(.unix(path: socketPath), HTTP1Channel(responder: plain, configuration: http)) { _ in
-                "unix:\(socketPath)"
-            }
+            try add(.unix(path: socketPath), bearerToken: nil) { _ in "unix:\(socketPath)" }
         }
         for descriptor in adopted {
             let isUnix = SocketActivation.isUnixSocket(descriptor)
-            let responder = isUnix ? plain : APIRouter.channelResponder(routes, bearerToken: access.bearerToken)
-            add(.adopted(descriptor: descriptor), HTTP1Channel(responder: responder, configuration: http)) { bound in
+            try add(.adopted(descriptor: descriptor), bearerToken: isUnix ? nil : access.bearerToken) { bound in
                 isUnix
                     ? "unix:\(bound?.pathname ?? "fd \(descriptor)") (systemd)"
                     : "http://\(Self.display(bound)) (systemd)"
             }
         }
-        let secured = APIRouter.channelResponder(routes, bearerToken: access.bearerToken)
+        let scheme = access.tls == nil ? "http" : "https"
         for address in options.listen {
-            if let tls = access.tls {
-                add(
-                    .tcp(host: address.host, port: address.port),
-                    try TLSChannel(HTTP1Channel(responder: secured, configuration: http), tlsConfiguration: tls)
-                ) { "https://\(Self.display($0))" }
-            } else {
-                add(.tcp(host: address.host, port: address.port), HTTP1Channel(responder: secured, configuration: http))
-                { "http://\(Self.display($0))" }
+            try add(.tcp(host: address.host, port: address.port), bearerToken: access.bearerToken, tls: access.tls) {
+                "\(scheme)://\(Self.display($0))"
             }
         }
         await report.expect(listeners.count)

@@ -51,7 +51,7 @@ import Testing
             try await fixture.stop()
         }) {
             let statuses = try await withTaskExecutorPreference(executor) {
-                try await fixture.application().test(.live) { client in
+                try await fixture.served { client in
                     try await Self.load(client)
                 }
             }
@@ -71,7 +71,7 @@ import Testing
 
     /// `clients` clients at once, each `rounds` times: a keyed activation, a pass, an audit
     /// page and readiness.
-    static func load(_ client: some TestClientProtocol) async throws -> [Int] {
+    static func load(_ client: ServedClient) async throws -> [Int] {
         try await withThrowingTaskGroup(of: [Int].self) { group in
             for number in 0..<clients {
                 group.addTask {

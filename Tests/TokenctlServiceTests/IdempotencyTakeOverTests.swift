@@ -24,7 +24,7 @@ import Testing
                 Issue.record("the key was not claimed: \(claimed)")
                 return
             }
-            try await fixture.application().test(.router) { client in
+            try await fixture.served { client in
                 let headers: HTTPFields = [.contentType: "application/json", APIRoutes.idempotencyKey: "stuck-1"]
                 let body = ByteBuffer(string: #"{"deeplink": "mybank://activate?serialNumber=SN1"}"#)
                 // Its owner lives and may still run it: in progress, nothing sent.

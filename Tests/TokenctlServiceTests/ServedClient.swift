@@ -1,0 +1,75 @@
+import HTTPTypes
+import HummingbirdTesting
+import Logging
+import NIOCore
+import ServiceLifecycle
+
+@testable import TokenctlService
+
+/// A client of the API as `tokenctl serve` serves it (``ServedAPI``), on a loopback port of
+/// this process: each request on a connection of its own, so an answer that closes its
+/// connection (a body over the limit) leaves the next request unaffected.
+struct ServedClient: Sendable {
+    struct Response: Sendable {
+        var status: HTTPResponse.Status
+        var headers: HTTPFields
+        var body: ByteBuffer
+    }
+
+    let port: Int
+
+    func execute(
+        uri: String, method: HTTPRequest.Method, headers: HTTPFields = [:], body: ByteBuffer? = nil
+    ) async throws -> Response {
+        try await TestClient.withClient(host: "127.0.0.1", port: port, configuration: .init(timeout: .seconds(60))) {
+            let response = try await $0.execute(
+                TestClient.Request(uri, method: method, authority: "localhost", headers: headers, body: body))
+            return Response(status: response.status, headers: response.headers, body: response.body ?? ByteBuffer())
+        }
+    }
+}
+
+extension APIRouterTests.Fixture {
+    /// Serves the API as `tokenctl serve` does, on 127.0.0.1 and a free port, while `body`
+    /// runs; then drains it as a SIGTERM would.
+    func served<Value: Sendable>(
+        bearerToken: String? = nil, _ body: (ServedClient) async throws -> Value
+    ) async throws -> Value {
+        let api = ServedAPI(routes: APIRoutes(service: service), settings: settings.service, logger: logger)
+        let (ports, bound) = AsyncStream.makeStream(of: Int.self)
+        let listener = try api.listener(
+            .tcp(host: "127.0.0.1", port: 0), bearerToken: bearerToken.map { Array($0.utf8) }
+        ) {
+            address in
+            bound.yield(address?.port ?? 0)
+            bound.finish()
+        }
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [listener], logger: logger))
+        return try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask {
+                defer { bound.finish() }
+                try await group.run()
+            }
+            var iterator = ports.makeAsyncIterator()
+            guard let port = await iterator.next(), port > 0 else {
+                try await tasks.waitForAll()
+                throw ServedClientError.notListening
+            }
+            let value: Value
+            do {
+                value = try await body(ServedClient(port: port))
+            } catch {
+                await group.triggerGracefulShutdown()
+                try? await tasks.waitForAll()
+                throw error
+            }
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+            return value
+        }
+    }
+}
+
+enum ServedClientError: Error {
+    case notListening
+}

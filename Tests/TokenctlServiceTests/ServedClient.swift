@@ -16,6 +16,7 @@ struct ServedClient: Sendable {
         var body: ByteBuffer
     }
 
+    /// The TCP port; 0 on a Unix socket.
     let port: Int
 
     func execute(
@@ -30,28 +31,26 @@ struct ServedClient: Sendable {
 }
 
 extension APIRouterTests.Fixture {
-    /// Serves the API as `tokenctl serve` does, on 127.0.0.1 and a free port, while `body`
-    /// runs; then drains it as a SIGTERM would.
+    /// Serves the API as `tokenctl serve` does while `body` runs, on 127.0.0.1 and a free port
+    /// (or on `address`), then drains it as a SIGTERM would.
     func served<Value: Sendable>(
-        bearerToken: String? = nil, _ body: (ServedClient) async throws -> Value
+        on address: ListenerAddress = .tcp(host: "127.0.0.1", port: 0), bearerToken: String? = nil,
+        _ body: (ServedClient) async throws -> Value
     ) async throws -> Value {
         let api = ServedAPI(routes: APIRoutes(service: service), settings: settings.service, logger: logger)
-        let (ports, bound) = AsyncStream.makeStream(of: Int.self)
-        let listener = try api.listener(
-            .tcp(host: "127.0.0.1", port: 0), bearerToken: bearerToken.map { Array($0.utf8) }
-        ) {
-            address in
-            bound.yield(address?.port ?? 0)
-            bound.finish()
+        let (bound, listening) = AsyncStream.makeStream(of: Int.self)
+        let listener = try api.listener(address, bearerToken: bearerToken.map { Array($0.utf8) }) { address in
+            listening.yield(address?.port ?? 0)
+            listening.finish()
         }
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [listener], logger: logger))
         return try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask {
-                defer { bound.finish() }
+                defer { listening.finish() }
                 try await group.run()
             }
-            var iterator = ports.makeAsyncIterator()
-            guard let port = await iterator.next(), port > 0 else {
+            var iterator = bound.makeAsyncIterator()
+            guard let port = await iterator.next() else {
                 try await tasks.waitForAll()
                 throw ServedClientError.notListening
             }

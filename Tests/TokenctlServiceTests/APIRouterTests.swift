@@ -28,8 +28,10 @@ import WalletModel
         let logger: Logger
 
         /// - Parameter environment: more of the service's settings (another database, gates).
+        /// - Parameter passes: the wallet's passes (serial number, device account identifier).
         static func start(
-            environment: [String: String] = [:], logger: Logger = Logger(label: "test")
+            environment: [String: String] = [:], logger: Logger = Logger(label: "test"),
+            passes: [(String, String)] = [("SN1", "DAPL00000000000001"), ("SN2", "DAPL00000000000002")]
         ) async throws -> Fixture {
             let sandbox = try await TMPSandbox.start(port: 0)
             let directory = TemporaryDirectory()
@@ -43,7 +45,7 @@ import WalletModel
                     databasePath: environment["TOKENCTL_DATABASE_URL"] == nil ? directory.file("wallet.sqlite") : nil))
             _ = try await settings.store.migrate(logger: Logger(label: "test"))
             let store = try await settings.store.open(logger: Logger(label: "test"))
-            for (serial, account) in [("SN1", "DAPL00000000000001"), ("SN2", "DAPL00000000000002")] {
+            for (serial, account) in passes {
                 _ = try await store.insertPass(PassRecord(serialNumber: serial, deviceAccountIdentifier: account))
             }
             try await store.close()

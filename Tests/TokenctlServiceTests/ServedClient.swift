@@ -1,8 +1,10 @@
+import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import Logging
 import NIOCore
 import ServiceLifecycle
+import Testing
 
 @testable import TokenctlService
 
@@ -26,6 +28,48 @@ struct ServedClient: Sendable {
             let response = try await $0.execute(
                 TestClient.Request(uri, method: method, authority: "localhost", headers: headers, body: body))
             return Response(status: response.status, headers: response.headers, body: response.body ?? ByteBuffer())
+        }
+    }
+}
+
+extension ServedClient {
+    /// `POST /v1/activations` for a serial.
+    func activate(_ serial: String, dryRun: Bool = false, headers: HTTPFields = [:]) async throws -> Response {
+        let deeplink = "mybank://activate?serialNumber=\(serial)"
+        return try await request(
+            .post, "/v1/activations",
+            body: dryRun ? #"{"deeplink": "\#(deeplink)", "dryRun": true}"# : #"{"deeplink": "\#(deeplink)"}"#,
+            headers: headers)
+    }
+
+    /// A request with a text body of `contentType`.
+    func request(
+        _ method: HTTPRequest.Method, _ uri: String, body: String? = nil, contentType: String = "application/json",
+        headers: HTTPFields = [:]
+    ) async throws -> Response {
+        var headers = headers
+        if body != nil { headers[.contentType] = contentType }
+        return try await execute(uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
+    }
+}
+
+extension ServedClient.Response {
+    var text: String { String(buffer: body) }
+
+    func header(_ name: String) -> String? { headers[HTTPField.Name(name)!] }
+
+    func json() throws -> Any {
+        try JSONSerialization.jsonObject(with: Data(text.utf8))
+    }
+
+    func object() throws -> [String: Any] {
+        try #require(try json() as? [String: Any], "body: \(text)")
+    }
+
+    /// The lines of an NDJSON body, parsed.
+    func lines() throws -> [[String: Any]] {
+        try text.split(separator: "\n").map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         }
     }
 }

@@ -112,7 +112,7 @@ enum ConfigValues {
             K.databaseLease: .int(settings.leaseMilliseconds),
             K.deeplinkFormats: .array(settings.deeplinkFormats.map { .string($0.description) }),
             K.tmpBaseURL: .string(tmp.baseURL),
-            K.tmpTransport: .string(tmp.transport.rawValue),
+            K.tmpTransport: .optional(tmp.transport?.rawValue),
             K.tmpMaxConnections: .int(tmp.maxConnections),
             K.tmpIdleTimeout: .int(tmp.idleTimeoutMilliseconds),
             K.tmpConnectTimeout: .int(tmp.connectTimeoutMilliseconds),

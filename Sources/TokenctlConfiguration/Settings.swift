@@ -52,7 +52,6 @@ public struct Settings: Sendable, Equatable {
             deeplinkFormats: [DeeplinkFormat("mybank://activate")!],
             tmp: TMPSettings(
                 baseURL: sandboxBaseURL,
-                transport: .easy,
                 connectTimeoutMilliseconds: 3_000,
                 timeoutMilliseconds: 15_000,
                 retry: TMPSettings.Retry(attempts: 3, backoffMilliseconds: [100, 300]),

@@ -46,6 +46,20 @@ import WalletModel
         }
     }
 
+    /// `tmp.transport` still loads with either former value, is shown as set, and `config
+    /// check` says it has no effect; unset, it is null and not mentioned.
+    @Test func theFormerTransportKeyLoadsAndIsNamedAsWithoutEffect() throws {
+        let file = cli.write("t.json", #"{"tmp": {"transport": "multi", "base-url": "http://127.0.0.1:9"}}"#)
+        let shown = try cli.run(["config", "show", "--json", "--config", file])
+        #expect(try settings(shown)["tmp.transport"]?["value"] as? String == "multi", "\(shown.stdout)")
+        let checked = try cli.run(["config", "check", "--config", file])
+        #expect(checked.status == 0, "\(checked.stderr)")
+        #expect(checked.stdout.contains("tmp.transport has no effect"), "\(checked.stdout)")
+        let unset = try cli.run(["config", "show", "--json"])
+        #expect(try settings(unset)["tmp.transport"]?["value"] is NSNull, "\(unset.stdout)")
+        #expect(!(try cli.run(["config", "check"]).stdout.contains("tmp.transport")))
+    }
+
     /// A cosigner verifier key (algorithm 0x04) made for these tests.
     static let cosignerKey: String = {
         (try? Cosignature.Signer.generate(name: "witness.example/w1"))?.verifier.verifierKey ?? ""

@@ -31,16 +31,17 @@ public struct TMPSettings: Sendable, Equatable {
         }
     }
 
-    /// `tmp.transport` as configured. It no longer chooses anything: every transfer runs on
+    /// `tmp.transport`'s values. The key no longer chooses anything: every transfer runs on
     /// the process's one transport thread. Both of its former values are still accepted, so
-    /// that a configuration written for them loads.
+    /// that a configuration written for them loads (`config check` says it can go).
     public enum Transport: String, Sendable, Equatable {
         case easy
         case multi
     }
 
     public var baseURL: String
-    public var transport: Transport
+    /// `tmp.transport` when configured, which has no effect.
+    public var transport: Transport?
     public var connectTimeoutMilliseconds: Int
     public var timeoutMilliseconds: Int
     public var retry: Retry
@@ -52,11 +53,10 @@ public struct TMPSettings: Sendable, Equatable {
     public var idleTimeoutMilliseconds = 60_000
 
     public init(
-        baseURL: String, transport: Transport, connectTimeoutMilliseconds: Int, timeoutMilliseconds: Int, retry: Retry,
+        baseURL: String, connectTimeoutMilliseconds: Int, timeoutMilliseconds: Int, retry: Retry,
         authentication: Authentication, tls: TLSFiles
     ) {
         self.baseURL = baseURL
-        self.transport = transport
         self.connectTimeoutMilliseconds = connectTimeoutMilliseconds
         self.timeoutMilliseconds = timeoutMilliseconds
         self.retry = retry

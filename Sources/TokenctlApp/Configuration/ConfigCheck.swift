@@ -55,7 +55,11 @@ public enum ConfigCheck {
                     ? "no authentication"
                     : headers.map { $0.name == "Authorization" ? "bearer token" : "API key header \($0.name)" }.joined(
                         separator: ", ")
-                return "\(tmp.baseURL), \(authentication)"
+                let transport =
+                    tmp.transport == nil
+                    ? ""
+                    : "; \(ConfigKeys.tmpTransport) has no effect (every request runs on the one transport thread) and can be removed"
+                return "\(tmp.baseURL), \(authentication)\(transport)"
             },
             part(
                 "onboarding",

@@ -39,7 +39,7 @@ def linger_close(connection):
     close avoids)."""
     try:
         connection.shutdown(socket.SHUT_WR)
-        connection.settimeout(2)
+        connection.settimeout(10)
         while connection.recv(65536):
             pass
     except OSError:

@@ -51,11 +51,11 @@ import PackageDescription
 //
 // Both executables are linked alike.
 // Relative relocations packed (DT_RELR, glibc 2.36): the loader applies them
-// from a bitmap instead of 130,000 entries one by one, which was two thirds of
-// a cold start's instructions. No symbol exported (the static Swift runtime's
-// link options export every one): 5 MB of symbol tables nothing looks up.
+// from a bitmap instead of one entry at a time. No symbol exported (the static Swift
+// runtime's link options export every one): symbol tables nothing looks up.
 // The release executable links the Swift runtime and Foundation statically (no Swift
-// libraries to load and bind at start: a cold activation 32 ms → 23 ms). Asked for
+// libraries to load and bind at start). What each saves: Benchmarks/README.md,
+// Measured shapes. Asked for
 // here, at the link, rather than with --static-swift-stdlib, which also changes
 // every compilation: the test bundles, which Swift Testing needs linked to the shared
 // libraries, then share the executable's objects. The modules were compiled against

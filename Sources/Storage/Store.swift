@@ -90,8 +90,8 @@ public final class Store: Sendable {
     }
 
     /// SQLite's process-wide settings, applied once before the first connection opens.
-    /// Without memory statistics, SQLite's allocations take no global mutex: measured 6.35 s
-    /// → 5.04 s for an import of 1,000,000 records (Benchmarks/targets.sh).
+    /// Without memory statistics, SQLite's allocations take no global mutex (its figure:
+    /// Benchmarks/README.md, Measured shapes).
     private static let processSettings: Void = {
         _ = tokenctl_sqlite_disable_memory_statistics()
     }()

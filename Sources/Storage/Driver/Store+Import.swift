@@ -6,8 +6,8 @@ extension Store {
     /// collides — none.
     ///
     /// Into an empty wallet from an input that can be read again, the device label's unique
-    /// index is built once, after the rows, instead of kept up to date row by row: measured
-    /// 2.32 s → 1.95 s of SQLite's work for 1,000,000 rows. Should the index refuse the rows,
+    /// index is built once, after the rows, instead of kept up to date row by row (its
+    /// figure: Benchmarks/README.md, Measured shapes). Should the index refuse the rows,
     /// nothing is written and the answer is ``PassImportResult/indexRefused``.
     ///
     /// The rows' chunks are awaited between the writes (``spanningTransaction(_:)``): while
@@ -32,8 +32,7 @@ extension Store {
             // A big import touches pages all over the file. A 32 MiB cache keeps unchanged
             // rows cheap to compare, and reading through a memory map (capped at 256 MiB,
             // file-backed and reclaimable) keeps a wallet-wide update from re-reading
-            // spilled pages with a system call each: measured 37 s → 10 s for 1,000,000
-            // changed rows (Benchmarks/wallet.sh).
+            // spilled pages with a system call each (Benchmarks/README.md, Measured shapes).
             try db.execute(sql: "PRAGMA cache_size = -32768")
             try db.execute(sql: "PRAGMA mmap_size = 268435456")
             let before = try WalletRepository.count(db)
@@ -41,8 +40,7 @@ extension Store {
             if defersIndex {
                 try WalletRepository.dropDeviceIndex(db)
                 // Rows into an empty table compare with no stored ones: half the cache does as
-                // well (measured 2.8–2.9 s for 1,000,000 rows either way) and keeps the peak
-                // 17 MiB lower (47 against 64 MiB).
+                // well and keeps the peak lower (Benchmarks/README.md, Measured shapes).
                 try db.execute(sql: "PRAGMA cache_size = -16384")
             }
             db.add(function: kept.function)

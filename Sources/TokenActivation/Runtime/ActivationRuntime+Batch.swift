@@ -205,7 +205,10 @@ private final class ByteCount: Sendable {
     var value: Int { count.load(ordering: .relaxed) }
 }
 
-/// The summary an inline sink counts, under the batch order's lock.
+/// The summary the inline sink counts. Unchecked Sendable: the sink runs on one thread at a
+/// time, outside the order's lock; a thread takes and gives up the sink under that lock
+/// (``BatchOrder/settle(_:_:)``), so each thread's counts come after the previous one's, and
+/// the batch reads the summary once the order has handed out every line.
 private final class CountedSummary: @unchecked Sendable {
     var summary = BatchSummary()
 }

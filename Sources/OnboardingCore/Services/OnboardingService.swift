@@ -47,7 +47,7 @@ public struct OnboardingService: Sendable {
     }
 
     /// Starts (or resumes) a process for these credentials; the OTP goes to the user.
-    public func start(credentials: JSONValue) async throws -> ActivationProcess.Started {
+    public func start(credentials: JSONObject.Value) async throws -> ActivationProcess.Started {
         try await withProcess(needsStoredProcess: false) { try await $0.start(credentials: credentials) }
     }
 

@@ -1,16 +1,20 @@
-/// A JSON object with keys in insertion order, for output whose key order is documented.
-/// Values are strings, integers, booleans, null, or nested objects and arrays.
+/// A JSON object with keys in insertion order, for output whose key order is documented; its
+/// ``Value`` is the one JSON value type (also read from text: `JSONObject+Codable.swift`).
+/// Values are strings, integers, other numbers, booleans, null, or nested objects and arrays.
 public struct JSONObject: Sendable, Equatable {
     public indirect enum Value: Sendable, Equatable {
         case string(String)
         case int(Int)
+        /// A number that is not an integer (integers are ``int``).
+        case number(Double)
         case bool(Bool)
         case null
         case object(JSONObject)
         case array([Value])
     }
 
-    private var members: [(String, Value)] = []
+    /// The members in order.
+    public private(set) var members: [(String, Value)] = []
 
     public init(_ members: KeyValuePairs<String, Value>) {
         self.members = members.map { ($0.key, $0.value) }
@@ -38,6 +42,8 @@ public struct JSONObject: Sendable, Equatable {
         switch value {
         case .string(let string): writeString(string, to: &output)
         case .int(let int): output.append(contentsOf: String(int).utf8)
+        // Swift's shortest text that reads back as the same Double, which JSON takes as it is.
+        case .number(let number): output.append(contentsOf: (number.isFinite ? String(number) : "null").utf8)
         case .bool(let bool): output.append(contentsOf: (bool ? "true" : "false").utf8)
         case .null: output.append(contentsOf: "null".utf8)
         case .array(let values):

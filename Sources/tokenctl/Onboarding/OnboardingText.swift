@@ -9,7 +9,7 @@ import WalletModel
 /// (but by `onboarding otp`, whose job it is).
 enum OnboardingText {
     /// The credentials object from `--credentials` or `--credentials-file`.
-    static func credentials(text: String?, file: String?) throws -> JSONValue {
+    static func credentials(text: String?, file: String?) throws -> JSONObject.Value {
         let data: Data
         if let text {
             data = Data(text.utf8)
@@ -18,8 +18,8 @@ enum OnboardingText {
         } else {
             data = Data()
         }
-        guard let value = try? JSONDecoder().decode(JSONValue.self, from: data), case .object(let members) = value,
-            !members.isEmpty
+        guard let value = try? JSONDecoder().decode(JSONObject.Value.self, from: data),
+            case .object(let object) = value, !object.members.isEmpty
         else {
             throw UsageError(message: "the credentials must be a non-empty JSON object")
         }

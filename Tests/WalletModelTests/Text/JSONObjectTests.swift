@@ -20,6 +20,33 @@ import WalletModel
         #expect(Array(parsed.keys).count == 5)
     }
 
+    /// JSON text read into the value and written back: integers stay integers, other numbers
+    /// keep their value, nesting, null, booleans and strings survive both ways.
+    @Test func aValueReadFromTextWritesTheSameJSONBack() throws {
+        let text =
+            #"{"id": 42, "ratio": 1.5, "big": -9007199254740993, "tiny": 2.5e-8, "ok": true, "none": null, "#
+            + #""name": "Jan \"J\" Nov\u00e1k", "list": [1, [2.25, false], {"k": "v"}], "empty": {}}"#
+        let value = try JSONDecoder().decode(JSONObject.Value.self, from: Data(text.utf8))
+        guard case .object(let object) = value else {
+            Issue.record("not an object: \(value)")
+            return
+        }
+        let members = Dictionary(uniqueKeysWithValues: object.members)
+        #expect(members["id"] == .int(42) && members["big"] == .int(-9_007_199_254_740_993))
+        #expect(members["ratio"] == .number(1.5) && members["tiny"] == .number(2.5e-8))
+        #expect(members["ok"] == .bool(true) && members["none"] == .null)
+        #expect(members["name"] == .string("Jan \"J\" Novák"))
+        #expect(
+            members["list"]
+                == .array([.int(1), .array([.number(2.25), .bool(false)]), .object(JSONObject(["k": .string("v")]))]))
+        #expect(members["empty"] == .object(JSONObject([:])))
+        // Written by either writer, the text parses back to the same value.
+        for written in [value.utf8, Array(try JSONEncoder().encode(value))] {
+            #expect(try JSONDecoder().decode(JSONObject.Value.self, from: Data(written)) == value, "\(written)")
+        }
+        #expect(JSONObject(["x": .number(.infinity)]).text == #"{"x": null}"#)
+    }
+
     @Test func escapesBidirectionalAndInvisibleCharactersSoATerminalShowsThem() throws {
         let value = "x\u{202E}gpj.exe \u{2066}a\u{2069} \u{85} \u{2028} \u{110BD} 号码 👨‍👩‍👧"
         let text = JSONObject(["device": .string(value)]).text

@@ -50,7 +50,8 @@ struct DemoOnboarding {
 
         let service = settings.onboardingService(environment: [:], logger: .init(label: "tokenctl.demo"))
         let started = try await service.start(
-            credentials: .object(JSONObject(["email": .string("alice@example.com"), "birthDate": .string("1990-01-31")])))
+            credentials: .object(
+                JSONObject(["email": .string("alice@example.com"), "birthDate": .string("1990-01-31")])))
         step(
             started.status == .activationInProgress,
             "onboarding start: process \(started.processID), \(started.status?.rawValue ?? "unknown")")

@@ -6,7 +6,8 @@ import Testing
 @testable import TokenctlService
 
 /// The API of DESIGN §8 case by case, as the service serves it, in process: outcomes and their
-/// statuses, refusals, the batch stream, masked reads and the audit's pages.
+/// statuses, refusals, the batch stream, masked reads, the audit's pages, keyed repeats that
+/// differ and unknown members.
 @Suite struct ServedAPITests {
     /// Runs `body` with a client of a service whose wallet holds `passes`.
     static func serving(
@@ -211,6 +212,58 @@ import Testing
             #expect(whole.header("Link") == nil)
             #expect(try (whole.json() as? [Any])?.count == 5)
             #expect(try await client.request(.get, "/v1/audit?before=0").status == .badRequest)
+        }
+    }
+
+    @Test func aKeyedRepeatThatDiffersInDryRunOrDeviceIsAMismatch() async throws {
+        try await Self.serving([("SN730001", "DAPL00000000730001")]) { fixture, client in
+            let key: HTTPFields = [HTTPField.Name("Idempotency-Key")!: "dry-1"]
+            let dry = try await client.activate("SN730001", dryRun: true, headers: key)
+            #expect(dry.status == .ok)
+            #expect(try dry.object()["outcome"] as? String == "DRY_RUN")
+            let real = try await client.activate("SN730001", headers: key)
+            #expect(real.status.code == 422)
+            #expect(try real.object()["code"] as? String == "idempotency.mismatch")
+            let device = try await client.request(
+                .post, "/v1/activations",
+                body: #"{"deeplink": "mybank://activate?serialNumber=SN730001", "dryRun": true, "device": "Watch"}"#,
+                headers: key)
+            #expect(device.status.code == 422)
+            // A scheme in another case is the same deeplink.
+            let upper = try await client.request(
+                .post, "/v1/activations",
+                body: #"{"deeplink": "MYBANK://activate?serialNumber=SN730001", "dryRun": true}"#,
+                headers: key)
+            #expect(upper.status == .ok && upper.header("Idempotent-Replayed") == "true")
+            #expect(fixture.sandbox.activationRequestCount == 0)
+            #expect(try await Self.states("SN730001", client) == ["requiresActivation"])
+        }
+    }
+
+    @Test func anUnknownMemberIsRefusedByNameAndNothingIsSent() async throws {
+        try await Self.serving([("SN740001", "DAPL00000000740001"), ("SN740002", "DAPL00000000740002")]) {
+            fixture, client in
+            let single = try await client.request(
+                .post, "/v1/activations",
+                body: #"{"deeplink": "mybank://activate?serialNumber=SN740001", "dryrun": true}"#)
+            #expect(single.status == .badRequest)
+            #expect(try single.object()["code"] as? String == "request.invalid")
+            #expect(try (single.object()["detail"] as? String)?.contains(#""dryrun""#) == true)
+
+            let batch = try await client.request(
+                .post, "/v1/activations/batch",
+                body: """
+                    {"deeplink": "mybank://activate?serialNumber=SN740001", "dryrun": true}
+                    {"deeplink": "mybank://activate?serialNumber=SN740002", "dryRun": true}
+                    """, contentType: "application/x-ndjson")
+            #expect(batch.status == .ok)
+            let lines = try batch.lines()
+            #expect(lines.count == 2)
+            #expect((lines[0]["error"] as? [String: Any])?["code"] as? String == "request.invalid")
+            #expect(lines[1]["outcome"] as? String == "DRY_RUN")
+            #expect(fixture.sandbox.activationRequestCount == 0)
+            #expect(try await Self.states("SN740001", client) == ["requiresActivation"])
+            #expect(try await Self.states("SN740002", client) == ["requiresActivation"])
         }
     }
 }

@@ -228,63 +228,6 @@ import Testing
         }
     }
 
-    @Test func aKeyedRepeatThatDiffersInDryRunOrDeviceIsAMismatch() async throws {
-        let service = try await ServiceHarness.start(passes: [("SN730001", "DAPL00000000730001")])
-        try await withTeardown({ try await service.shutdown() }) {
-            let dry = try service.activate("SN730001", headers: ["Idempotency-Key: dry-1"], dryRun: true)
-            #expect(dry.status == 200)
-            #expect(try dry.object()["outcome"] as? String == "DRY_RUN")
-            let real = try service.activate("SN730001", headers: ["Idempotency-Key: dry-1"])
-            #expect(real.status == 422)
-            #expect(try real.object()["code"] as? String == "idempotency.mismatch")
-            let device = try service.request(
-                "POST", "/v1/activations",
-                body: #"{"deeplink": "mybank://activate?serialNumber=SN730001", "dryRun": true, "device": "Watch"}"#,
-                headers: ["Idempotency-Key: dry-1"]
-            )
-            #expect(device.status == 422)
-            // A scheme in another case is the same deeplink.
-            let upper = try service.request(
-                "POST", "/v1/activations",
-                body: #"{"deeplink": "MYBANK://activate?serialNumber=SN730001", "dryRun": true}"#,
-                headers: ["Idempotency-Key: dry-1"]
-            )
-            #expect(upper.status == 200 && upper.headers["idempotent-replayed"] == "true")
-            #expect(service.sandbox.activationRequestCount == 0)
-            #expect(try service.activation.state("SN730001") == ["requiresActivation"])
-        }
-    }
-
-    @Test func anUnknownMemberIsRefusedByNameAndNothingIsSent() async throws {
-        let service = try await ServiceHarness.start(passes: [
-            ("SN740001", "DAPL00000000740001"), ("SN740002", "DAPL00000000740002"),
-        ])
-        try await withTeardown({ try await service.shutdown() }) {
-            let single = try service.request(
-                "POST", "/v1/activations",
-                body: #"{"deeplink": "mybank://activate?serialNumber=SN740001", "dryrun": true}"#
-            )
-            #expect(single.status == 400)
-            #expect(try single.object()["code"] as? String == "request.invalid")
-            #expect(try (single.object()["detail"] as? String)?.contains(#""dryrun""#) == true)
-
-            let batch = try service.request(
-                "POST", "/v1/activations/batch",
-                body: """
-                    {"deeplink": "mybank://activate?serialNumber=SN740001", "dryrun": true}
-                    {"deeplink": "mybank://activate?serialNumber=SN740002", "dryRun": true}
-                    """, contentType: "application/x-ndjson")
-            #expect(batch.status == 200)
-            let lines = try batch.lines()
-            #expect(lines.count == 2)
-            #expect((lines[0]["error"] as? [String: Any])?["code"] as? String == "request.invalid")
-            #expect(lines[1]["outcome"] as? String == "DRY_RUN")
-            #expect(service.sandbox.activationRequestCount == 0)
-            #expect(try service.activation.state("SN740001") == ["requiresActivation"])
-            #expect(try service.activation.state("SN740002") == ["requiresActivation"])
-        }
-    }
-
     @Test func aBatchLineHonoursDryRunAndDevice() async throws {
         let activation = try await ActivationHarness.start()
         try activation.add("SN750001", "DAPL00000000750001")

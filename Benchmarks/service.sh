@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make bench-service`: tokenctl serve side by side with the cold CLI and the shell handler,
 # against the sandbox behind a TLS 1.3 terminator with mutual TLS and a user-space delay
-# proxy adding a round trip R (R/2 each way, plus R at connect), for R = 0, 20 and 50 ms.
+# proxy adding a round trip R (R/2 each way, plus R at connect), for R = 0, 20 and 50 ms, and a
+# warm activation with TMP on plain HTTP (the budget's path).
 # Then throughput: 64 keep-alive clients (wrk, loopback TCP) against the CLI batch at
 # concurrency 8, at R = 0 and 20 ms; paced load at 25% and 50% of the service's capacity, its
 # p50/p99 beside TMP's own at the same rate (DESIGN §5's budget: p99 at most 3 ms above TMP's);
@@ -84,7 +85,17 @@ for rtt in 0 20 50; do
   cold[$rtt]=$(python3 "$here/time_runs.py" "$bin/tokenctl" activate < "$work/cold.txt" | median_of)
   shell[$rtt]=$(python3 "$here/time_runs.py" "$here/shell-handler.sh" < "$work/shell.txt" | median_of)
 done
+# The budget's own path (DESIGN §5: a warm activation at a zero round trip): TMP on the sandbox's
+# plain HTTP, without the terminator and the proxy, whose Python threads the rows above include.
+export TOKENCTL_TMP_BASE_URL="$url"
+fresh_db <(passes 200 "SNPLAIN")
+start_service
+deeplinks 200 "SNPLAIN" > "$work/plain.txt"
+echo "mybank://activate?serialNumber=NOTHERE" | python3 "$here/service_client.py" "$TOKENCTL_SERVICE_SOCKET" > /dev/null
+plain=$(python3 "$here/service_client.py" "$TOKENCTL_SERVICE_SOCKET" < "$work/plain.txt" | median_of)
+stop_service
 row "warm service, persistent client" "${warm[0]}" "${warm[20]}" "${warm[50]}" "<= 1 R + 2 ms"
+row "warm service, TMP on plain HTTP (no terminator)" "$plain" "" "" "<= 1.0 ms"
 row "handler through the socket (curl per deeplink)" "${handler[0]}" "${handler[20]}" "${handler[50]}" "<= 0.6x cold at R=0; >= 3x faster at R=20"
 row "cold CLI (tokenctl activate)" "${cold[0]}" "${cold[20]}" "${cold[50]}" "peer"
 row "shell handler (sqlite3 + curl + sqlite3)" "${shell[0]}" "${shell[20]}" "${shell[50]}" "peer"

@@ -1,3 +1,4 @@
+import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
@@ -59,6 +60,14 @@ public final class TMPSandbox: Sendable {
     /// The requests received so far, in arrival order (the first ``Recorder/keptRequests``;
     /// a load test's later requests are only counted).
     public var requests: [RecordedRequest] { recorder.requests.withLockedValue { $0 } }
+
+    /// The `tokenUniqueReference` of each activation request among ``requests``, in arrival order.
+    public var activatedReferences: [String] {
+        requests.filter { $0.path.hasSuffix("/tokens/activations") }.compactMap { request in
+            (try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])?["tokenUniqueReference"]
+                as? String
+        }
+    }
 
     /// Starts listening on 127.0.0.1.
     /// - Parameters:

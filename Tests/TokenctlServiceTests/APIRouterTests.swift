@@ -29,9 +29,11 @@ import WalletModel
 
         /// - Parameter environment: more of the service's settings (another database, gates).
         /// - Parameter passes: the wallet's passes (serial number, device account identifier).
+        /// - Parameter records: more passes, as whole records (a device label, a state).
         static func start(
             environment: [String: String] = [:], logger: Logger = Logger(label: "test"),
-            passes: [(String, String)] = [("SN1", "DAPL00000000000001"), ("SN2", "DAPL00000000000002")]
+            passes: [(String, String)] = [("SN1", "DAPL00000000000001"), ("SN2", "DAPL00000000000002")],
+            records: [PassRecord] = []
         ) async throws -> Fixture {
             let sandbox = try await TMPSandbox.start(port: 0)
             let directory = TemporaryDirectory()
@@ -45,8 +47,8 @@ import WalletModel
                     databasePath: environment["TOKENCTL_DATABASE_URL"] == nil ? directory.file("wallet.sqlite") : nil))
             _ = try await settings.store.migrate(logger: Logger(label: "test"))
             let store = try await settings.store.open(logger: Logger(label: "test"))
-            for (serial, account) in passes {
-                _ = try await store.insertPass(PassRecord(serialNumber: serial, deviceAccountIdentifier: account))
+            for record in passes.map({ PassRecord(serialNumber: $0, deviceAccountIdentifier: $1) }) + records {
+                _ = try await store.insertPass(record)
             }
             try await store.close()
             let service = try await ServiceRunner.activationService(

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import TestSupport
 import Testing
+import WalletModel
 
 @testable import TokenctlService
 
@@ -264,6 +265,31 @@ import Testing
             #expect(fixture.sandbox.activationRequestCount == 0)
             #expect(try await Self.states("SN740001", client) == ["requiresActivation"])
             #expect(try await Self.states("SN740002", client) == ["requiresActivation"])
+        }
+    }
+
+    /// A batch line's own `dryRun` and `device` hold for that line alone.
+    @Test func aBatchLineHonoursDryRunAndDevice() async throws {
+        let fixture = try await APIRouterTests.Fixture.start(
+            passes: [("SN750001", "DAPL00000000750001")],
+            records: [
+                PassRecord(serialNumber: "SN750002", deviceAccountIdentifier: "DAPL00000000750002", device: "iPhone"),
+                PassRecord(serialNumber: "SN750002", deviceAccountIdentifier: "DAPL00000000750003", device: "Watch"),
+            ])
+        try await withTeardown({ try await fixture.stop() }) {
+            try await fixture.served { client in
+                let batch = try await client.request(
+                    .post, "/v1/activations/batch",
+                    body: """
+                        {"deeplink": "mybank://activate?serialNumber=SN750001", "dryRun": true}
+                        {"deeplink": "mybank://activate?serialNumber=SN750002", "device": "Watch"}
+                        """, contentType: "application/x-ndjson")
+                let lines = try batch.lines()
+                #expect(lines.map { $0["outcome"] as? String } == ["DRY_RUN", "APPROVED"])
+                #expect(fixture.sandbox.activatedReferences == ["DAPL00000000750003"])
+                #expect(try await Self.states("SN750001", client) == ["requiresActivation"])
+                #expect(try await Self.states("SN750002", client).sorted() == ["activated", "requiresActivation"])
+            }
         }
     }
 }

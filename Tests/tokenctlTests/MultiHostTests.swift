@@ -42,11 +42,7 @@ import Testing
             #expect(outcomes["APPROVED/-"] == 120, "\(outcomes)")
 
             // The sandbox's own count: one request per pass.
-            var requestsPerToken: [String: Int] = [:]
-            for request in harness.sandbox.requests where request.path.hasSuffix("/activations") {
-                let body = try #require(try JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])
-                requestsPerToken[body["tokenUniqueReference"] as? String ?? "?", default: 0] += 1
-            }
+            let requestsPerToken = Dictionary(harness.sandbox.activatedReferences.map { ($0, 1) }, uniquingKeysWith: +)
             #expect(requestsPerToken.count == 120)
             #expect(requestsPerToken.values.allSatisfy { $0 == 1 }, "\(requestsPerToken.filter { $0.value != 1 })")
             #expect(try harness.unauditedRequests().isEmpty)

@@ -18,14 +18,6 @@ import Testing
         }
     }
 
-    /// The tokenUniqueReference of every activation request the sandbox received.
-    static func sentReferences(_ sandbox: TMPSandbox) -> [String] {
-        sandbox.requests.filter { $0.path.hasSuffix("/tokens/activations") }.compactMap { request in
-            (try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])?["tokenUniqueReference"]
-                as? String
-        }
-    }
-
     @Test(arguments: Backend.allCases)
     func aKilledServiceClosesItsOpenAttemptsAtStartAndAKeyedRetryAnswersThemWithoutSending(
         backend: Backend
@@ -83,7 +75,7 @@ import Testing
             }
             // Past the slow delay: nothing more reached TMP, each pass was POSTed once.
             try await Task.sleep(for: .seconds(3.5))
-            let sent = Self.sentReferences(service.sandbox)
+            let sent = service.sandbox.activatedReferences
             #expect(sent.count == 4 && Set(sent).count == 4)
             #expect(try service.activation.auditEntries().count == 4)
         }
@@ -150,7 +142,7 @@ import Testing
             #expect(
                 answered.count == passes.count,
                 "unanswered: \(Set(passes.map(\.0)).subtracting(answered.keys).sorted())")
-            let sent = Self.sentReferences(first.sandbox)
+            let sent = first.sandbox.activatedReferences
             let counts = Dictionary(sent.map { ($0, 1) }, uniquingKeysWith: +)
             #expect(counts.filter { $0.value > 1 }.isEmpty, "sent more than once: \(counts.filter { $0.value > 1 })")
             // Every attempt is closed: finished, or closed as interrupted.
@@ -225,28 +217,6 @@ import Testing
             #expect(object["auditId"] as? Int == (try first.object()["auditId"] as? Int))
             #expect(service.sandbox.activationRequestCount == 1)
             #expect(try service.activation.auditEntries().count == 1)
-        }
-    }
-
-    @Test func aBatchLineHonoursDryRunAndDevice() async throws {
-        let activation = try await ActivationHarness.start()
-        try activation.add("SN750001", "DAPL00000000750001")
-        try activation.add("SN750002", "DAPL00000000750002", device: "iPhone")
-        try activation.add("SN750002", "DAPL00000000750003", device: "Watch")
-        let service = try ServiceHarness.launch(activation)
-        try await withTeardown({ try await service.shutdown() }) {
-            let batch = try service.request(
-                "POST", "/v1/activations/batch",
-                body: """
-                    {"deeplink": "mybank://activate?serialNumber=SN750001", "dryRun": true}
-                    {"deeplink": "mybank://activate?serialNumber=SN750002", "device": "Watch"}
-                    """, contentType: "application/x-ndjson")
-            let lines = try batch.lines()
-            #expect(lines.count == 2)
-            #expect(lines[0]["outcome"] as? String == "DRY_RUN")
-            #expect(lines[1]["outcome"] as? String == "APPROVED")
-            #expect(Self.sentReferences(service.sandbox) == ["DAPL00000000750003"])
-            #expect(try activation.state("SN750001") == ["requiresActivation"])
         }
     }
 

@@ -4,6 +4,9 @@ import PackageDescription
 // Layers, from the bottom up (dependencies point one way):
 //   ErrorCodes       every stable error code, its exit status and meaning; the errors all layers share
 //   HexCoding        hexadecimal, the one codec of the audit's hashes, stored keys and M-Pin's wire
+//   TextFormats      the text every layer writes or shows: the one JSON value type (objects in a
+//                    documented member order, written and read), identifiers masked, unsafe characters
+//                    escaped and labels' rule
 //   CCurl            libcurl's headers; libcurl loaded on first use, typed wrappers for its variadic calls
 //   CMalloc          glibc's allocator tuning (mallopt)
 //   CSQLite          SQLite's process-wide settings (sqlite3_config)
@@ -38,8 +41,9 @@ import PackageDescription
 //                    the activation runtime as a service, idempotency keys, metrics, the socket's lock,
 //                    systemd's notify and socket-activation protocols
 //   TokenctlCommandLine what the command lines share: the global options and the settings they load,
-//                    usage errors in one format, output and errors (--json), colour, the sandbox's
-//                    options (declared by tokenctl, read by tokenctl-sandbox)
+//                    usage errors in one format, output and errors (--json), colour, and the
+//                    `sandbox` and `demo` commands, declared once: tokenctl hands them to
+//                    tokenctl-sandbox, which runs them (SandboxHost)
 //   ServiceCommand   the service's command line (`tokenctl serve`, also started as `tokenctl-serve`)
 //   Sandbox          loopback TMP, PowerAuth and onboarding server simulator and a transparency log
 //                    witness (server side only: shares no client logic, only the PowerAuth primitives)
@@ -105,6 +109,7 @@ let package = Package(
         .systemLibrary(name: "CSQLite"),
         .target(name: "ErrorCodes"),
         .target(name: "HexCoding"),
+        .target(name: "TextFormats"),
         .target(
             name: "HTTPTransport",
             dependencies: ["CCurl", "ErrorCodes", .product(name: "Logging", package: "swift-log")]),
@@ -112,6 +117,7 @@ let package = Package(
         .target(
             name: "WalletModel",
             dependencies: [
+                "TextFormats",
                 "HexCoding",
                 "ErrorCodes",
                 "TransparencyLog",
@@ -122,6 +128,7 @@ let package = Package(
         .target(
             name: "Storage",
             dependencies: [
+                "TextFormats",
                 "CSQLite",
                 "ErrorCodes",
                 "TransparencyLog",
@@ -159,6 +166,7 @@ let package = Package(
         .target(
             name: "OnboardingCore",
             dependencies: [
+                "TextFormats",
                 "HexCoding",
                 "ErrorCodes",
                 "PowerAuth",
@@ -172,6 +180,7 @@ let package = Package(
         .target(
             name: "TokenActivation",
             dependencies: [
+                "TextFormats",
                 "HexCoding",
                 "CMalloc",
                 "ErrorCodes",
@@ -185,6 +194,7 @@ let package = Package(
         .target(
             name: "TokenctlConfiguration",
             dependencies: [
+                "TextFormats",
                 "ErrorCodes",
                 "TransparencyLog",
                 "TokenActivation",
@@ -198,6 +208,7 @@ let package = Package(
         .target(
             name: "TokenctlApp",
             dependencies: [
+                "TextFormats",
                 "ErrorCodes",
                 "TransparencyLog",
                 "TokenctlConfiguration",
@@ -210,10 +221,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .target(name: "ServiceAPI", dependencies: ["ErrorCodes", "WalletModel", "TokenActivation"]),
+        .target(name: "ServiceAPI", dependencies: ["TextFormats", "ErrorCodes", "WalletModel", "TokenActivation"]),
         .target(
             name: "TokenctlService",
             dependencies: [
+                "TextFormats",
                 "ServiceAPI",
                 "ErrorCodes",
                 "TokenctlConfiguration",
@@ -255,6 +267,7 @@ let package = Package(
         .target(
             name: "TokenctlCommandLine",
             dependencies: [
+                "TextFormats",
                 "ErrorCodes", "TokenctlConfiguration", "TokenctlApp", "TokenActivation", "OnboardingCore",
                 "TransparencyLog", "WalletModel",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -276,6 +289,7 @@ let package = Package(
         .executableTarget(
             name: "tokenctl",
             dependencies: [
+                "TextFormats",
                 "TokenctlCommandLine",
                 "ErrorCodes",
                 "TokenctlConfiguration",
@@ -293,6 +307,7 @@ let package = Package(
         .executableTarget(
             name: "tokenctl-sandbox",
             dependencies: [
+                "TextFormats",
                 "TokenctlCommandLine",
                 "ErrorCodes",
                 "TokenctlConfiguration",
@@ -334,9 +349,12 @@ let package = Package(
             name: "TestSupport", dependencies: ["HTTPTransport"], path: "Tests/TestSupport",
             resources: [.copy("Vectors")]),
         .testTarget(name: "ErrorCodesTests", dependencies: ["ErrorCodes"]),
+        .testTarget(name: "TextFormatsTests", dependencies: ["TextFormats"]),
         .testTarget(
             name: "WalletModelTests",
-            dependencies: ["WalletModel", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
+            dependencies: [
+                "TextFormats", "WalletModel", "TestSupport", .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         .testTarget(
             name: "TransparencyLogTests",
             dependencies: ["TransparencyLog", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
@@ -354,6 +372,7 @@ let package = Package(
         .testTarget(
             name: "TokenActivationTests",
             dependencies: [
+                "TextFormats",
                 "HexCoding",
                 "TokenActivation", "TokenctlConfiguration", "TokenctlApp", "WalletModel", "OnboardingCore",
                 "HTTPTransport", "ErrorCodes", "Storage", "TestSupport",

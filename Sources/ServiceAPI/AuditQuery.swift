@@ -1,5 +1,6 @@
 import ErrorCodes
 import Foundation
+import TextFormats
 import TokenActivation
 import WalletModel
 

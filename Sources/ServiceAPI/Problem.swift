@@ -1,4 +1,5 @@
 import ErrorCodes
+import TextFormats
 import WalletModel
 
 /// An `application/problem+json` answer (RFC 9457) with the members scripts map:

@@ -1,4 +1,5 @@
 import ErrorCodes
+import TextFormats
 import TokenActivation
 import WalletModel
 

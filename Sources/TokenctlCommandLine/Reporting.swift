@@ -3,6 +3,7 @@ import ErrorCodes
 import Glibc
 import OnboardingCore
 import Synchronization
+import TextFormats
 import TokenActivation
 import TokenctlApp
 import WalletModel

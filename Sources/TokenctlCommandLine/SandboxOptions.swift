@@ -2,9 +2,8 @@ import ArgumentParser
 import TransparencyLog
 import WalletModel
 
-/// The sandbox's options. The simulator runs in its own executable (`tokenctl-sandbox`);
-/// `tokenctl sandbox` hands its arguments to it, and declares the same options here for
-/// `tokenctl --help`, the completions and the manual.
+/// The sandbox's options, of ``SandboxCommand`` in both executables: `tokenctl` declares them
+/// for its help, completions and manual, and `tokenctl-sandbox` reads them.
 public struct SandboxOptions: ParsableArguments, Sendable {
     public init() {}
 

@@ -1,4 +1,5 @@
 import ErrorCodes
+import TextFormats
 import WalletModel
 
 /// The effective configuration, key by key, each value with where it came from, and the

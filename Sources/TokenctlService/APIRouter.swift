@@ -2,6 +2,7 @@ import Hummingbird
 import HummingbirdCore
 import NIOCore
 import ServiceAPI
+import TextFormats
 import WalletModel
 
 /// The API of DESIGN §8 on Hummingbird's router: the routes, a problem for whatever the API

@@ -2,6 +2,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import ServiceAPI
+import TextFormats
 import WalletModel
 
 /// The handlers of the API's routes on one service; answers and problems in the API's forms.

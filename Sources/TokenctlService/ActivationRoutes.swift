@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import ServiceAPI
+import TextFormats
 import TokenActivation
 import WalletModel
 

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import ServiceAPI
 import Synchronization
+import TextFormats
 import TokenActivation
 import WalletModel
 

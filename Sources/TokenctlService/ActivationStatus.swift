@@ -1,5 +1,6 @@
 import ErrorCodes
 import ServiceAPI
+import TextFormats
 import TokenActivation
 import TokenctlApp
 import WalletModel

@@ -2,6 +2,7 @@ import ErrorCodes
 import Hummingbird
 import NIOCore
 import ServiceAPI
+import TextFormats
 import TokenActivation
 import TokenctlApp
 import WalletModel

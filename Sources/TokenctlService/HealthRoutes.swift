@@ -1,5 +1,6 @@
 import ErrorCodes
 import Hummingbird
+import TextFormats
 import TokenctlApp
 import TokenctlConfiguration
 import WalletModel

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import HummingbirdCore
 import ServiceAPI
+import TextFormats
 import TokenActivation
 import WalletModel
 

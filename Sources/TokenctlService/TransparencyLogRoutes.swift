@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdCore
 import ServiceAPI
+import TextFormats
 import TokenActivation
 import TransparencyLog
 import WalletModel

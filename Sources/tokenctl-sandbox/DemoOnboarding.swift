@@ -1,6 +1,7 @@
 import Foundation
 import OnboardingCore
 import Sandbox
+import TextFormats
 import TokenActivation
 import TokenctlApp
 import TokenctlCommandLine

@@ -13,8 +13,8 @@ struct TokenctlSandbox: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tokenctl",
         abstract: "The loopback simulator of TMP, PowerAuth, onboarding and MIRACL, and the demo that runs on it.",
-        subcommands: [SandboxCommand.self, DemoCommand.self],
-        defaultSubcommand: SandboxCommand.self
+        subcommands: [SandboxCommand<Simulator>.self, DemoCommand<Simulator>.self],
+        defaultSubcommand: SandboxCommand<Simulator>.self
     )
 
     static func main() async {
@@ -40,14 +40,15 @@ struct TokenctlSandbox: AsyncParsableCommand {
                   -h, --help              Show help information.
 
                 SUBCOMMANDS:
-                  sandbox (default)       \(SandboxCommand.configuration.abstract)
-                  demo                    \(DemoCommand.configuration.abstract)
+                  sandbox (default)       \(SandboxCommand<Simulator>.configuration.abstract)
+                  demo                    \(DemoCommand<Simulator>.configuration.abstract)
 
                   See 'tokenctl-sandbox sandbox --help' or 'tokenctl-sandbox demo --help' for their options.
                 """)
             return
         }
-        let leaf: any ParsableCommand.Type = arguments.first == "demo" ? DemoCommand.self : SandboxCommand.self
+        let leaf: any ParsableCommand.Type =
+            arguments.first == "demo" ? DemoCommand<Simulator>.self : SandboxCommand<Simulator>.self
         do {
             var command = try parseAsRoot(arguments)
             if var asyncCommand = command as? AsyncParsableCommand {

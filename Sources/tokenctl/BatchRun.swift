@@ -1,6 +1,7 @@
 import ArgumentParser
 import ErrorCodes
 import Foundation
+import TextFormats
 import TokenActivation
 import TokenctlApp
 import TokenctlCommandLine

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ErrorCodes
+import TextFormats
 import TokenActivation
 import TokenctlApp
 import TokenctlCommandLine

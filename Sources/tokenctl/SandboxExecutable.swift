@@ -6,9 +6,9 @@ import TokenctlConfiguration
 
 /// `tokenctl sandbox` and `tokenctl demo` run the `tokenctl-sandbox` executable installed
 /// beside this one, in this process (exec): the simulator stays out of the command line that
-/// ships to production hosts. The commands are declared here for `tokenctl --help`, the
-/// completions and the manual; their arguments go to tokenctl-sandbox unparsed, whose own
-/// help and errors answer them.
+/// ships to production hosts. tokenctl is the ``SandboxHost`` of ``SandboxCommand`` and
+/// ``DemoCommand`` for `tokenctl --help`, the completions and the manual; their arguments go
+/// to tokenctl-sandbox unparsed, whose own help and errors answer them.
 enum SandboxExecutable {
     static let name = "tokenctl-sandbox"
     static let commands: Set<String> = ["sandbox", "demo"]
@@ -55,28 +55,21 @@ enum SandboxExecutable {
     }
 }
 
-/// `tokenctl sandbox`, run by tokenctl-sandbox (``SandboxExecutable``).
-struct SandboxCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "sandbox",
-        abstract:
-            "Run the loopback TMP, PowerAuth, onboarding and MIRACL simulator, and a transparency log witness, on 127.0.0.1.",
-        discussion: """
-            Run by the tokenctl-sandbox executable beside tokenctl (not installed on a production host \
-            that does not need it). `tokenctl sandbox --help` lists what it answers: the token references' \
-            markers, the PowerAuth, identity verification, onboarding and MIRACL endpoints.
-            """
-    )
+extension SandboxExecutable: SandboxHost {
+    static let sandboxDiscussion = """
+        Run by the tokenctl-sandbox executable beside tokenctl (not installed on a production host \
+        that does not need it). `tokenctl sandbox --help` lists what it answers: the token references' \
+        markers, the PowerAuth, identity verification, onboarding and MIRACL endpoints.
+        """
+    static let demoDiscussion =
+        "Run by the tokenctl-sandbox executable beside tokenctl; `tokenctl demo --help` says what it shows."
 
-    @OptionGroup var options: SandboxOptions
-}
+    /// Reached only if the arguments were not handed over before parsing: hands them over now.
+    static func runSandbox(_ options: SandboxOptions) async throws {
+        exec(arguments(for: Array(CommandLine.arguments.dropFirst())) ?? ["sandbox"])
+    }
 
-/// `tokenctl demo`, run by tokenctl-sandbox (``SandboxExecutable``).
-struct DemoCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "demo",
-        abstract:
-            "Run the whole activation flow on an embedded example: nothing outside a temporary directory is touched.",
-        discussion: "Run by the tokenctl-sandbox executable beside tokenctl; `tokenctl demo --help` says what it shows."
-    )
+    static func runDemo() async throws {
+        exec(["demo"])
+    }
 }

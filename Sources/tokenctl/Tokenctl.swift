@@ -25,7 +25,7 @@ struct Tokenctl: AsyncParsableCommand {
         subcommands: [
             ActivateCommand.self, WalletCommand.self, AuditCommand.self, OnboardingCommand.self,
             VerificationCommand.self, DeviceCommand.self, LoginCommand.self, DatabaseCommand.self, ConfigCommand.self,
-            ServeCommand.self, SandboxCommand.self, DemoCommand.self,
+            ServeCommand.self, SandboxCommand<SandboxExecutable>.self, DemoCommand<SandboxExecutable>.self,
         ]
     )
 

@@ -4,6 +4,7 @@ import HTTPTransport
 import HexCoding
 import Logging
 import MPin
+import TextFormats
 import WalletModel
 
 /// The PIN app login (MIRACL M-Pin): register an identity, confirm it after the e-mail link,

@@ -1,4 +1,5 @@
 import ErrorCodes
+import TextFormats
 import WalletModel
 
 /// Why an onboarding call failed: the contract's reason, what the server said, and a

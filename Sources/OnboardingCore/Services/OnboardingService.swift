@@ -1,6 +1,7 @@
 import ErrorCodes
 import HTTPTransport
 import Logging
+import TextFormats
 import WalletModel
 
 /// The onboarding commands: this instance's activation process on the configured

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import TextFormats
 import WalletModel
 
 extension Store {

@@ -1,4 +1,5 @@
 import ErrorCodes
+import TextFormats
 import WalletModel
 
 /// What one `activate` did, as printed: the outcome, what was sent, the audit id and

@@ -1,6 +1,7 @@
 import ErrorCodes
 import HTTPTransport
 import Logging
+import TextFormats
 import WalletModel
 
 /// What one process shares across its activations: the database (through its

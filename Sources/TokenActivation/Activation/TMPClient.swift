@@ -1,4 +1,5 @@
 import HTTPTransport
+import TextFormats
 import WalletModel
 
 /// Sends activation requests to TMP: `POST {base}/issuer/push-provisioning/tokens/activations`

@@ -1,4 +1,5 @@
 import HexCoding
+import TextFormats
 import WalletModel
 
 /// Parses activation deeplinks strictly (RFC 3986) against the configured formats.

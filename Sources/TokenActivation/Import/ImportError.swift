@@ -1,4 +1,5 @@
 import ErrorCodes
+import TextFormats
 import WalletModel
 
 /// Why an import file was rejected. Nothing from a rejected file is written.

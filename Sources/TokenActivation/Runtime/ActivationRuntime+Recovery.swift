@@ -1,5 +1,6 @@
 import ErrorCodes
 import Foundation
+import TextFormats
 import WalletModel
 
 extension ActivationRuntime {

@@ -1,3 +1,4 @@
+import TextFormats
 import WalletModel
 
 extension PassRecord {

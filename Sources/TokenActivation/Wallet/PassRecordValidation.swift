@@ -1,4 +1,5 @@
 import ErrorCodes
+import TextFormats
 import WalletModel
 
 /// The limits of pass record values, shared by `wallet add` and `wallet import`.

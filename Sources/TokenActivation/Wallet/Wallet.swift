@@ -1,4 +1,5 @@
 import Logging
+import TextFormats
 import WalletModel
 
 /// Wallet pass record administration: the library side of `tokenctl wallet …`.

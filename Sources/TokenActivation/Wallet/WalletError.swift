@@ -1,4 +1,5 @@
 import ErrorCodes
+import TextFormats
 import WalletModel
 
 /// A wallet administration failure. Messages carry identifiers masked only.

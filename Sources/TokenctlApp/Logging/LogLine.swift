@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import TextFormats
 import TokenctlConfiguration
 import WalletModel
 

@@ -1,5 +1,6 @@
 import Crypto
 import HexCoding
+import TextFormats
 
 /// One append-only audit row: the "started" or "finished" half of an activation attempt.
 public struct AuditRow: Sendable, Equatable {

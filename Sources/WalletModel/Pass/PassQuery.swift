@@ -1,3 +1,5 @@
+import TextFormats
+
 /// Selects pass records by serial number, optionally narrowed by pass type and device label.
 public struct PassQuery: Sendable, Hashable, CustomStringConvertible {
     public var serialNumber: String

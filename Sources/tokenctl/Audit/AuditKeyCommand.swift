@@ -1,4 +1,5 @@
 import ArgumentParser
+import TextFormats
 import TokenctlCommandLine
 import TokenctlConfiguration
 import TransparencyLog

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TextFormats
 import TokenActivation
 import TokenctlApp
 import TokenctlCommandLine

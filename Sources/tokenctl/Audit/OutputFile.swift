@@ -1,5 +1,6 @@
 import ErrorCodes
 import Glibc
+import TextFormats
 import TokenctlCommandLine
 import WalletModel
 

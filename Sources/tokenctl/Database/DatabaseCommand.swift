@@ -1,4 +1,5 @@
 import ArgumentParser
+import TextFormats
 import TokenActivation
 import TokenctlApp
 import TokenctlCommandLine

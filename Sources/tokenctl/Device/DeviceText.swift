@@ -1,4 +1,5 @@
 import OnboardingCore
+import TextFormats
 import TokenActivation
 import TokenctlApp
 import TokenctlCommandLine

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import OnboardingCore
+import TextFormats
 import TokenActivation
 import TokenctlApp
 import TokenctlCommandLine

@@ -1,5 +1,6 @@
 import Foundation
 import OnboardingCore
+import TextFormats
 import TokenActivation
 import TokenctlApp
 import TokenctlCommandLine

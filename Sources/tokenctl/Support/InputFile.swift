@@ -1,4 +1,5 @@
 import Foundation
+import TextFormats
 import TokenActivation
 import TokenctlApp
 import TokenctlCommandLine

@@ -1,3 +1,4 @@
+import TextFormats
 import TokenActivation
 import TokenctlApp
 import TokenctlCommandLine

@@ -4,6 +4,7 @@ import ErrorCodes
 import Foundation
 import Glibc
 import OnboardingCore
+import TextFormats
 import TokenActivation
 import TokenctlApp
 import TokenctlCommandLine

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OnboardingCore
+import TextFormats
 import TokenActivation
 import TokenctlApp
 import TokenctlCommandLine

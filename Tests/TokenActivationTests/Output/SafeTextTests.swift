@@ -1,4 +1,5 @@
 import Testing
+import TextFormats
 import TokenActivation
 import WalletModel
 

@@ -7,23 +7,20 @@ import TokenctlCommandLine
 import TokenctlConfiguration
 import WalletModel
 
-struct DemoCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "demo",
-        abstract:
-            "Run the whole activation flow on an embedded example: nothing outside a temporary directory is touched.",
-        discussion: """
-            Seeds a temporary database with example passes, starts the sandbox on a free loopback \
-            port, activates each example deeplink and prints each outcome next to the documented one. \
-            Then the onboarding path: with the user-activation gate on, a token waits; the user starts \
-            a process, the OTP is read from the sandbox, the device is activated, verification ends \
-            on the sandbox, and the token is activated. Then the PIN login: with the PIN gate on, a \
-            token waits; the user registers, confirms from the e-mail, sets a PIN, mistypes it once, \
-            logs in, and the token is activated. Last, the audit. Exits 0 when everything is as documented.
-            """
-    )
+/// `tokenctl demo` as tokenctl-sandbox runs it.
+enum Demo {
+    /// What `tokenctl demo --help` says below the abstract.
+    static let discussion = """
+        Seeds a temporary database with example passes, starts the sandbox on a free loopback \
+        port, activates each example deeplink and prints each outcome next to the documented one. \
+        Then the onboarding path: with the user-activation gate on, a token waits; the user starts \
+        a process, the OTP is read from the sandbox, the device is activated, verification ends \
+        on the sandbox, and the token is activated. Then the PIN login: with the PIN gate on, a \
+        token waits; the user registers, confirms from the e-mail, sets a PIN, mistypes it once, \
+        logs in, and the token is activated. Last, the audit. Exits 0 when everything is as documented.
+        """
 
-    func run() async throws {
+    static func run() async throws {
         GlobalOptions.bootstrapLogging()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "tokenctl-demo-\(UUID().uuidString)"

@@ -1,4 +1,5 @@
 import ErrorCodes
+import TextFormats
 
 extension JSONObject {
     /// The documented error object of every `--json` output: `{"code": …, "message": …}`,

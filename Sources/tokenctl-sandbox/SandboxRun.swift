@@ -8,44 +8,41 @@ import TokenctlApp
 import TokenctlCommandLine
 import TokenctlConfiguration
 
-struct SandboxCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "sandbox",
-        abstract:
-            "Run the loopback TMP, PowerAuth, onboarding and MIRACL simulator, and a transparency log witness, on 127.0.0.1.",
-        discussion: """
-            The first line on standard output is `listening http://127.0.0.1:PORT`; the next two give \
-            the PowerAuth application key and master public key, and the path of a client configuration \
-            file (with the application secret in a 0600 file beside it) for `tokenctl --config FILE device …`; \
-            the fourth, `witness verifier-key=KEY`, the key of the transparency log witness (POST \
-            /add-checkpoint, C2SP tlog-witness) for audit.witnesses. The witness cosigns checkpoints of \
-            the logs named with --witness-log after checking their signature and the consistency proof \
-            from the size it last cosigned; it refuses a rollback or a fork (409, 422), and its key and \
-            memory last as long as the sandbox runs; GET /_sandbox/witness also gives its key. Then one \
-            line per request. Ordinary token references are APPROVED; references starting with \
-            a marker get its behaviour:
-            \(TMPMarker.allCases.map { "  \($0.rawValue): \($0.summary)" }.joined(separator: "\n"))
-            GET /_sandbox/stats reports how many activation requests arrived. PowerAuth endpoints: \
-            /pa/v3/activation/create (custom credentials), /pa/v3/activation/status, /pa/v3/activation/remove, \
-            /pa/v3/token/create, /pa/v3/token/validate, /pa/v3/signature/validate, /pa/v3/status. \
-            Identity verification (the enrollment server's /api/identity/…: status, consent/text, \
-            consent/approve, init, document/init-sdk, document/submit, document/status, \
-            presence-check/init and submit, otp/verify, otp/resend, otp/detail, cleanup), a background \
-            step every --verification-step-seconds; a document image holding a marker gets its behaviour:
-            \(DocumentMarker.allCases.map { "  \($0.rawValue): \($0.summary)" }.joined(separator: "\n"))
-            Onboarding endpoints (ECIES application scope): /api/onboarding/start, status, otp/resend, \
-            cleanup and the demo otp/detail; each OTP is also printed as a line \
-            `onboarding otp process=ID code=OTP`, as a test SMS gateway would. A device activated \
-            through onboarding carries VERIFICATION_PENDING unless --skip-verification. The MIRACL platform of \
-            the PIN login (client id sandbox-client): /rps/clientSettings, /authorize, /rps/user, \
-            /rps/signature, the second D-TA /dta2/clientSecret, /rps/codeStatus, /rps/pass1, /rps/pass2, \
-            /rps/authenticate, /oidc/token; its relying party /rp/authzurl and /rp/authtoken. Each confirmation \
-            e-mail is printed as a line `mpin: confirmation e-mail to USER: LINK`; GET \
-            /_sandbox/mpin/email?userId=USER returns the latest link, and opening the link confirms.
-            """
-    )
+/// `tokenctl sandbox` as tokenctl-sandbox runs it: the simulator on 127.0.0.1 until a signal.
+struct SandboxRun {
+    /// What `tokenctl sandbox --help` says below the abstract.
+    static let discussion = """
+        The first line on standard output is `listening http://127.0.0.1:PORT`; the next two give \
+        the PowerAuth application key and master public key, and the path of a client configuration \
+        file (with the application secret in a 0600 file beside it) for `tokenctl --config FILE device …`; \
+        the fourth, `witness verifier-key=KEY`, the key of the transparency log witness (POST \
+        /add-checkpoint, C2SP tlog-witness) for audit.witnesses. The witness cosigns checkpoints of \
+        the logs named with --witness-log after checking their signature and the consistency proof \
+        from the size it last cosigned; it refuses a rollback or a fork (409, 422), and its key and \
+        memory last as long as the sandbox runs; GET /_sandbox/witness also gives its key. Then one \
+        line per request. Ordinary token references are APPROVED; references starting with \
+        a marker get its behaviour:
+        \(TMPMarker.allCases.map { "  \($0.rawValue): \($0.summary)" }.joined(separator: "\n"))
+        GET /_sandbox/stats reports how many activation requests arrived. PowerAuth endpoints: \
+        /pa/v3/activation/create (custom credentials), /pa/v3/activation/status, /pa/v3/activation/remove, \
+        /pa/v3/token/create, /pa/v3/token/validate, /pa/v3/signature/validate, /pa/v3/status. \
+        Identity verification (the enrollment server's /api/identity/…: status, consent/text, \
+        consent/approve, init, document/init-sdk, document/submit, document/status, \
+        presence-check/init and submit, otp/verify, otp/resend, otp/detail, cleanup), a background \
+        step every --verification-step-seconds; a document image holding a marker gets its behaviour:
+        \(DocumentMarker.allCases.map { "  \($0.rawValue): \($0.summary)" }.joined(separator: "\n"))
+        Onboarding endpoints (ECIES application scope): /api/onboarding/start, status, otp/resend, \
+        cleanup and the demo otp/detail; each OTP is also printed as a line \
+        `onboarding otp process=ID code=OTP`, as a test SMS gateway would. A device activated \
+        through onboarding carries VERIFICATION_PENDING unless --skip-verification. The MIRACL platform of \
+        the PIN login (client id sandbox-client): /rps/clientSettings, /authorize, /rps/user, \
+        /rps/signature, the second D-TA /dta2/clientSecret, /rps/codeStatus, /rps/pass1, /rps/pass2, \
+        /rps/authenticate, /oidc/token; its relying party /rp/authzurl and /rp/authtoken. Each confirmation \
+        e-mail is printed as a line `mpin: confirmation e-mail to USER: LINK`; GET \
+        /_sandbox/mpin/email?userId=USER returns the latest link, and opening the link confirms.
+        """
 
-    @OptionGroup var options: SandboxOptions
+    let options: SandboxOptions
 
     func run() async throws {
         var prepared: (directory: String, identity: PowerAuthServerIdentity)?

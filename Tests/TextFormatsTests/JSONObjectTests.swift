@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import WalletModel
+import TextFormats
 
 @Suite struct JSONObjectTests {
     @Test func keepsKeyOrderAndEscapesPerRFC8259() throws {

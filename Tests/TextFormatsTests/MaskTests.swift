@@ -1,5 +1,5 @@
 import Testing
-import WalletModel
+import TextFormats
 
 @Suite struct MaskTests {
     @Test(arguments: [

@@ -362,6 +362,7 @@ let package = Package(
             name: "PostgresStorageTests",
             dependencies: [
                 "PostgresStorage", "WalletModel", "TestSupport", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

@@ -6,6 +6,14 @@
 #                                              CA of the server's TLS certificate), PG* for psql
 #   scripts/test-postgres.sh stop [--purge]    stops it (--purge also removes its files)
 #   scripts/test-postgres.sh restart           stops it at once (as a crash would) and starts it again
+#   scripts/test-postgres.sh standby [--async] a streaming standby of it (pg_basebackup -R) on the next
+#                                              free port, synchronous unless --async; prints the
+#                                              exports TOKENCTL_TEST_STANDBY_PORT and
+#                                              TOKENCTL_TEST_FLEET_URL (both hosts, the server first)
+#   scripts/test-postgres.sh kill              SIGKILLs the server (its processes and shared memory gone,
+#                                              as when its machine dies)
+#   scripts/test-postgres.sh promote           promotes the standby (pg_ctl promote) and waits until it
+#                                              accepts writes
 #
 # The server listens on 127.0.0.1 at the first free port from 25432 and on a private socket
 # directory, under TEST_POSTGRES_DIR (default /tmp/tokenctl-test-postgres, make test's; give
@@ -170,10 +178,88 @@ restart() {
     as_server "$BIN/pg_ctl" -D "$DATA" -l "$DIR/server.log" -o "-p $port" -w -t 120 start >/dev/null
 }
 
+STANDBY="$DIR/standby"
+
+psql_on() {  # PORT SQL: one statement as the superuser, its rows unaligned
+    as_server "$BIN/psql" -X -Atq -w -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$1" -U postgres -d postgres -c "$2"
+}
+
+# A standby of the running server. Facts that cost time: synchronous_standby_names is set on
+# the server only after pg_basebackup (a standby that inherits it would, once promoted, wait
+# for a standby of its own), and cleared in the standby's own settings; the standby's name in
+# pg_stat_replication is the application_name of its primary_conninfo; the password goes into
+# primary_conninfo, which pg_basebackup -R writes without it.
+standby() {
+    require_server
+    local port standby_port
+    port="$(cat "$DIR/port")"
+    as_server "$BIN/psql" -X -q -w -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$port" -U postgres -d postgres <<'SQL' >/dev/null
+SELECT 'CREATE ROLE replicator REPLICATION LOGIN PASSWORD ''replicator''' WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'replicator') \gexec
+ALTER SYSTEM SET wal_keep_size = '256MB';
+SELECT pg_reload_conf();
+SQL
+    rm -rf "$STANDBY"
+    as_server mkdir -p "$STANDBY" "$DIR/standby-sockets"
+    as_server chmod 0700 "$STANDBY"
+    as_server env PGPASSWORD=replicator "$BIN/pg_basebackup" -D "$STANDBY" -R -X stream -c fast --no-sync \
+        -d "host=127.0.0.1 port=$port user=replicator application_name=standby1" >/dev/null
+    standby_port="$(DIR="$STANDBY" free_port)"
+    echo "$standby_port" > "$DIR/standby-port"
+    as_server sh -c "printf '%s\n' \"unix_socket_directories = '$DIR/standby-sockets'\" \"synchronous_standby_names = ''\" >> '$STANDBY/postgresql.conf'"
+    as_server sh -c "printf '%s\n' \"primary_conninfo = 'host=127.0.0.1 port=$port user=replicator password=replicator application_name=standby1'\" >> '$STANDBY/postgresql.auto.conf'"
+    as_server "$BIN/pg_ctl" -D "$STANDBY" -l "$DIR/standby.log" -o "-p $standby_port" -w -t 120 start >/dev/null
+    local mode=sync
+    if [ "${1:-}" = --async ]; then
+        mode=async
+    else
+        psql_on "$port" "ALTER SYSTEM SET synchronous_standby_names = 'FIRST 1 (standby1)'" >/dev/null
+        psql_on "$port" "SELECT pg_reload_conf()" >/dev/null
+    fi
+    local _
+    for _ in $(seq 300); do
+        [ "$(psql_on "$port" "SELECT application_name||'|'||state||'|'||sync_state FROM pg_stat_replication")" = "standby1|streaming|$mode" ] && break
+        sleep 0.1
+    done
+    echo "export TOKENCTL_TEST_STANDBY_PORT=$standby_port TOKENCTL_TEST_FLEET_URL='postgres://tokenctl@127.0.0.1:$port,127.0.0.1:$standby_port/tokenctl?sslmode=disable'"
+}
+
+# The server dies as its machine would: every process at once, nothing flushed or closed.
+kill_server() {
+    [ -f "$DATA/postmaster.pid" ] || return 0
+    local pid shm
+    pid="$(head -1 "$DATA/postmaster.pid")"
+    shm="$(sed -n 7p "$DATA/postmaster.pid" | awk '{print $2}')"
+    # pg_ctl starts the server as a process group leader: the group is the whole server.
+    kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
+    while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+    if [ -n "$shm" ]; then as_server ipcrm -m "$shm" 2>/dev/null || true; fi
+}
+
+promote() {
+    as_server "$BIN/pg_ctl" -D "$STANDBY" -w -t 60 promote >/dev/null
+    local _
+    for _ in $(seq 300); do
+        [ "$(psql_on "$(cat "$DIR/standby-port")" "SELECT pg_is_in_recovery()")" = f ] && return 0
+        sleep 0.1
+    done
+    echo "test-postgres: the standby was not promoted ($DIR/standby.log)" >&2
+    exit 1
+}
+
+stop_standby() {
+    if [ -f "$STANDBY/postmaster.pid" ]; then
+        as_server "$BIN/pg_ctl" -D "$STANDBY" -m fast -w -t 30 stop >/dev/null 2>&1 || true
+    fi
+    if [ -f "$DIR/standby-port" ]; then DIR="$STANDBY" release "$(cat "$DIR/standby-port")"; fi
+}
+
 case "${1:-}" in
     start) start ;;
     restart) restart ;;
-    stop) stop "${2:-}" ;;
+    stop) stop_standby; stop "${2:-}" ;;
     env) print_env ;;
-    *) echo "usage: $0 start|stop [--purge]|restart|env" >&2; exit 2 ;;
+    standby) standby "${2:-}" ;;
+    kill) kill_server ;;
+    promote) promote ;;
+    *) echo "usage: $0 start|stop [--purge]|restart|env|standby [--async]|kill|promote" >&2; exit 2 ;;
 esac

@@ -30,10 +30,26 @@ extension PostgresStore {
     /// it: its error is the call's (`connection refused`, TLS, authentication); a connection
     /// it makes serves the call, so a pool still backing off does not keep a reachable server
     /// waiting.
+    ///
+    /// When the host reached now cannot be, and `database.url` names several, the host to
+    /// reach is searched for again, and a pool on another host gets one more try.
     func lease() async throws -> ConnectionLease {
+        let current = pool
+        do {
+            return try await lease(on: current)
+        } catch let error as StorageError where error.isConnectionFailure && options.endpoints.count > 1 {
+            await findHostAgain()
+            let now = pool
+            guard now.endpoint != current.endpoint else { throw error }
+            return try await lease(on: now)
+        }
+    }
+
+    private func lease(on pool: Pool) async throws -> ConnectionLease {
         let given = OneShot<ConnectionLease>()
         let released = OneShot<Void>()
-        let holder = Task { [client] in
+        let client = pool.client
+        let holder = Task {
             do {
                 try await client.withConnection { connection in
                     guard given.give(.success(ConnectionLease(connection: connection, pooled: released))) else {
@@ -44,12 +60,12 @@ extension PostgresStore {
             } catch {
                 // The pool refused the lease (its circuit breaker is open after a long outage):
                 // the server itself says whether it answers now.
-                if Task.isCancelled { given.give(.failure(error)) } else { diagnose(given) }
+                if Task.isCancelled { given.give(.failure(error)) } else { diagnose(given, on: pool) }
             }
         }
         let loop = MultiThreadedEventLoopGroup.singleton.any()
         let diagnosis = loop.scheduleTask(in: Self.diagnosisDelay) { [self] in
-            if held.load(ordering: .relaxed) == 0 { diagnose(given) }
+            if held.load(ordering: .relaxed) == 0 { diagnose(given, on: pool) }
         }
         let window = loop.scheduleTask(in: Self.leaseWindow) { given.give(.failure(LeaseTimeout())) }
         do {
@@ -66,7 +82,7 @@ extension PostgresStore {
             diagnosis.cancel()
             window.cancel()
             holder.cancel()
-            throw classify(error, connecting: true)
+            throw classify(error, connecting: true, at: pool.endpoint)
         }
     }
 
@@ -81,10 +97,10 @@ extension PostgresStore {
     }
 
     /// One direct connection attempt for a call the pool has not served.
-    private func diagnose(_ given: OneShot<ConnectionLease>) {
+    private func diagnose(_ given: OneShot<ConnectionLease>, on pool: Pool) {
         guard !given.isGiven else { return }
         PostgresConnection.connect(
-            on: MultiThreadedEventLoopGroup.singleton.any(), configuration: directConfiguration,
+            on: MultiThreadedEventLoopGroup.singleton.any(), configuration: pool.direct,
             id: nextID.wrappingAdd(1, ordering: .relaxed).newValue, logger: logger
         ).whenComplete { result in
             switch result {

@@ -1,3 +1,4 @@
+import ErrorCodes
 import Logging
 import WalletModel
 
@@ -12,8 +13,20 @@ public struct PostgresDriver: StoreDriver {
     public var backend: String { "postgresql" }
     public var location: String { options.displayURL }
 
-    /// Connects and checks that the schema is this binary's.
+    /// Connects to the primary and checks that the schema is this binary's. A URL that asks
+    /// for any host or a standby is refused (`config.invalidValue`): this store writes.
     public func open(logger: Logger) async throws -> any TokenStore {
+        guard options.targetSessionAttributes == .readWrite else {
+            throw ConfigurationError.unusableValue(
+                key: "database.url",
+                "target_session_attrs=\(options.targetSessionAttributes.rawValue) serves only the commands that read (audit list, show, verify, prove and consistency; wallet list, show and export; db status), and this one writes: use target_session_attrs=read-write, or leave it out"
+            )
+        }
+        return try await PostgresStore(options: options, logger: logger)
+    }
+
+    /// Connects to the host `target_session_attrs` asks for and checks the schema.
+    public func openForReading(logger: Logger) async throws -> any TokenStore {
         try await PostgresStore(options: options, logger: logger)
     }
 
@@ -30,6 +43,12 @@ public struct PostgresDriver: StoreDriver {
     }
 
     public func migrate(logger: Logger) async throws -> [String] {
+        guard options.targetSessionAttributes == .readWrite else {
+            throw ConfigurationError.unusableValue(
+                key: "database.url",
+                "target_session_attrs=\(options.targetSessionAttributes.rawValue) serves only the commands that read, and db migrate writes: use target_session_attrs=read-write, or leave it out"
+            )
+        }
         let store = try await PostgresStore(options: options, logger: logger, checkingSchema: false)
         do {
             let applied = try await store.migrate()

@@ -11,6 +11,8 @@ extension PostgresStore {
         static let uniqueViolation = "23505"
         static let serializationFailure = "40001"
         static let deadlock = "40P01"
+        /// A write on a standby (`read_only_sql_transaction`).
+        static let readOnly = "25006"
     }
 
     /// The SQLSTATE of a server error, if `error` is one.
@@ -18,30 +20,43 @@ extension PostgresStore {
         (error as? PSQLError)?.serverInfo?[.sqlState]
     }
 
-    /// Maps a postgres-nio error to a ``StorageError``; a ``StorageError`` passes through,
-    /// and so does a server error the caller explains itself (a unique violation).
-    func classify(_ error: any Error, connecting: Bool = false) -> any Error {
+    /// Maps a postgres-nio error met on the host reached now to a ``StorageError`` (see
+    /// ``classify(_:connecting:at:options:logger:)``).
+    func classify(_ error: any Error, connecting: Bool = false, at endpoint: PostgresEndpoint? = nil) -> any Error {
+        Self.classify(error, connecting: connecting, at: endpoint ?? pool.endpoint, options: options, logger: logger)
+    }
+
+    /// Maps a postgres-nio error met on `endpoint` to a ``StorageError``; a ``StorageError``
+    /// passes through, and so does a server error the caller explains itself (a unique
+    /// violation).
+    static func classify(
+        _ error: any Error, connecting: Bool, at endpoint: PostgresEndpoint, options: PostgresOptions, logger: Logger
+    ) -> any Error {
         if error is StorageError || error is CancellationError { return error }
-        if let failure = error as? DirectConnectFailure { return classify(failure.underlying, connecting: true) }
+        if let failure = error as? DirectConnectFailure {
+            return classify(failure.underlying, connecting: true, at: endpoint, options: options, logger: logger)
+        }
+        let place = "\(endpoint)"
         if error is LeaseTimeout {
             return StorageError(
                 .storageUnreachable,
-                "PostgreSQL at \(options.host):\(options.port) answers, but no connection of the pool's \(Self.maximumConnections) came free within \(Self.leaseWindow.nanoseconds / 1_000_000_000) s"
+                "PostgreSQL at \(place) answers, but no connection of the pool's \(Self.maximumConnections) came free within \(Self.leaseWindow.nanoseconds / 1_000_000_000) s"
             )
         }
         // The library's own text (type names, build paths) stays at debug level; messages
         // say what failed in words.
         logger.debug("PostgreSQL error", metadata: ["error": "\(String(reflecting: error))"])
-        let place = "\(options.host):\(options.port)"
         guard let error = error as? PSQLError else {
             if connecting {
                 return StorageError(
-                    .storageUnreachable, "cannot reach PostgreSQL at \(place): \(Self.words(error, options))")
+                    .storageUnreachable,
+                    "cannot reach PostgreSQL at \(place): \(Self.words(error, host: endpoint.host, options))")
             }
             if error is ChannelError || error is IOError || error is ConnectionClosed {
                 return StorageError(
                     .storageConnectionLost,
-                    "the connection to PostgreSQL at \(place) broke: \(Self.words(error, options))")
+                    "the connection to PostgreSQL at \(place) broke: \(Self.words(error, host: endpoint.host, options))"
+                )
             }
             if let error = error as? PostgresError {
                 return StorageError(.storageIO, "PostgreSQL at \(place): \(error.description)")
@@ -63,6 +78,11 @@ extension PostgresStore {
                 return StorageError(
                     .storageConnectionLost, "PostgreSQL at \(place) is shutting down or starting: \(message); try again"
                 )
+            case State.readOnly:
+                return StorageError(
+                    .storageConnectionLost,
+                    "PostgreSQL at \(place) is a standby now and refuses writes: \(message); tokenctl looks for the primary among database.url's hosts"
+                )
             case State.uniqueViolation, State.serializationFailure, State.deadlock:
                 return error
             default:
@@ -77,7 +97,7 @@ extension PostgresStore {
         case .connectionError where error.underlying is NIOSSLError:
             return StorageError(
                 .storageTLS,
-                "PostgreSQL at \(place) offered a TLS certificate that was not accepted (\(error.underlying.map { Self.words($0, options) } ?? "the TLS handshake failed")); set database.tls.ca-file to the CA that signs it, or check sslmode in database.url"
+                "PostgreSQL at \(place) offered a TLS certificate that was not accepted (\(error.underlying.map { Self.words($0, host: endpoint.host, options) } ?? "the TLS handshake failed")); set database.tls.ca-file to the CA that signs it, or check sslmode in database.url"
             )
         case .sslUnsupported:
             return StorageError(
@@ -85,7 +105,8 @@ extension PostgresStore {
                 "PostgreSQL at \(place) does not offer TLS, which sslmode=\(options.tls.rawValue) in database.url requires"
             )
         case .connectionError, .failedToAddSSLHandler:
-            let detail = error.underlying.map { Self.words($0, options) } ?? "the connection failed"
+            let detail =
+                error.underlying.map { Self.words($0, host: endpoint.host, options) } ?? "the connection failed"
             return StorageError(.storageUnreachable, "cannot reach PostgreSQL at \(place): \(detail)")
         case .authMechanismRequiresPassword:
             return StorageError(
@@ -99,7 +120,7 @@ extension PostgresStore {
         case .serverClosedConnection, .uncleanShutdown, .clientClosedConnection:
             if connecting {
                 let detail =
-                    error.underlying.map { Self.words($0, options) }
+                    error.underlying.map { Self.words($0, host: endpoint.host, options) }
                     ?? "the connection closed before PostgreSQL answered (nothing listening there, or no answer within \(options.connectTimeoutMilliseconds) ms)"
                 return StorageError(.storageUnreachable, "cannot reach PostgreSQL at \(place): \(detail)")
             }
@@ -116,16 +137,16 @@ extension PostgresStore {
     /// What a network or TLS error means, in words: "connection refused", "the host name …
     /// does not resolve", "no answer within 3000 ms", "the certificate could not be
     /// verified".
-    static func words(_ error: any Error, _ options: PostgresOptions) -> String {
+    static func words(_ error: any Error, host: String, _ options: PostgresOptions) -> String {
         switch error {
         case let error as NIOConnectionError:
-            if let failure = error.connectionErrors.first { return words(failure.error, options) }
+            if let failure = error.connectionErrors.first { return words(failure.error, host: host, options) }
             if error.dnsAError != nil || error.dnsAAAAError != nil {
-                return "the host name \(options.host) does not resolve"
+                return "the host name \(host) does not resolve"
             }
-            return "no address of \(options.host) could be connected to"
+            return "no address of \(host) could be connected to"
         case is SocketAddressError:
-            return "the host name \(options.host) does not resolve"
+            return "the host name \(host) does not resolve"
         case let error as IOError:
             return SystemError.text(error.errnoCode).lowercased()
         case ChannelError.connectTimeout:
@@ -137,7 +158,7 @@ extension PostgresStore {
             }
             return "the TLS handshake failed"
         case let error as PSQLError:
-            return error.underlying.map { words($0, options) } ?? "the connection failed"
+            return error.underlying.map { words($0, host: host, options) } ?? "the connection failed"
         default:
             return "the connection failed (--log-level debug shows the detail)"
         }

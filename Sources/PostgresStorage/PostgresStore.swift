@@ -19,13 +19,13 @@ import WalletModel
 public final class PostgresStore: Sendable {
     public let options: PostgresOptions
     let logger: Logger
-    let client: PostgresClient
-    /// The settings of a connection made beside the pool, to name why the pool has none.
-    let directConfiguration: PostgresConnection.Configuration
+    /// TLS as `sslmode` asks, made once for every pool and direct connection; nil for `disable`.
+    let tls: (configuration: TLSConfiguration, context: NIOSSLContext)?
+    /// The pool on the host the store reaches now, and those it replaced, still closing.
+    let pools: Mutex<Pools>
     /// Connections this store's calls hold now.
     let held = Atomic<Int>(0)
     let nextID = Atomic<Int>(1_000_000)
-    private let running: Task<Void, Never>
 
     /// The most connections the pool opens: a service's readers, its group writer and its
     /// point calls, with room to spare.
@@ -39,14 +39,11 @@ public final class PostgresStore: Sendable {
     ) async throws {
         self.options = options
         self.logger = logger
-        let (pooled, direct) = try Self.configurations(options, logger: logger)
-        directConfiguration = direct
-        // The pool's own connection failures are told by the call that meets them, in words.
-        var background = logger
-        background.logLevel = max(logger.logLevel, .warning)
-        let client = PostgresClient(configuration: pooled, backgroundLogger: background)
-        self.client = client
-        running = Task { await client.run() }
+        if let problem = options.passwordProblem { throw problem }
+        let tls = try Self.tlsSettings(options, logger: logger)
+        self.tls = tls
+        let endpoint = try await HostSelection(options: options, tls: tls, logger: logger).choose()
+        pools = Mutex(Pools(current: Self.pool(on: endpoint, options: options, tls: tls, logger: logger)))
         guard checkingSchema else { return }
         do {
             try await checkSchema()
@@ -55,6 +52,9 @@ public final class PostgresStore: Sendable {
             throw error
         }
     }
+
+    /// The pool of the host reached now.
+    var pool: Pool { pools.withLock { $0.current } }
 
     private func checkSchema() async throws {
         let status = try await schemaStatus()
@@ -72,26 +72,31 @@ public final class PostgresStore: Sendable {
         }
     }
 
-    /// Stops the pool and waits until its connections are closed.
+    /// Stops the pools and waits until their connections are closed.
     public func close() async {
-        running.cancel()
-        await running.value
+        let running = pools.withLock { $0.all }
+        for task in running { task.cancel() }
+        for task in running { await task.value }
     }
 
     deinit {
-        running.cancel()
+        for task in pools.withLock({ $0.all }) { task.cancel() }
     }
 
     // MARK: Running statements
 
     /// Runs `body` on a connection of its own for the call (see ``lease()``).
+    /// A broken connection, or a write refused by a host that is a standby now, starts a
+    /// search for the host to reach (a failover), so the call's retry goes there.
     func withConnection<T>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
         let lease = try await lease()
         defer { release(lease) }
         do {
             return try await body(lease.connection)
         } catch {
-            throw classify(error)
+            let classified = classify(error)
+            if let failure = classified as? StorageError, failure.isConnectionFailure { await findHostAgain() }
+            throw classified
         }
     }
 
@@ -110,31 +115,9 @@ public final class PostgresStore: Sendable {
         }
     }
 
-    /// The pool's settings and a direct connection's, from the same options.
-    private static func configurations(
-        _ options: PostgresOptions, logger: Logger
-    ) throws -> (PostgresClient.Configuration, PostgresConnection.Configuration) {
-        if let problem = options.passwordProblem { throw problem }
-        let settings = try tlsSettings(options, logger: logger)
-        var pooled = PostgresClient.Configuration(
-            host: options.host, port: options.port, username: options.user, password: options.password,
-            database: options.database, tls: settings.map { .require($0.configuration) } ?? .disable)
-        pooled.options.connectTimeout = .milliseconds(Int64(options.connectTimeoutMilliseconds))
-        pooled.options.maximumConnections = maximumConnections
-        var direct = PostgresConnection.Configuration(
-            host: options.host, port: options.port, username: options.user, password: options.password,
-            database: options.database, tls: settings.map { .require($0.context) } ?? .disable)
-        direct.options.connectTimeout = .milliseconds(Int64(options.connectTimeoutMilliseconds))
-        if options.tls == .verifyFull {
-            pooled.options.tlsServerName = options.host
-            direct.options.tlsServerName = options.host
-        }
-        return (pooled, direct)
-    }
-
     /// TLS as `sslmode` asks; nil for `disable`. The context is made here, so a CA file that
     /// is not PEM is refused at open, not at the first connection.
-    private static func tlsSettings(
+    static func tlsSettings(
         _ options: PostgresOptions, logger: Logger
     ) throws -> (configuration: TLSConfiguration, context: NIOSSLContext)? {
         guard options.tls != .disable else { return nil }

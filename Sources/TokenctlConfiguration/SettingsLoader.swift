@@ -276,7 +276,9 @@ public struct SettingsLoader: Sendable {
         } catch {
             throw ConfigurationError.invalidValue(
                 key: ConfigKeys.databaseURL, origin: origin,
-                expected: "postgres://USER@HOST[:PORT]/DATABASE[?sslmode=verify-full]: \(error.reason)")
+                expected:
+                    "postgres://USER@HOST[:PORT][,HOST[:PORT]…]/DATABASE[?sslmode=verify-full][&target_session_attrs=read-write]: \(error.reason)"
+            )
         }
         let passwordFile = try layers.path(ConfigKeys.databasePasswordFile)
         var password: String?, passwordProblem: ConfigurationError?
@@ -289,11 +291,12 @@ public struct SettingsLoader: Sendable {
             passwordProblem = error
         }
         var options = PostgresOptions(
-            host: url.host, port: url.port, user: url.user, database: url.database, tls: url.tls, password: password,
+            endpoints: url.endpoints, user: url.user, database: url.database, tls: url.tls, password: password,
             caFile: try layers.path(ConfigKeys.databaseCAFile), hostID: settings.hostID,
             leaseMilliseconds: settings.leaseMilliseconds
         )
         options.connectTimeoutMilliseconds = settings.tmp.connectTimeoutMilliseconds
+        options.targetSessionAttributes = url.targetSessionAttributes
         options.passwordFile = passwordFile
         options.passwordProblem = passwordProblem
         return options

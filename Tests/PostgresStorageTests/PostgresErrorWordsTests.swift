@@ -23,6 +23,6 @@ import WalletModel
     func anErrorIsSaidInWords(error: any Error, words: String) {
         var options = Self.options
         options.connectTimeoutMilliseconds = 3000
-        #expect(PostgresStore.words(error, options) == words)
+        #expect(PostgresStore.words(error, host: "db.bank.test", options) == words)
     }
 }

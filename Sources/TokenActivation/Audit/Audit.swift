@@ -13,12 +13,12 @@ public struct Audit: Sendable {
 
     /// Streams the entries matching `filter`, oldest first.
     public func forEach(_ filter: AuditFilter, _ body: (AuditEntry) throws -> Void) async throws {
-        try await store.using(logger: logger) { store in try await store.forEachAuditEntry(filter, body) }
+        try await store.reading(logger: logger) { store in try await store.forEachAuditEntry(filter, body) }
     }
 
     /// Checks the hash chain over every row.
     /// - Returns: the rows, and nil when the chain holds, else the first broken row and why.
     public func verify() async throws -> (rows: Int, broken: BrokenRow?) {
-        try await store.using(logger: logger) { store in try await ChainCheck.verify(store.forEachAuditRow) }
+        try await store.reading(logger: logger) { store in try await ChainCheck.verify(store.forEachAuditRow) }
     }
 }

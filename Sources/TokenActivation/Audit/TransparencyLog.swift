@@ -129,7 +129,7 @@ public struct TransparencyLog: Sendable {
     /// (the newest one when nil): of row `row` alone (0: started, 1: finished) when given,
     /// else of every row, and the checkpoint must hold each row proved.
     public func prove(entry: Int64, size: Int64?, row: Int? = nil) async throws -> EntryProof {
-        try await store.using(logger: logger) { store in
+        try await store.reading(logger: logger) { store in
             var seqs = try await store.auditRowSeqs(attemptID: entry)
             guard !seqs.isEmpty else { throw AuditError.notFound(id: entry) }
             if let row {
@@ -171,7 +171,7 @@ public struct TransparencyLog: Sendable {
     public func consistency(
         from: Int64, to: Int64?, oldRoot: [UInt8]? = nil, oldOrigin: String? = nil
     ) async throws -> (checkpoint: StoredCheckpoint, proof: [[UInt8]]) {
-        try await store.using(logger: logger) { store in
+        try await store.reading(logger: logger) { store in
             let tree = AuditTree(store: store)
             let rows = try await tree.size()
             if from > rows {
@@ -224,7 +224,7 @@ public struct TransparencyLog: Sendable {
     /// missing size or the first leaf that differs from the stored tree.
     public func verify(note: [UInt8], verifier: NoteVerifier) async throws -> (checkpoint: Checkpoint, rows: Int64) {
         let checkpoint = try Self.open(note, verifier: verifier, what: "the checkpoint")
-        return try await store.using(logger: logger) { store in
+        return try await store.reading(logger: logger) { store in
             let tree = AuditTree(store: store)
             let rows = try await tree.size()
             try await Self.check([(Int64(checkpoint.size), checkpoint.rootHash)], rows: rows, tree: tree)
@@ -267,7 +267,7 @@ public struct TransparencyLog: Sendable {
     /// Checks every stored checkpoint's head against the tree recomputed from the rows (one
     /// pass over them); answers how many there are.
     public func verifyStored() async throws -> Int {
-        try await store.using(logger: logger) { store in
+        try await store.reading(logger: logger) { store in
             let stored = try await store.storedCheckpoints()
             let heads = try stored.map { stored in
                 guard let checkpoint = Self.checkpoint(in: stored.note), Int64(checkpoint.size) == stored.size else {

@@ -34,14 +34,14 @@ public struct Wallet: Sendable {
     /// The records with a serial number, optionally narrowed by pass type and device.
     /// - Throws: ``WalletError`` `notFound` when none matches, ``StorageError``.
     public func show(_ query: PassQuery) async throws -> [PassRecord] {
-        let records = try await store.using(logger: logger) { store in try await store.passes(matching: query) }
+        let records = try await store.reading(logger: logger) { store in try await store.passes(matching: query) }
         guard !records.isEmpty else { throw WalletError.notFound(query) }
         return records
     }
 
     /// Streams all records (or those in one state) in serial order, without loading them all.
     public func forEach(state: PassState? = nil, _ body: (PassRecord) throws -> Void) async throws {
-        try await store.using(logger: logger) { store in try await store.forEachPass(state: state, body) }
+        try await store.reading(logger: logger) { store in try await store.forEachPass(state: state, body) }
     }
 
     /// Removes the one record that matches.

@@ -54,7 +54,7 @@ public struct DatabaseCopy: Sendable {
         _ = try await TransparencyLog(store: source, logger: logger).verifyStored()
         // The target's schema is made first (a new PostgreSQL database has none).
         _ = try await target.migrate(logger: logger)
-        let copied = try await source.using(logger: logger) { source in
+        let copied = try await source.reading(logger: logger) { source in
             let expected = try await source.counts()
             let copy = try await source.copySource(pageSize: Self.pageSize)
             let copied = try await target.using(logger: logger) { target in try await target.load(copy) }
@@ -70,7 +70,7 @@ public struct DatabaseCopy: Sendable {
         if let broken {
             throw AuditError.chainBroken(broken)
         }
-        let (checkpoints, cosignatures) = try await source.using(logger: logger) {
+        let (checkpoints, cosignatures) = try await source.reading(logger: logger) {
             (try await $0.storedCheckpoints(), try await $0.storedCosignatures())
         }
         try await target.using(logger: logger) { target in

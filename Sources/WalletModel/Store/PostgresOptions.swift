@@ -15,11 +15,18 @@ public struct PostgresOptions: Sendable, Equatable {
         case verifyFull = "verify-full"
     }
 
-    public var host: String
-    public var port: Int
+    /// The hosts of `database.url`, in its order: the driver keeps a connection to the first
+    /// that ``targetSessionAttributes`` accepts.
+    public var endpoints: [PostgresEndpoint]
     public var user: String
     public var database: String
     public var tls: TLSMode
+    /// Which server a session may use (`target_session_attrs`): the primary unless a command
+    /// only reads.
+    public var targetSessionAttributes: TargetSessionAttributes = .readWrite
+    /// How long a call may take to reach a usable server again after its connection broke,
+    /// counted from the call's arrival (`database.reconnect-window-ms`).
+    public var reconnectWindowMilliseconds = 30_000
     /// The password: from `database.password-file` or `TOKENCTL_DATABASE_PASSWORD`, never
     /// from the URL (a URL is printed by `config show` and lands in shell histories).
     public var password: String?
@@ -40,12 +47,12 @@ public struct PostgresOptions: Sendable, Equatable {
     public var leaseMilliseconds: Int
 
     public init(
-        host: String, port: Int = 5432, user: String, database: String, tls: TLSMode = .verifyFull,
+        endpoints: [PostgresEndpoint], user: String, database: String, tls: TLSMode = .verifyFull,
         password: String? = nil, caFile: String? = nil, connectTimeoutMilliseconds: Int = 10_000,
         hostID: String, leaseMilliseconds: Int = 60_000
     ) {
-        self.host = host
-        self.port = port
+        precondition(!endpoints.isEmpty, "a PostgreSQL database has at least one host")
+        self.endpoints = endpoints
         self.user = user
         self.database = database
         self.tls = tls
@@ -56,19 +63,65 @@ public struct PostgresOptions: Sendable, Equatable {
         self.leaseMilliseconds = leaseMilliseconds
     }
 
+    /// One host's options.
+    public init(
+        host: String, port: Int = 5432, user: String, database: String, tls: TLSMode = .verifyFull,
+        password: String? = nil, caFile: String? = nil, connectTimeoutMilliseconds: Int = 10_000,
+        hostID: String, leaseMilliseconds: Int = 60_000
+    ) {
+        self.init(
+            endpoints: [PostgresEndpoint(host: host, port: port)], user: user, database: database, tls: tls,
+            password: password, caFile: caFile, connectTimeoutMilliseconds: connectTimeoutMilliseconds,
+            hostID: hostID, leaseMilliseconds: leaseMilliseconds)
+    }
+
     /// The URL without a password, as `config show` and errors print it.
     public var displayURL: String {
-        "postgres://\(user)@\(host):\(port)/\(database)?sslmode=\(tls.rawValue)"
+        let attributes =
+            targetSessionAttributes == .readWrite ? "" : "&target_session_attrs=\(targetSessionAttributes.rawValue)"
+        return "postgres://\(user)@\(endpoints.map(\.description).joined(separator: ","))/\(database)"
+            + "?sslmode=\(tls.rawValue)\(attributes)"
     }
 }
 
-/// A `database.url`: `postgres://USER@HOST[:PORT]/DATABASE[?sslmode=MODE]`.
-public struct PostgresURL: Sendable, Equatable {
+/// One host of a `database.url` and its port.
+public struct PostgresEndpoint: Sendable, Hashable, CustomStringConvertible {
     public var host: String
     public var port: Int
+
+    public init(host: String, port: Int = 5432) {
+        self.host = host
+        self.port = port
+    }
+
+    /// `HOST:PORT`, an IPv6 address in brackets.
+    public var description: String {
+        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
+}
+
+/// Which server a session may use, as libpq's `target_session_attrs` names it.
+public enum TargetSessionAttributes: String, Sendable, CaseIterable {
+    /// The primary: a server that accepts writes (`pg_is_in_recovery()` false). The default.
+    case readWrite = "read-write"
+    /// Whichever host answers first.
+    case any
+    /// A standby when one answers, else any host.
+    case preferStandby = "prefer-standby"
+}
+
+/// A `database.url`: `postgres://USER@HOST[:PORT][,HOST[:PORT]…]/DATABASE[?sslmode=MODE]
+/// [&target_session_attrs=ATTRIBUTES]`, the hosts in the order libpq tries them.
+public struct PostgresURL: Sendable, Equatable {
+    public var endpoints: [PostgresEndpoint]
     public var user: String
     public var database: String
     public var tls: PostgresOptions.TLSMode
+    public var targetSessionAttributes: TargetSessionAttributes
+
+    /// The first host (the only one of a one-host URL).
+    public var host: String { endpoints[0].host }
+    public var port: Int { endpoints[0].port }
 
     /// Whether `text` names PostgreSQL (rather than being a mistyped path or another scheme).
     public static func isPostgres(_ text: String) -> Bool {
@@ -103,8 +156,45 @@ public struct PostgresURL: Sendable, Equatable {
         }
         user = try Self.decoded(userInfo, "user")
         guard !user.isEmpty else { throw PostgresURLError("it names no user (postgres://USER@HOST/…)") }
-        var hostPort = authority[authority.index(after: at)...]
-        port = 5432
+        endpoints = []
+        for hostPort in authority[authority.index(after: at)...].split(separator: ",", omittingEmptySubsequences: false)
+        {
+            endpoints.append(try Self.endpoint(hostPort))
+        }
+        tls = .verifyFull
+        targetSessionAttributes = .readWrite
+        for parameter in query.split(separator: "&") where !parameter.isEmpty {
+            let parts = parameter.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            switch (parts[0], parts.count) {
+            case ("sslmode", 2):
+                guard let mode = PostgresOptions.TLSMode(rawValue: String(parts[1])) else {
+                    throw PostgresURLError("its sslmode must be disable, require, verify-ca or verify-full")
+                }
+                tls = mode
+            case ("target_session_attrs", 2):
+                guard let attributes = TargetSessionAttributes(rawValue: String(parts[1])) else {
+                    throw PostgresURLError(
+                        "its target_session_attrs must be read-write, any or prefer-standby (read-write writes; the others only read)"
+                    )
+                }
+                targetSessionAttributes = attributes
+            default:
+                throw PostgresURLError(
+                    "it has the parameter \(parts[0].prefix(40)), and only sslmode and target_session_attrs are known")
+            }
+        }
+        if tls == .verifyFull, let host = endpoints.first(where: { Self.isIPAddress($0.host) })?.host {
+            throw PostgresURLError(
+                "sslmode=verify-full needs a host name (the server's certificate is checked against it, and TLS cannot send an IP address as the name): \(host) is an address; use the name in the certificate, or sslmode=verify-ca"
+            )
+        }
+    }
+
+    /// One `HOST[:PORT]` or `[IPV6][:PORT]` of the host list.
+    private static func endpoint(_ text: Substring) throws(PostgresURLError) -> PostgresEndpoint {
+        var hostPort = text
+        var host: String
+        var port = 5432
         if hostPort.hasPrefix("[") {
             guard let close = hostPort.firstIndex(of: "]") else {
                 throw PostgresURLError("its IPv6 host has no closing ]")
@@ -125,26 +215,11 @@ public struct PostgresURL: Sendable, Equatable {
                 port = number
                 hostPort = hostPort[..<colon]
             }
-            host = String(hostPort)
+            host = try decoded(hostPort, "host")
         }
         guard !host.isEmpty else { throw PostgresURLError("it names no host") }
         guard (1...65535).contains(port) else { throw PostgresURLError("its port is outside 1–65535") }
-        tls = .verifyFull
-        for parameter in query.split(separator: "&") where !parameter.isEmpty {
-            let parts = parameter.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard parts.count == 2, parts[0] == "sslmode" else {
-                throw PostgresURLError("it has the parameter \(parts[0].prefix(40)), and only sslmode is known")
-            }
-            guard let mode = PostgresOptions.TLSMode(rawValue: String(parts[1])) else {
-                throw PostgresURLError("its sslmode must be disable, require, verify-ca or verify-full")
-            }
-            tls = mode
-        }
-        if tls == .verifyFull && Self.isIPAddress(host) {
-            throw PostgresURLError(
-                "sslmode=verify-full needs a host name (the server's certificate is checked against it, and TLS cannot send an IP address as the name): use the name in the certificate, or sslmode=verify-ca"
-            )
-        }
+        return PostgresEndpoint(host: host, port: port)
     }
 
     private static func isIPAddress(_ host: String) -> Bool {

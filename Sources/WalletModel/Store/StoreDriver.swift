@@ -11,6 +11,11 @@ public protocol StoreDriver: Sendable {
     /// Opens the database (applying or checking its schema); close it when done.
     func open(logger: Logger) async throws -> any TokenStore
 
+    /// Opens the database for a command that only reads. On PostgreSQL, `database.url` may
+    /// then ask for any host or a standby (`target_session_attrs`), which ``open(logger:)``
+    /// refuses.
+    func openForReading(logger: Logger) async throws -> any TokenStore
+
     /// Where the schema stands, read without changing it.
     func status(logger: Logger) async throws -> DatabaseStatus
 
@@ -24,6 +29,16 @@ extension StoreDriver {
     public func using<T>(logger: Logger, _ body: (any TokenStore) async throws -> T) async throws -> T {
         let store = try await open(logger: logger)
         return try await store.closing { try await body(store) }
+    }
+
+    /// ``using(logger:_:)`` for a command that only reads (see ``openForReading(logger:)``).
+    public func reading<T>(logger: Logger, _ body: (any TokenStore) async throws -> T) async throws -> T {
+        let store = try await openForReading(logger: logger)
+        return try await store.closing { try await body(store) }
+    }
+
+    public func openForReading(logger: Logger) async throws -> any TokenStore {
+        try await open(logger: logger)
     }
 
     /// The onboarding core's state in this database, opened for each call.

@@ -50,6 +50,18 @@ import WalletModel
         ("postgres://u@[::1/d", "its IPv6 host has no closing ]"),
         ("postgres://u@h/d?sslmode=prefer", "its sslmode must be disable, require, verify-ca or verify-full"),
         ("postgres://u@h/d?password=x", "it has the parameter password"),
+        ("postgres://u@h1,,h2/d", "it names no host"),
+        ("postgres://u@h1,/d", "it names no host"),
+        ("postgres://u@h1,h2:x/d", "its port is not a number"),
+        (
+            "postgres://u@h1,10.0.0.5/d",
+            "sslmode=verify-full needs a host name (the server's certificate is checked against it, and TLS cannot send an IP address as the name): 10.0.0.5"
+        ),
+        (
+            "postgres://u@h/d?target_session_attrs=standby",
+            "its target_session_attrs must be read-write, any or prefer-standby"
+        ),
+        ("postgres://u@h/d?target_session_attrs", "it has the parameter target_session_attrs"),
         ("postgres://u%zz@h/d", "its user has a bad percent-encoding"),
         ("postgres://u@10.0.0.5/d", "sslmode=verify-full needs a host name"),
         ("postgres://u@[::1]/d?sslmode=verify-full", "sslmode=verify-full needs a host name"),
@@ -63,6 +75,32 @@ import WalletModel
             #expect(error.reason.hasPrefix(reason), "\(error.reason)")
             #expect(!error.reason.contains("secret"))
         }
+    }
+
+    /// Several hosts, in order, as libpq takes them; `target_session_attrs`.
+    @Test func severalHostsKeepTheirOrderAndPorts() throws {
+        let url = try PostgresURL(
+            parsing: "postgres://app@db1.example:6432,[::1],db3.example/w?sslmode=verify-ca&target_session_attrs=any")
+        #expect(
+            url.endpoints == [
+                PostgresEndpoint(host: "db1.example", port: 6432), PostgresEndpoint(host: "::1", port: 5432),
+                PostgresEndpoint(host: "db3.example", port: 5432),
+            ])
+        #expect(url.targetSessionAttributes == .any)
+        #expect(url.tls == .verifyCA)
+        #expect(try PostgresURL(parsing: "postgres://u@h/d").targetSessionAttributes == .readWrite)
+        let standby = try PostgresURL(parsing: "postgres://u@a,b/d?target_session_attrs=prefer-standby")
+        #expect(standby.targetSessionAttributes == .preferStandby)
+        #expect(standby.endpoints.map(\.host) == ["a", "b"])
+    }
+
+    @Test func theDisplayedURLNamesEveryHost() {
+        var options = PostgresOptions(
+            endpoints: [PostgresEndpoint(host: "a", port: 5432), PostgresEndpoint(host: "::1", port: 5433)], user: "u",
+            database: "d", hostID: "x")
+        #expect(options.displayURL == "postgres://u@a:5432,[::1]:5433/d?sslmode=verify-full")
+        options.targetSessionAttributes = .any
+        #expect(options.displayURL == "postgres://u@a:5432,[::1]:5433/d?sslmode=verify-full&target_session_attrs=any")
     }
 
     @Test func theDisplayedURLHasNoPassword() {

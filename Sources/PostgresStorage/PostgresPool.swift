@@ -1,0 +1,90 @@
+import Logging
+import NIOSSL
+import PostgresNIO
+import WalletModel
+
+/// postgres-nio's pool on one host of `database.url`, run by a task of its own until the
+/// store closes or another host becomes the one to reach.
+struct Pool: Sendable {
+    let endpoint: PostgresEndpoint
+    let client: PostgresClient
+    /// The settings of a connection made beside the pool, to name why the pool has none.
+    let direct: PostgresConnection.Configuration
+    let running: Task<Void, Never>
+}
+
+/// The pool a store leases from, those it replaced (closing), and a search for the host
+/// to reach under way.
+struct Pools: Sendable {
+    var current: Pool
+    var retired: [Task<Void, Never>] = []
+    var search: Task<Void, Never>?
+
+    var all: [Task<Void, Never>] { retired + [current.running] }
+}
+
+extension PostgresStore {
+    /// A pool on `endpoint`, running.
+    static func pool(
+        on endpoint: PostgresEndpoint, options: PostgresOptions,
+        tls: (configuration: TLSConfiguration, context: NIOSSLContext)?, logger: Logger
+    ) -> Pool {
+        var pooled = PostgresClient.Configuration(
+            host: endpoint.host, port: endpoint.port, username: options.user, password: options.password,
+            database: options.database, tls: tls.map { .require($0.configuration) } ?? .disable)
+        pooled.options.connectTimeout = .milliseconds(Int64(options.connectTimeoutMilliseconds))
+        pooled.options.maximumConnections = maximumConnections
+        if options.tls == .verifyFull { pooled.options.tlsServerName = endpoint.host }
+        // The pool's own connection failures are told by the call that meets them, in words.
+        var background = logger
+        background.logLevel = max(logger.logLevel, .warning)
+        let client = PostgresClient(configuration: pooled, backgroundLogger: background)
+        return Pool(
+            endpoint: endpoint, client: client, direct: directConfiguration(endpoint, options: options, tls: tls),
+            running: Task { await client.run() })
+    }
+
+    /// A connection's settings on `endpoint`, beside the pool.
+    static func directConfiguration(
+        _ endpoint: PostgresEndpoint, options: PostgresOptions,
+        tls: (configuration: TLSConfiguration, context: NIOSSLContext)?
+    ) -> PostgresConnection.Configuration {
+        var direct = PostgresConnection.Configuration(
+            host: endpoint.host, port: endpoint.port, username: options.user, password: options.password,
+            database: options.database, tls: tls.map { .require($0.context) } ?? .disable)
+        direct.options.connectTimeout = .milliseconds(Int64(options.connectTimeoutMilliseconds))
+        if options.tls == .verifyFull { direct.options.tlsServerName = endpoint.host }
+        return direct
+    }
+
+    /// Finds the host to reach again, after a connection broke or a write met a standby: a
+    /// pool on another host replaces the current one. One search at a time; a call that
+    /// asks while one runs waits for it. A URL of one host has nothing to search.
+    func findHostAgain() async {
+        guard options.endpoints.count > 1 else { return }
+        let search = pools.withLock { pools in
+            if let search = pools.search { return search }
+            let search = Task { await self.searchHosts() }
+            pools.search = search
+            return search
+        }
+        await search.value
+    }
+
+    private func searchHosts() async {
+        let chosen = try? await HostSelection(options: options, tls: tls, logger: logger).choose()
+        let replaced: PostgresEndpoint? = pools.withLock { pools in
+            pools.search = nil
+            guard let chosen, chosen != pools.current.endpoint else { return nil }
+            let old = pools.current
+            old.running.cancel()
+            pools.retired.append(old.running)
+            pools.current = Self.pool(on: chosen, options: options, tls: tls, logger: logger)
+            return old.endpoint
+        }
+        if let replaced, let chosen {
+            logger.warning(
+                "database.primaryChanged", metadata: ["from": "\(replaced)", "to": "\(chosen)"])
+        }
+    }
+}

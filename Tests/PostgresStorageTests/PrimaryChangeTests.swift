@@ -1,0 +1,49 @@
+import Foundation
+import Logging
+import TestSupport
+import Testing
+import WalletModel
+
+@testable import PostgresStorage
+
+/// An open store on a URL of several hosts follows the primary through a failover, without
+/// being opened again (DESIGN §10): a call that meets the dead primary fails only as a lost
+/// or unreachable connection, and the store's pool moves to the promoted standby.
+@Suite struct PrimaryChangeTests {
+    @Test func anOpenStoreFollowsThePrimaryToThePromotedStandby() async throws {
+        let server = PrivateServer(directory: "/tmp/tokenctl-primary-test-\(UUID().uuidString.prefix(8))")
+        _ = try server.run("start")
+        defer { _ = try? server.run("stop", "--purge") }
+        let exports = try server.run("standby")
+        let text = try #require(exports.firstMatch(of: /TOKENCTL_TEST_FLEET_URL='([^']+)'/)?.1)
+        let url = try PostgresURL(parsing: String(text))
+        var options = PostgresOptions(
+            endpoints: url.endpoints, user: url.user, database: url.database, tls: .disable,
+            password: TestPostgres.password, hostID: "primary-change-test")
+        options.connectTimeoutMilliseconds = 30_000
+        let logger = Logger(label: "test")
+        _ = try await PostgresDriver(options: options).migrate(logger: logger)
+        let store = try await PostgresStore(options: options, logger: logger)
+        try await withTeardown({ await store.close() }) {
+            #expect(store.pool.endpoint == url.endpoints[0])
+            _ = try await store.insertPass(PassRecord(serialNumber: "SNPRIMARY1", deviceAccountIdentifier: "DAPL1"))
+
+            _ = try server.run("kill")
+            _ = try server.run("promote")
+            var found: [PassRecord]?
+            for _ in 0..<5 where found == nil {
+                do {
+                    found = try await store.passes(matching: PassQuery(serialNumber: "SNPRIMARY1"))
+                } catch let error as StorageError where error.isConnectionFailure {
+                    continue
+                }
+            }
+            // Committed on the old primary with a synchronous standby: on the new one.
+            #expect(found?.map(\.deviceAccountIdentifier) == ["DAPL1"])
+            #expect(store.pool.endpoint == url.endpoints[1])
+            #expect(
+                try await store.insertPass(PassRecord(serialNumber: "SNPRIMARY2", deviceAccountIdentifier: "DAPL2"))
+                    == .inserted)
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// A `database.url` naming several hosts (DESIGN §10), on a primary and a synchronous standby
+/// of the test's own: the hosts are tried in order and the primary is the one written, past a
+/// standby and a host that does not answer; `target_session_attrs` lets the commands that
+/// only read use the standby and refuses the others; once the primary dies and the standby is
+/// promoted, the same URL reaches the new primary.
+@Suite struct FleetHostsTests {
+    @Test func thePrimaryIsFoundAmongTheHostsAndAfterAPromotion() async throws {
+        let server = PrivateServer(directory: "/tmp/tokenctl-hosts-test-\(UUID().uuidString.prefix(8))")
+        _ = try server.run("start")
+        defer { _ = try? server.run("stop", "--purge") }
+        let exports = try server.run("standby")
+        let fleet = try #require(exports.firstMatch(of: /127\.0\.0\.1:(\d+),127\.0\.0\.1:(\d+)/))
+        let (primary, standby, silent) = (String(fleet.1), String(fleet.2), try unusedPort())
+        var harness = try await ActivationHarness.start()
+        let sandbox = harness.sandbox
+        try await withTeardown({ try await sandbox.shutdown() }) {
+            // The standby first, then a port nothing listens on, then the primary.
+            let hosts = "127.0.0.1:\(standby),127.0.0.1:\(silent),127.0.0.1:\(primary)"
+            let url = "postgres://tokenctl@\(hosts)/tokenctl?sslmode=disable"
+            harness.cli.environment["TOKENCTL_DATABASE_URL"] = url
+            harness.cli.environment["TOKENCTL_DATABASE_PASSWORD"] = TestPostgres.password
+            let migrated = try harness.cli.run("db", "migrate")
+            #expect(migrated.status == 0, "\(migrated.stderr)")
+            try harness.add("SNHOSTS1", "DAPL000000HOSTS1")
+            let first = try harness.activate("SNHOSTS1")
+            #expect(first.status == 0, "\(first.stderr)")
+            #expect(try first.jsonObject()["outcome"] as? String == "APPROVED")
+            #expect(sandbox.activationRequestCount == 1)
+            let shown = try harness.cli.run("config", "show")
+            #expect(shown.stdout.contains("postgres://tokenctl@\(hosts)/tokenctl?sslmode=disable"), "\(shown.stdout)")
+
+            // A command that writes refuses a URL that may reach a standby; one that reads uses it.
+            let reading = ["TOKENCTL_DATABASE_URL": url + "&target_session_attrs=prefer-standby"]
+            let refused = try harness.cli.run(
+                ["wallet", "add", "--serial", "SNHOSTS9", "--device-account-id", "DAPL000000HOSTS9"],
+                environment: reading)
+            #expect(refused.status == 78)
+            #expect(refused.stderr.contains("target_session_attrs=prefer-standby"), "\(refused.stderr)")
+            #expect(refused.stderr.contains("config.invalidValue"), "\(refused.stderr)")
+            let listed = try harness.cli.run(["wallet", "list", "--json"], environment: reading)
+            #expect(listed.status == 0, "\(listed.stderr)")
+
+            // The primary dies as its machine would, and the standby is promoted.
+            _ = try server.run("kill")
+            _ = try server.run("promote")
+            try harness.add("SNHOSTS2", "DAPL000000HOSTS2")
+            let second = try harness.activate("SNHOSTS2")
+            #expect(second.status == 0, "\(second.stderr)")
+            #expect(sandbox.activationRequestCount == 2)
+            // What the old primary committed is on the new one: the first activation's audit too.
+            #expect(try harness.auditEntries().count == 2)
+            #expect(try harness.cli.run("audit", "verify").status == 0)
+        }
+    }
+}

@@ -188,7 +188,8 @@ psql_on() {  # PORT SQL: one statement as the superuser, its rows unaligned
 # the server only after pg_basebackup (a standby that inherits it would, once promoted, wait
 # for a standby of its own), and cleared in the standby's own settings; the standby's name in
 # pg_stat_replication is the application_name of its primary_conninfo; the password goes into
-# primary_conninfo, which pg_basebackup -R writes without it.
+# primary_conninfo, which pg_basebackup -R writes without it. The application role is granted
+# pg_monitor, which db status needs to see the standbys' sync_state and replay lag.
 standby() {
     require_server
     local port standby_port
@@ -197,6 +198,7 @@ standby() {
 SELECT 'CREATE ROLE replicator REPLICATION LOGIN PASSWORD ''replicator''' WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'replicator') \gexec
 ALTER SYSTEM SET wal_keep_size = '256MB';
 SELECT pg_reload_conf();
+GRANT pg_monitor TO tokenctl;
 SQL
     rm -rf "$STANDBY"
     as_server mkdir -p "$STANDBY" "$DIR/standby-sockets"

@@ -33,7 +33,8 @@ public struct PostgresDriver: StoreDriver {
     public func status(logger: Logger) async throws -> DatabaseStatus {
         let store = try await PostgresStore(options: options, logger: logger, checkingSchema: false)
         do {
-            let status = store.databaseStatus(try await store.schemaStatus())
+            var status = store.databaseStatus(try await store.schemaStatus())
+            status.replication = try await store.replication()
             await store.close()
             return status
         } catch {

@@ -44,9 +44,26 @@ import Testing
             let listed = try harness.cli.run(["wallet", "list", "--json"], environment: reading)
             #expect(listed.status == 0, "\(listed.stderr)")
 
+            // db status: every host's role, the primary's synchronous standby, no warning.
+            let status = try harness.cli.run("db", "status", "--json").jsonObject()
+            #expect(Self.roles(status) == ["standby", "unreachable", "primary"], "\(status)")
+            let standbys = try #require(status["standbys"] as? [[String: Any]])
+            #expect(standbys.map { $0["name"] as? String } == ["standby1"])
+            #expect(standbys.first?["syncState"] as? String == "sync")
+            #expect(status["warning"] is NSNull)
+
             // The primary dies as its machine would, and the standby is promoted.
             _ = try server.run("kill")
             _ = try server.run("promote")
+            // The promoted standby streams to none: db status warns, and does not fail.
+            let after = try harness.cli.run("db", "status")
+            #expect(after.status == 0, "\(after.stderr)")
+            #expect(after.stdout.contains("host:     127.0.0.1:\(standby) primary"), "\(after.stdout)")
+            #expect(after.stdout.contains("host:     127.0.0.1:\(primary) unreachable: "), "\(after.stdout)")
+            #expect(
+                after.stdout.contains(
+                    "warning:  a failover may lose committed attempts: exactly-once across a failover needs a synchronous standby"
+                ), "\(after.stdout)")
             try harness.add("SNHOSTS2", "DAPL000000HOSTS2")
             let second = try harness.activate("SNHOSTS2")
             #expect(second.status == 0, "\(second.stderr)")
@@ -55,5 +72,10 @@ import Testing
             #expect(try harness.auditEntries().count == 2)
             #expect(try harness.cli.run("audit", "verify").status == 0)
         }
+    }
+
+    /// The roles of `db status --json`'s hosts, in the URL's order.
+    static func roles(_ status: [String: Any]) -> [String] {
+        (status["hosts"] as? [[String: Any]] ?? []).compactMap { $0["role"] as? String }
     }
 }

@@ -57,6 +57,8 @@ public struct DatabaseStatus: Sendable, Equatable {
     public let known: Int
     /// Migrations `tokenctl db migrate` would apply.
     public let pending: [String]
+    /// On PostgreSQL, every host of `database.url` with its role, and the primary's standbys.
+    public var replication: Replication?
 
     public init(backend: String, location: String, applied: Int, known: Int, pending: [String]) {
         self.backend = backend
@@ -64,6 +66,56 @@ public struct DatabaseStatus: Sendable, Equatable {
         self.applied = applied
         self.known = known
         self.pending = pending
+    }
+
+    /// What a PostgreSQL primary and its standbys look like from here (DESIGN §10).
+    public struct Replication: Sendable, Equatable {
+        public var hosts: [Host]
+        /// The primary's `pg_stat_replication`, one standby a row.
+        public var standbys: [Standby]
+        /// Why a failover could lose committed attempts; nil when a synchronous standby keeps them.
+        public var warning: String?
+
+        public init(hosts: [Host], standbys: [Standby], warning: String?) {
+            self.hosts = hosts
+            self.standbys = standbys
+            self.warning = warning
+        }
+    }
+
+    /// One host of `database.url`.
+    public struct Host: Sendable, Equatable {
+        public enum Role: String, Sendable {
+            case primary, standby, unreachable
+        }
+
+        /// `HOST:PORT`.
+        public var address: String
+        public var role: Role
+        /// Why an unreachable host is.
+        public var error: String?
+
+        public init(address: String, role: Role, error: String? = nil) {
+            self.address = address
+            self.role = role
+            self.error = error
+        }
+    }
+
+    /// A standby streaming from the primary.
+    public struct Standby: Sendable, Equatable {
+        /// Its `application_name`.
+        public var name: String
+        /// `sync`, `async`, `potential` or `quorum`; nil when the role may not see it.
+        public var syncState: String?
+        /// How far its replay is behind, in milliseconds; nil when unknown.
+        public var replayLagMilliseconds: Int?
+
+        public init(name: String, syncState: String?, replayLagMilliseconds: Int?) {
+            self.name = name
+            self.syncState = syncState
+            self.replayLagMilliseconds = replayLagMilliseconds
+        }
     }
 
     public var isCurrent: Bool { applied == known }

@@ -15,15 +15,51 @@ enum DatabaseText {
         if !status.pending.isEmpty {
             lines.append("pending:  \(status.pending.joined(separator: ", ")); run tokenctl db migrate")
         }
+        if let replication = status.replication {
+            for host in replication.hosts {
+                lines.append("host:     \(host.address) \(host.role.rawValue)" + (host.error.map { ": \($0)" } ?? ""))
+            }
+            for standby in replication.standbys {
+                let lag = standby.replayLagMilliseconds.map { "replay lag \($0) ms" } ?? "replay lag unknown"
+                lines.append(
+                    "standby:  \(SafeText.escaped(standby.name)) \(standby.syncState ?? "(state hidden: grant pg_monitor)"), \(lag)"
+                )
+            }
+            if let warning = replication.warning { lines.append("warning:  \(warning)") }
+        }
         return lines
     }
 
     static func json(_ status: DatabaseStatus) -> JSONObject {
-        JSONObject([
+        var object = JSONObject([
             "backend": .string(status.backend), "location": .string(status.location), "applied": .int(status.applied),
             "known": .int(status.known), "pending": .array(status.pending.map { .string($0) }),
             "current": .bool(status.isCurrent),
         ])
+        if let replication = status.replication {
+            object.append(
+                "hosts",
+                .array(
+                    replication.hosts.map { host in
+                        .object(
+                            JSONObject([
+                                "address": .string(host.address), "role": .string(host.role.rawValue),
+                                "error": .optional(host.error),
+                            ]))
+                    }))
+            object.append(
+                "standbys",
+                .array(
+                    replication.standbys.map { standby in
+                        .object(
+                            JSONObject([
+                                "name": .string(standby.name), "syncState": .optional(standby.syncState),
+                                "replayLagMs": standby.replayLagMilliseconds.map { .int($0) } ?? .null,
+                            ]))
+                    }))
+            object.append("warning", .optional(replication.warning))
+        }
+        return object
     }
 }
 

@@ -30,12 +30,13 @@ import WalletModel
         /// - Parameter environment: more of the service's settings (another database, gates).
         /// - Parameter passes: the wallet's passes (serial number, device account identifier).
         /// - Parameter records: more passes, as whole records (a device label, a state).
+        /// - Parameter slowDelay: how long the sandbox holds an `SBXSLOW` reference's answer.
         static func start(
             environment: [String: String] = [:], logger: Logger = Logger(label: "test"),
             passes: [(String, String)] = [("SN1", "DAPL00000000000001"), ("SN2", "DAPL00000000000002")],
-            records: [PassRecord] = []
+            records: [PassRecord] = [], slowDelay: Duration = .seconds(5)
         ) async throws -> Fixture {
-            let sandbox = try await TMPSandbox.start(port: 0)
+            let sandbox = try await TMPSandbox.start(port: 0, slowDelay: slowDelay)
             let directory = TemporaryDirectory()
             let settings = try await SettingsLoader(
                 environment: ["HOME": directory.path, "TOKENCTL_TMP_BASE_URL": sandbox.baseURL].merging(environment) {

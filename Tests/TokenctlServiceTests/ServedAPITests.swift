@@ -292,4 +292,29 @@ import WalletModel
             }
         }
     }
+
+    /// A keyed repeat while the first request is at TMP: 409 `activation.inProgress` (75), and
+    /// the first is answered; one request reaches TMP.
+    @Test func aRepeatWhileTheFirstRunsIs409() async throws {
+        let fixture = try await APIRouterTests.Fixture.start(
+            passes: [("SN610001", "SBXSLOW0001")], slowDelay: .seconds(2))
+        try await withTeardown({ try await fixture.stop() }) {
+            try await fixture.served { client in
+                let key: HTTPFields = [HTTPField.Name("Idempotency-Key")!: "slow-1"]
+                let first = Task { try await client.activate("SN610001", headers: key) }
+                let deadline = ContinuousClock.now + .seconds(30)
+                while fixture.sandbox.activationRequestCount == 0, ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(5))
+                }
+                let second = try await client.activate("SN610001", headers: key)
+                #expect(second.status == .conflict)
+                #expect(try second.object()["code"] as? String == "activation.inProgress")
+                #expect(try second.object()["exitCode"] as? Int == 75)
+                let answered = try await first.value
+                #expect(answered.status == .ok)
+                #expect(try answered.object()["outcome"] as? String == "APPROVED")
+                #expect(fixture.sandbox.activationRequestCount == 1)
+            }
+        }
+    }
 }

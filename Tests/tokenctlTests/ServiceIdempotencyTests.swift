@@ -54,27 +54,4 @@ import Testing
             #expect(restarted.sandbox.activationRequestCount == 2)
         }
     }
-
-    @Test func aRepeatWhileTheFirstRunsIs409() async throws {
-        let service = try await ServiceHarness.start(slowDelay: .seconds(2), passes: [("SN610001", "SBXSLOW0001")])
-        try await withTeardown({ try await service.shutdown() }) {
-            let body = #"{"deeplink": "mybank://activate?serialNumber=SN610001"}"#
-            let socket = service.socket, cli = service.cli
-            let first = Background {
-                try ServiceHarness.curl(
-                    cli: cli, socket: socket, "POST", "http://localhost/v1/activations", body: body,
-                    headers: ["Idempotency-Key: slow-1"])
-            }
-            service.activation.waitForRequests(1)
-            let second = try service.request(
-                "POST", "/v1/activations", body: body, headers: ["Idempotency-Key: slow-1"])
-            #expect(second.status == 409)
-            #expect(
-                try second.object()["code"] as? String == "activation.inProgress"
-                    && (second.object()["exitCode"] as? Int) == 75)
-            let answered = try first.join()
-            #expect(try answered.status == 200 && (answered.object()["outcome"] as? String) == "APPROVED")
-            #expect(service.sandbox.activationRequestCount == 1)
-        }
-    }
 }

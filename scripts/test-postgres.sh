@@ -14,6 +14,10 @@
 #                                              as when its machine dies)
 #   scripts/test-postgres.sh promote           promotes the standby (pg_ctl promote) and waits until it
 #                                              accepts writes
+#   scripts/test-postgres.sh detach            the standby stops receiving the server's WAL (its
+#                                              primary_conninfo emptied): what the server commits from
+#                                              then on is lost when it dies (an asynchronous standby
+#                                              behind)
 #
 # The server listens on 127.0.0.1 at the first free port from 25432 and on a private socket
 # directory, under TEST_POSTGRES_DIR (default /tmp/tokenctl-test-postgres, make test's; give
@@ -248,6 +252,19 @@ promote() {
     exit 1
 }
 
+detach() {
+    local standby_port _
+    standby_port="$(cat "$DIR/standby-port")"
+    psql_on "$standby_port" "ALTER SYSTEM SET primary_conninfo = ''" >/dev/null
+    psql_on "$standby_port" "SELECT pg_reload_conf()" >/dev/null
+    for _ in $(seq 300); do
+        [ "$(psql_on "$standby_port" "SELECT count(*) FROM pg_stat_wal_receiver")" = 0 ] && return 0
+        sleep 0.1
+    done
+    echo "test-postgres: the standby still receives WAL ($DIR/standby.log)" >&2
+    exit 1
+}
+
 stop_standby() {
     if [ -f "$STANDBY/postmaster.pid" ]; then
         as_server "$BIN/pg_ctl" -D "$STANDBY" -m fast -w -t 30 stop >/dev/null 2>&1 || true
@@ -263,5 +280,6 @@ case "${1:-}" in
     standby) standby "${2:-}" ;;
     kill) kill_server ;;
     promote) promote ;;
-    *) echo "usage: $0 start|stop [--purge]|restart|env|standby [--async]|kill|promote" >&2; exit 2 ;;
+    detach) detach ;;
+    *) echo "usage: $0 start|stop [--purge]|restart|env|standby [--async]|kill|promote|detach" >&2; exit 2 ;;
 esac

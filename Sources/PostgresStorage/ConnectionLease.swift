@@ -8,6 +8,8 @@ import WalletModel
 struct ConnectionLease {
     let connection: PostgresConnection
     fileprivate let pooled: OneShot<Void>?
+    /// The pool whose count it is in.
+    fileprivate var held: HeldCount?
 }
 
 /// The pool gave no connection within ``PostgresStore/leaseWindow`` while the server answered.
@@ -22,6 +24,9 @@ extension PostgresStore {
     /// How long a call waits for the pool before one direct connection attempt says why it
     /// has none: the pool retries with a growing backoff and keeps its last error to itself.
     static let diagnosisDelay: TimeAmount = .milliseconds(50)
+    /// How long a call waits for a pool that connects no more (backing off after a failover)
+    /// while other calls hold some of its connections.
+    static let stalledPool: TimeAmount = .milliseconds(500)
     /// How long a call waits for a connection while the server answers (every one busy).
     static let leaseWindow: TimeAmount = .seconds(30)
 
@@ -31,17 +36,35 @@ extension PostgresStore {
     /// it makes serves the call, so a pool still backing off does not keep a reachable server
     /// waiting.
     ///
-    /// When the host reached now cannot be, and `database.url` names several, the host to
-    /// reach is searched for again, and a pool on another host gets one more try.
+    /// Once a call of this store has had a connection, one that cannot be had is a
+    /// connection that broke (a restart, a failover): the call tries again, on whichever
+    /// host of `database.url` accepts writes by then, until its ``StoreDeadline`` (or
+    /// `database.reconnect-window-ms` from its start), then fails naming the last error.
     func lease() async throws -> ConnectionLease {
-        let current = pool
-        do {
-            return try await lease(on: current)
-        } catch let error as StorageError where error.isConnectionFailure && options.endpoints.count > 1 {
-            await findHostAgain()
-            let now = pool
-            guard now.endpoint != current.endpoint else { throw error }
-            return try await lease(on: now)
+        var deadline: ContinuousClock.Instant?
+        var pause = Duration.milliseconds(50)
+        while true {
+            let current = pool
+            do {
+                let lease = try await lease(on: current)
+                hasConnected.store(true, ordering: .relaxed)
+                if isBroken.exchange(false, ordering: .relaxed) { reconnected.add(1, ordering: .relaxed) }
+                return lease
+            } catch let error as StorageError where error.isConnectionFailure {
+                guard hasConnected.load(ordering: .relaxed) else { throw error }
+                isBroken.store(true, ordering: .relaxed)
+                await findHostAgain()
+                if pool.endpoint != current.endpoint { continue }
+                let end =
+                    deadline ?? StoreDeadline.current ?? .now + .milliseconds(options.reconnectWindowMilliseconds)
+                deadline = end
+                guard ContinuousClock.now + pause < end else {
+                    reconnectsFailed.add(1, ordering: .relaxed)
+                    throw error
+                }
+                try await Task.sleep(for: pause)
+                pause = min(pause * 2, .seconds(1))
+            }
         }
     }
 
@@ -64,8 +87,28 @@ extension PostgresStore {
             }
         }
         let loop = MultiThreadedEventLoopGroup.singleton.any()
-        let diagnosis = loop.scheduleTask(in: Self.diagnosisDelay) { [self] in
-            if held.load(ordering: .relaxed) == 0 { diagnose(given, on: pool) }
+        // Until the call has a connection: once this pool's calls hold none (a busy pool is
+        // not a broken one), or hold fewer than it may open and it has made none for
+        // ``stalledPool``, one direct attempt says why; a pool another replaced (a failover)
+        // answers at once that the call goes to the new one.
+        let asked = NIODeadline.now()
+        let diagnosis = loop.scheduleRepeatedTask(initialDelay: Self.diagnosisDelay, delay: Self.diagnosisDelay) {
+            [self] task in
+            if given.isGiven {
+                task.cancel()
+            } else if self.pool.endpoint != pool.endpoint {
+                task.cancel()
+                given.give(
+                    .failure(
+                        StorageError(
+                            .storageConnectionLost,
+                            "the pool on \(pool.endpoint) was replaced: database.url's primary changed")))
+            } else if pool.held.value == 0
+                || (NIODeadline.now() - asked >= Self.stalledPool && pool.held.value < Self.maximumConnections)
+            {
+                task.cancel()
+                diagnose(given, on: pool)
+            }
         }
         let window = loop.scheduleTask(in: Self.leaseWindow) { given.give(.failure(LeaseTimeout())) }
         do {
@@ -76,8 +119,10 @@ extension PostgresStore {
             }
             diagnosis.cancel()
             window.cancel()
-            held.add(1, ordering: .relaxed)
-            return lease
+            pool.held.add(1)
+            var held = lease
+            held.held = pool.held
+            return held
         } catch {
             diagnosis.cancel()
             window.cancel()
@@ -88,7 +133,7 @@ extension PostgresStore {
 
     /// Gives the connection back to the pool, or closes the call's own.
     func release(_ lease: ConnectionLease) {
-        held.subtract(1, ordering: .relaxed)
+        lease.held?.add(-1)
         if let pooled = lease.pooled {
             pooled.give(.success(()))
         } else {

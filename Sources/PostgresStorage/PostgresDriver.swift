@@ -12,6 +12,7 @@ public struct PostgresDriver: StoreDriver {
 
     public var backend: String { "postgresql" }
     public var location: String { options.displayURL }
+    public var reconnectWindowMilliseconds: Int { options.reconnectWindowMilliseconds }
 
     /// Connects to the primary and checks that the schema is this binary's. A URL that asks
     /// for any host or a standby is refused (`config.invalidValue`): this store writes.

@@ -8,9 +8,11 @@ import WalletModel
 /// one writer task at a time (``WriteGroups``), started by the job that finds none running; a
 /// waiting activation's task is suspended, never a thread.
 ///
-/// A broken connection is tried again on a new one until `retryMilliseconds` have passed
-/// since the oldest job of the group was queued: a write that did commit before its answer
-/// was lost is recognised by the server ("done"), and reads are read again.
+/// A broken connection is tried again on a new one (on whichever host accepts writes by then)
+/// until the group's deadline: a read's is its request's ``StoreDeadline``, a write's at least
+/// `retryMilliseconds` after it was queued (an attempt's outcome learnt from TMP is kept,
+/// not lost to a failover). A write that did commit before its answer was lost is recognised
+/// by the server ("done"), and reads are read again.
 final class PostgresGroupWriter: Sendable {
     private let store: PostgresStore
     private let retryMilliseconds: Int
@@ -30,12 +32,17 @@ final class PostgresGroupWriter: Sendable {
         }
 
         let work: Work
-        /// When it was queued: its retries end `retryMilliseconds` after this.
-        let queued = ContinuousClock.now
+        /// When its retries end.
+        let deadline: ContinuousClock.Instant
         let answer = Promise<Result<Answer, any Error>>()
 
-        init(_ work: Work) {
+        init(_ work: Work, retryMilliseconds: Int) {
             self.work = work
+            let window = ContinuousClock.now + .milliseconds(retryMilliseconds)
+            switch work {
+            case .read: deadline = StoreDeadline.current ?? window
+            case .change: deadline = max(StoreDeadline.current ?? window, window)
+            }
         }
     }
 
@@ -64,7 +71,11 @@ final class PostgresGroupWriter: Sendable {
 
     /// Reads the records of `query`, their leases and a new attempt id.
     func read(_ query: PassQuery) async throws -> AttemptResolution {
-        guard case .resolution(let resolution) = try await enqueue(Job(.read(query))).answer.value.get() else {
+        guard
+            case .resolution(let resolution) = try await enqueue(
+                Job(.read(query), retryMilliseconds: retryMilliseconds)
+            ).answer.value.get()
+        else {
             preconditionFailure("a read answered a status")
         }
         return resolution
@@ -80,7 +91,7 @@ final class PostgresGroupWriter: Sendable {
     func submit(
         _ change: AttemptChange, held: Bool = false
     ) -> @Sendable () async throws -> AttemptChangeStatus {
-        let job = enqueue(Job(.change(change)), held: held)
+        let job = enqueue(Job(.change(change), retryMilliseconds: retryMilliseconds), held: held)
         return { [self] in
             if groups.release() { startWriter() }
             guard case .status(let status) = try await job.answer.value.get() else {
@@ -100,39 +111,52 @@ final class PostgresGroupWriter: Sendable {
     }
 
     private func send(_ group: [Job]) async {
-        var changes: [AttemptChange] = []
-        var reads: [PassQuery] = []
-        for job in group {
-            switch job.work {
-            case .change(let change): changes.append(change)
-            case .read(let query): reads.append(query)
-            }
+        if group.contains(where: { if case .change = $0.work { true } else { false } }) {
+            let count = group.count { if case .change = $0.work { true } else { false } }
+            written.withLock { $0 = ($0.transactions + 1, $0.jobs + count) }
         }
-        if !changes.isEmpty {
-            written.withLock { $0 = ($0.transactions + 1, $0.jobs + changes.count) }
-        }
-        // The window counts from the oldest job's arrival, not from this call: a job that
-        // waited while an earlier group was retried has used that time already (it is
-        // answered within one window, not two).
-        let deadline = (group.map(\.queued).min() ?? .now) + .milliseconds(retryMilliseconds)
-        var result: Result<StepAnswer, any Error>
+        // The windows count from the jobs' arrival, not from this call: a job that waited
+        // while an earlier group was retried has used that time already (it is answered
+        // within one window, not two). Each try lasts until the nearest deadline; the jobs
+        // whose window has ended are then answered with the failure, and the rest tried again.
+        var pending = group
         while true {
+            var changes: [AttemptChange] = []
+            var reads: [PassQuery] = []
+            for job in pending {
+                switch job.work {
+                case .change(let change): changes.append(change)
+                case .read(let query): reads.append(query)
+                }
+            }
+            let nearest = pending.map(\.deadline).min() ?? .now
+            let result: Result<StepAnswer, any Error>
             do {
-                result = .success(try await store.step(changes, reads: reads, genesis: AuditRow.genesisHash))
+                result = .success(
+                    try await StoreDeadline.$current.withValue(nearest) {
+                        try await store.step(changes, reads: reads, genesis: AuditRow.genesisHash)
+                    })
             } catch {
                 result = .failure(error)
             }
-            if case .failure(let error as StorageError) = result, error.isConnectionFailure,
-                ContinuousClock.now < deadline
-            {
-                try? await Task.sleep(for: .milliseconds(200))
-                continue
+            guard case .failure(let error as StorageError) = result, error.isConnectionFailure else {
+                answer(pending, result)
+                return
             }
-            break
+            let now = ContinuousClock.now
+            let ended = pending.filter { $0.deadline <= now + .milliseconds(200) }
+            answer(ended, result)
+            pending.removeAll { job in ended.contains { $0 === job } }
+            if pending.isEmpty { return }
+            try? await Task.sleep(for: .milliseconds(200))
         }
+    }
+
+    /// Gives each job its part of the step's answer, or its failure.
+    private func answer(_ jobs: [Job], _ result: Result<StepAnswer, any Error>) {
         var nextStatus = 0
         var nextRead = 0
-        for job in group {
+        for job in jobs {
             job.answer.give(
                 result.map { answer in
                     switch job.work {

@@ -18,7 +18,7 @@ struct PostgresLedger: AttemptLedger {
 
     init(store: PostgresStore) {
         self.store = store
-        writer = PostgresGroupWriter(store: store)
+        writer = PostgresGroupWriter(store: store, retryMilliseconds: store.options.reconnectWindowMilliseconds)
     }
 
     func resolve(_ query: PassQuery) async throws -> ResolvedPasses {

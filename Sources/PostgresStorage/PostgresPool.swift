@@ -1,6 +1,7 @@
 import Logging
 import NIOSSL
 import PostgresNIO
+import Synchronization
 import WalletModel
 
 /// postgres-nio's pool on one host of `database.url`, run by a task of its own until the
@@ -8,9 +9,19 @@ import WalletModel
 struct Pool: Sendable {
     let endpoint: PostgresEndpoint
     let client: PostgresClient
+    /// Connections of this pool the store's calls hold now.
+    let held = HeldCount()
     /// The settings of a connection made beside the pool, to name why the pool has none.
     let direct: PostgresConnection.Configuration
     let running: Task<Void, Never>
+}
+
+/// A count shared by the copies of one ``Pool``.
+final class HeldCount: Sendable {
+    private let count = Atomic<Int>(0)
+
+    var value: Int { count.load(ordering: .relaxed) }
+    func add(_ delta: Int) { count.add(delta, ordering: .relaxed) }
 }
 
 /// The pool a store leases from, those it replaced (closing), and a search for the host
@@ -19,6 +30,8 @@ struct Pools: Sendable {
     var current: Pool
     var retired: [Task<Void, Never>] = []
     var search: Task<Void, Never>?
+    /// When the last search ended: another starts no sooner than ``PostgresStore/searchPause`` after.
+    var searched: ContinuousClock.Instant?
 
     var all: [Task<Void, Never>] { retired + [current.running] }
 }
@@ -59,22 +72,29 @@ extension PostgresStore {
 
     /// Finds the host to reach again, after a connection broke or a write met a standby: a
     /// pool on another host replaces the current one. One search at a time; a call that
-    /// asks while one runs waits for it. A URL of one host has nothing to search.
+    /// asks while one runs waits for it, and one that asks within ``searchPause`` of the last
+    /// search has its answer (the calls that wait for a primary back off on their own). A URL
+    /// of one host has nothing to search.
     func findHostAgain() async {
         guard options.endpoints.count > 1 else { return }
-        let search = pools.withLock { pools in
+        let search: Task<Void, Never>? = pools.withLock { pools in
             if let search = pools.search { return search }
+            if let searched = pools.searched, ContinuousClock.now < searched + Self.searchPause { return nil }
             let search = Task { await self.searchHosts() }
             pools.search = search
             return search
         }
-        await search.value
+        await search?.value
     }
+
+    /// The least time between two searches for the host to reach.
+    static let searchPause = Duration.milliseconds(100)
 
     private func searchHosts() async {
         let chosen = try? await HostSelection(options: options, tls: tls, logger: logger).choose()
         let replaced: PostgresEndpoint? = pools.withLock { pools in
             pools.search = nil
+            pools.searched = .now
             guard let chosen, chosen != pools.current.endpoint else { return nil }
             let old = pools.current
             old.running.cancel()
@@ -83,6 +103,7 @@ extension PostgresStore {
             return old.endpoint
         }
         if let replaced, let chosen {
+            primaryChanges.add(1, ordering: .relaxed)
             logger.warning(
                 "database.primaryChanged", metadata: ["from": "\(replaced)", "to": "\(chosen)"])
         }

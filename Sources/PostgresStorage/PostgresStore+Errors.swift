@@ -43,6 +43,12 @@ extension PostgresStore {
                 "PostgreSQL at \(place) answers, but no connection of the pool's \(Self.maximumConnections) came free within \(Self.leaseWindow.nanoseconds / 1_000_000_000) s"
             )
         }
+        if let silent = error as? StatementUnanswered {
+            return StorageError(
+                .storageConnectionLost,
+                "PostgreSQL at \(place) did not answer within \(silent.waited.milliseconds) ms (the request's database.reconnect-window-ms): the connection counts as broken"
+            )
+        }
         // The library's own text (type names, build paths) stays at debug level; messages
         // say what failed in words.
         logger.debug("PostgreSQL error", metadata: ["error": "\(String(reflecting: error))"])
@@ -163,6 +169,11 @@ extension PostgresStore {
             return "the connection failed (--log-level debug shows the detail)"
         }
     }
+}
+
+extension Duration {
+    /// Whole milliseconds.
+    var milliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }
 }
 
 extension StorageError {

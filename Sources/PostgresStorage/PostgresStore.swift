@@ -23,13 +23,23 @@ public final class PostgresStore: Sendable {
     let tls: (configuration: TLSConfiguration, context: NIOSSLContext)?
     /// The pool on the host the store reaches now, and those it replaced, still closing.
     let pools: Mutex<Pools>
-    /// Connections this store's calls hold now.
-    let held = Atomic<Int>(0)
     let nextID = Atomic<Int>(1_000_000)
+    /// A call of this store has had a connection: from then on a failure to get one is a
+    /// connection that broke, retried within the reconnect window (the first one fails at once).
+    let hasConnected = Atomic<Bool>(false)
+    /// A connection broke and no call has had one since (the next that does reconnected).
+    let isBroken = Atomic<Bool>(false)
+    /// ``connectionFigures``, counted.
+    let reconnected = Atomic<Int>(0)
+    let reconnectsFailed = Atomic<Int>(0)
+    let primaryChanges = Atomic<Int>(0)
 
     /// The most connections the pool opens: a service's readers, its group writer and its
     /// point calls, with room to spare.
     static let maximumConnections = 16
+    /// The least a statement of a request waits for its answer, sent when the request's
+    /// window has (nearly) ended: a request slowed by TMP still stores what it learnt.
+    static let statementGrace = Duration.seconds(5)
 
     /// Connects and checks the schema.
     /// - Parameter checkingSchema: false for `tokenctl db migrate` and `db status`, which
@@ -55,6 +65,13 @@ public final class PostgresStore: Sendable {
 
     /// The pool of the host reached now.
     var pool: Pool { pools.withLock { $0.current } }
+
+    public var connectionFigures: ConnectionFigures {
+        ConnectionFigures(
+            reconnected: reconnected.load(ordering: .relaxed),
+            reconnectsFailed: reconnectsFailed.load(ordering: .relaxed),
+            primaryChanges: primaryChanges.load(ordering: .relaxed))
+    }
 
     private func checkSchema() async throws {
         let status = try await schemaStatus()
@@ -95,10 +112,32 @@ public final class PostgresStore: Sendable {
             return try await body(lease.connection)
         } catch {
             let classified = classify(error)
-            if let failure = classified as? StorageError, failure.isConnectionFailure { await findHostAgain() }
+            if let failure = classified as? StorageError, failure.isConnectionFailure {
+                isBroken.store(true, ordering: .relaxed)
+                await findHostAgain()
+            }
             throw classified
         }
     }
+
+    /// Runs `body` again while its connection breaks, until the request's ``StoreDeadline``
+    /// (or the reconnect window from now): for work that may be sent twice, a read, or a
+    /// write that recognises itself as applied.
+    func retryingWithinWindow<T>(_ body: () async throws -> T) async throws -> T {
+        let end = StoreDeadline.current ?? .now + .milliseconds(options.reconnectWindowMilliseconds)
+        while true {
+            do {
+                return try await body()
+            } catch let error as StorageError
+                where error.isConnectionFailure && ContinuousClock.now + Self.retryPause < end
+            {
+                try await Task.sleep(for: Self.retryPause)
+            }
+        }
+    }
+
+    /// The pause before a call whose connection broke is sent again.
+    static let retryPause = Duration.milliseconds(200)
 
     /// Runs one statement and returns its rows.
     @discardableResult
@@ -177,11 +216,24 @@ extension PostgresConnection {
     /// that has already closed (the server went away while the connection was idle) without
     /// failing it, and waiting would never end. The check runs on the connection's event loop
     /// after the write: a query the channel took is failed by the channel's close instead.
+    ///
+    /// A statement of a request still unanswered at the request's ``StoreDeadline`` (or
+    /// ``PostgresStore/statementGrace`` after it was sent, when later) fails, and its
+    /// connection is closed: a host that went silent (vanished without a reset) holds no
+    /// request past its window.
     func answer(_ query: PostgresQuery, _ logger: Logger) async throws -> PostgresQueryResult {
         let answered = eventLoop.makePromise(of: PostgresQueryResult.self)
         self.query(query, logger: logger).cascade(to: answered)
         eventLoop.execute {
             if self.isClosed { answered.fail(ConnectionClosed()) }
+        }
+        if let deadline = StoreDeadline.current {
+            let wait = max(deadline - .now, PostgresStore.statementGrace)
+            let silence = eventLoop.scheduleTask(in: .nanoseconds(Int64(wait / .nanoseconds(1)))) {
+                answered.fail(StatementUnanswered(waited: wait))
+                self.close().whenComplete { _ in }
+            }
+            answered.futureResult.whenComplete { _ in silence.cancel() }
         }
         return try await answered.futureResult.get()
     }
@@ -189,3 +241,8 @@ extension PostgresConnection {
 
 /// A query met a connection that had already closed.
 struct ConnectionClosed: Error {}
+
+/// No answer came before the request's window ended: the connection counts as broken.
+struct StatementUnanswered: Error {
+    let waited: Duration
+}

@@ -12,6 +12,7 @@ public enum ConfigKeys {
     public static let databaseCAFile = "database.tls.ca-file"
     public static let databaseHostID = "database.host-id"
     public static let databaseLease = "database.lease-ms"
+    public static let databaseReconnectWindow = "database.reconnect-window-ms"
     public static let deeplinkFormats = "deeplinks.formats"
     public static let tmpBaseURL = "tmp.base-url"
     public static let tmpConnectTimeout = "tmp.connect-timeout-ms"
@@ -70,7 +71,8 @@ public enum ConfigKeys {
     /// Every key, in the order `config show` prints them.
     public static let ordered: [String] = [
         databasePath, databaseBusyTimeout, databaseSynchronous,
-        databaseURL, databasePasswordFile, databaseCAFile, databaseHostID, databaseLease, deeplinkFormats,
+        databaseURL, databasePasswordFile, databaseCAFile, databaseHostID, databaseLease, databaseReconnectWindow,
+        deeplinkFormats,
         tmpBaseURL, tmpTransport, tmpMaxConnections, tmpIdleTimeout, tmpConnectTimeout, tmpTimeout, tmpRetryAttempts,
         tmpRetryBackoff,
         tmpBearerTokenFile, tmpAPIKeyHeader, tmpAPIKeyFile,

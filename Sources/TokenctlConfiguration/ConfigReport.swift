@@ -111,6 +111,7 @@ enum ConfigValues {
             K.databaseCAFile: .optional(settings.postgres?.caFile),
             K.databaseHostID: .string(settings.hostID),
             K.databaseLease: .int(settings.leaseMilliseconds),
+            K.databaseReconnectWindow: .int(settings.reconnectWindowMilliseconds),
             K.deeplinkFormats: .array(settings.deeplinkFormats.map { .string($0.description) }),
             K.tmpBaseURL: .string(tmp.baseURL),
             K.tmpTransport: .optional(tmp.transport?.rawValue),

@@ -21,6 +21,10 @@ public struct Settings: Sendable, Equatable {
     /// move to PostgreSQL would use.
     public var hostID = "localhost"
     public var leaseMilliseconds = 60_000
+    /// How long a call may take to reach the primary again after its connection broke,
+    /// counted from the arrival of the request or command it serves
+    /// (`database.reconnect-window-ms`; in effect on PostgreSQL).
+    public var reconnectWindowMilliseconds = 30_000
     /// Launch URLs configured in MDES (`scheme://host[/path]`) that deeplinks must match,
     /// parsed once when the configuration is loaded.
     public var deeplinkFormats: [DeeplinkFormat]

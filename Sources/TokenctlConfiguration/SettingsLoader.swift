@@ -138,6 +138,7 @@ public struct SettingsLoader: Sendable {
             .hostName ?? "localhost"
         settings.leaseMilliseconds =
             try layers.int(ConfigKeys.databaseLease, min: 1000) ?? 2 * settings.tmp.longestAttemptMilliseconds
+        try layers.int(ConfigKeys.databaseReconnectWindow, min: 100).map { settings.reconnectWindowMilliseconds = $0 }
         settings.postgres = try postgres(layers, flags: flags, settings: settings)
 
         try layers.url(ConfigKeys.onboardingBaseURL).map { settings.onboarding.connection.baseURL = $0 }
@@ -297,6 +298,7 @@ public struct SettingsLoader: Sendable {
         )
         options.connectTimeoutMilliseconds = settings.tmp.connectTimeoutMilliseconds
         options.targetSessionAttributes = url.targetSessionAttributes
+        options.reconnectWindowMilliseconds = settings.reconnectWindowMilliseconds
         options.passwordFile = passwordFile
         options.passwordProblem = passwordProblem
         return options

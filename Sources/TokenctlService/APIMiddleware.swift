@@ -1,6 +1,7 @@
 import Hummingbird
 import NIOCore
 import ServiceAPI
+import WalletModel
 
 /// Counts every answer by its route template and status (`tokenctl_http_requests_total`).
 struct MetricsMiddleware: RouterMiddleware {
@@ -16,6 +17,19 @@ struct MetricsMiddleware: RouterMiddleware {
                 forPath: request.uri.path)?.route ?? .unknown
         metrics.httpRequest(route: route, status: Int(response.status.code))
         return response
+    }
+}
+
+/// Each request's database window counts from its arrival (`database.reconnect-window-ms`,
+/// DESIGN §10): a connection that breaks is retried until then, and then answered.
+struct DatabaseWindowMiddleware: RouterMiddleware {
+    typealias Context = BasicRequestContext
+    let windowMilliseconds: Int
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        try await StoreDeadline.serving(windowMilliseconds: windowMilliseconds) { try await next(request, context) }
     }
 }
 

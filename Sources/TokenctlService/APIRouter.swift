@@ -22,6 +22,8 @@ enum APIRouter {
         router.add(middleware: MetricsMiddleware(metrics: routes.service.metrics))
         router.add(middleware: ProblemMiddleware())
         router.add(middleware: ExactPathMiddleware())
+        router.add(
+            middleware: DatabaseWindowMiddleware(windowMilliseconds: routes.service.driver.reconnectWindowMilliseconds))
         // Health checks answer without the token (DESIGN §8: every other request presents it,
         // a wrong method or an unknown path included).
         router.get(path(.livez)) { _, _ in APIRoutes.json(200, JSONObject(["status": .string("pass")])) }

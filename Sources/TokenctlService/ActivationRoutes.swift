@@ -92,39 +92,45 @@ extension APIRoutes {
         return await keyed(request, key: key, requestID: next)
     }
 
-    /// Runs a claimed key's activation under its request id and stores its answer.
+    /// Runs a claimed key's activation under its request id and settles its claim.
     private func keyed(_ request: ActivationRequest, key: String, requestID: String) async -> Response {
         let service = self.service
         return await service.running(key: key) {
             guard let result = await service.activate(request, requestID: requestID) else {
-                let keys = service.idempotency
-                do {
-                    try await keys.release(key: key)
-                } catch {
-                    service.setEndedUnanswered(key, true)
-                }
+                await settle(.end(requestID: requestID), key: key)
                 return Self.problem(Self.overloaded)
             }
             let answer = Self.answer(result)
-            await store(answer, key: key)
+            await settle(Self.settlement(of: result, answer, requestID: requestID), key: key)
             return Self.response(answer)
         }
     }
 
-    /// Keeps a key's answer; a failure is logged and the key marked as ended unanswered: a
-    /// repeat then finds the attempt in the audit, or, when none started, runs.
+    /// What a claim keeps of its request's result: the answer, unless the database failed
+    /// the request (a failover): that answer is no one's to replay, and a repeat answers the
+    /// attempt in the audit instead, or runs when none started.
+    static func settlement(
+        of result: ActivationResult, _ answer: (status: Int, body: JSONObject), requestID: String
+    ) -> ClaimSettlement {
+        if let code = result.error?.code, StorageError.isTransient(code) { return .end(requestID: requestID) }
+        return .answer(status: answer.status, body: answer.body.text)
+    }
+
+    /// Keeps a key's answer; a failure is logged and the key's answer written once the
+    /// database accepts writes again (a repeat meanwhile finds the attempt in the audit, or,
+    /// when none started, runs).
     private func store(_ answer: (status: Int, body: JSONObject), key: String) async {
-        let keys = service.idempotency
-        let text = answer.body.text
-        do {
-            try await keys.store(key: key, status: answer.status, body: text)
-            service.setEndedUnanswered(key, false)
-        } catch {
-            service.setEndedUnanswered(key, true)
-            service.logger.warning(
-                "service.idempotencyNotStored",
-                metadata: ["error": "\((error as? any CodedError)?.code.rawValue ?? "storage.io")"])
-        }
+        await settle(.answer(status: answer.status, body: answer.body.text), key: key)
+    }
+
+    private func settle(_ settlement: ClaimSettlement, key: String) async {
+        guard let error = await service.settle(key: key, settlement) else { return }
+        service.logger.warning(
+            "service.idempotencyNotStored",
+            metadata: [
+                "error": "\((error as? any CodedError)?.code.rawValue ?? "storage.io")",
+                "next": "written once the database accepts writes again",
+            ])
     }
 
     /// An activation's HTTP status and body: 200 with the §3 object, or its problem.

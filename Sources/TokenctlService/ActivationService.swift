@@ -20,10 +20,11 @@ final class ActivationService: Sendable {
     /// The Idempotency-Keys whose requests run in this process now: a repeat of one is in
     /// flight however old its claim.
     private let runningKeys = Mutex<Set<String>>([])
-    /// The Idempotency-Keys whose request ended in this process without its answer stored
-    /// (the database failed then): a repeat may take such a claim over at once, though its
-    /// owner (this process) lives.
-    private let unansweredKeys = Mutex<Set<String>>([])
+    /// The Idempotency-Keys whose request ended in this process without what it ended with
+    /// written (the database failed then), and what to write: a repeat may take such a claim
+    /// over at once, though its owner (this process) lives, and ``settleClaims()`` writes them
+    /// once the database accepts writes again.
+    private let unsettledKeys = Mutex<[String: ClaimSettlement]>([:])
     /// Why the audit log is cut (DESIGN §10), while it is: no checkpoint is signed, and
     /// `/readyz` names `audit`.
     private let auditCutDetail = Mutex<String?>(nil)
@@ -72,16 +73,50 @@ final class ActivationService: Sendable {
         return await body()
     }
 
-    /// Records whether `key`'s request ended here without its answer stored.
-    func setEndedUnanswered(_ key: String, _ unanswered: Bool) {
-        unansweredKeys.withLock { keys in
-            if unanswered { keys.insert(key) } else { keys.remove(key) }
+    /// Writes what `key`'s request ended with; when the database refuses it, keeps it for
+    /// ``settleClaims()``.
+    /// - Returns: the database's error, when it refused.
+    @discardableResult
+    func settle(key: String, _ settlement: ClaimSettlement) async -> (any Error)? {
+        do {
+            try await idempotency.settle(key: key, settlement)
+            unsettledKeys.withLock { _ = $0.removeValue(forKey: key) }
+            return nil
+        } catch {
+            unsettledKeys.withLock { $0[key] = settlement }
+            return error
         }
     }
 
-    /// Whether `key`'s request ended here without its answer stored.
+    /// Writes the claims' settlements the database refused before; those it refuses again
+    /// are kept for the next call.
+    /// - Returns: how many were written.
+    @discardableResult
+    func settleClaims() async -> Int {
+        var written = 0
+        for (key, settlement) in unsettledKeys.withLock({ $0 }) {
+            do {
+                try await idempotency.settle(key: key, settlement)
+            } catch {
+                break
+            }
+            // A repeat that took the claim over since has settled it itself.
+            unsettledKeys.withLock { keys in
+                if keys[key] == settlement { keys.removeValue(forKey: key) }
+            }
+            written += 1
+        }
+        return written
+    }
+
+    /// Whether `key`'s request ended here without what it ended with written.
     func endedUnanswered(_ key: String) -> Bool {
-        unansweredKeys.withLock { $0.contains(key) }
+        unsettledKeys.withLock { $0[key] != nil }
+    }
+
+    /// Forgets `key`'s unwritten settlement: a repeat wrote the key's answer.
+    func forgetUnsettled(_ key: String) {
+        unsettledKeys.withLock { _ = $0.removeValue(forKey: key) }
     }
 
     /// Whether a request with `key` runs in this process now.

@@ -27,18 +27,21 @@ struct AuditCheckpointing: Service, CustomStringConvertible {
 
     func run() async throws {
         var signed: Int64 = -1
-        signed = await sign(unless: signed)
+        // The largest tree this service signed: the rows must still make it, though a
+        // failover to a standby that lacked them took the stored checkpoint with them.
+        var largest: TransparencyLog.Head?
+        signed = await sign(unless: signed, largest: &largest)
         await publish(signed)
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
             if Task.isCancelled { return }
             if Task.isShuttingDownGracefully { break }
-            signed = await sign(unless: signed)
+            signed = await sign(unless: signed, largest: &largest)
             await publish(signed)
         }
         if !Task.isCancelled {
             let deadline = ContinuousClock.now + Self.exitPublishBudget
-            signed = await sign(unless: signed)
+            signed = await sign(unless: signed, largest: &largest)
             await publish(signed, deadline: deadline)
         }
     }
@@ -72,20 +75,25 @@ struct AuditCheckpointing: Service, CustomStringConvertible {
     }
 
     /// Signs unless the tree still has `size` rows; answers the size signed (or still held;
-    /// -1 while the log is cut, so that the next interval checks again).
-    private func sign(unless size: Int64) async -> Int64 {
+    /// -1 while the log is cut, so that the next interval checks again). `largest` is the
+    /// largest tree signed so far, which the rows must still make.
+    private func sign(unless size: Int64, largest: inout TransparencyLog.Head?) async -> Int64 {
         let (origin, signer) = (self.origin, self.signer)
         do {
             let store = service.store
             let signed: TransparencyLog.Signed? =
                 try await AuditTree(store: store).size() == size
-                ? nil : try await TransparencyLog.checkpoint(in: store, origin: origin, signer: signer)
+                ? nil
+                : try await TransparencyLog.checkpoint(in: store, origin: origin, signer: signer, signedBefore: largest)
             if service.clearAuditCut() {
                 logger.notice(
                     "audit.logConsistent",
                     metadata: ["detail": "the log extends its checkpoints again; signing resumes"])
             }
             guard let signed else { return size }
+            if Int64(signed.checkpoint.size) >= largest?.size ?? 0 {
+                largest = TransparencyLog.Head(size: Int64(signed.checkpoint.size), root: signed.checkpoint.rootHash)
+            }
             service.metrics.auditCheckpoint(size: Int64(signed.checkpoint.size), isNew: signed.isNew)
             if signed.isNew { logger.info("audit.checkpointSigned", metadata: ["size": "\(signed.checkpoint.size)"]) }
             return Int64(signed.checkpoint.size)

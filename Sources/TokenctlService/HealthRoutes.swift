@@ -21,8 +21,11 @@ extension APIRoutes {
         }
         do {
             // On the service's open database: a probe opens no connection of its own, and
-            // awaits the driver's executor.
-            let status = try await service.runtime.database.databaseStatus()
+            // awaits the driver's executor. During a failover it says `database` within its
+            // own short window, not the requests'.
+            let status = try await StoreDeadline.$current.withValue(.now + Self.readinessWindow) {
+                try await service.runtime.database.databaseStatus()
+            }
             check("database", nil)
             check(
                 "schema",
@@ -48,6 +51,9 @@ extension APIRoutes {
         return Self.json(ready ? 200 : 503, body)
     }
 
+    /// How long `/readyz` waits for the database after its connection broke.
+    static let readinessWindow = Duration.milliseconds(500)
+
     /// A failure as an unauthenticated caller may read it: what failed and which setting
     /// is behind it, never a file's path or a message that could hold one (the service's
     /// log and `tokenctl config check` name those).
@@ -60,6 +66,8 @@ extension APIRoutes {
 
     /// `GET /metrics`: Prometheus text format 0.0.4.
     func metrics() -> Response {
-        Self.body(200, contentType: "text/plain; version=0.0.4", service.metrics.exposition())
+        Self.body(
+            200, contentType: "text/plain; version=0.0.4",
+            service.metrics.exposition(database: service.store.connectionFigures))
     }
 }

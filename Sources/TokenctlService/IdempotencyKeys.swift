@@ -57,6 +57,10 @@ struct IdempotencyKeys: Sendable {
             return .unanswered(requestID: nil, serialNumber: nil, createdMilliseconds: now, owner: nil)
         case .held(let row):
             guard row.deeplinkHash == hash else { return .mismatch }
+            // This request's own claim, committed before its answer was lost and sent again.
+            if row.requestID == requestID, row.owner == owner, row.answer == nil {
+                return .claimed(requestID: requestID)
+            }
             if let answer = row.answer, let status = row.status {
                 return .replay(status: status, body: answer)
             }
@@ -72,10 +76,11 @@ struct IdempotencyKeys: Sendable {
         return "\(hostID) \(process.pid) \(process.start)"
     }
 
-    /// Whether an unanswered claim may be taken over: its process on this host is gone, or
+    /// Whether an unanswered claim may be taken over: its request ended unanswered, its process on this host is gone, or
     /// (another host's, or one written before claims named their process) it is older than
     /// the longest an attempt can wait and run.
     func isAbandoned(createdMilliseconds: Int64, owner: String?) -> Bool {
+        if owner == IdempotencyKeyRow.ended { return true }
         if let owner, owner.hasPrefix(hostID + " ") {
             let fields = owner.dropFirst(hostID.count + 1).split(separator: " ", maxSplits: 1)
             if fields.count == 2, let pid = Int32(fields[0]) {
@@ -107,12 +112,37 @@ struct IdempotencyKeys: Sendable {
         try await database.releaseIdempotencyKey(key)
     }
 
+    /// Gives up the claim of a request that ended without an answer to keep, its binding to
+    /// `requestID`'s attempt kept.
+    func end(key: String, requestID: String) async throws {
+        try await database.endIdempotencyClaim(key, requestID: requestID)
+    }
+
+    /// Writes what a claim's request ended with.
+    func settle(key: String, _ settlement: ClaimSettlement) async throws {
+        switch settlement {
+        case .answer(let status, let body): try await store(key: key, status: status, body: body)
+        case .end(let requestID): try await end(key: key, requestID: requestID)
+        }
+    }
+
     /// Deletes the answers older than the retention.
     /// - Returns: the number deleted.
     @discardableResult
     func purge() async throws -> Int {
         try await database.purgeIdempotencyKeys(claimedBefore: clock().milliseconds - retentionMilliseconds)
     }
+}
+
+/// What a keyed request's claim must hold once its request ended: written at once, or, when
+/// the database refuses it then (a failover), by the service once it accepts writes again,
+/// so that no claim is left to a live owner whose request ended (DESIGN §10).
+enum ClaimSettlement: Sendable, Equatable {
+    /// The request's answer, replayed to every repeat.
+    case answer(status: Int, body: String)
+    /// No answer to keep (the database failed the request, or it was refused before it
+    /// ran): a repeat answers the attempt `requestID` started, or runs when none did.
+    case end(requestID: String)
 }
 
 /// Deletes Idempotency-Key answers past their retention, at start and every ten minutes.

@@ -3,7 +3,8 @@ import Logging
 import ServiceLifecycle
 import TokenActivation
 
-/// Writes the answers the database refused once it accepts writes again, and closes the
+/// Writes the answers and Idempotency-Key claims the database refused once it accepts writes
+/// again, and closes the
 /// attempts left open by processes that are gone (DESIGN §8, "Lifecycle"): at
 /// start, before the first request is admitted, and then every `interval`, so that an
 /// attempt of a host that died is closed soon after its lease expires (PostgreSQL) and one of
@@ -53,6 +54,10 @@ struct InterruptedAttemptRecovery: Service, CustomStringConvertible {
             let runtime = service.runtime
             if !runtime.unwrittenAttempts.isEmpty {
                 await runtime.writeUnwritten()
+            }
+            let settled = await service.settleClaims()
+            if settled > 0 {
+                logger.notice("service.idempotencySettled", metadata: ["keys": "\(settled)"])
             }
             if ContinuousClock.now - lastClosing >= interval {
                 lastClosing = .now

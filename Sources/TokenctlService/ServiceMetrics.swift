@@ -1,6 +1,7 @@
 import Prometheus
 import Synchronization
 import TokenActivation
+import WalletModel
 
 /// The service's metrics (DESIGN §8), on one Prometheus registry. Every label set is fixed
 /// per name and made up front: no identifier ever becomes a label value.
@@ -32,6 +33,10 @@ public final class ServiceMetrics: Sendable {
     private let auditTreeSize: Gauge
     private let auditCheckpoints: [String: Counter]
     private let witnessRequests: [WitnessPublisher.RequestResult: Counter]
+    private let databaseReconnects: (ok: Counter, failed: Counter)
+    private let primaryChanges: Counter
+    /// The database's figures as last counted (they are read from the store at each exposition).
+    private let databaseCounted = Mutex(ConnectionFigures())
     private let inflightCount = Atomic<Int>(0)
     private let httpRequests = Mutex<[String: Counter]>([:])
 
@@ -123,6 +128,18 @@ public final class ServiceMetrics: Sendable {
                     )
                 )
             })
+        let reconnects = Self.name(
+            "database_reconnects", "total",
+            "Calls that found a PostgreSQL server again after their connection broke (ok), or whose database.reconnect-window-ms ended first (failed)."
+        )
+        databaseReconnects = (
+            registry.makeCounter(descriptor: reconnects, labels: [("result", "ok")]),
+            registry.makeCounter(descriptor: reconnects, labels: [("result", "failed")])
+        )
+        primaryChanges = registry.makeCounter(
+            descriptor: Self.name(
+                "database_primary_changes", "total", "Changes of the host of database.url that accepts writes."),
+            labels: [])
         registry.makeGauge(
             descriptor: Self.name("build", "info", "The running tokenctl's version."), labels: [("version", version)]
         ).set(1.0)
@@ -187,8 +204,15 @@ public final class ServiceMetrics: Sendable {
         counter.increment()
     }
 
-    /// The Prometheus text format 0.0.4.
-    func exposition() -> [UInt8] {
-        registry.emitToBuffer()
+    /// The Prometheus text format 0.0.4, with the database's connection figures as they are now.
+    func exposition(database: ConnectionFigures = ConnectionFigures()) -> [UInt8] {
+        let counted = databaseCounted.withLock { counted in
+            defer { counted = database }
+            return counted
+        }
+        databaseReconnects.ok.increment(by: Int64(max(0, database.reconnected - counted.reconnected)))
+        databaseReconnects.failed.increment(by: Int64(max(0, database.reconnectsFailed - counted.reconnectsFailed)))
+        primaryChanges.increment(by: Int64(max(0, database.primaryChanges - counted.primaryChanges)))
+        return registry.emitToBuffer()
     }
 }

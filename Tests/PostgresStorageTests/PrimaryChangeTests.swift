@@ -41,6 +41,8 @@ import WalletModel
             // Committed on the old primary with a synchronous standby: on the new one.
             #expect(found?.map(\.deviceAccountIdentifier) == ["DAPL1"])
             #expect(store.pool.endpoint == url.endpoints[1])
+            #expect(store.connectionFigures.primaryChanges == 1)
+            #expect(store.connectionFigures.reconnected == 1)
             #expect(
                 try await store.insertPass(PassRecord(serialNumber: "SNPRIMARY2", deviceAccountIdentifier: "DAPL2"))
                     == .inserted)

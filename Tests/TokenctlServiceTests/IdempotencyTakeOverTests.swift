@@ -1,3 +1,4 @@
+import ErrorCodes
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -6,12 +7,15 @@ import NIOCore
 import ServiceAPI
 import TestSupport
 import Testing
+import TokenActivation
+import WalletModel
 
 @testable import TokenctlService
 
-/// A claim whose request ended in this process without its answer stored (the database
-/// failed as the answer was written) is not left to its live owner: the next retry takes it
-/// over and runs, once; a claim whose request may still run stays `activation.inProgress`.
+/// A claim whose request ended without an answer to keep (the database failed it) is not
+/// left to its live owner: the claim is ended in the database, and the next retry, in any
+/// process, takes it over and runs, once; a claim whose request may still run stays
+/// `activation.inProgress`.
 @Suite struct IdempotencyTakeOverTests {
     @Test func aClaimWhoseRequestEndedUnansweredIsTakenOverByTheRetry() async throws {
         let fixture = try await APIRouterTests.Fixture.start()
@@ -20,7 +24,7 @@ import Testing
             // The first request's claim, committed, as this live process holds it: no attempt, no answer.
             let keys = fixture.service.idempotency
             let claimed = try await keys.claim(key: "stuck-1", request: request, serialNumber: "SN1")
-            guard case .claimed = claimed else {
+            guard case .claimed(let requestID) = claimed else {
                 Issue.record("the key was not claimed: \(claimed)")
                 return
             }
@@ -34,9 +38,10 @@ import Testing
                     waiting.status == .conflict && String(buffer: waiting.body).contains("activation.inProgress"),
                     "\(String(buffer: waiting.body))")
                 #expect(fixture.sandbox.activationRequestCount == 0)
-                // Its request ended here without the answer stored (what store() records when the
-                // database refuses the answer): the retry takes the claim over and runs.
-                fixture.service.setEndedUnanswered("stuck-1", true)
+                // Its request ended with the database's failure: the claim is ended (what
+                // keyed() writes, or settleClaims() once the database is back), and the retry
+                // takes it over and runs.
+                #expect(await fixture.service.settle(key: "stuck-1", .end(requestID: requestID)) == nil)
                 let retried = try await client.execute(
                     uri: "/v1/activations", method: .post, headers: headers, body: body)
                 #expect(
@@ -51,5 +56,24 @@ import Testing
                 #expect(!fixture.service.endedUnanswered("stuck-1"))
             }
         }
+    }
+
+    @Test func aResultTheDatabaseFailedEndsTheClaimAndAnyOtherIsKept() {
+        let requestID = "req-1"
+        var lost = ActivationResult.notRun(StorageError(.storageConnectionLost, "the connection broke"))
+        lost.requestID = requestID
+        let lostAnswer = APIRoutes.answer(lost)
+        #expect(APIRoutes.settlement(of: lost, lostAnswer, requestID: requestID) == .end(requestID: requestID))
+        for code in [ErrorCode.storageUnreachable, .storageBusy] {
+            let failed = ActivationResult.notRun(StorageError(code, "down"))
+            #expect(
+                APIRoutes.settlement(of: failed, APIRoutes.answer(failed), requestID: requestID)
+                    == .end(requestID: requestID))
+        }
+        let refused = ActivationResult.notRun(StorageError(.storageSchemaTooNew, "newer"))
+        let refusedAnswer = APIRoutes.answer(refused)
+        #expect(
+            APIRoutes.settlement(of: refused, refusedAnswer, requestID: requestID)
+                == .answer(status: refusedAnswer.status, body: refusedAnswer.body.text))
     }
 }

@@ -86,7 +86,8 @@ import WalletModel
         #expect(values["onboarding.timeout-ms"]?["origin"] as? String == "default")
         #expect(values["tmp.auth.bearer-token-file"]?["value"] is NSNull)
         #expect((values["audit.witnesses"]?["value"] as? [Any])?.isEmpty == true)
-        #expect(values.count == 62)
+        #expect(values.count == 63)
+        #expect(values["database.reconnect-window-ms"]?["value"] as? Int == 30000)
 
         let secrets = try #require(try result.jsonObject()["secrets"] as? [String: [String: Any]])
         #expect(secrets["TMP bearer token"]?["set"] as? Bool == true)

@@ -1,9 +1,15 @@
 import PostgresNIO
 import WalletModel
 
-/// `idempotency_key` (migrations v3 and v5).
+/// `idempotency_key` (migrations v3 and v5). Each call is sent again while its connection
+/// breaks, within the request's window (a failover): a claim committed before its answer was
+/// lost comes back as held with this request's own id, and the other writes are idempotent.
 extension PostgresStore: IdempotencyKeyRecords {
     public func claimIdempotencyKey(_ claim: IdempotencyKeyRow) async throws -> IdempotencyKeyClaim {
+        try await retryingWithinWindow { try await insertClaim(claim) }
+    }
+
+    private func insertClaim(_ claim: IdempotencyKeyRow) async throws -> IdempotencyKeyClaim {
         try await transaction { connection in
             let inserted = try await connection.answer(
                 """
@@ -46,12 +52,23 @@ extension PostgresStore: IdempotencyKeyRecords {
     }
 
     public func answerIdempotencyKey(_ key: String, status: Int, body: String) async throws {
-        try await query(
-            "UPDATE idempotency_key SET status = \(Int32(clamping: status)), answer = \(body) WHERE key = \(key)")
+        try await retryingWithinWindow {
+            try await query(
+                "UPDATE idempotency_key SET status = \(Int32(clamping: status)), answer = \(body) WHERE key = \(key)")
+        }
     }
 
     public func releaseIdempotencyKey(_ key: String) async throws {
         try await query("DELETE FROM idempotency_key WHERE key = \(key) AND answer IS NULL")
+    }
+
+    public func endIdempotencyClaim(_ key: String, requestID: String) async throws {
+        try await retryingWithinWindow {
+            try await query(
+                """
+                UPDATE idempotency_key SET owner = \(IdempotencyKeyRow.ended) WHERE key = \(key) AND answer IS NULL AND request_id = \(requestID)
+                """)
+        }
     }
 
     public func purgeIdempotencyKeys(claimedBefore milliseconds: Int64) async throws -> Int {

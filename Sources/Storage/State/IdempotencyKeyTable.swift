@@ -62,6 +62,14 @@ extension Store: IdempotencyKeyRecords {
         }
     }
 
+    public func endIdempotencyClaim(_ key: String, requestID: String) async throws {
+        try await write { db in
+            try db.execute(
+                sql: "UPDATE idempotency_key SET owner = ? WHERE key = ? AND answer IS NULL AND request_id = ?",
+                arguments: [IdempotencyKeyRow.ended, key, requestID])
+        }
+    }
+
     public func purgeIdempotencyKeys(claimedBefore milliseconds: Int64) async throws -> Int {
         try await write { db in
             try db.execute(sql: "DELETE FROM idempotency_key WHERE created_ms < ?", arguments: [milliseconds])

@@ -34,7 +34,12 @@ public struct TransparencyLog: Sendable {
     }
 
     /// ``checkpoint(origin:signer:)`` on an open store (the service's).
-    public static func checkpoint(in store: any TokenStore, origin: String, signer: NoteSigner) async throws -> Signed {
+    /// - Parameter signedBefore: the largest tree the caller signed itself, which the rows
+    ///   must still make: a failover to a standby that lacked rows loses the checkpoints
+    ///   stored with them, not the signer's memory of them.
+    public static func checkpoint(
+        in store: any TokenStore, origin: String, signer: NoteSigner, signedBefore: Head? = nil
+    ) async throws -> Signed {
         let tree = AuditTree(store: store)
         var (size, root): (Int64, [UInt8]) = (0, [])
         for attempt in 1...3 {
@@ -42,7 +47,8 @@ public struct TransparencyLog: Sendable {
             size = try await tree.size()
             root = try await tree.rootHash(size: size)
             do {
-                try await extends(Head(size: size, root: root), in: store, origin: origin, tree: tree)
+                try await extends(
+                    Head(size: size, root: root), in: store, origin: origin, tree: tree, signedBefore: signedBefore)
                 break
             } catch let error as AuditError where error.code == .auditInconsistent && attempt < 3 {
                 // Another process signed a larger tree since this one read the size: the rows
@@ -65,23 +71,45 @@ public struct TransparencyLog: Sendable {
     public struct Head: Sendable, Equatable {
         public let size: Int64
         public let root: [UInt8]
+
+        public init(size: Int64, root: [UInt8]) {
+            self.size = size
+            self.root = root
+        }
     }
 
     /// The log fails closed (DESIGN §9; tlog-checkpoint's MUST NOT): `audit.inconsistent`,
     /// naming both sizes, unless the tree of `head` extends the newest checkpoint stored for
     /// `origin` and the largest tree of `origin` any witness cosigned: a smaller tree is a cut
     /// log (a failover that lost rows, a restored backup), another root at a signed size a fork.
-    public static func extends(_ head: Head, in store: any TokenStore, origin: String, tree: AuditTree) async throws {
+    /// `signedBefore`, a head the caller signed, counts as stored.
+    public static func extends(
+        _ head: Head, in store: any TokenStore, origin: String, tree: AuditTree, signedBefore: Head? = nil
+    ) async throws {
         let newest = try await store.storedCheckpoint(size: nil, origin: origin)
         let cosigned = try await store.largestCosignedSize(origin: origin) ?? 0
-        let signed = max(newest?.size ?? 0, cosigned)
+        let remembered = signedBefore?.size ?? 0
+        let signed = max(newest?.size ?? 0, cosigned, remembered)
         guard head.size >= signed else {
-            let by = cosigned == signed ? "a witness cosigned" : "this log signed"
+            let by =
+                remembered == signed && remembered > max(newest?.size ?? 0, cosigned)
+                ? "this service signed (a checkpoint the database no longer holds)"
+                : cosigned == signed ? "a witness cosigned" : "this log signed"
             throw AuditError(
                 code: .auditInconsistent,
                 message:
                     "the audit has \(head.size) rows, but \(by) a checkpoint of \(signed) rows of \(origin): the log was cut (a failover that lost rows, or a restored backup); no checkpoint is signed until an operator decides (operations.md, \"A log that was cut\")"
             )
+        }
+        if let signedBefore, signedBefore.size > (newest?.size ?? 0) {
+            let root = signedBefore.size == head.size ? head.root : try await tree.rootHash(size: signedBefore.size)
+            guard root == signedBefore.root else {
+                throw AuditError(
+                    code: .auditInconsistent,
+                    message:
+                        "the audit's tree of \(signedBefore.size) rows has another head than the checkpoint of \(signedBefore.size) rows this service signed (the tree now has \(head.size); the database no longer holds that checkpoint): the log was cut and written again; no checkpoint is signed until an operator decides (operations.md, \"A log that was cut\")"
+                )
+            }
         }
         guard let newest, let stored = checkpoint(in: newest.note) else { return }
         let root = newest.size == head.size ? head.root : try await tree.rootHash(size: newest.size)

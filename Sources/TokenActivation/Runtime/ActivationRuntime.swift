@@ -144,11 +144,15 @@ public final class ActivationRuntime: Sendable {
         }
         observer?.started()
         let previous = slot.held
-        let activation = await session.run(
-            job, deferringFinish: options.defersFinish, keepUnwritten: keep,
-            settlePrevious: {
-                if let previous { await self.answer(previous) }
-            })
+        // The database's window counts from the job's arrival (DESIGN §10).
+        let deadline = job.submitted + .milliseconds(activator.store.reconnectWindowMilliseconds)
+        let activation = await StoreDeadline.$current.withValue(deadline) {
+            await session.run(
+                job, deferringFinish: options.defersFinish, keepUnwritten: keep,
+                settlePrevious: {
+                    if let previous { await self.answer(previous) }
+                })
+        }
         var held: HeldActivation?
         if activation.finish == nil {
             deliver(job, activation.result)

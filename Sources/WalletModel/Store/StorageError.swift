@@ -14,6 +14,12 @@ public struct StorageError: CodedError, Equatable, CustomStringConvertible {
     public var isTemporary: Bool { code == .storageBusy }
     public var description: String { message }
 
+    /// Whether `code` says the database could not be used for a while (busy, unreachable,
+    /// its connection lost): not an outcome of the request, which may be sent again.
+    public static func isTransient(_ code: ErrorCode) -> Bool {
+        code == .storageBusy || code == .storageUnreachable || code == .storageConnectionLost
+    }
+
     public init(_ code: ErrorCode, _ message: String) {
         self.code = code
         self.message = message

@@ -7,6 +7,9 @@ public protocol StoreDriver: Sendable {
     var backend: String { get }
     /// The file, or the URL without a password.
     var location: String { get }
+    /// How long a call may wait for the database again after its connection broke, from the
+    /// arrival of the request or command it serves (``StoreDeadline``).
+    var reconnectWindowMilliseconds: Int { get }
 
     /// Opens the database (applying or checking its schema); close it when done.
     func open(logger: Logger) async throws -> any TokenStore
@@ -36,6 +39,9 @@ extension StoreDriver {
         let store = try await openForReading(logger: logger)
         return try await store.closing { try await body(store) }
     }
+
+    /// A file has no connection to lose; the default window bounds nothing then.
+    public var reconnectWindowMilliseconds: Int { 30_000 }
 
     public func openForReading(logger: Logger) async throws -> any TokenStore {
         try await open(logger: logger)

@@ -47,6 +47,9 @@ public protocol TokenStore: StateDatabase, TransparencyLogStore, Sendable {
     /// opens the database to answer).
     func databaseStatus() async throws -> DatabaseStatus
 
+    /// What this open database's connections went through (a file has none to lose).
+    var connectionFigures: ConnectionFigures { get }
+
     // MARK: Attempts
 
     /// The attempts' reads and writes for an activation session: the writes of workers

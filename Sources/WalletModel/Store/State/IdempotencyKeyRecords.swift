@@ -21,13 +21,22 @@ public protocol IdempotencyKeyRecords: Sendable {
     /// Deletes a claim that has no answer (its request was refused before it ran).
     func releaseIdempotencyKey(_ key: String) async throws
 
+    /// Gives up `key`'s unanswered claim for `requestID` and keeps the binding to its
+    /// attempt: its request ended without an answer to keep (the database failed), so a
+    /// repeat answers the attempt, or runs when none started, though the claim's process lives.
+    func endIdempotencyClaim(_ key: String, requestID: String) async throws
+
     /// Deletes the keys claimed before `milliseconds`; how many.
     func purgeIdempotencyKeys(claimedBefore milliseconds: Int64) async throws -> Int
 }
 
-/// An `idempotency_key` row. `owner` is the process that claimed it (`HOST PID START`);
+/// An `idempotency_key` row. `owner` is the process that claimed it (`HOST PID START`), or
+/// ``IdempotencyKeyRow/ended`` once its request ended unanswered;
 /// `serialNumber` nil for a request whose deeplink did not parse.
 public struct IdempotencyKeyRow: Sendable, Equatable {
+    /// The owner of a claim whose request ended without an answer to keep: no process holds it.
+    public static let ended = ""
+
     public var key: String
     public var deeplinkHash: String
     public var createdMilliseconds: Int64

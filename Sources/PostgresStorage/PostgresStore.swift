@@ -39,7 +39,7 @@ public final class PostgresStore: Sendable {
     static let maximumConnections = 16
     /// The least a statement of a request waits for its answer, sent when the request's
     /// window has (nearly) ended: a request slowed by TMP still stores what it learnt.
-    static let statementGrace = Duration.seconds(5)
+    static let statementGrace = Duration.seconds(1)
 
     /// Connects and checks the schema.
     /// - Parameter checkingSchema: false for `tokenctl db migrate` and `db status`, which

@@ -11,12 +11,9 @@ import WalletModel
 /// or unreachable connection, and the store's pool moves to the promoted standby.
 @Suite struct PrimaryChangeTests {
     @Test func anOpenStoreFollowsThePrimaryToThePromotedStandby() async throws {
-        let server = PrivateServer(directory: "/tmp/tokenctl-primary-test-\(UUID().uuidString.prefix(8))")
-        _ = try server.run("start")
-        defer { _ = try? server.run("stop", "--purge") }
-        let exports = try server.run("standby")
-        let text = try #require(exports.firstMatch(of: /TOKENCTL_TEST_FLEET_URL='([^']+)'/)?.1)
-        let url = try PostgresURL(parsing: String(text))
+        let fleet = try Fleet.start("primary-test")
+        defer { fleet.remove() }
+        let url = try PostgresURL(parsing: fleet.url())
         var options = PostgresOptions(
             endpoints: url.endpoints, user: url.user, database: url.database, tls: .disable,
             password: TestPostgres.password, hostID: "primary-change-test")
@@ -28,8 +25,8 @@ import WalletModel
             #expect(store.pool.endpoint == url.endpoints[0])
             _ = try await store.insertPass(PassRecord(serialNumber: "SNPRIMARY1", deviceAccountIdentifier: "DAPL1"))
 
-            _ = try server.run("kill")
-            _ = try server.run("promote")
+            try fleet.killPrimary()
+            try fleet.promote()
             var found: [PassRecord]?
             for _ in 0..<5 where found == nil {
                 do {

@@ -10,7 +10,7 @@ public final class SwitchingProxy: Sendable {
     /// The port the proxy listens on, on 127.0.0.1.
     public let port: Int
     private let listener: Int32
-    private let state: Mutex<(target: Int, open: Set<Int32>, stopped: Bool)>
+    private let state: Mutex<(target: Int, open: Set<Int32>, stopped: Bool, silent: Bool)>
 
     /// Listens on a free loopback port, forwarding to `target`.
     public init(forwardingTo target: Int) throws {
@@ -31,15 +31,23 @@ public final class SwitchingProxy: Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
         }
         port = Int(UInt16(bigEndian: address.sin_port))
-        state = Mutex((target, [], false))
+        state = Mutex((target, [], false, false))
         let proxy = self
         Thread { proxy.accepting() }.start()
     }
 
-    /// From now on connections go to `target`; those open now are cut.
+    /// The host vanishes without a reset (a virtual IP whose machine is gone): nothing is
+    /// forwarded any more, and new connections are taken and never answered, until
+    /// ``switchTo(_:)`` cuts them.
+    public func goSilent() {
+        state.withLock { $0.silent = true }
+    }
+
+    /// From now on connections go to `target` (and the proxy speaks again); those open now are cut.
     public func switchTo(_ target: Int) {
         let open = state.withLock { state in
             state.target = target
+            state.silent = false
             return state.open
         }
         for descriptor in open { shutdown(descriptor, Int32(SHUT_RDWR)) }
@@ -66,7 +74,11 @@ public final class SwitchingProxy: Sendable {
                 close(client)
                 break
             }
-            let target = state.withLock { $0.target }
+            let (target, silent) = state.withLock { ($0.target, $0.silent) }
+            if silent {
+                state.withLock { _ = $0.open.insert(client) }
+                continue
+            }
             let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             var address = Self.loopback(port: target)
             let connected = withUnsafePointer(to: &address) {
@@ -106,6 +118,9 @@ public final class SwitchingProxy: Sendable {
             let count = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else { return }
+            // Silent: what arrives is held, never forwarded, until the connection is cut.
+            while state.withLock({ $0.silent && $0.open.contains(source) }) { usleep(10_000) }
+            guard state.withLock({ $0.open.contains(source) }) else { return }
             var offset = 0
             while offset < count {
                 let written = buffer.withUnsafeBytes {

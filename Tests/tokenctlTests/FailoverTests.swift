@@ -308,4 +308,43 @@ import Testing
             #expect(stopped.stderr.contains("audit.logCut"), "\(stopped.stderr.suffix(3000))")
         }
     }
+
+    /// A primary that vanishes without a reset (behind a proxy gone silent): a request is
+    /// answered `storage.*` within its window, nothing sent, and the service serves again
+    /// once the address answers, without a restart.
+    @Test func aPrimaryThatGoesSilentHoldsNoRequestPastItsWindow() async throws {
+        let fleet = try Fleet.start("failover-silent")
+        defer { fleet.remove() }
+        let proxy = try SwitchingProxy(forwardingTo: fleet.primaryPort)
+        defer { proxy.stop() }
+        var harness = try await ActivationHarness.start()
+        let sandbox = harness.sandbox
+        try await withTeardown({ try await sandbox.shutdown() }) {
+            harness.cli.environment["TOKENCTL_DATABASE_URL"] = fleet.url(hosts: [proxy.port])
+            harness.cli.environment["TOKENCTL_DATABASE_PASSWORD"] = TestPostgres.password
+            try #require(try harness.cli.run("db", "migrate").status == 0)
+            for number in 1...2 { try harness.add("SNSI\(number)", "DAPLSI\(number)0000000") }
+            let service = try ServiceHarness.launch(
+                harness, environment: ["TOKENCTL_DATABASE_RECONNECT_WINDOW_MS": "3000"])
+            defer { _ = try? service.stop() }
+            proxy.goSilent()
+            let start = ContinuousClock.now
+            let held = try service.activate("SNSI1")
+            let took = ContinuousClock.now - start
+            #expect(held.status == 409, "\(held.body)")
+            #expect(try (held.object()["code"] as? String)?.hasPrefix("storage.") == true, "\(held.body)")
+            // The window (3 s) and one connect timeout (3 s) for the last try, not the host's silence.
+            #expect(took < .seconds(10), "answered after \(took)")
+            #expect(sandbox.activationRequestCount == 0)
+            proxy.switchTo(fleet.primaryPort)
+            var answer = try service.activate("SNSI2")
+            let deadline = ContinuousClock.now + .seconds(10)
+            while answer.status != 200 && ContinuousClock.now < deadline {
+                usleep(200_000)
+                answer = try service.activate("SNSI2")
+            }
+            #expect(answer.status == 200, "\(answer.body)")
+            print("failover figures (silent primary, window 3000 ms): answered \(held.status) after \(took)")
+        }
+    }
 }

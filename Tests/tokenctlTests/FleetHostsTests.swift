@@ -9,12 +9,9 @@ import Testing
 /// promoted, the same URL reaches the new primary.
 @Suite struct FleetHostsTests {
     @Test func thePrimaryIsFoundAmongTheHostsAndAfterAPromotion() async throws {
-        let server = PrivateServer(directory: "/tmp/tokenctl-hosts-test-\(UUID().uuidString.prefix(8))")
-        _ = try server.run("start")
-        defer { _ = try? server.run("stop", "--purge") }
-        let exports = try server.run("standby")
-        let fleet = try #require(exports.firstMatch(of: /127\.0\.0\.1:(\d+),127\.0\.0\.1:(\d+)/))
-        let (primary, standby, silent) = (String(fleet.1), String(fleet.2), try unusedPort())
+        let fleet = try Fleet.start("hosts-test")
+        defer { fleet.remove() }
+        let (primary, standby, silent) = (fleet.primaryPort, fleet.standbyPort, try unusedPort())
         var harness = try await ActivationHarness.start()
         let sandbox = harness.sandbox
         try await withTeardown({ try await sandbox.shutdown() }) {
@@ -51,10 +48,12 @@ import Testing
             #expect(standbys.map { $0["name"] as? String } == ["standby1"])
             #expect(standbys.first?["syncState"] as? String == "sync")
             #expect(status["warning"] is NSNull)
+            let checked = try harness.cli.run("config", "check")
+            #expect(checked.status == 0 && !checked.stderr.contains("warning"), "\(checked.stderr)")
 
             // The primary dies as its machine would, and the standby is promoted.
-            _ = try server.run("kill")
-            _ = try server.run("promote")
+            try fleet.killPrimary()
+            try fleet.promote()
             // The promoted standby streams to none: db status warns, and does not fail.
             let after = try harness.cli.run("db", "status")
             #expect(after.status == 0, "\(after.stderr)")
@@ -64,6 +63,13 @@ import Testing
                 after.stdout.contains(
                     "warning:  a failover may lose committed attempts: exactly-once across a failover needs a synchronous standby"
                 ), "\(after.stdout)")
+            // config check warns the same, and passes.
+            let warned = try harness.cli.run("config", "check")
+            #expect(warned.status == 0, "\(warned.stderr)")
+            #expect(
+                warned.stderr.contains(
+                    "warning: database: a failover may lose committed attempts: exactly-once across a failover needs a synchronous standby"
+                ), "\(warned.stderr)")
             try harness.add("SNHOSTS2", "DAPL000000HOSTS2")
             let second = try harness.activate("SNHOSTS2")
             #expect(second.status == 0, "\(second.stderr)")

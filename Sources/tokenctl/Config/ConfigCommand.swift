@@ -52,7 +52,9 @@ struct ConfigCheckCommand: AsyncParsableCommand {
             (what `tokenctl serve` needs): the socket's directory and a mode other users cannot write, \
             its TLS files and bearer token file. Nothing is \
             sent and nothing is created. Every problem is listed, each with its error code; the exit \
-            status is the most severe (78 for the configuration, 74 for the database).
+            status is the most severe (78 for the configuration, 74 for the database). On PostgreSQL, \
+            the primary is asked whether a failover may lose committed attempts (no synchronous \
+            standby, or synchronous_commit below on): a warning, which does not change the exit status.
             """
     )
 
@@ -80,6 +82,12 @@ struct ConfigCheckCommand: AsyncParsableCommand {
                 }
             }
             for failure in failures { Output.error("\(failure.message) (\(failure.code.rawValue))") }
+            // On PostgreSQL whose files passed, the replication is asked for: a warning, never a failure.
+            if settings.postgres != nil, !results.contains(where: { $0.part == "database" && !$0.errors.isEmpty }),
+                let warning = await DatabaseAdmin(settings: settings).replicationWarning()
+            {
+                Output.error("warning: database: \(warning)")
+            }
             if let worst = failures.map(\.code.exitStatus).min() { throw ExitCode(worst.rawValue) }
         }
     }

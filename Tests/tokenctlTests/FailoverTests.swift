@@ -30,8 +30,9 @@ import Testing
         let answered: ContinuousClock.Instant
     }
 
-    static let clients = 6
-    static let passesPerClient = 8
+    /// 6 clients of 8 passes; FAILOVER_CLIENTS and FAILOVER_PASSES_PER_CLIENT measure a larger run.
+    static let clients = Int(ProcessInfo.processInfo.environment["FAILOVER_CLIENTS"] ?? "") ?? 6
+    static let passesPerClient = Int(ProcessInfo.processInfo.environment["FAILOVER_PASSES_PER_CLIENT"] ?? "") ?? 8
 
     @Test(arguments: Topology.allCases)
     func keyedClientsRideAPromotionThroughTwoServices(_ topology: Topology) async throws {

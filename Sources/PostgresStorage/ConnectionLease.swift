@@ -60,7 +60,7 @@ extension PostgresStore {
                 deadline = end
                 guard ContinuousClock.now + pause < end else {
                     reconnectsFailed.add(1, ordering: .relaxed)
-                    throw error
+                    throw error.windowEnded()
                 }
                 try await Task.sleep(for: pause)
                 pause = min(pause * 2, .seconds(1))

@@ -145,7 +145,7 @@ final class PostgresGroupWriter: Sendable {
             }
             let now = ContinuousClock.now
             let ended = pending.filter { $0.deadline <= now + .milliseconds(200) }
-            answer(ended, result)
+            answer(ended, .failure(error.windowEnded()))
             pending.removeAll { job in ended.contains { $0 === job } }
             if pending.isEmpty { return }
             try? await Task.sleep(for: .milliseconds(200))

@@ -91,7 +91,20 @@ extension PostgresStore {
     static let searchPause = Duration.milliseconds(100)
 
     private func searchHosts() async {
-        let chosen = try? await HostSelection(options: options, tls: tls, logger: logger).choose()
+        // The search is every waiting call's, not the one that started it: each host's
+        // question gets its own connect timeout, whatever that call's window has left.
+        let chosen: PostgresEndpoint?
+        do {
+            chosen = try await StoreDeadline.$current.withValue(
+                .now + .milliseconds(options.connectTimeoutMilliseconds)
+            ) {
+                try await HostSelection(options: options, tls: tls, logger: logger).choose()
+            }
+        } catch {
+            logger.debug(
+                "database.primaryNotFound", metadata: ["error": "\((error as? StorageError)?.message ?? "\(error)")"])
+            chosen = nil
+        }
         let replaced: PostgresEndpoint? = pools.withLock { pools in
             pools.search = nil
             pools.searched = .now

@@ -46,7 +46,7 @@ extension PostgresStore {
         if let silent = error as? StatementUnanswered {
             return StorageError(
                 .storageConnectionLost,
-                "PostgreSQL at \(place) did not answer within \(silent.waited.milliseconds) ms (the request's database.reconnect-window-ms): the connection counts as broken"
+                "PostgreSQL at \(place) did not answer within \(silent.waited.milliseconds) ms (the rest of the request's database.reconnect-window-ms): the connection counts as broken"
             )
         }
         // The library's own text (type names, build paths) stays at debug level; messages
@@ -177,6 +177,18 @@ extension Duration {
 }
 
 extension StorageError {
+    /// What a call whose reconnect window ended answers (DESIGN §10): `storage.unreachable`,
+    /// naming the last error.
+    func windowEnded() -> StorageError {
+        guard isConnectionFailure, !message.hasPrefix(Self.windowEndedPrefix) else { return self }
+        return StorageError(
+            .storageUnreachable,
+            "\(Self.windowEndedPrefix); the last error: \(message)")
+    }
+
+    private static let windowEndedPrefix =
+        "no PostgreSQL primary answered within the request's database.reconnect-window-ms"
+
     /// The connection broke or the server could not be reached: trying again later may work.
     public var isConnectionFailure: Bool {
         code == .storageConnectionLost || code == .storageUnreachable

@@ -40,6 +40,10 @@ public final class PostgresStore: Sendable {
     /// The least a statement of a request waits for its answer, sent when the request's
     /// window has (nearly) ended: a request slowed by TMP still stores what it learnt.
     static let statementGrace = Duration.seconds(1)
+    /// How long a statement outside a request (a migration, a copy, a background round) may
+    /// wait for its answer: long enough for the largest, and never forever (a query written
+    /// to a connection as it broke may be dropped unanswered).
+    static let statementLimit = Duration.seconds(900)
 
     /// Connects and checks the schema.
     /// - Parameter checkingSchema: false for `tokenctl db migrate` and `db status`, which
@@ -128,9 +132,8 @@ public final class PostgresStore: Sendable {
         while true {
             do {
                 return try await body()
-            } catch let error as StorageError
-                where error.isConnectionFailure && ContinuousClock.now + Self.retryPause < end
-            {
+            } catch let error as StorageError where error.isConnectionFailure {
+                guard ContinuousClock.now + Self.retryPause < end else { throw error.windowEnded() }
                 try await Task.sleep(for: Self.retryPause)
             }
         }
@@ -207,7 +210,10 @@ extension PostgresConnection {
             _ = try await answer(end, logger)
             return result
         } catch {
-            _ = try? await answer(undo, logger)
+            // On a connection that broke, the undo may never be answered: it waits no longer
+            // than a statement's grace (the server undoes an open transaction whose
+            // connection is gone by itself).
+            _ = try? await StoreDeadline.$current.withValue(.now) { try await answer(undo, logger) }
             throw error
         }
     }
@@ -218,23 +224,22 @@ extension PostgresConnection {
     /// after the write: a query the channel took is failed by the channel's close instead.
     ///
     /// A statement of a request still unanswered at the request's ``StoreDeadline`` (or
-    /// ``PostgresStore/statementGrace`` after it was sent, when later) fails, and its
-    /// connection is closed: a host that went silent (vanished without a reset) holds no
-    /// request past its window.
+    /// ``PostgresStore/statementGrace`` after it was sent, when later; outside a request,
+    /// ``PostgresStore/statementLimit``) fails, and its connection is closed: a host that went
+    /// silent (vanished without a reset) holds no request past its window.
     func answer(_ query: PostgresQuery, _ logger: Logger) async throws -> PostgresQueryResult {
         let answered = eventLoop.makePromise(of: PostgresQueryResult.self)
         self.query(query, logger: logger).cascade(to: answered)
         eventLoop.execute {
             if self.isClosed { answered.fail(ConnectionClosed()) }
         }
-        if let deadline = StoreDeadline.current {
-            let wait = max(deadline - .now, PostgresStore.statementGrace)
-            let silence = eventLoop.scheduleTask(in: .nanoseconds(Int64(wait / .nanoseconds(1)))) {
-                answered.fail(StatementUnanswered(waited: wait))
-                self.close().whenComplete { _ in }
-            }
-            answered.futureResult.whenComplete { _ in silence.cancel() }
+        let deadline = StoreDeadline.current ?? .now + PostgresStore.statementLimit
+        let wait = max(deadline - .now, PostgresStore.statementGrace)
+        let silence = eventLoop.scheduleTask(in: .nanoseconds(Int64(wait / .nanoseconds(1)))) {
+            answered.fail(StatementUnanswered(waited: wait))
+            self.close().whenComplete { _ in }
         }
+        answered.futureResult.whenComplete { _ in silence.cancel() }
         return try await answered.futureResult.get()
     }
 }

@@ -79,12 +79,17 @@ struct AuditCheckpointing: Service, CustomStringConvertible {
     /// largest tree signed so far, which the rows must still make.
     private func sign(unless size: Int64, largest: inout TransparencyLog.Head?) async -> Int64 {
         let (origin, signer) = (self.origin, self.signer)
+        let window = service.driver.reconnectWindowMilliseconds
         do {
             let store = service.store
-            let signed: TransparencyLog.Signed? =
+            let before = largest
+            // A round waits for the database no longer than a request would (a failover).
+            let signed: TransparencyLog.Signed? = try await StoreDeadline.serving(windowMilliseconds: window) {
                 try await AuditTree(store: store).size() == size
-                ? nil
-                : try await TransparencyLog.checkpoint(in: store, origin: origin, signer: signer, signedBefore: largest)
+                    ? nil
+                    : try await TransparencyLog.checkpoint(
+                        in: store, origin: origin, signer: signer, signedBefore: before)
+            }
             if service.clearAuditCut() {
                 logger.notice(
                     "audit.logConsistent",

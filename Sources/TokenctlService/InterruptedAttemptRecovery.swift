@@ -2,6 +2,7 @@ import ErrorCodes
 import Logging
 import ServiceLifecycle
 import TokenActivation
+import WalletModel
 
 /// Writes the answers and Idempotency-Key claims the database refused once it accepts writes
 /// again, and closes the
@@ -52,16 +53,19 @@ struct InterruptedAttemptRecovery: Service, CustomStringConvertible {
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(1)) }
             if Task.isShuttingDownGracefully || Task.isCancelled { break }
             let runtime = service.runtime
-            if !runtime.unwrittenAttempts.isEmpty {
-                await runtime.writeUnwritten()
-            }
-            let settled = await service.settleClaims()
-            if settled > 0 {
-                logger.notice("service.idempotencySettled", metadata: ["keys": "\(settled)"])
-            }
-            if ContinuousClock.now - lastClosing >= interval {
-                lastClosing = .now
-                await Self.closeNow(service, logger: logger)
+            // A round waits for the database no longer than a request would (a failover).
+            await StoreDeadline.serving(windowMilliseconds: service.driver.reconnectWindowMilliseconds) {
+                if !runtime.unwrittenAttempts.isEmpty {
+                    await runtime.writeUnwritten()
+                }
+                let settled = await service.settleClaims()
+                if settled > 0 {
+                    logger.notice("service.idempotencySettled", metadata: ["keys": "\(settled)"])
+                }
+                if ContinuousClock.now - lastClosing >= interval {
+                    lastClosing = .now
+                    await Self.closeNow(service, logger: logger)
+                }
             }
         }
     }

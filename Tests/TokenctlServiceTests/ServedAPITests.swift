@@ -297,7 +297,7 @@ import WalletModel
     /// the first is answered; one request reaches TMP.
     @Test func aRepeatWhileTheFirstRunsIs409() async throws {
         let fixture = try await APIRouterTests.Fixture.start(
-            passes: [("SN610001", "SBXSLOW0001")], slowDelay: .seconds(2))
+            passes: [("SN610001", "SBXSLOW0001")], slowDelay: .seconds(8))
         try await withTeardown({ try await fixture.stop() }) {
             try await fixture.served { client in
                 let key: HTTPFields = [HTTPField.Name("Idempotency-Key")!: "slow-1"]

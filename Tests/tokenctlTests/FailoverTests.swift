@@ -24,14 +24,15 @@ import Testing
         let serial: String
         let status: Int
         let code: String?
+        let detail: String?
         let requestID: String?
         let outcome: String?
         let sent: ContinuousClock.Instant
         let answered: ContinuousClock.Instant
     }
 
-    /// 6 clients of 8 passes; FAILOVER_CLIENTS and FAILOVER_PASSES_PER_CLIENT measure a larger run.
-    static let clients = Int(ProcessInfo.processInfo.environment["FAILOVER_CLIENTS"] ?? "") ?? 6
+    /// 4 clients of 8 passes; FAILOVER_CLIENTS and FAILOVER_PASSES_PER_CLIENT measure a larger run.
+    static let clients = Int(ProcessInfo.processInfo.environment["FAILOVER_CLIENTS"] ?? "") ?? 4
     static let passesPerClient = Int(ProcessInfo.processInfo.environment["FAILOVER_PASSES_PER_CLIENT"] ?? "") ?? 8
 
     @Test(arguments: Topology.allCases)
@@ -84,7 +85,8 @@ import Testing
                                 $0.append(
                                     Answer(
                                         service: service, serial: serial, status: answer.status,
-                                        code: object["code"] as? String, requestID: result["requestId"] as? String,
+                                        code: object["code"] as? String, detail: object["detail"] as? String,
+                                        requestID: result["requestId"] as? String,
                                         outcome: result["outcome"] as? String, sent: sent, answered: .now))
                             }
                             final = answer.status == 200
@@ -191,6 +193,7 @@ import Testing
         for (kind, count) in counted.sorted(by: { $0.key < $1.key }) {
             lines.append("  during the switch: \(kind) ×\(count)")
         }
+        for detail in Set(answers.compactMap(\.detail)).sorted() { lines.append("  detail: \(detail)") }
         if let longest = answers.max(by: { $0.answered - $0.sent < $1.answered - $1.sent }) {
             lines.append(
                 "  longest answer: \(milliseconds(longest.answered - longest.sent)) ms (\(longest.status) \(longest.code ?? ""))"
@@ -239,6 +242,10 @@ import Testing
                 #expect((object["code"] as? String)?.hasPrefix("storage.") == true, "\(object)")
             }
             #expect(try harness.unauditedRequests().isEmpty)
+            // No attempt open, no pass left activating.
+            #expect(try harness.auditEntries().allSatisfy { $0["outcome"] is String }, "an attempt is open")
+            let listed = try #require(try harness.cli.run("wallet", "list", "--json").json() as? [[String: Any]])
+            #expect(!listed.contains { $0["state"] as? String == "activating" })
             #expect(try harness.cli.run("audit", "verify").status == 0)
             print(
                 "failover figures (CLI batch): \(approved.count) of \(objects.count) lines APPROVED, exit \(result.status)"
@@ -332,8 +339,10 @@ import Testing
             let start = ContinuousClock.now
             let held = try service.activate("SNSI1")
             let took = ContinuousClock.now - start
+            // The window's end: storage.unreachable, naming the last error.
             #expect(held.status == 409, "\(held.body)")
-            #expect(try (held.object()["code"] as? String)?.hasPrefix("storage.") == true, "\(held.body)")
+            #expect(try held.object()["code"] as? String == "storage.unreachable", "\(held.body)")
+            #expect(held.body.contains("did not answer within"), "\(held.body)")
             // The window (3 s) and one connect timeout (3 s) for the last try, not the host's silence.
             #expect(took < .seconds(10), "answered after \(took)")
             #expect(sandbox.activationRequestCount == 0)

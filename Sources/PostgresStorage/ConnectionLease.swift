@@ -60,6 +60,9 @@ extension PostgresStore {
                 deadline = end
                 guard ContinuousClock.now + pause < end else {
                     reconnectsFailed.add(1, ordering: .relaxed)
+                    logger.warning(
+                        "database.windowEnded",
+                        metadata: ["host": "\(current.endpoint)", "error": "\(error.message)"])
                     throw error.windowEnded()
                 }
                 try await Task.sleep(for: pause)

@@ -133,7 +133,7 @@ final class PostgresGroupWriter: Sendable {
             let result: Result<StepAnswer, any Error>
             do {
                 result = .success(
-                    try await StoreDeadline.$current.withValue(nearest) {
+                    try await StoreDeadline.within(.milliseconds(retryMilliseconds), until: nearest) {
                         try await store.step(changes, reads: reads, genesis: AuditRow.genesisHash)
                     })
             } catch {

@@ -95,13 +95,12 @@ extension PostgresStore {
         // question gets its own connect timeout, whatever that call's window has left.
         let chosen: PostgresEndpoint?
         do {
-            chosen = try await StoreDeadline.$current.withValue(
-                .now + .milliseconds(options.connectTimeoutMilliseconds)
-            ) {
+            let timeout = Duration.milliseconds(options.connectTimeoutMilliseconds)
+            chosen = try await StoreDeadline.within(timeout, until: .now + timeout) {
                 try await HostSelection(options: options, tls: tls, logger: logger).choose()
             }
         } catch {
-            logger.debug(
+            logger.info(
                 "database.primaryNotFound", metadata: ["error": "\((error as? StorageError)?.message ?? "\(error)")"])
             chosen = nil
         }

@@ -37,9 +37,8 @@ public final class PostgresStore: Sendable {
     /// The most connections the pool opens: a service's readers, its group writer and its
     /// point calls, with room to spare.
     static let maximumConnections = 16
-    /// The least a statement of a request waits for its answer, sent when the request's
-    /// window has (nearly) ended: a request slowed by TMP still stores what it learnt.
-    static let statementGrace = Duration.seconds(1)
+    /// How long an undo waits on a connection that broke.
+    static let undoWait = Duration.seconds(1)
     /// How long a statement outside a request (a migration, a copy, a background round) may
     /// wait for its answer: long enough for the largest, and never forever (a query written
     /// to a connection as it broke may be dropped unanswered).
@@ -213,7 +212,9 @@ extension PostgresConnection {
             // On a connection that broke, the undo may never be answered: it waits no longer
             // than a statement's grace (the server undoes an open transaction whose
             // connection is gone by itself).
-            _ = try? await StoreDeadline.$current.withValue(.now) { try await answer(undo, logger) }
+            _ = try? await StoreDeadline.within(PostgresStore.undoWait, until: .now) {
+                try await answer(undo, logger)
+            }
             throw error
         }
     }
@@ -223,10 +224,11 @@ extension PostgresConnection {
     /// failing it, and waiting would never end. The check runs on the connection's event loop
     /// after the write: a query the channel took is failed by the channel's close instead.
     ///
-    /// A statement of a request still unanswered at the request's ``StoreDeadline`` (or
-    /// ``PostgresStore/statementGrace`` after it was sent, when later; outside a request,
-    /// ``PostgresStore/statementLimit``) fails, and its connection is closed: a host that went
-    /// silent (vanished without a reset) holds no request past its window.
+    /// A statement of a request still unanswered at the request's ``StoreDeadline`` (or a
+    /// whole window after it was sent, when later: a queue is not a silent host; outside a
+    /// request, ``PostgresStore/statementLimit``) fails, and its connection is closed: a host
+    /// that went silent (vanished without a reset) holds a request in flight no longer than
+    /// its window.
     func answer(_ query: PostgresQuery, _ logger: Logger) async throws -> PostgresQueryResult {
         let answered = eventLoop.makePromise(of: PostgresQueryResult.self)
         self.query(query, logger: logger).cascade(to: answered)
@@ -234,7 +236,7 @@ extension PostgresConnection {
             if self.isClosed { answered.fail(ConnectionClosed()) }
         }
         let deadline = StoreDeadline.current ?? .now + PostgresStore.statementLimit
-        let wait = max(deadline - .now, PostgresStore.statementGrace)
+        let wait = max(deadline - .now, StoreDeadline.window ?? .zero)
         let silence = eventLoop.scheduleTask(in: .nanoseconds(Int64(wait / .nanoseconds(1)))) {
             answered.fail(StatementUnanswered(waited: wait))
             self.close().whenComplete { _ in }

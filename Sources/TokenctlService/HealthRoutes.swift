@@ -23,7 +23,7 @@ extension APIRoutes {
             // On the service's open database: a probe opens no connection of its own, and
             // awaits the driver's executor. During a failover it says `database` within its
             // own short window, not the requests'.
-            let status = try await StoreDeadline.$current.withValue(.now + Self.readinessWindow) {
+            let status = try await StoreDeadline.within(Self.readinessWindow, until: .now + Self.readinessWindow) {
                 try await service.runtime.database.databaseStatus()
             }
             check("database", nil)

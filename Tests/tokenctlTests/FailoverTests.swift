@@ -154,7 +154,13 @@ import Testing
             for service in services {
                 let stopped = try service.stop()
                 #expect(stopped.status == 0)
-                if ProcessInfo.processInfo.environment["FAILOVER_LOGS"] != nil { print(stopped.stderr) }
+                let slow = answers.withLock { $0 }.contains { $0.answered - $0.sent > .seconds(10) }
+                if slow || ProcessInfo.processInfo.environment["FAILOVER_LOGS"] != nil {
+                    // What a slow answer met, for the run's record.
+                    print(
+                        stopped.stderr.split(separator: "\n").filter { $0.contains("database.") }.joined(
+                            separator: "\n"))
+                }
             }
             #expect(entries.allSatisfy { $0["outcome"] is String }, "an attempt is open")
             let listed = try #require(try harness.cli.run("wallet", "list", "--json").json() as? [[String: Any]])

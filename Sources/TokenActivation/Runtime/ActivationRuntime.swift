@@ -145,8 +145,9 @@ public final class ActivationRuntime: Sendable {
         observer?.started()
         let previous = slot.held
         // The database's window counts from the job's arrival (DESIGN §10).
-        let deadline = job.submitted + .milliseconds(activator.store.reconnectWindowMilliseconds)
-        let activation = await StoreDeadline.$current.withValue(deadline) {
+        let activation = await StoreDeadline.serving(
+            windowMilliseconds: activator.store.reconnectWindowMilliseconds, from: job.submitted
+        ) {
             await session.run(
                 job, deferringFinish: options.defersFinish, keepUnwritten: keep,
                 settlePrevious: {

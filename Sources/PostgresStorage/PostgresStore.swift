@@ -237,13 +237,28 @@ extension PostgresConnection {
         }
         let deadline = StoreDeadline.current ?? .now + PostgresStore.statementLimit
         let wait = max(deadline - .now, StoreDeadline.window ?? .zero)
-        let silence = eventLoop.scheduleTask(in: .nanoseconds(Int64(wait / .nanoseconds(1)))) {
-            answered.fail(StatementUnanswered(waited: wait))
-            self.close().whenComplete { _ in }
+        let giveUp = NIODeadline.now() + .nanoseconds(Int64(wait / .nanoseconds(1)))
+        // Checked while the statement waits: a connection that closed after the check above
+        // (it broke as the query was written) may have dropped it too.
+        let watch = eventLoop.scheduleRepeatedTask(initialDelay: Self.watchInterval, delay: Self.watchInterval) {
+            task in
+            if self.isClosed {
+                task.cancel()
+                answered.fail(ConnectionClosed())
+            } else if NIODeadline.now() >= giveUp {
+                task.cancel()
+                answered.fail(StatementUnanswered(waited: wait))
+                self.close().whenComplete { _ in }
+            }
         }
-        answered.futureResult.whenComplete { _ in silence.cancel() }
+        answered.futureResult.whenComplete { _ in watch.cancel() }
         return try await answered.futureResult.get()
     }
+}
+
+extension PostgresConnection {
+    /// How often a waiting statement's connection is looked at.
+    static let watchInterval: TimeAmount = .milliseconds(250)
 }
 
 /// A query met a connection that had already closed.

@@ -348,7 +348,7 @@ import Testing
             // The window's end: storage.unreachable, naming the last error.
             #expect(held.status == 409, "\(held.body)")
             #expect(try held.object()["code"] as? String == "storage.unreachable", "\(held.body)")
-            #expect(held.body.contains("did not answer within"), "\(held.body)")
+            #expect(held.body.contains("no PostgreSQL primary answered within"), "\(held.body)")
             // The window (3 s) and one connect timeout (3 s) for the last try, not the host's silence.
             #expect(took < .seconds(10), "answered after \(took)")
             #expect(sandbox.activationRequestCount == 0)

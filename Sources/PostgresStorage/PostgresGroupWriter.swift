@@ -111,10 +111,8 @@ final class PostgresGroupWriter: Sendable {
     }
 
     private func send(_ group: [Job]) async {
-        if group.contains(where: { if case .change = $0.work { true } else { false } }) {
-            let count = group.count { if case .change = $0.work { true } else { false } }
-            written.withLock { $0 = ($0.transactions + 1, $0.jobs + count) }
-        }
+        let changed = group.count { if case .change = $0.work { true } else { false } }
+        if changed > 0 { written.withLock { $0 = ($0.transactions + 1, $0.jobs + changed) } }
         // The windows count from the jobs' arrival, not from this call: a job that waited
         // while an earlier group was retried has used that time already (it is answered
         // within one window, not two). Each try lasts until the nearest deadline; the jobs

@@ -114,11 +114,6 @@ final class ActivationService: Sendable {
         unsettledKeys.withLock { $0[key] != nil }
     }
 
-    /// Forgets `key`'s unwritten settlement: a repeat wrote the key's answer.
-    func forgetUnsettled(_ key: String) {
-        unsettledKeys.withLock { _ = $0.removeValue(forKey: key) }
-    }
-
     /// Whether a request with `key` runs in this process now.
     func isRunning(key: String) -> Bool {
         runningKeys.withLock { $0.contains(key) }

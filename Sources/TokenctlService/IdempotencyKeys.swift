@@ -107,11 +107,6 @@ struct IdempotencyKeys: Sendable {
         try await database.answerIdempotencyKey(key, status: status, body: body)
     }
 
-    /// Gives a claimed key up: the request was refused before it reached the runtime.
-    func release(key: String) async throws {
-        try await database.releaseIdempotencyKey(key)
-    }
-
     /// Gives up the claim of a request that ended without an answer to keep, its binding to
     /// `requestID`'s attempt kept.
     func end(key: String, requestID: String) async throws {

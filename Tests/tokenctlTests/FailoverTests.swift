@@ -44,16 +44,10 @@ import Testing
         var harness = try await ActivationHarness.start()
         let sandbox = harness.sandbox
         try await withTeardown({ try await sandbox.shutdown() }) {
-            harness.cli.environment["TOKENCTL_DATABASE_URL"] = proxy.map { fleet.url(hosts: [$0.port]) } ?? fleet.url()
-            harness.cli.environment["TOKENCTL_DATABASE_PASSWORD"] = TestPostgres.password
-            try #require(try harness.cli.run("db", "migrate").status == 0)
+            try Self.migrate(&harness, url: proxy.map { fleet.url(hosts: [$0.port]) } ?? fleet.url())
             let serials = (0..<Self.clients * Self.passesPerClient).map { String(format: "SNFO%03d", $0) }
             let csv = serials.map { "\($0),DAPLFO\($0.dropFirst(4))000000" }.joined(separator: "\n")
-            try #require(
-                try harness.cli.run(
-                    "wallet", "import",
-                    harness.cli.write("passes.csv", "serialNumber,deviceAccountIdentifier\n" + csv + "\n")
-                ).status == 0)
+            try Self.importPasses(harness, csv)
             let services = try (0..<2).map { index in
                 try ServiceHarness.launch(
                     harness, socket: harness.cli.directory.file("s\(index)/tokenctl.sock"),
@@ -171,6 +165,19 @@ import Testing
         }
     }
 
+    /// Points the harness at the fleet's `url` and migrates the schema there.
+    static func migrate(_ harness: inout ActivationHarness, url: String) throws {
+        harness.cli.environment["TOKENCTL_DATABASE_URL"] = url
+        harness.cli.environment["TOKENCTL_DATABASE_PASSWORD"] = TestPostgres.password
+        try #require(try harness.cli.run("db", "migrate").status == 0)
+    }
+
+    /// Imports `csv` (`serialNumber,deviceAccountIdentifier` lines, no header).
+    static func importPasses(_ harness: ActivationHarness, _ csv: String) throws {
+        let file = harness.cli.write("passes.csv", "serialNumber,deviceAccountIdentifier\n" + csv + "\n")
+        try #require(try harness.cli.run("wallet", "import", file).status == 0)
+    }
+
     /// The value of one sample of the exposition text (0 when absent).
     static func metric(_ exposition: String, _ sample: String) -> Double {
         exposition.split(separator: "\n").first { $0.hasPrefix(sample + " ") }
@@ -216,17 +223,11 @@ import Testing
         var harness = try await ActivationHarness.start(slowDelay: .milliseconds(100))
         let sandbox = harness.sandbox
         try await withTeardown({ try await sandbox.shutdown() }) {
-            harness.cli.environment["TOKENCTL_DATABASE_URL"] = fleet.url()
-            harness.cli.environment["TOKENCTL_DATABASE_PASSWORD"] = TestPostgres.password
-            try #require(try harness.cli.run("db", "migrate").status == 0)
+            try Self.migrate(&harness, url: fleet.url())
             let serials = (0..<120).map { String(format: "SNFB%03d", $0) }
             // Each TMP answer takes 100 ms: the batch runs for some seconds.
             let csv = serials.map { "\($0),SBXSLOWFB\($0.dropFirst(4))" }.joined(separator: "\n")
-            try #require(
-                try harness.cli.run(
-                    "wallet", "import",
-                    harness.cli.write("passes.csv", "serialNumber,deviceAccountIdentifier\n" + csv + "\n")
-                ).status == 0)
+            try Self.importPasses(harness, csv)
             let lines = serials.map { "mybank://activate?serialNumber=\($0)" }.joined(separator: "\n") + "\n"
             let batch = try harness.cli.start(
                 ["activate", "--batch", harness.cli.write("batch.txt", lines), "--concurrency", "4", "--json"])
@@ -268,9 +269,7 @@ import Testing
         var (harness, verifierKey) = try await AuditLogTests.start(.sqlite)
         let sandbox = harness.sandbox
         try await withTeardown({ try await sandbox.shutdown() }) {
-            harness.cli.environment["TOKENCTL_DATABASE_URL"] = fleet.url()
-            harness.cli.environment["TOKENCTL_DATABASE_PASSWORD"] = TestPostgres.password
-            try #require(try harness.cli.run("db", "migrate").status == 0)
+            try Self.migrate(&harness, url: fleet.url())
             for number in 1...6 { try harness.add("SNAS\(number)", "DAPLAS\(number)00000") }
             let service = try ServiceHarness.launch(
                 harness, environment: ["TOKENCTL_AUDIT_CHECKPOINT_INTERVAL_SECONDS": "1"])
@@ -334,9 +333,7 @@ import Testing
         var harness = try await ActivationHarness.start()
         let sandbox = harness.sandbox
         try await withTeardown({ try await sandbox.shutdown() }) {
-            harness.cli.environment["TOKENCTL_DATABASE_URL"] = fleet.url(hosts: [proxy.port])
-            harness.cli.environment["TOKENCTL_DATABASE_PASSWORD"] = TestPostgres.password
-            try #require(try harness.cli.run("db", "migrate").status == 0)
+            try Self.migrate(&harness, url: fleet.url(hosts: [proxy.port]))
             for number in 1...2 { try harness.add("SNSI\(number)", "DAPLSI\(number)0000000") }
             let service = try ServiceHarness.launch(
                 harness, environment: ["TOKENCTL_DATABASE_RECONNECT_WINDOW_MS": "3000"])

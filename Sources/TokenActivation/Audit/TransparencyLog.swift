@@ -102,24 +102,30 @@ public struct TransparencyLog: Sendable {
             )
         }
         if let signedBefore, signedBefore.size > (newest?.size ?? 0) {
-            let root = signedBefore.size == head.size ? head.root : try await tree.rootHash(size: signedBefore.size)
-            guard root == signedBefore.root else {
-                throw AuditError(
-                    code: .auditInconsistent,
-                    message:
-                        "the audit's tree of \(signedBefore.size) rows has another head than the checkpoint of \(signedBefore.size) rows this service signed (the tree now has \(head.size); the database no longer holds that checkpoint): the log was cut and written again; no checkpoint is signed until an operator decides (operations.md, \"A log that was cut\")"
-                )
-            }
+            try await requireRoot(
+                signedBefore.root, at: signedBefore.size, of: head, tree: tree,
+                signedBy: "this service signed", aside: "; the database no longer holds that checkpoint",
+                meaning: "the log was cut and written again")
         }
         guard let newest, let stored = checkpoint(in: newest.note) else { return }
-        let root = newest.size == head.size ? head.root : try await tree.rootHash(size: newest.size)
-        guard root == stored.rootHash else {
-            throw AuditError(
-                code: .auditInconsistent,
-                message:
-                    "the audit's tree of \(newest.size) rows has another head than the checkpoint of \(newest.size) rows this log signed (the tree now has \(head.size)): the log was rewritten (forked); no checkpoint is signed until an operator decides (operations.md, \"A log that was cut\")"
-            )
-        }
+        try await requireRoot(
+            stored.rootHash, at: newest.size, of: head, tree: tree, signedBy: "this log signed", aside: "",
+            meaning: "the log was rewritten (forked)")
+    }
+
+    /// `audit.inconsistent` unless the tree of `head` has `expected` as its root at `size`
+    /// (a checkpoint `signedBy` at that size).
+    private static func requireRoot(
+        _ expected: [UInt8], at size: Int64, of head: Head, tree: AuditTree, signedBy: String, aside: String,
+        meaning: String
+    ) async throws {
+        let root = size == head.size ? head.root : try await tree.rootHash(size: size)
+        guard root != expected else { return }
+        throw AuditError(
+            code: .auditInconsistent,
+            message:
+                "the audit's tree of \(size) rows has another head than the checkpoint of \(size) rows \(signedBy) (the tree now has \(head.size)\(aside)): \(meaning); no checkpoint is signed until an operator decides (operations.md, \"A log that was cut\")"
+        )
     }
 
     /// `checkpoint` with the cosignatures stored for it, one line each after the log's
